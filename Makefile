@@ -1,0 +1,44 @@
+# cupboard: `make demo` runs a working competition, `make test` passes the tests.
+# Both set up everything they need on a fresh machine (virtualenv, packages, browser).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PG_URL ?= postgres://postgres@127.0.0.1:5432/cupboard
+REDIS_URL ?= redis://127.0.0.1:6379/14
+
+.PHONY: install browser services test test-sqlite test-postgres demo bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev,s3]'
+	touch $@
+
+install: $(VENV)/.installed
+
+browser:
+	@scripts/ensure-chromium
+
+services:
+	@scripts/ensure-services
+
+## The whole suite on SQLite, then everything Django-side again on PostgreSQL + Redis.
+test: install browser services test-sqlite test-postgres
+
+test-sqlite: install
+	$(PY) -m pytest -n 2 -p no:cacheprovider
+
+test-postgres: install
+	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) \
+		$(PY) -m pytest -n 2 -p no:cacheprovider --ignore=tests/evaluator -m "not browser"
+
+demo: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py load_demo
+	scripts/run-demo
+
+bench: install
+	$(PY) -m evaluator.bench
+
+clean:
+	rm -rf $(VENV) var staticfiles

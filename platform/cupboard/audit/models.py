@@ -1,0 +1,36 @@
+"""An append-only log of what organizers did: qrels uploads, reveals, grants, re-scoring..."""
+from django.conf import settings
+from django.db import models
+
+
+class AuditEvent(models.Model):
+    class Action(models.TextChoices):
+        QRELS_UPLOADED = "qrels_uploaded"
+        QRELS_COMMITTED = "qrels_committed"
+        QRELS_REVEALED = "qrels_revealed"
+        TOPICS_UPLOADED = "topics_uploaded"
+        VISIBILITY_CHANGED = "visibility_changed"
+        LIMIT_GRANTED = "limit_granted"
+        RESCORED = "rescored"
+        DISQUALIFIED = "disqualified"
+        BASELINE_ADDED = "baseline_added"
+        COMPETITION_LOADED = "competition_loaded"
+        PHASE_CHANGED = "phase_changed"
+
+    competition = models.ForeignKey("competitions.Competition", on_delete=models.CASCADE, related_name="audit_events")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    action = models.CharField(max_length=30, choices=Action.choices)
+    is_public = models.BooleanField(default=False, help_text="Shown to everyone (e.g. a qrels commitment)")
+    summary = models.CharField(max_length=300)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [
+            # the audit page: a competition's events, newest first.
+            models.Index(fields=["competition", "-created_at"], name="audit_competition_time"),
+        ]
+
+    def __str__(self):
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}: {self.summary}"

@@ -1,0 +1,204 @@
+"""What a competition is: its subsets (languages, pairs, test sets), groups, phases and data.
+
+A competition runs one benchmark from `evaluator.benchmarks` (MIRACL, Mr. TyDi, ...).
+Its leaderboard columns are *subsets*; a MIRACL language is one kind of subset, a
+CLIRMatrix language pair or a DuReader test set another. Subsets belong to a group
+(known / surprise); a group may stay hidden until `reveal_at`.
+"""
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+
+def private_storage():
+    """The storage for files nobody may fetch directly (see STORAGES['private'])."""
+    from django.core.files.storage import storages
+
+    return storages["private"]
+
+
+class Competition(models.Model):
+    class Ranking(models.TextChoices):
+        BEST = "best", "Best scored submission"
+        LAST = "last", "Last scored submission"
+        SELECTED = "selected", "Submissions the team selected"
+
+    class MissingSubset(models.TextChoices):
+        ZERO = "zero", "Count a missing subset as 0"
+        INCOMPLETE = "incomplete", "Mark the average incomplete"
+
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    benchmark = models.CharField(max_length=40, help_text="A key of evaluator.benchmarks.BENCHMARKS")
+    config_version = models.PositiveIntegerField(default=1, help_text="Version of the YAML file it was loaded from")
+    organizers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organized_competitions", blank=True)
+    metrics = models.JSONField(default=list, help_text='Metric names, e.g. ["nDCG@10", "R@100"]')
+    primary_metric = models.CharField(max_length=40, default="nDCG@10")
+    relevance_level = models.PositiveSmallIntegerField(default=1, help_text="Label at or above which a document is relevant")
+    missing_subset = models.CharField(max_length=12, choices=MissingSubset.choices, default=MissingSubset.ZERO)
+    ranking = models.CharField(max_length=10, choices=Ranking.choices, default=Ranking.BEST)
+    final_selection_max = models.PositiveSmallIntegerField(default=2)
+    decimals = models.PositiveSmallIntegerField(default=3, help_text="Rounding of scores shown to participants")
+    max_run_depth = models.PositiveIntegerField(default=1000)
+    starts_at = models.DateTimeField(default=timezone.now, help_text="Hidden qrels are committed (SHA-256) from here on")
+    is_published = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return self.title
+
+    def get_absolute_url(self):
+        return reverse("competitions:detail", args=[self.slug])
+
+    def is_organizer(self, user) -> bool:
+        """Staff organize everything; others only what they are listed on."""
+        if not user.is_authenticated:
+            return False
+        return user.is_staff or self.organizers.filter(pk=user.pk).exists()
+
+
+class SubsetGroup(models.Model):
+    """A named set of subsets with its own average column (known -> K.Avg, surprise -> S.Avg)."""
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="groups")
+    name = models.SlugField(max_length=40)
+    label = models.CharField(max_length=40, help_text="Column heading of its average, e.g. K.Avg")
+    reveal_at = models.DateTimeField(null=True, blank=True, help_text="Hidden until this instant; empty = visible")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "name"]
+        constraints = [models.UniqueConstraint(fields=["competition", "name"], name="unique_group_name")]
+
+    def __str__(self):
+        return f"{self.competition.slug}/{self.name}"
+
+    def is_revealed(self, now=None) -> bool:
+        return self.reveal_at is None or (now or timezone.now()) >= self.reveal_at
+
+
+class Subset(models.Model):
+    """One leaderboard column: a language (sw), a language pair (en-zh) or a test set (cmedqa)."""
+
+    class Kind(models.TextChoices):
+        LANGUAGE = "language"
+        PAIR = "pair"
+        TEST_SET = "test_set"
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="subsets")
+    group = models.ForeignKey(SubsetGroup, on_delete=models.PROTECT, related_name="subsets")
+    code = models.CharField(max_length=40, help_text="As it appears in file names, e.g. sw or en-zh")
+    name = models.CharField(max_length=80)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LANGUAGE)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "code"]
+        constraints = [models.UniqueConstraint(fields=["competition", "code"], name="unique_subset_code")]
+
+    def __str__(self):
+        return self.code
+
+
+class Phase(models.Model):
+    """A stage with its own window, topics, hidden qrels, limits and leaderboard visibility."""
+
+    class Visibility(models.TextChoices):
+        LIVE = "live", "Live: scores shown as they come"
+        PRIVATE = "private", "Private until the reveal instant"
+        HIDDEN = "hidden", "Hidden from participants"
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="phases")
+    slug = models.SlugField(max_length=40)
+    name = models.CharField(max_length=80)
+    position = models.PositiveSmallIntegerField(default=0)
+    opens_at = models.DateTimeField()
+    closes_at = models.DateTimeField()
+    visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.LIVE)
+    reveal_at = models.DateTimeField(null=True, blank=True, help_text="When a private leaderboard becomes public")
+    hidden_qrels = models.BooleanField(default=False, help_text="Qrels never served; only aggregates shown")
+    per_query_visible = models.BooleanField(default=True, help_text="Participants may see their per-query values")
+    daily_limit = models.PositiveIntegerField(null=True, blank=True, help_text="Per team per UTC day; empty = no limit")
+    total_limit = models.PositiveIntegerField(null=True, blank=True, help_text="Per team for the phase; empty = no limit")
+    is_final = models.BooleanField(default=False, help_text="Teams select the submissions that count")
+
+    class Meta:
+        ordering = ["competition", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "slug"], name="unique_phase_slug"),
+            models.CheckConstraint(condition=models.Q(closes_at__gt=models.F("opens_at")), name="phase_closes_after_opening"),
+        ]
+
+    def __str__(self):
+        return f"{self.competition.slug}/{self.slug}"
+
+    def get_absolute_url(self):
+        return reverse("leaderboards:phase", args=[self.competition.slug, self.slug])
+
+    def is_open(self, now=None) -> bool:
+        now = now or timezone.now()
+        return self.opens_at <= now < self.closes_at
+
+    def is_revealed(self, now=None) -> bool:
+        """Whether participants and the public may see the scores now."""
+        if self.visibility == self.Visibility.LIVE:
+            return True
+        return self.reveal_at is not None and (now or timezone.now()) >= self.reveal_at
+
+
+class TopicSet(models.Model):
+    """The queries of one subset in one phase (public once the subset is revealed)."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="topic_sets")
+    subset = models.ForeignKey(Subset, on_delete=models.CASCADE, related_name="topic_sets")
+    file = models.FileField(storage=private_storage, upload_to="topics/%Y/")
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    query_count = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["phase", "subset"], name="unique_topics_per_phase_subset")]
+
+    def __str__(self):
+        return f"{self.phase}/{self.subset.code} topics"
+
+
+class QrelsRelease(models.Model):
+    """One version of a phase's judgments: a file per subset. The highest number is current."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="qrels_releases")
+    number = models.PositiveIntegerField()
+    note = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["phase", "-number"]
+        constraints = [models.UniqueConstraint(fields=["phase", "number"], name="unique_qrels_release_number")]
+
+    def __str__(self):
+        return f"{self.phase} qrels v{self.number}"
+
+
+class QrelsFile(models.Model):
+    """Hidden judgments of one subset. Served to nobody while the phase hides them."""
+
+    release = models.ForeignKey(QrelsRelease, on_delete=models.CASCADE, related_name="files")
+    subset = models.ForeignKey(Subset, on_delete=models.CASCADE, related_name="qrels_files")
+    file = models.FileField(storage=private_storage, upload_to="qrels/%Y/")
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64, help_text="Published as a commitment at the competition's start")
+    judged_queries = models.PositiveIntegerField()
+    judgments = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["release", "subset"], name="unique_qrels_per_release_subset")]
+
+    def __str__(self):
+        return f"{self.release}/{self.subset.code}"

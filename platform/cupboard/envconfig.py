@@ -1,0 +1,63 @@
+"""Reading settings from environment variables, strictly.
+
+Every knob of cupboard is an environment variable with a default that works on a
+laptop. Booleans must be spelled out: a typo must fail loudly, not switch a
+production server into debug mode.
+"""
+import os
+from urllib.parse import parse_qs, unquote, urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def envbool(name: str, default: str) -> bool:
+    value = os.getenv(name, default).strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r}: use one of {sorted(_TRUE | _FALSE)}")
+
+
+def envint(name: str, default: str) -> int:
+    value = os.getenv(name, default)
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a whole number") from None
+
+
+def envsecret(name: str) -> str | None:
+    """A secret from NAME, or from the file named by NAME_FILE (Docker secrets)."""
+    path = os.getenv(f"{name}_FILE")
+    if path:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().strip()
+    return os.getenv(name) or None
+
+
+def database_from_url(url: str) -> dict:
+    """A DATABASES entry from `sqlite:///path` or `postgres://user:pw@host:port/name`."""
+    parsed = urlparse(url)
+    if parsed.scheme == "sqlite":
+        # sqlite:///relative/path and sqlite:////absolute/path, as dj-database-url reads them.
+        name = unquote(parsed.path)[1:]
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": name or ":memory:",
+                "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"}}
+    if parsed.scheme in {"postgres", "postgresql"}:
+        options = {key: values[-1] for key, values in parse_qs(parsed.query).items()}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parsed.path.lstrip("/")),
+            "USER": unquote(parsed.username or ""),
+            "PASSWORD": unquote(parsed.password or ""),
+            "HOST": parsed.hostname or "",
+            "PORT": str(parsed.port or ""),
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": options,
+        }
+    raise ImproperlyConfigured(f"DATABASE_URL scheme {parsed.scheme!r} is not supported (sqlite, postgres)")

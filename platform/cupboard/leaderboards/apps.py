@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class LeaderboardsConfig(AppConfig):
+    name = "cupboard.leaderboards"
+    label = "leaderboards"

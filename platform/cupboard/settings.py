@@ -1,0 +1,190 @@
+"""cupboard settings: one module, every knob an environment variable.
+
+With no variables at all cupboard runs on a laptop: SQLite in ./var, Celery on a
+filesystem transport in ./var/broker, run files in ./var/private. Production sets
+DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis or RabbitMQ), SECRET_KEY and
+CUPBOARD_DEBUG=false; see docker/.
+"""
+import os
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from .envconfig import database_from_url, envbool, envint, envsecret
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+VAR_DIR = Path(os.getenv("CUPBOARD_VAR_DIR", BASE_DIR / "var"))
+
+DEBUG = envbool("CUPBOARD_DEBUG", "true")
+SECRET_KEY = envsecret("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY (or SECRET_KEY_FILE) is required when CUPBOARD_DEBUG is false")
+    SECRET_KEY = "insecure-development-key-only-used-with-debug-on"
+
+ALLOWED_HOSTS = [h for h in os.getenv("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",") if h]
+CSRF_TRUSTED_ORIGINS = [o for o in os.getenv("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+SITE_URL = os.getenv("CUPBOARD_SITE_URL", "http://127.0.0.1:8000")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "cupboard.accounts",
+    "cupboard.competitions",
+    "cupboard.teams",
+    "cupboard.submissions",
+    "cupboard.leaderboards",
+    "cupboard.audit",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "cupboard.urls"
+WSGI_APPLICATION = "cupboard.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": database_from_url(os.getenv("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cupboard.sqlite3'}"))}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "competitions:list"
+LOGOUT_REDIRECT_URL = "competitions:list"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(os.getenv("CUPBOARD_STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+
+# Run files, topics and hidden qrels live in private storage: never under STATIC or a
+# served MEDIA folder. Downloads go through views that check permissions.
+PRIVATE_ROOT = Path(os.getenv("CUPBOARD_PRIVATE_ROOT", VAR_DIR / "private"))
+_STORAGE_BACKEND = os.getenv("CUPBOARD_STORAGE", "local")
+if _STORAGE_BACKEND == "local":
+    _private_storage = {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": PRIVATE_ROOT, "base_url": None},
+    }
+elif _STORAGE_BACKEND == "s3":
+    # Workers on other machines read the same bucket (pip install 'cupboard[s3]').
+    _private_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ.get("CUPBOARD_S3_BUCKET", "cupboard"),
+            "endpoint_url": os.getenv("CUPBOARD_S3_ENDPOINT_URL") or None,
+            "access_key": envsecret("CUPBOARD_S3_ACCESS_KEY"),
+            "secret_key": envsecret("CUPBOARD_S3_SECRET_KEY"),
+            "default_acl": "private",
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+else:
+    raise ImproperlyConfigured(f"CUPBOARD_STORAGE={_STORAGE_BACKEND!r}: use local or s3")
+STORAGES = {
+    "default": _private_storage,
+    "private": _private_storage,
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
+                    if not DEBUG else "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+# Uploads: run files are large; Django streams anything over this to a temp file.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+CUPBOARD_MAX_UPLOAD_BYTES = envint("CUPBOARD_MAX_UPLOAD_BYTES", str(512 * 1024 * 1024))
+
+# Celery. The database row is the truth; a message is only a nudge carrying an id.
+CELERY_BROKER_URL = os.getenv("CELERY_BROKER_URL", "filesystem://")
+CELERY_BROKER_TRANSPORT_OPTIONS = {}
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    _broker_dir = Path(os.getenv("CUPBOARD_BROKER_DIR", VAR_DIR / "broker"))
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+    for _folder in ("queue", "processed"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
+elif CELERY_BROKER_URL.startswith("redis"):
+    # A message not acked within this many seconds is delivered again (acks_late).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CUPBOARD_VISIBILITY_TIMEOUT", "900")}
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = envint("CUPBOARD_TASK_SOFT_TIME_LIMIT", "600")
+CELERY_TASK_TIME_LIMIT = envint("CUPBOARD_TASK_TIME_LIMIT", "660")
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = "UTC"
+CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "30")
+CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "120")  # seconds before work counts as stale
+CUPBOARD_MAX_ATTEMPTS = envint("CUPBOARD_MAX_ATTEMPTS", "3")
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-submissions": {
+        "task": "cupboard.submissions.tasks.sweep_stale",
+        "schedule": float(CUPBOARD_SWEEP_INTERVAL),
+    },
+}
+
+# Security (python manage.py check --deploy passes with CUPBOARD_DEBUG=false).
+SESSION_COOKIE_SECURE = not DEBUG and envbool("CUPBOARD_SECURE_COOKIES", "true")
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_SSL_REDIRECT = not DEBUG and envbool("CUPBOARD_SSL_REDIRECT", "true")
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if envbool("CUPBOARD_BEHIND_PROXY", "false") else None
+SECURE_HSTS_SECONDS = 0 if DEBUG else envint("CUPBOARD_HSTS_SECONDS", "31536000")
+SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
+SECURE_HSTS_PRELOAD = not DEBUG
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.getenv("CUPBOARD_LOG_LEVEL", "INFO")},
+}
+
+if envbool("CUPBOARD_FAST_PASSWORD_HASHER", "false"):
+    # Tests only: hashing cost is pure waste there.
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,139 @@
+"""Submissions: a team's set of run files for one phase, and what they scored.
+
+The row is the truth about a submission's state; Celery messages only nudge workers.
+Lifecycle (see `Submission.Status`):
+
+    received -> validating -> queued -> scoring -> scored
+                    |                     |
+                    +-> rejected          +-> failed (after CUPBOARD_MAX_ATTEMPTS)
+"""
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+from cupboard.competitions.models import private_storage
+
+
+class Submission(models.Model):
+    class Status(models.TextChoices):
+        RECEIVED = "received"
+        VALIDATING = "validating"
+        QUEUED = "queued"
+        SCORING = "scoring"
+        SCORED = "scored"
+        REJECTED = "rejected"
+        FAILED = "failed"
+
+    # States a worker may still move forward; the sweeper looks at these.
+    PENDING = (Status.RECEIVED, Status.VALIDATING, Status.QUEUED, Status.SCORING)
+    # Rejected and failed-by-the-platform submissions cost no quota.
+    COUNTS_TOWARD_LIMIT = (Status.RECEIVED, Status.VALIDATING, Status.QUEUED, Status.SCORING, Status.SCORED)
+
+    phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="submissions")
+    team = models.ForeignKey("teams.Team", null=True, blank=True, on_delete=models.CASCADE, related_name="submissions")
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    is_baseline = models.BooleanField(default=False)
+    number = models.PositiveIntegerField(help_text="1, 2, ... per team (or per baseline set) and phase")
+    method_name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    paper_url = models.URLField(blank=True)
+    code_url = models.URLField(blank=True)
+
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.RECEIVED)
+    status_reason = models.TextField(blank=True, help_text="Why it was rejected or failed, for its team")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it")
+    progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done while scoring")
+    qrels_release = models.ForeignKey("competitions.QrelsRelease", null=True, blank=True,
+                                      on_delete=models.SET_NULL, related_name="+",
+                                      help_text="The judgments its scores come from")
+    selected_for_final = models.BooleanField(default=False)
+    disqualified = models.BooleanField(default=False)
+    disqualified_reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    scored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["phase", "team", "number"], name="unique_submission_number_per_team",
+                                    condition=models.Q(team__isnull=False)),
+        ]
+        indexes = [
+            # sweep_stale: pending submissions by state and claim time.
+            models.Index(fields=["status", "claimed_at"], name="submission_status_claimed"),
+            # quota checks and the team page: a team's submissions in a phase, newest first.
+            models.Index(fields=["team", "phase", "created_at"], name="submission_team_phase"),
+        ]
+
+    def __str__(self):
+        owner = self.team.name if self.team_id else "baseline"
+        return f"{owner} #{self.number}: {self.method_name}"
+
+    def get_absolute_url(self):
+        return reverse("submissions:detail", args=[self.pk])
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status in self.PENDING
+
+
+class RunFile(models.Model):
+    """One uploaded run file, for one subset. Stored privately; served to its team and organizers."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="run_files")
+    subset = models.ForeignKey("competitions.Subset", on_delete=models.PROTECT, related_name="+")
+    file = models.FileField(storage=private_storage, upload_to="runs/%Y/%m/")
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveBigIntegerField()
+    lines = models.PositiveIntegerField(default=0)
+    queries = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["submission", "subset"], name="one_run_per_subset")]
+
+    def __str__(self):
+        return f"{self.submission} [{self.subset.code}]"
+
+
+class Score(models.Model):
+    """A submission's mean value of one metric on one subset (group averages are derived)."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="scores")
+    subset = models.ForeignKey("competitions.Subset", on_delete=models.CASCADE, related_name="+")
+    metric = models.CharField(max_length=40)
+    value = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["submission", "subset", "metric"], name="unique_score")]
+
+    def __str__(self):
+        return f"{self.submission} {self.subset.code} {self.metric}={self.value:.4f}"
+
+
+class QueryScores(models.Model):
+    """Per-query values of every metric on one subset: {metric: {qid: value}}. Organizers only
+    on phases with hidden qrels."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="query_scores")
+    subset = models.ForeignKey("competitions.Subset", on_delete=models.CASCADE, related_name="+")
+    values = models.JSONField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["submission", "subset"], name="unique_query_scores")]
+
+
+class QuotaGrant(models.Model):
+    """Extra submission slots an organizer gave a team: for one UTC day, or for the whole phase."""
+
+    team = models.ForeignKey("teams.Team", on_delete=models.CASCADE, related_name="quota_grants")
+    phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="quota_grants")
+    extra = models.PositiveIntegerField()
+    day = models.DateField(null=True, blank=True, help_text="The UTC day it applies to; empty = phase total")
+    reason = models.CharField(max_length=200)
+    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"+{self.extra} for {self.team} in {self.phase}"

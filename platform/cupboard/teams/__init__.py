@@ -1,0 +1,1 @@
+"""cupboard.teams."""

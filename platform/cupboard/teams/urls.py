@@ -1,0 +1,6 @@
+from django.urls import path
+
+from . import views
+
+app_name = "teams"
+urlpatterns = []

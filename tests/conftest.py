@@ -1,0 +1,36 @@
+"""Test set-up shared by every test: fast hashing, private storage in a temp folder,
+and skips with a reason where a real part (PostgreSQL, Redis, chromium, shared data) is absent."""
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def port_open(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+def pytest_collection_modifyitems(config, items):
+    reasons = {
+        "postgres": None if os.getenv("DATABASE_URL", "").startswith("postgres")
+        else "needs DATABASE_URL=postgres://... (make test-postgres sets it)",
+        "redis": None if port_open(6379) else "no Redis on 127.0.0.1:6379",
+        "browser": None if Path("/usr/bin/chromium").exists() else "no /usr/bin/chromium (make browser installs it)",
+        "shared_data": None if SHARED_DATA.is_dir() else f"{SHARED_DATA} is absent (CI has it)",
+    }
+    for item in items:
+        for marker, reason in reasons.items():
+            if reason and item.get_closest_marker(marker):
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"{SHARED_DATA} is absent (CI has it)")
+    return SHARED_DATA

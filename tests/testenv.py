@@ -1,0 +1,10 @@
+"""Loaded by pytest before Django (`-p tests.testenv` in pyproject.toml).
+
+Every test session gets its own var/ folder (SQLite file, broker folder, private storage)
+and a cheap password hasher, so tests never touch a developer's data and run fast.
+"""
+import os
+import tempfile
+
+os.environ.setdefault("CUPBOARD_VAR_DIR", tempfile.mkdtemp(prefix="cupboard-test-"))
+os.environ.setdefault("CUPBOARD_FAST_PASSWORD_HASHER", "true")
