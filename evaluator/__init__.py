@@ -4,6 +4,6 @@ A pure library (no Django): the platform's workers and participants' own machine
 (`python -m evaluator ...`) run the same code, so a run that validates locally
 validates on upload and scores the same.
 """
-from .records import Problem, SubsetResult, ValidationReport
+from .records import InputError, Problem, Qrels, Run, SubsetResult, ValidationReport
 
-__all__ = ["Problem", "SubsetResult", "ValidationReport"]
+__all__ = ["InputError", "Problem", "Qrels", "Run", "SubsetResult", "ValidationReport"]

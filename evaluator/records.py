@@ -6,7 +6,10 @@ the platform shows them next to the upload, tests compare their codes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Severity = Literal["error", "warning"]
 
@@ -67,3 +70,44 @@ class SubsetResult:
     subset: str
     means: dict[str, float]
     per_query: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> qid -> value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Run:
+    """A parsed, valid run for one subset, as parallel numpy arrays (one row per retrieved doc).
+
+    `qids` and `docids` are numpy arrays of Python str (dtype object), `scores` float64.
+    Row order is not significant: scoring orders by score descending, then docid descending,
+    as trec_eval does. Readers keep only the top `keep_depth` documents of each query.
+    """
+
+    qids: "np.ndarray"
+    docids: "np.ndarray"
+    scores: "np.ndarray"
+    tag: str = ""
+
+    def __len__(self) -> int:
+        return len(self.qids)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Qrels:
+    """Judgments for one subset: qid -> {docid: integer label}. Judged non-relevant rows
+    (label 0, or negative) are kept: they matter for Judged@k and define the query set."""
+
+    judgments: dict[str, dict[str, int]]
+
+    @property
+    def qids(self) -> list[str]:
+        return list(self.judgments)
+
+    def __len__(self) -> int:
+        return sum(len(docs) for docs in self.judgments.values())
+
+
+class InputError(ValueError):
+    """A qrels, topics or run file that cannot be used; `problems` says where and why."""
+
+    def __init__(self, problems: "list[Problem] | tuple[Problem, ...]"):
+        self.problems = tuple(problems)
+        super().__init__("; ".join(str(p) for p in self.problems[:5]))
