@@ -1,0 +1,59 @@
+"""Settings come from the environment, strictly, and production settings pass Django's deploy checks."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from cupboard.envconfig import database_from_url, envbool
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _manage(*args, **env):
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CUPBOARD_", "DATABASE_URL", "SECRET_KEY"))}
+    full_env.update(env)
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full_env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_it_passes_check_deploy_with_production_settings(tmp_path):
+    result = _manage("check", "--deploy", "--fail-level", "WARNING",
+                     CUPBOARD_DEBUG="false", SECRET_KEY="x" * 20 + "-production-secret-0123456789-abcdefghij",
+                     ALLOWED_HOSTS="cupboard.example.org", CUPBOARD_VAR_DIR=str(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_it_refuses_to_start_without_a_secret_in_production(tmp_path):
+    result = _manage("check", CUPBOARD_DEBUG="false", CUPBOARD_VAR_DIR=str(tmp_path))
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+
+def test_it_reads_the_secret_from_a_file(tmp_path):
+    secret = tmp_path / "secret"
+    secret.write_text("k3y-from-a-file-" + "abcdefghijklmnopqrstuvwxyz0123456789" + "\n")
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", CUPBOARD_DEBUG="false",
+                     SECRET_KEY_FILE=str(secret), ALLOWED_HOSTS="x.org", CUPBOARD_VAR_DIR=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+
+
+def test_it_parses_booleans_strictly(monkeypatch):
+    monkeypatch.setenv("CUPBOARD_X", "Yes")
+    assert envbool("CUPBOARD_X", "false") is True
+    monkeypatch.setenv("CUPBOARD_X", "ture")
+    with pytest.raises(ImproperlyConfigured, match="CUPBOARD_X"):
+        envbool("CUPBOARD_X", "false")
+
+
+def test_it_reads_database_urls():
+    pg = database_from_url("postgres://alice:p%40ss@db.example:6543/cup?sslmode=require")
+    assert (pg["ENGINE"], pg["NAME"], pg["USER"], pg["PASSWORD"], pg["HOST"], pg["PORT"]) == (
+        "django.db.backends.postgresql", "cup", "alice", "p@ss", "db.example", "6543")
+    assert pg["OPTIONS"] == {"sslmode": "require"}
+    assert database_from_url("sqlite:////abs/db.sqlite3")["NAME"] == "/abs/db.sqlite3"
+    assert database_from_url("sqlite:///rel/db.sqlite3")["NAME"] == "rel/db.sqlite3"
+    with pytest.raises(ImproperlyConfigured):
+        database_from_url("mysql://x/y")
