@@ -93,39 +93,22 @@ def personas(db) -> Cast:
     return build_cast()
 
 
-@pytest.fixture
-def organizer(personas) -> User:
-    return personas.organizer
+def _persona_fixture(name: str):
+    @pytest.fixture(name=name)
+    def persona(personas):
+        return getattr(personas, name)
+
+    persona.__doc__ = f"The `{name}` persona (see the module docstring)."
+    return persona
 
 
-@pytest.fixture
-def other_organizer(personas) -> User:
-    return personas.other_organizer
-
-
-@pytest.fixture
-def participant(personas) -> User:
-    return personas.participant
-
-
-@pytest.fixture
-def teammate(personas) -> User:
-    return personas.teammate
-
-
-@pytest.fixture
-def outsider(personas) -> User:
-    return personas.outsider
-
-
-@pytest.fixture
-def anonymous(personas) -> AnonymousUser:
-    return personas.anonymous
-
-
-@pytest.fixture
-def staff(personas) -> User:
-    return personas.staff
+organizer = _persona_fixture("organizer")
+other_organizer = _persona_fixture("other_organizer")
+participant = _persona_fixture("participant")
+teammate = _persona_fixture("teammate")
+outsider = _persona_fixture("outsider")
+anonymous = _persona_fixture("anonymous")
+staff = _persona_fixture("staff")
 
 
 class PersonasTestCase(TestCase):

@@ -3,7 +3,7 @@ import hashlib
 
 from cupboard.competitions.selectors import visible_subsets
 from tests.factories import make_qrels_release, make_topics
-from tests.personas import PersonasTestCase, personas  # noqa: F401
+from tests.personas import PersonasTestCase, outsider, personas, staff  # noqa: F401
 
 
 def test_it_gives_each_persona_its_role(personas):
@@ -39,3 +39,8 @@ class PersonasBaseClassTestCase(PersonasTestCase):
     def test_it_logs_clients_in_as_the_persona(self):
         self.assertEqual(self.client_for(self.outsider).session["_auth_user_id"], str(self.outsider.pk))
         self.assertNotIn("_auth_user_id", self.client_for(self.anonymous).session)
+
+
+def test_it_serves_single_personas_as_fixtures(outsider, staff):
+    assert outsider.username == "outsider"
+    assert staff.is_staff
