@@ -3,4 +3,6 @@ from django.urls import path
 from . import views
 
 app_name = "audit"
-urlpatterns = []
+urlpatterns = [
+    path("<slug:slug>/", views.audit_log, name="log"),
+]

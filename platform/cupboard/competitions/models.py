@@ -33,6 +33,8 @@ class Competition(models.Model):
     description = models.TextField(blank=True)
     benchmark = models.CharField(max_length=40, help_text="A key of evaluator.benchmarks.BENCHMARKS")
     config_version = models.PositiveIntegerField(default=1, help_text="Version of the YAML file it was loaded from")
+    config_sha256 = models.CharField(max_length=64, blank=True,
+                                     help_text="Hash of the loaded definition: reloading the same version must match")
     organizers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organized_competitions", blank=True)
     metrics = models.JSONField(default=list, help_text='Metric names, e.g. ["nDCG@10", "R@100"]')
     primary_metric = models.CharField(max_length=40, default="nDCG@10")
@@ -147,6 +149,13 @@ class Phase(models.Model):
     def is_revealed(self, now=None) -> bool:
         """Whether participants and the public may see the scores now."""
         if self.visibility == self.Visibility.LIVE:
+            return True
+        return self.reveal_at is not None and (now or timezone.now()) >= self.reveal_at
+
+    def qrels_are_public(self, now=None) -> bool:
+        """Whether anyone may download this phase's judgments: always for open qrels, and for
+        hidden ones only from `reveal_at` on (no reveal instant = never)."""
+        if not self.hidden_qrels:
             return True
         return self.reveal_at is not None and (now or timezone.now()) >= self.reveal_at
 

@@ -23,3 +23,92 @@ def current_qrels_release(phase: Phase) -> QrelsRelease | None:
 def qrels_files(release: QrelsRelease) -> dict[str, QrelsFile]:
     """subset code -> its qrels file in a release."""
     return {f.subset.code: f for f in release.files.select_related("subset")}
+
+
+def is_subset_visible(subset: Subset, *, now=None, user=None) -> bool:
+    """One subset's visibility, by the same rule as `visible_subsets`."""
+    if user is not None and subset.competition.is_organizer(user):
+        return True
+    return subset.group.is_revealed(now or timezone.now())
+
+
+def hidden_group_notices(competition: Competition, *, now=None, user=None) -> list[dict]:
+    """What a viewer may know of groups still hidden: how many subsets and when they are
+    announced, nothing else (no code, name, or per-phase count)."""
+    if user is not None and competition.is_organizer(user):
+        return []
+    now = now or timezone.now()
+    notices = []
+    for group in competition.groups.all():
+        if group.is_revealed(now):
+            continue
+        kinds = list(group.subsets.values_list("kind", flat=True))
+        if kinds:
+            noun = _KIND_NOUNS.get(kinds[0], ("subset", "subsets"))[len(kinds) != 1]
+            notices.append({"text": f"{len(kinds)} {group.name} {noun}", "reveal_at": group.reveal_at})
+    return notices
+
+
+_KIND_NOUNS = {Subset.Kind.LANGUAGE: ("language", "languages"), Subset.Kind.PAIR: ("language pair", "language pairs"),
+               Subset.Kind.TEST_SET: ("test set", "test sets")}
+
+
+def phase_downloads(competition: Competition, *, now=None, user=None) -> list[dict]:
+    """Per phase, the topics and qrels files this viewer may download, for the detail page.
+
+    Topics: subsets the viewer sees, once the phase has opened (organizers: always).
+    Qrels: the current release's files once `Phase.qrels_are_public` (organizers: always)."""
+    now = now or timezone.now()
+    organizer = user is not None and competition.is_organizer(user)
+    visible = {s.pk for s in visible_subsets(competition, now=now, user=user)}
+    rows = []
+    for phase in competition.phases.prefetch_related("topic_sets__subset", "qrels_releases__files__subset"):
+        topics = sorted((t for t in phase.topic_sets.all() if t.subset_id in visible), key=lambda t: t.subset.position)
+        if not organizer and now < phase.opens_at:
+            topics = []
+        release = max(phase.qrels_releases.all(), key=lambda r: r.number, default=None)
+        qrels = []
+        if release is not None and (organizer or phase.qrels_are_public(now)):
+            qrels = sorted((f for f in release.files.all() if f.subset_id in visible), key=lambda f: f.subset.position)
+        rows.append({"phase": phase, "topics": topics, "release": release, "qrels": qrels})
+    return rows
+
+
+def downloadable_qrels_file(phase: Phase, *, number: int, code: str, now=None, user=None) -> QrelsFile | None:
+    """A qrels file this viewer may fetch, or None: unknown, hidden and not-yet-public look alike."""
+    qrels_file = (QrelsFile.objects.select_related("subset__group", "subset__competition", "release")
+                  .filter(release__phase=phase, release__number=number, subset__code=code).first())
+    if qrels_file is None or not is_subset_visible(qrels_file.subset, now=now, user=user):
+        return None
+    if (user is not None and phase.competition.is_organizer(user)) or phase.qrels_are_public(now):
+        return qrels_file
+    return None
+
+
+def downloadable_topic_set(phase: Phase, *, code: str, now=None, user=None):
+    """A topics file this viewer may fetch, or None (same 404 for unknown and hidden)."""
+    topic_set = phase.topic_sets.select_related("subset__group", "subset__competition").filter(subset__code=code).first()
+    if topic_set is None or not is_subset_visible(topic_set.subset, now=now, user=user):
+        return None
+    if user is not None and phase.competition.is_organizer(user):
+        return topic_set
+    return topic_set if (now or timezone.now()) >= phase.opens_at else None
+
+
+def commitments(competition: Competition, *, now=None, user=None) -> list[dict]:
+    """Every hidden-qrels file's SHA-256, by phase and version, from the competition's start
+    (organizers: always). Subsets still hidden show no code and sort by hash."""
+    now = now or timezone.now()
+    organizer = user is not None and competition.is_organizer(user)
+    if not organizer and now < competition.starts_at:
+        return []
+    rows = []
+    files = (QrelsFile.objects.filter(release__phase__competition=competition, release__phase__hidden_qrels=True)
+             .select_related("release__phase", "subset__group"))
+    for f in files:
+        shown = organizer or f.subset.group.is_revealed(now)
+        rows.append({"phase": f.release.phase, "release": f.release, "subset": f.subset if shown else None,
+                     "sha256": f.sha256, "downloadable": organizer or (shown and f.release.phase.qrels_are_public(now))})
+    rows.sort(key=lambda r: (r["phase"].position, -r["release"].number, r["subset"] is None,
+                             r["subset"].position if r["subset"] else r["sha256"]))
+    return rows

@@ -1,0 +1,230 @@
+"""Writes that set a competition up: load its definition, import topics, release qrels.
+
+Each service runs in one transaction and validates everything before it writes a file,
+so bad input changes nothing. Publishing commitments and reveals lives in
+`commitments.py`; reading published file names in `published_files.py`.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+from typing import IO, Any
+
+import yaml
+from django.contrib.auth.models import User
+from django.core.files.base import ContentFile
+from django.db import transaction
+
+from cupboard.audit.models import AuditEvent
+from cupboard.audit.services import audit_record
+from cupboard.competitions.commitments import competition_publish_due
+from cupboard.competitions.definition import definition_parse
+from cupboard.competitions.errors import CompetitionError, DefinitionError
+from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
+
+FileSource = str | Path | bytes | IO[bytes]
+
+
+def read_source(file: FileSource) -> bytes:
+    """The bytes of a path, an uploaded file or raw bytes, unchanged (the SHA-256 is of these)."""
+    if isinstance(file, bytes):
+        return file
+    if isinstance(file, (str, Path)):
+        return Path(file).read_bytes()
+    if hasattr(file, "seek"):
+        file.seek(0)
+    return file.read()
+
+
+def competition_load(*, data: dict | str | Path, actor: User | None = None) -> Competition:
+    """Create or update a competition from its versioned definition (a YAML path or its data).
+
+    Loading the same definition again changes nothing; a higher `version` updates the
+    competition in place; a lower one, or the same version with other content, is refused
+    (code `stale-definition` / `version-not-bumped`) so two copies of a file cannot fight."""
+    if not isinstance(data, dict):
+        try:
+            data = yaml.safe_load(Path(data).read_text(encoding="utf-8"))
+        except yaml.YAMLError as error:
+            raise DefinitionError([f"(yaml): {error}"], code="bad-yaml") from error
+    definition = definition_parse(data)
+    fields = definition["competition"]
+    digest = hashlib.sha256(json.dumps(definition, sort_keys=True, default=str).encode()).hexdigest()
+    organizers = _organizers(definition["organizers"])
+    with transaction.atomic():
+        # Locked so two loads of the same slug apply one after the other.
+        competition = Competition.objects.select_for_update().filter(slug=fields["slug"]).first()
+        if competition is not None:
+            if competition.config_version == fields["config_version"] and competition.config_sha256 == digest:
+                return competition
+            if competition.config_version >= fields["config_version"]:
+                code = "version-not-bumped" if competition.config_version == fields["config_version"] else "stale-definition"
+                raise DefinitionError([f"version: {competition.slug} is at version {competition.config_version}; "
+                                       f"raise version above it to change it"], code=code,
+                                      message="the competition already has this or a newer definition")
+        created = competition is None
+        competition = competition or Competition(slug=fields["slug"])
+        for name, value in fields.items():
+            if value is not None:
+                setattr(competition, name, value)
+        competition.config_sha256 = digest
+        competition.save()
+        competition.organizers.set(organizers)
+        _apply_structure(competition, definition)
+        audit_record(competition=competition, actor=actor, action=AuditEvent.Action.COMPETITION_LOADED,
+                     summary=f"{'Created' if created else 'Updated'} from definition version {competition.config_version}",
+                     details={"version": competition.config_version, "sha256": digest})
+    return competition
+
+
+def _organizers(usernames: list[str]) -> list[User]:
+    users = {u.username: u for u in User.objects.filter(username__in=usernames)}
+    missing = [f"organizers[{i}]: no user named {name!r}" for i, name in enumerate(usernames) if name not in users]
+    if missing:
+        raise DefinitionError(missing)
+    return [users[name] for name in usernames]
+
+
+def _apply_structure(competition: Competition, definition: dict) -> None:
+    groups = {}
+    for position, spec in enumerate(definition["groups"]):
+        groups[spec["name"]], _ = SubsetGroup.objects.update_or_create(
+            competition=competition, name=spec["name"],
+            defaults={"label": spec["label"], "reveal_at": spec["reveal_at"], "position": position})
+    for position, spec in enumerate(definition["subsets"]):
+        Subset.objects.update_or_create(
+            competition=competition, code=spec["code"],
+            defaults={"name": spec["name"], "kind": spec["kind"], "group": groups[spec["group"]], "position": position})
+    for spec in definition["phases"]:
+        values = {k: v for k, v in spec.items() if k != "slug"}
+        Phase.objects.update_or_create(competition=competition, slug=spec["slug"], defaults=values)
+    _drop_missing(competition.phases.exclude(slug__in=[p["slug"] for p in definition["phases"]]), "phases")
+    _drop_missing(competition.subsets.exclude(code__in=[s["code"] for s in definition["subsets"]]), "subsets")
+    _drop_missing(competition.groups.exclude(name__in=list(groups)), "groups")
+
+
+def _drop_missing(queryset, key: str) -> None:
+    """Delete what a new version no longer lists, unless data hangs on it: silently
+    cascading away submissions or judgments would be worse than refusing."""
+    in_use = [str(obj) for obj in queryset if _has_data(obj)]
+    if in_use:
+        raise DefinitionError([f"{key}: {name} is no longer listed but holds data; remove it in the admin"
+                               for name in in_use], code="removal-refused")
+    queryset.delete()
+
+
+def _has_data(obj) -> bool:
+    if isinstance(obj, Phase):
+        return obj.submissions.exists() or obj.topic_sets.exists() or obj.qrels_releases.exists()
+    if isinstance(obj, Subset):
+        return obj.topic_sets.exists() or obj.qrels_files.exists()
+    return obj.subsets.exists()
+
+
+def _subset(phase: Phase, subset: Subset | str) -> Subset:
+    if isinstance(subset, Subset):
+        if subset.competition_id != phase.competition_id:
+            raise CompetitionError("unknown-subset", f"{subset.code} is not a subset of {phase.competition.slug}")
+        return subset
+    try:
+        return phase.competition.subsets.get(code=subset)
+    except Subset.DoesNotExist:
+        raise CompetitionError("unknown-subset", f"{phase.competition.slug} has no subset {subset!r}") from None
+
+
+def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name: str,
+                  actor: User | None = None) -> TopicSet:
+    """Store one subset's topics for a phase, as published (e.g. `topics.miracl-v1.0-sw-dev.tsv`).
+
+    The file is read with evaluator.topics.read_topics first; a bad file raises
+    CompetitionError `invalid-topics` with file:line problems and stores nothing.
+    Importing the same bytes again changes nothing; other bytes replace the old file."""
+    from evaluator.records import InputError
+    from evaluator.topics import read_topics
+
+    subset = _subset(phase, subset)
+    content = read_source(file)
+    try:
+        topics = read_topics(io.BytesIO(content), name=name)
+    except InputError as error:
+        raise CompetitionError("invalid-topics", f"{name} is not a valid topics file",
+                               problems=[str(p) for p in error.problems]) from error
+    digest = hashlib.sha256(content).hexdigest()
+    with transaction.atomic():
+        topic_set = TopicSet.objects.select_for_update().filter(phase=phase, subset=subset).first()
+        if topic_set is not None and topic_set.sha256 == digest:
+            return topic_set
+        topic_set = topic_set or TopicSet(phase=phase, subset=subset)
+        topic_set.original_name, topic_set.sha256, topic_set.query_count = name, digest, len(topics)
+        topic_set.file.save(Path(name).name, ContentFile(content), save=True)
+        audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.TOPICS_UPLOADED,
+                     summary=f"Topics of {phase.slug}/{subset.code}: {len(topics)} queries",
+                     details={"phase": phase.slug, "subset": subset.code, "sha256": digest, "file": name})
+    return topic_set
+
+
+def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: User | None,
+                         note: str = "", names: dict[str, str] | None = None) -> QrelsRelease:
+    """Release a new version of a phase's judgments: {subset code: file}.
+
+    Every file is validated with evaluator.qrels.read_qrels before anything is stored
+    (CompetitionError `invalid-qrels` lists every problem). Subsets not given are carried
+    forward from the previous release unchanged. A release identical to the current one is
+    not a new version: the current one is returned. When the phase already has scored
+    submissions, `phase_rescore` re-scores them after the commit."""
+    from evaluator.qrels import read_qrels
+    from evaluator.records import InputError
+
+    if not files:
+        raise CompetitionError("no-files", "a qrels release needs at least one file")
+    names = names or {}
+    checked, problems = {}, []
+    for code, file in files.items():
+        subset = _subset(phase, code)
+        content = read_source(file)
+        name = names.get(code) or Path(getattr(file, "name", None) or f"qrels.{phase.slug}-{code}.tsv").name
+        try:
+            qrels = read_qrels(io.BytesIO(content), name=name)
+        except InputError as error:
+            problems.extend(str(p) for p in error.problems)
+            continue
+        checked[code] = (subset, content, name, qrels)
+    if problems:
+        raise CompetitionError("invalid-qrels", "the qrels were not released", problems=problems)
+    with transaction.atomic():
+        # The phase row is the lock that keeps release numbers gap-free under concurrent uploads.
+        phase = Phase.objects.select_for_update().select_related("competition").get(pk=phase.pk)
+        previous = phase.qrels_releases.order_by("-number").first()
+        carried = {f.subset.code: f for f in previous.files.select_related("subset")} if previous else {}
+        digests = {code: hashlib.sha256(item[1]).hexdigest() for code, item in checked.items()}
+        if previous and all(code in carried and carried[code].sha256 == digest for code, digest in digests.items()):
+            return previous
+        release = QrelsRelease.objects.create(phase=phase, number=(previous.number + 1) if previous else 1,
+                                              note=note, created_by=actor)
+        for code, (subset, content, name, qrels) in checked.items():
+            qrels_file = QrelsFile(release=release, subset=subset, original_name=name, sha256=digests[code],
+                                   judged_queries=len(qrels.judgments), judgments=len(qrels))
+            qrels_file.file.save(name, ContentFile(content), save=True)
+        for code, old in carried.items():
+            if code not in checked:
+                # Same stored file, same hash: an unchanged subset keeps its commitment.
+                QrelsFile.objects.create(release=release, subset=old.subset, file=old.file.name,
+                                         original_name=old.original_name, sha256=old.sha256,
+                                         judged_queries=old.judged_queries, judgments=old.judgments)
+        audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.QRELS_UPLOADED,
+                     summary=f"Qrels v{release.number} of {phase.slug}: {len(checked)} new file(s)"
+                             + (f" ({note})" if note else ""),
+                     details={"phase": phase.slug, "release": release.number, "release_id": release.pk,
+                              "files": {code: digests[code] for code in sorted(checked)}})
+        competition_publish_due(competition=phase.competition)
+        if phase.submissions.filter(status="scored").exists():
+            transaction.on_commit(lambda: _rescore(phase=phase, actor=actor))
+    return release
+
+
+def _rescore(*, phase: Phase, actor: User | None) -> Any:
+    from cupboard.submissions.services import phase_rescore
+
+    return phase_rescore(phase=phase, actor=actor)
