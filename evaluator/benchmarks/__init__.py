@@ -1,0 +1,82 @@
+"""The benchmarks cupboard can run, one small module each, and the registry table.
+
+A Benchmark is data: its subsets (leaderboard columns) and groups (average columns),
+official metrics, docid shape and how its published files are named. Benchmarks whose
+data is not published as TREC files also carry converters to TREC topics + qrels.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+Gain = Literal["label", "exp2"]
+Kind = Literal["language", "pair", "test_set"]  # as cupboard.competitions.models.Subset.Kind
+ALL = "all"  # the group every subset belongs to implicitly (the Avg column)
+
+
+@dataclass(frozen=True, slots=True)
+class SubsetSpec:
+    code: str  # as it appears in file names: sw, en-zh, cmedqa
+    name: str
+    kind: Kind = "language"
+    group: str = ALL
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSpec:
+    name: str
+    label: str  # column heading of its average, e.g. K.Avg
+
+
+@dataclass(frozen=True, slots=True)
+class Benchmark:
+    key: str
+    title: str
+    docid_pattern: str | None  # a regex every docid must match in full; None = any docid
+    metrics: tuple[str, ...]
+    primary_metric: str
+    subsets: tuple[SubsetSpec, ...]
+    groups: tuple[GroupSpec, ...]
+    relevance_level: int = 1
+    gain: Gain = "label"
+    # Regexes with a `subset` group (and maybe `split`) matching published file names.
+    topics_filename: str | None = None
+    qrels_filename: str | None = None
+    # Named test sets (splits) -> the subsets they cover, e.g. MIRACL test-A: 11 languages.
+    splits: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # Non-TREC source formats: format name -> function(source, **options) -> (topics, qrels).
+    converters: Mapping[str, Callable] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(s.code for s in self.subsets)
+
+    def subset(self, code: str) -> SubsetSpec:
+        for spec in self.subsets:
+            if spec.code == code:
+                return spec
+        raise KeyError(f"{self.key} has no subset {code!r}")
+
+    def members(self, group: str) -> tuple[str, ...]:
+        """Subset codes averaged in a group's column; `all` spans every subset."""
+        return self.codes if group == ALL else tuple(s.code for s in self.subsets if s.group == group)
+
+
+def _registry() -> dict[str, Benchmark]:
+    from . import clirmatrix, dureader, lareqa, miracl, mrtydi
+
+    return {b.key: b for b in (miracl.BENCHMARK, mrtydi.BENCHMARK, dureader.BENCHMARK,
+                               clirmatrix.BENCHMARK, lareqa.BENCHMARK)}
+
+
+BENCHMARKS: dict[str, Benchmark] = _registry()
+
+
+def get_benchmark(key: str) -> Benchmark:
+    """The registered benchmark; KeyError naming the known keys otherwise."""
+    try:
+        return BENCHMARKS[key]
+    except KeyError:
+        raise KeyError(f"unknown benchmark {key!r}; known: {', '.join(sorted(BENCHMARKS))}") from None

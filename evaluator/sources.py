@@ -1,0 +1,133 @@
+"""Where input bytes come from: a path or an open binary file, plain or gzip.
+
+Every reader (runs, qrels, topics) goes through `iter_blocks`, so all of them get the
+same gzip detection (by magic bytes, not by file name: uploads are often renamed) and the
+same cap on decompressed size, enforced *while* reading so a gzip bomb never gets to
+fill memory or disk.
+"""
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO, Union
+
+from .records import InputError, Problem
+
+Source = Union[str, "os.PathLike[str]", BinaryIO]
+
+GZIP_MAGIC = b"\x1f\x8b"
+# A depth-1000 run for the largest MIRACL language is ~80 MB; 1 GiB leaves room for long
+# docids while still stopping a bomb long before it hurts a worker.
+DEFAULT_MAX_BYTES = 1 << 30
+BLOCK_SIZE = 8 << 20
+_READ_SIZE = 1 << 20
+
+
+def source_name(source: Source, name: str | None = None) -> str:
+    """The name problems are reported under: `name`, else the path or the file object's name."""
+    if name:
+        return name
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return os.path.basename(str(getattr(source, "name", "") or "")) or "<upload>"
+
+
+@contextmanager
+def _open(source: Source) -> Iterator[BinaryIO]:
+    if isinstance(source, (str, os.PathLike)):
+        with open(Path(source), "rb") as handle:
+            yield handle
+        return
+    # An uploaded file may have been read already (e.g. for a checksum): start over.
+    if getattr(source, "seekable", lambda: False)():
+        source.seek(0)
+    yield source
+
+
+def _raw_chunks(handle: BinaryIO) -> Iterator[bytes]:
+    while chunk := handle.read(_READ_SIZE):
+        yield chunk
+
+
+def _gunzip(chunks: Iterator[bytes], file: str, max_bytes: int) -> Iterator[bytes]:
+    """Decompress concatenated gzip members, never producing more than max_bytes + 1 in total."""
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    budget = max_bytes + 1
+    started = False
+    try:
+        for chunk in chunks:
+            data = chunk
+            while budget > 0:
+                limit = min(budget, _READ_SIZE)
+                started = started or bool(data)
+                out = inflater.decompress(data, limit)
+                budget -= len(out)
+                if out:
+                    yield out
+                if inflater.eof:  # another gzip member may follow (as `cat a.gz b.gz` makes)
+                    data = inflater.unused_data
+                    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+                    started = False
+                    if not data:
+                        break
+                    continue
+                data = inflater.unconsumed_tail
+                if not data and len(out) < limit:  # a full output may leave more inside zlib
+                    break
+            if budget <= 0:
+                return
+        if started and not inflater.eof:
+            raise zlib.error("it ends before the end of its last member")
+    except zlib.error as exc:
+        raise InputError([Problem("bad-gzip", f"the gzip stream is damaged ({exc})", file)]) from None
+
+
+def iter_blocks(source: Source, *, file: str, max_bytes: int = DEFAULT_MAX_BYTES,
+                block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
+    """Yield the decompressed content in blocks that each end just after a newline (the
+    last block may lack one). Raises InputError `too-large` as soon as the content passes
+    `max_bytes`, before reading further."""
+    with _open(source) as handle:
+        chunks = _raw_chunks(handle)
+        first = next(chunks, b"")
+        if first[:2] == GZIP_MAGIC:
+            chunks = _gunzip(_prepend(first, chunks), file, max_bytes)
+        else:
+            chunks = _prepend(first, chunks)
+        pending = bytearray()
+        total = 0
+        for chunk in chunks:
+            total += len(chunk)
+            if total > max_bytes:
+                raise InputError([Problem(
+                    "too-large", f"the content is larger than the limit of {max_bytes:,} bytes "
+                    "(uncompressed); reading stopped there", file)])
+            pending += chunk
+            if len(pending) >= block_size:
+                cut = pending.rfind(b"\n") + 1
+                if cut:
+                    yield bytes(pending[:cut])
+                    del pending[:cut]
+        if pending:
+            yield bytes(pending)
+
+
+def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    if first:
+        yield first
+    yield from rest
+
+
+def iter_lines(source: Source, *, file: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line without its line end) for small files such as qrels and topics."""
+    number = 0
+    for block in iter_blocks(source, file=file, max_bytes=max_bytes):
+        lines = block.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()
+        for line in lines:
+            number += 1
+            yield number, line[:-1] if line.endswith(b"\r") else line

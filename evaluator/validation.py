@@ -1,0 +1,161 @@
+"""The exact rules for one line of a TREC run, and the log that collects problems.
+
+This is the authority on what a valid line is. The vectorised fast path in
+`validation_fast.py` only ever *accepts* blocks in which every line would pass here
+(anything unusual sends the block here), so both paths accept the same files and yield
+the same rows; `tests/evaluator/test_validate_fast_path.py` checks that they do.
+
+Problem columns are 1-based column (field) numbers of the TREC line: 1 qid, 2 Q0,
+3 docid, 4 rank, 5 score, 6 tag; None when the problem is about the whole line.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from .records import Problem, ValidationReport
+
+MAX_PROBLEMS = 25
+MAX_LINE_BYTES = 1024
+MAX_FIELD_BYTES = 100
+RUN_COLUMNS = ("qid", "Q0", "docid", "rank", "score", "tag")
+BOM = b"\xef\xbb\xbf"
+
+TAG_RE = re.compile(rb"[A-Za-z0-9_.-]{1,20}")
+RANK_RE = re.compile(rb"[+-]?[0-9]+")
+# What a finite decimal number looks like; `nan`, `inf`, `1_000` and full-width digits are
+# not (Python's float() would accept all four, so it is not used as the check).
+SCORE_RE = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+INT64_MAX = 2**63 - 1
+
+
+@dataclass
+class ProblemLog:
+    """Errors (at most `max_problems`) and warnings (one per kind) of one file."""
+
+    file: str
+    max_problems: int = MAX_PROBLEMS
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+    @property
+    def full(self) -> bool:
+        return len(self.errors) >= self.max_problems
+
+    def error(self, code: str, message: str, line: int | None = None, column: int | None = None) -> None:
+        if not self.full:
+            self.errors.append(Problem(code, message, self.file, line, column))
+
+    def warn(self, code: str, message: str, line: int | None = None, column: int | None = None) -> None:
+        if all(w.code != code for w in self.warnings):
+            self.warnings.append(Problem(code, message, self.file, line, column, severity="warning"))
+
+    def report(self, *, lines: int = 0, queries: int = 0) -> ValidationReport:
+        return ValidationReport(self.file, tuple(self.errors), tuple(self.warnings), lines, queries)
+
+
+def field_of(line: bytes, pos: int) -> int:
+    """The column number holding byte `pos` of a line (1 if it sits before any field)."""
+    return max(1, len(line[: pos + 1].split()))
+
+
+def _show(value: bytes, limit: int = 40) -> str:
+    text = value.decode("utf-8", "backslashreplace")
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def is_finite_decimal(value: bytes) -> bool:
+    return SCORE_RE.fullmatch(value) is not None and math.isfinite(float(value))
+
+
+def is_integer(value: bytes) -> bool:
+    return RANK_RE.fullmatch(value) is not None and abs(int(value)) <= INT64_MAX
+
+
+@dataclass
+class LineRules:
+    """What one run line is checked against: the topic set and the docid pattern."""
+
+    topics: frozenset[str] | None = None
+    docid_re: re.Pattern[bytes] | None = None
+    tag: str | None = None  # the run's tag, set by its first line with a valid tag
+    other_tags: set[str] = field(default_factory=set)
+
+    def check(self, raw: bytes, number: int, log: ProblemLog) -> tuple[str, str, int, float] | None:
+        """Check one line (without its "\\n"); return (qid, docid, rank, score) when it is valid."""
+        if len(raw) > MAX_LINE_BYTES:
+            log.error("line-too-long", f"line is {len(raw):,} bytes long; the limit is {MAX_LINE_BYTES:,}", number)
+            return None
+        nul = raw.find(b"\x00")
+        if nul >= 0:
+            log.error("nul-byte", "line contains a NUL byte", number, field_of(raw, nul))
+            return None
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            log.error("bad-utf8", f"invalid UTF-8 at byte {exc.start + 1} of the line", number, field_of(raw, exc.start))
+            return None
+        fields = raw.split()
+        if not fields:
+            log.error("empty-line", "line is empty", number)
+            return None
+        if len(fields) != 6:
+            log.error("columns", f"expected 6 columns (qid Q0 docid rank score tag), found {len(fields)}", number)
+            return None
+        ok = True
+        for column, value in enumerate(fields[:5], start=1):
+            if len(value) > MAX_FIELD_BYTES:
+                log.error("field-too-long", f"{RUN_COLUMNS[column - 1]} is {len(value)} bytes long; "
+                          f"the limit is {MAX_FIELD_BYTES}", number, column)
+                ok = False
+        qid_b, _, docid_b, rank_b, score_b, tag_b = fields
+        qid, docid = qid_b.decode(), docid_b.decode()
+        if ok and self.topics is not None and qid not in self.topics:
+            log.error("unknown-qid", f"query {_show(qid_b)} is not in the topics", number, 1)
+            ok = False
+        if ok and self.docid_re is not None and not self.docid_re.fullmatch(docid_b):
+            log.error("bad-docid", f"docid {_show(docid_b)} does not match the pattern "
+                      f"{self.docid_re.pattern.decode()}", number, 3)
+            ok = False
+        if not is_integer(rank_b):
+            log.error("bad-rank", f"rank {_show(rank_b)} is not an integer", number, 4)
+            ok = False
+        if not is_finite_decimal(score_b):
+            log.error("bad-score", f"score {_show(score_b)} is not a finite decimal number", number, 5)
+            ok = False
+        return (qid, docid, int(rank_b), float(score_b)) if self.check_tag(tag_b, number, log) and ok else None
+
+    def check_tag(self, tag_b: bytes, number: int, log: ProblemLog) -> bool:
+        if not TAG_RE.fullmatch(tag_b):
+            log.error("bad-tag", f"run tag {_show(tag_b)} is not 1-20 characters from A-Z a-z 0-9 _ . -", number, 6)
+            return False
+        tag = tag_b.decode()
+        if self.tag is None:
+            self.tag = tag
+        elif tag != self.tag:
+            if tag not in self.other_tags:
+                self.other_tags.add(tag)
+                log.error("several-tags", f"run tag {tag!r} differs from {self.tag!r}: a run has one tag", number, 6)
+            return False
+        return True
+
+
+def decoded_lines(lines, log: ProblemLog):
+    """Text lines of a qrels or topics file from `sources.iter_lines`: BOM dropped, bad
+    UTF-8 and NUL bytes logged and skipped, blank lines skipped (editors leave them at the end)."""
+    for number, raw in lines:
+        if number == 1 and raw.startswith(BOM):
+            raw = raw[len(BOM):]
+        if b"\x00" in raw:
+            log.error("nul-byte", "line contains a NUL byte", number)
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            log.error("bad-utf8", f"invalid UTF-8 at byte {exc.start + 1} of the line", number)
+            continue
+        if text.strip():
+            yield number, text
+        if log.full:
+            return
