@@ -43,6 +43,8 @@ class Submission(models.Model):
     status_reason = models.TextField(blank=True, help_text="Why it was rejected or failed, for its team")
     attempts = models.PositiveSmallIntegerField(default=0)
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it")
+    queued_at = models.DateTimeField(null=True, blank=True,
+                                     help_text="When a scoring message was last sent; the sweeper re-sends old ones")
     progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done while scoring")
     qrels_release = models.ForeignKey("competitions.QrelsRelease", null=True, blank=True,
                                       on_delete=models.SET_NULL, related_name="+",

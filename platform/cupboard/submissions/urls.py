@@ -1,6 +1,17 @@
 from django.urls import path
 
-from . import views
+from . import api, views
 
 app_name = "submissions"
-urlpatterns = []
+urlpatterns = [
+    path("<int:pk>/", views.detail, name="detail"),
+    path("<int:pk>/status/", views.status, name="status"),
+    path("<int:pk>/files/<str:subset_code>/", views.download, name="download"),
+    path("<int:pk>/final/", views.select_final, name="select_final"),
+    path("<int:pk>/disqualify/", views.disqualify, name="disqualify"),
+    path("<int:pk>/grant/", views.grant, name="grant"),
+    path("api/<int:pk>/", api.status, name="api_status"),
+    path("api/<slug:competition_slug>/<slug:phase_slug>/", api.upload, name="api_upload"),
+    path("<slug:competition_slug>/<slug:phase_slug>/upload/", views.upload, name="upload"),
+    path("<slug:competition_slug>/<slug:phase_slug>/rescore/", views.rescore, name="rescore"),
+]

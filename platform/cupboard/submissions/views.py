@@ -1,1 +1,150 @@
-"""Views."""
+"""Submission pages: upload, the live detail page and its status endpoint, run-file download,
+final selection, and organizer actions (grant quota, disqualify, rescore)."""
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from cupboard.competitions.models import Phase
+from cupboard.competitions.selectors import visible_subsets
+from cupboard.teams.selectors import user_team
+
+from .errors import SubmissionRefused
+from .forms import DisqualifyForm, GrantForm, UploadForm
+from .models import Submission
+from .quota import quota_grant, quota_status
+from .selectors import can_view_submission, score_rows, status_payload
+from .services import phase_rescore, submission_create, submission_disqualify, submission_select_final
+
+
+def _get_phase(competition_slug: str, phase_slug: str) -> Phase:
+    return get_object_or_404(Phase.objects.select_related("competition"),
+                             competition__slug=competition_slug, slug=phase_slug)
+
+
+def _get_submission_for_user(request, pk: int) -> Submission:
+    submission = get_object_or_404(Submission.objects.select_related("phase__competition", "team"), pk=pk)
+    if not can_view_submission(submission=submission, user=request.user):
+        raise PermissionDenied("This submission belongs to another team.")
+    return submission
+
+
+def _get_submission_for_organizer(request, pk: int) -> Submission:
+    submission = get_object_or_404(Submission.objects.select_related("phase__competition", "team"), pk=pk)
+    if not submission.phase.competition.is_organizer(request.user):
+        raise PermissionDenied("Organizers only.")
+    return submission
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def upload(request, competition_slug: str, phase_slug: str):
+    """The upload form: run files, method details, quota left; validation errors with file and line."""
+    phase, now = _get_phase(competition_slug, phase_slug), timezone.now()
+    organizer = phase.competition.is_organizer(request.user)
+    team = user_team(competition=phase.competition, user=request.user)
+    form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer,
+                      subsets=visible_subsets(phase.competition, now=now, user=request.user))
+    refusal = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            submission = submission_create(
+                phase=phase, team=team, user=request.user, files=form.file_pairs(),
+                method_name=form.cleaned_data["method_name"], description=form.cleaned_data["description"],
+                paper_url=form.cleaned_data["paper_url"], code_url=form.cleaned_data["code_url"],
+                is_baseline=form.cleaned_data.get("is_baseline", False))
+        except SubmissionRefused as error:
+            refusal = error
+        else:
+            messages.success(request, f"Submission #{submission.number} received; it is being scored.")
+            return redirect(submission)
+    quota = quota_status(phase=phase, team=team, now=now) if team else None
+    return render(request, "submissions/upload.html", {
+        "phase": phase, "competition": phase.competition, "team": team, "form": form, "refusal": refusal,
+        "quota": quota, "is_open": phase.is_open(now), "organizer": organizer,
+    }, status=400 if refusal or form.errors else 200)
+
+
+@require_GET
+def detail(request, pk: int):
+    """A submission: live state while scored (polls `status`), then its scores per subset."""
+    submission, now = _get_submission_for_user(request, pk), timezone.now()
+    competition = submission.phase.competition
+    return render(request, "submissions/detail.html", {
+        "submission": submission, "competition": competition, "phase": submission.phase,
+        "rows": score_rows(submission=submission, user=request.user, now=now),
+        "metrics": competition.metrics, "run_files": submission.run_files.select_related("subset"),
+        "is_member": submission.team is not None and user_team(competition=competition, user=request.user)
+        == submission.team, "organizer": competition.is_organizer(request.user),
+        "grant_form": GrantForm(), "disqualify_form": DisqualifyForm(), "phase_open": submission.phase.is_open(now),
+    })
+
+
+@require_GET
+def status(request, pk: int):
+    """JSON state of a submission, polled by the detail page while it is scored."""
+    submission = _get_submission_for_user(request, pk)
+    return JsonResponse(status_payload(submission=submission, user=request.user, now=timezone.now()))
+
+
+@require_GET
+def download(request, pk: int, subset_code: str):
+    """A run file: for its team and organizers; baselines' for anyone."""
+    submission = _get_submission_for_user(request, pk)
+    run_file = submission.run_files.filter(subset__code=subset_code).first()
+    if run_file is None:
+        raise Http404("No run file for this subset.")
+    return FileResponse(run_file.file.open("rb"), as_attachment=True, filename=run_file.original_name)
+
+
+@login_required
+@require_POST
+def select_final(request, pk: int):
+    submission = _get_submission_for_user(request, pk)
+    try:
+        submission_select_final(submission=submission, user=request.user, selected=request.POST.get("selected") == "1")
+    except SubmissionRefused as error:
+        messages.error(request, error.message)
+    return redirect(submission)
+
+
+@login_required
+@require_POST
+def disqualify(request, pk: int):
+    submission = _get_submission_for_organizer(request, pk)
+    form = DisqualifyForm(request.POST)
+    if form.is_valid():
+        submission_disqualify(submission=submission, actor=request.user, reason=form.cleaned_data["reason"])
+        messages.success(request, "Submission disqualified.")
+    else:
+        messages.error(request, "Say why the submission is disqualified.")
+    return redirect(submission)
+
+
+@login_required
+@require_POST
+def grant(request, pk: int):
+    """Give the submission's team extra slots in its phase (organizers; audited)."""
+    submission = _get_submission_for_organizer(request, pk)
+    form = GrantForm(request.POST)
+    if form.is_valid() and submission.team is not None:
+        quota_grant(team=submission.team, phase=submission.phase, actor=request.user, **form.cleaned_data)
+        messages.success(request, f"Granted {form.cleaned_data['extra']} extra submission(s).")
+    else:
+        messages.error(request, "The grant needs a number of slots and a reason.")
+    return redirect(submission)
+
+
+@login_required
+@require_POST
+def rescore(request, competition_slug: str, phase_slug: str):
+    """Queue every scored submission of the phase for scoring again (organizers; audited)."""
+    phase = _get_phase(competition_slug, phase_slug)
+    if not phase.competition.is_organizer(request.user):
+        raise PermissionDenied("Organizers only.")
+    count = phase_rescore(phase=phase, actor=request.user)
+    messages.success(request, f"{count} submission(s) queued for scoring again.")
+    return redirect("submissions:upload", competition_slug, phase_slug)

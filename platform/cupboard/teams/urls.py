@@ -3,4 +3,9 @@ from django.urls import path
 from . import views
 
 app_name = "teams"
-urlpatterns = []
+urlpatterns = [
+    path("join/<str:invite_code>/", views.join, name="join"),
+    path("<slug:competition_slug>/new/", views.create, name="create"),
+    path("<slug:competition_slug>/<slug:team_slug>/", views.detail, name="detail"),
+    path("<slug:competition_slug>/<slug:team_slug>/leave/", views.leave, name="leave"),
+]

@@ -1,1 +1,81 @@
-"""Views."""
+"""Team pages: create, join by invite link, leave, and the team page with its submissions."""
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from cupboard.competitions.models import Competition
+
+from .forms import TeamForm
+from .models import Team
+from .selectors import can_see_team_work, is_member, team_members, user_team
+from .services import team_create, team_join, team_leave
+
+
+def _get_team(competition_slug: str, team_slug: str) -> Team:
+    return get_object_or_404(Team.objects.select_related("competition"),
+                             competition__slug=competition_slug, slug=team_slug)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def create(request, competition_slug: str):
+    """Create a team in a competition; the creator joins it."""
+    competition = get_object_or_404(Competition, slug=competition_slug)
+    form = TeamForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            team = team_create(competition=competition, user=request.user, name=form.cleaned_data["name"])
+        except ValidationError as error:
+            form.add_error("name", error)
+        else:
+            messages.success(request, f"Team {team.name} created. Share its invite link with your teammates.")
+            return redirect(team)
+    current = user_team(competition=competition, user=request.user)
+    return render(request, "teams/create.html", {"competition": competition, "form": form, "current": current})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def join(request, invite_code: str):
+    """An invite link: GET asks for confirmation, POST joins."""
+    team = get_object_or_404(Team.objects.select_related("competition"), invite_code=invite_code)
+    if request.method == "POST":
+        try:
+            team_join(invite_code=invite_code, user=request.user)
+        except ValidationError as error:
+            messages.error(request, error.messages[0])
+        else:
+            messages.success(request, f"You joined {team.name}.")
+            return redirect(team)
+    current = user_team(competition=team.competition, user=request.user)
+    return render(request, "teams/join.html", {"team": team, "current": current})
+
+
+@login_required
+@require_POST
+def leave(request, competition_slug: str, team_slug: str):
+    team = _get_team(competition_slug, team_slug)
+    try:
+        team_leave(team=team, user=request.user)
+    except ValidationError as error:
+        messages.error(request, error.messages[0])
+        return redirect(team)
+    messages.success(request, f"You left {team.name}.")
+    return redirect("accounts:profile")
+
+
+@require_http_methods(["GET"])
+def detail(request, competition_slug: str, team_slug: str):
+    """The team page: members and submissions for teammates and organizers, the name for others."""
+    team = _get_team(competition_slug, team_slug)
+    insider = can_see_team_work(team=team, user=request.user)
+    submissions = team.submissions.select_related("phase").order_by("phase__position", "-number") if insider else None
+    return render(request, "teams/detail.html", {
+        "team": team, "insider": insider, "submissions": submissions,
+        "is_member": is_member(team=team, user=request.user),
+        "members": team_members(team=team) if insider else None,
+        "invite_url": request.build_absolute_uri(reverse("teams:join", args=[team.invite_code])) if insider else None,
+    })

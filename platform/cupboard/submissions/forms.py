@@ -1,0 +1,60 @@
+"""Upload and organizer forms. Run-file validation itself happens in the service (evaluator)."""
+from django import forms
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """Several files from one input; each is checked like a single FileField."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,.tsv,.trec,.run,.gz"}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        files = data if isinstance(data, (list, tuple)) else [data]
+        return [super(MultipleFileField, self).clean(f, initial) for f in files if f] or \
+            super().clean(None, initial)
+
+
+class UploadForm(forms.Form):
+    files = MultipleFileField(help_text="One run file per language, plain or .gz; the language is read from "
+                                        "the file name (e.g. run.sw.txt).")
+    subset = forms.ChoiceField(required=False, label="Language",
+                               help_text="Only needed for a single file whose name does not say its language.")
+    method_name = forms.CharField(max_length=100)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4}))
+    paper_url = forms.URLField(required=False, assume_scheme="https")
+    code_url = forms.URLField(required=False, assume_scheme="https")
+    is_baseline = forms.BooleanField(required=False, label="Upload as a public baseline (organizers)")
+
+    def __init__(self, *args, subsets=(), organizer=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["subset"].choices = [("", "from the file name")] + [(s.code, f"{s.code} {s.name}") for s in subsets]
+        if not organizer:
+            del self.fields["is_baseline"]
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("subset") and len(cleaned.get("files") or []) > 1:
+            self.add_error("subset", forms.ValidationError(
+                "Choose a language only when sending one file; with several, name each file after its language.",
+                code="subset_with_many_files"))
+        return cleaned
+
+    def file_pairs(self) -> list:
+        """(file, chosen subset code or None) pairs, as `submission_create` takes them."""
+        chosen = self.cleaned_data.get("subset") or None
+        return [(f, chosen) for f in self.cleaned_data["files"]]
+
+
+class GrantForm(forms.Form):
+    extra = forms.IntegerField(min_value=1, max_value=100)
+    day = forms.DateField(required=False, help_text="UTC day (YYYY-MM-DD); empty = for the whole phase")
+    reason = forms.CharField(max_length=200)
+
+
+class DisqualifyForm(forms.Form):
+    reason = forms.CharField(max_length=200)

@@ -1,0 +1,109 @@
+"""Submission limits per team per phase: per UTC day and in total, plus organizer grants.
+
+Counting uses `Submission.COUNTS_TOWARD_LIMIT`, so rejected and failed-by-the-platform
+submissions never cost a slot. `quota_check` must run while the team row is locked (see
+`submission_create`), which is what makes the cap hold under concurrent uploads.
+"""
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from datetime import timezone as dt_timezone
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Sum
+
+from cupboard.audit.models import AuditEvent
+from cupboard.audit.services import audit_record
+from cupboard.competitions.models import Phase
+from cupboard.teams.models import Team
+
+from .errors import SubmissionRefused
+from .models import QuotaGrant, Submission
+
+
+@dataclass(frozen=True)
+class QuotaStatus:
+    """Limits are None when the phase sets none; `next_slot_at` is None when no slot will open."""
+
+    used_today: int
+    daily_limit: int | None
+    used_total: int
+    total_limit: int | None
+    next_slot_at: datetime | None
+
+    def __iter__(self):
+        # Unpacks as (used_today, daily_limit, used_total, total_limit, next_slot_at).
+        return iter((self.used_today, self.daily_limit, self.used_total, self.total_limit, self.next_slot_at))
+
+    @property
+    def left_today(self) -> int | None:
+        return None if self.daily_limit is None else max(0, self.daily_limit - self.used_today)
+
+    @property
+    def left_total(self) -> int | None:
+        return None if self.total_limit is None else max(0, self.total_limit - self.used_total)
+
+    @property
+    def can_submit(self) -> bool:
+        return self.left_today != 0 and self.left_total != 0
+
+
+def utc_day_start(now: datetime) -> datetime:
+    return datetime.combine(now.astimezone(dt_timezone.utc).date(), time.min, tzinfo=dt_timezone.utc)
+
+
+def _extra(*, phase: Phase, team: Team, day: date | None) -> int:
+    grants = QuotaGrant.objects.filter(phase=phase, team=team, day=day)
+    return grants.aggregate(extra=Sum("extra"))["extra"] or 0
+
+
+def quota_status(*, phase: Phase, team: Team, now: datetime) -> QuotaStatus:
+    """How many submissions the team used today (UTC) and in total, its limits with grants, and
+    when its next slot opens (now, the next UTC midnight, or never)."""
+    day_start = utc_day_start(now)
+    counted = Submission.objects.filter(phase=phase, team=team, status__in=Submission.COUNTS_TOWARD_LIMIT)
+    used_total = counted.count()
+    used_today = counted.filter(created_at__gte=day_start, created_at__lt=day_start + timedelta(days=1)).count()
+    daily_limit = None if phase.daily_limit is None else \
+        phase.daily_limit + _extra(phase=phase, team=team, day=day_start.date())
+    total_limit = None if phase.total_limit is None else phase.total_limit + _extra(phase=phase, team=team, day=None)
+    if total_limit is not None and used_total >= total_limit:
+        next_slot_at = None
+    elif daily_limit is not None and used_today >= daily_limit:
+        next_slot_at = day_start + timedelta(days=1)
+    else:
+        next_slot_at = now
+    if next_slot_at is not None and next_slot_at >= phase.closes_at:
+        next_slot_at = None
+    return QuotaStatus(used_today, daily_limit, used_total, total_limit, next_slot_at)
+
+
+def quota_check(*, phase: Phase, team: Team, now: datetime) -> None:
+    """Refuse when the team has no slot left. Call with the team row locked."""
+    status = quota_status(phase=phase, team=team, now=now)
+    if status.left_total == 0:
+        raise SubmissionRefused(
+            f"Your team used all {status.total_limit} submissions of this phase.", code="total_limit")
+    if status.left_today == 0:
+        when = f" The next slot opens at {status.next_slot_at:%Y-%m-%d %H:%M} UTC." if status.next_slot_at else ""
+        raise SubmissionRefused(
+            f"Your team used all {status.daily_limit} submissions of today (UTC).{when}", code="daily_limit")
+
+
+@transaction.atomic
+def quota_grant(*, team: Team, phase: Phase, extra: int, day: date | None, reason: str,
+                actor: AbstractBaseUser) -> QuotaGrant:
+    """Give a team `extra` slots on one UTC day (or for the whole phase when `day` is None); audited."""
+    if not phase.competition.is_organizer(actor):
+        raise SubmissionRefused("Only organizers can grant extra submissions.", code="not_organizer")
+    if team.competition_id != phase.competition_id:
+        raise SubmissionRefused("This team is not in this competition.", code="wrong_competition")
+    if extra < 1 or not reason.strip():
+        raise SubmissionRefused("A grant needs at least one slot and a reason.", code="bad_grant")
+    grant = QuotaGrant.objects.create(team=team, phase=phase, extra=extra, day=day, reason=reason.strip(),
+                                      granted_by=actor)
+    span = f"on {day:%Y-%m-%d}" if day else "for the phase"
+    audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.LIMIT_GRANTED,
+                 summary=f"+{extra} submissions {span} for {team.name} in {phase.name}: {reason.strip()}",
+                 details={"team": team.pk, "phase": phase.pk, "extra": extra, "day": day.isoformat() if day else None})
+    return grant

@@ -1,0 +1,176 @@
+"""The worker side: scoring one submission, and sweeping up work that went stale.
+
+The submission row is the truth. A worker claims it with a conditional update and proceeds
+only if it changed one row; it writes scores and the final state only while its claim still
+holds, so running the task twice, or a second worker taking over stale work, is harmless.
+"""
+import logging
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from cupboard.competitions.models import Competition, QrelsRelease
+from cupboard.competitions.selectors import current_qrels_release, qrels_files
+from cupboard.leaderboards.services import leaderboard_refresh
+
+from evaluator.benchmarks import get_benchmark
+from evaluator.qrels import read_qrels
+from evaluator.scoring import Evaluator
+
+from .models import QueryScores, Score, Submission
+from .runfiles import read_run_file, read_topics_of
+from .services import submission_enqueue
+
+logger = logging.getLogger(__name__)
+
+
+class RunRejected(Exception):
+    """A stored run file no longer validates (e.g. the topics changed): the team must resubmit."""
+
+
+def _stale_before(now: datetime) -> datetime:
+    return now - timedelta(seconds=settings.CUPBOARD_STALE_AFTER)
+
+
+def _claim(*, submission_id: int, now: datetime) -> bool:
+    claimable = Q(status=Submission.Status.QUEUED) | \
+        Q(status=Submission.Status.SCORING, claimed_at__lt=_stale_before(now))
+    changed = Submission.objects.filter(claimable, pk=submission_id,
+                                        attempts__lt=settings.CUPBOARD_MAX_ATTEMPTS).update(
+        status=Submission.Status.SCORING, attempts=F("attempts") + 1, claimed_at=now, progress=0)
+    return changed == 1
+
+
+def _ours(*, submission_id: int, claimed_at: datetime):
+    """The row, only while our claim still holds (a sweeper may have handed it to someone else)."""
+    return Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORING, claimed_at=claimed_at)
+
+
+def _score_subsets(*, submission: Submission, release: QrelsRelease, claimed_at: datetime) -> list:
+    """(subset, SubsetResult or None) per qrels file; None = no run and the competition marks it incomplete."""
+    competition: Competition = submission.phase.competition
+    gain = get_benchmark(competition.benchmark).gain
+    runs = {rf.subset.code: rf for rf in submission.run_files.select_related("subset")}
+    files = qrels_files(release)
+    results = []
+    for done, (code, qrels_file) in enumerate(sorted(files.items()), start=1):
+        run_file = runs.get(code)
+        if run_file is None and competition.missing_subset == Competition.MissingSubset.INCOMPLETE:
+            results.append((qrels_file.subset, None))
+            continue
+        run = None  # a missing subset counts 0: the evaluator scores no run as 0 on every query
+        if run_file is not None:
+            topics = read_topics_of(phase=submission.phase, subset=run_file.subset)
+            with run_file.file.open("rb") as stored:
+                run, report = read_run_file(source=stored, name=run_file.original_name, competition=competition,
+                                            topics=topics)
+            if run is None:
+                reasons = "; ".join(str(p) for p in report.errors[:5])
+                raise RunRejected(f"{run_file.original_name} no longer validates: {reasons}")
+        with qrels_file.file.open("rb") as stored:
+            qrels = read_qrels(stored, name=qrels_file.original_name)
+        evaluator = Evaluator(qrels, competition.metrics, relevance_level=competition.relevance_level, gain=gain)
+        results.append((qrels_file.subset, evaluator.score(run, subset=code)))
+        _ours(submission_id=submission.pk, claimed_at=claimed_at).update(progress=int(90 * done / len(files)))
+    return results
+
+
+@transaction.atomic
+def _store(*, submission: Submission, release: QrelsRelease, results: list, claimed_at: datetime) -> bool:
+    """Replace the submission's scores and mark it scored, if our claim still holds."""
+    if not _ours(submission_id=submission.pk, claimed_at=claimed_at).select_for_update().exists():
+        return False
+    Score.objects.filter(submission=submission).delete()
+    QueryScores.objects.filter(submission=submission).delete()
+    Score.objects.bulk_create([Score(submission=submission, subset=subset, metric=metric, value=value)
+                               for subset, result in results if result is not None
+                               for metric, value in result.means.items()])
+    QueryScores.objects.bulk_create([QueryScores(submission=submission, subset=subset, values=result.per_query)
+                                     for subset, result in results if result is not None])
+    _ours(submission_id=submission.pk, claimed_at=claimed_at).update(
+        status=Submission.Status.SCORED, qrels_release=release, scored_at=timezone.now(), progress=100,
+        status_reason="")
+    return True
+
+
+def _release_claim(*, submission: Submission, claimed_at: datetime, reason: str, retry: bool) -> str:
+    """After an error: back to the queue while attempts remain, else failed with the reason."""
+    if retry and submission.attempts < settings.CUPBOARD_MAX_ATTEMPTS:
+        status = Submission.Status.QUEUED
+    else:
+        status = Submission.Status.FAILED
+    changed = _ours(submission_id=submission.pk, claimed_at=claimed_at).update(
+        status=status, status_reason=reason[:2000], progress=0, queued_at=timezone.now())
+    if changed and status == Submission.Status.QUEUED:
+        submission_enqueue(submission_ids=[submission.pk])
+    return status if changed else "lost-claim"
+
+
+def submission_score(*, submission_id: int) -> str:
+    """Score one submission by id (the Celery task's body). Returns what happened, for logs and tests:
+    "skipped" (not claimable: done, taken, or out of attempts), "waiting" (no judgments yet),
+    "scored", "rejected", "queued" (will retry), "failed", or "lost-claim"."""
+    claimed_at = timezone.now()
+    if not _claim(submission_id=submission_id, now=claimed_at):
+        return "skipped"  # another worker got there first, or there is nothing left to do
+    submission = Submission.objects.select_related("phase__competition").get(pk=submission_id)
+    release = current_qrels_release(submission.phase)
+    if release is None:
+        # Not a failure: judgments are not in yet. phase_rescore nudges it when they arrive.
+        _ours(submission_id=submission_id, claimed_at=claimed_at).update(
+            status=Submission.Status.QUEUED, attempts=F("attempts") - 1, status_reason="Waiting for judgments.")
+        return "waiting"
+    try:
+        results = _score_subsets(submission=submission, release=release, claimed_at=claimed_at)
+    except RunRejected as rejected:
+        changed = _ours(submission_id=submission_id, claimed_at=claimed_at).update(
+            status=Submission.Status.REJECTED, status_reason=str(rejected)[:2000], progress=0)
+        return "rejected" if changed else "lost-claim"
+    except Exception as error:  # noqa: BLE001 - any other error is the platform's fault: retry, then fail
+        logger.exception("scoring submission %s failed (attempt %s)", submission_id, submission.attempts)
+        reason = f"Scoring failed on attempt {submission.attempts}: {type(error).__name__}: {error}"
+        return _release_claim(submission=submission, claimed_at=claimed_at, reason=reason, retry=True)
+    if not _store(submission=submission, release=release, results=results, claimed_at=claimed_at):
+        return "lost-claim"
+    leaderboard_refresh(phase=submission.phase)
+    if current_qrels_release(submission.phase) != release:
+        # Judgments changed while we scored: score again with the new ones.
+        Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED).update(
+            status=Submission.Status.QUEUED, attempts=0, queued_at=timezone.now())
+        submission_enqueue(submission_ids=[submission_id])
+    return "scored"
+
+
+def submission_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
+    """Re-queue work stale for more than CUPBOARD_STALE_AFTER seconds: scoring claims whose worker
+    went silent, and queued submissions whose message seems lost. Out of attempts -> failed, with
+    the reason. Nothing is cancelled silently. Returns counts, for the log."""
+    now = now or timezone.now()
+    old = _stale_before(now)
+    counts = {"requeued": 0, "renudged": 0, "failed": 0}
+    stale = Submission.objects.filter(
+        Q(status=Submission.Status.SCORING, claimed_at__lt=old)
+        | Q(status=Submission.Status.QUEUED) & (Q(queued_at__lt=old) | Q(queued_at__isnull=True, created_at__lt=old)))
+    for row in stale.values("pk", "status", "claimed_at", "queued_at", "attempts", "status_reason"):
+        same = Submission.objects.filter(pk=row["pk"], status=row["status"], claimed_at=row["claimed_at"],
+                                         queued_at=row["queued_at"])
+        if row["attempts"] >= settings.CUPBOARD_MAX_ATTEMPTS:
+            last = row["status_reason"] or "the worker stopped responding"
+            reason = f"Gave up after {row['attempts']} scoring attempts. Last problem: {last}"
+            counts["failed"] += same.update(status=Submission.Status.FAILED, status_reason=reason[:2000], progress=0)
+            continue
+        if row["status"] == Submission.Status.SCORING:
+            changed = same.update(status=Submission.Status.QUEUED, queued_at=now, progress=0,
+                                  status_reason="The worker stopped responding; queued again.")
+            counts["requeued"] += changed
+        else:
+            changed = same.update(queued_at=now)
+            counts["renudged"] += changed
+        if changed:
+            submission_enqueue(submission_ids=[row["pk"]])
+    if counts["requeued"] or counts["failed"]:
+        logger.info("sweep_stale: %s", counts)
+    return counts

@@ -1,0 +1,88 @@
+"""Submission reads: who may see a submission, its files and which of its scores.
+
+Scores of subsets still hidden (surprise languages before their reveal) are left out for
+everyone but organizers; values are rounded to `competition.decimals` for participants;
+per-query values go to organizers, or to the team when the phase shows them and its
+judgments are not hidden.
+"""
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from cupboard.competitions.selectors import visible_subsets
+from cupboard.teams.selectors import is_member
+
+from .models import QueryScores, Score, Submission
+
+
+def can_view_submission(*, submission: Submission, user: AbstractBaseUser) -> bool:
+    """Baselines are public; a team's submission is for its members and the organizers."""
+    if submission.is_baseline:
+        return True
+    return submission.phase.competition.is_organizer(user) or \
+        (submission.team is not None and is_member(team=submission.team, user=user))
+
+
+def can_see_scores(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> bool:
+    """On a hidden phase, participants learn their scores only at its reveal."""
+    phase = submission.phase
+    return phase.competition.is_organizer(user) or phase.visibility != phase.Visibility.HIDDEN or \
+        phase.is_revealed(now)
+
+
+def can_see_per_query(*, submission: Submission, user: AbstractBaseUser) -> bool:
+    phase = submission.phase
+    if phase.competition.is_organizer(user):
+        return True
+    return not submission.is_baseline and phase.per_query_visible and not phase.hidden_qrels
+
+
+def score_rows(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> list[dict]:
+    """One row per visible subset that has scores: {"subset", "values": {metric: value}, "per_query"}.
+
+    Queries: visible subsets (1-2), scores (1), and per-query values (1) when allowed."""
+    if not can_see_scores(submission=submission, user=user, now=now):
+        return []
+    competition = submission.phase.competition
+    organizer = competition.is_organizer(user)
+    subsets = visible_subsets(competition, now=now, user=user)
+    values: dict[int, dict[str, float]] = {}
+    for score in Score.objects.filter(submission=submission):
+        value = score.value if organizer else round(score.value, competition.decimals)
+        values.setdefault(score.subset_id, {})[score.metric] = value
+    per_query = {}
+    if can_see_per_query(submission=submission, user=user):
+        per_query = {qs.subset_id: qs.values for qs in QueryScores.objects.filter(submission=submission)}
+    metrics = competition.metrics
+    return [{"subset": s, "code": s.code,
+             "values": {m: values[s.pk].get(m) for m in metrics},
+             "per_query": per_query.get(s.pk)}
+            for s in subsets if s.pk in values]
+
+
+def status_payload(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> dict:
+    """What the status endpoint and the JSON API return for one submission."""
+    rows = score_rows(submission=submission, user=user, now=now) if submission.status == Submission.Status.SCORED \
+        else []
+    return {
+        "id": submission.pk, "number": submission.number, "phase": submission.phase.slug,
+        "team": submission.team.name if submission.team_id else None, "is_baseline": submission.is_baseline,
+        "method_name": submission.method_name, "status": submission.status, "progress": submission.progress,
+        "status_reason": submission.status_reason, "selected_for_final": submission.selected_for_final,
+        "disqualified": submission.disqualified,
+        "created_at": submission.created_at.isoformat(),
+        "scored_at": submission.scored_at.isoformat() if submission.scored_at else None,
+        "qrels_release": submission.qrels_release.number if submission.qrels_release_id else None,
+        "scores": {row["code"]: row["values"] for row in rows},
+        "per_query": {row["code"]: row["per_query"] for row in rows if row["per_query"] is not None},
+    }
+
+
+def duplicate_submission(*, phase, team, sha256s: set[str]) -> Submission | None:
+    """A pending or scored submission of the same team (or baseline set) and phase with exactly these files."""
+    candidates = Submission.objects.filter(phase=phase, team=team, is_baseline=team is None,
+                                           status__in=Submission.COUNTS_TOWARD_LIMIT).prefetch_related("run_files")
+    for candidate in candidates.order_by("-created_at")[:50]:
+        if {f.sha256 for f in candidate.run_files.all()} == sha256s:
+            return candidate
+    return None

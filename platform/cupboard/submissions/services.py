@@ -1,0 +1,212 @@
+"""Submission writes: upload, final selection, disqualification, re-scoring, baselines.
+
+Every refusal is a `SubmissionRefused` with a code, raised before anything is written.
+Scoring itself (the worker side) lives in `scoring.py`; limits in `quota.py`.
+"""
+import logging
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files import File
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from evaluator.naming import subset_from_filename
+
+from cupboard.audit.models import AuditEvent
+from cupboard.audit.services import audit_record
+from cupboard.competitions.models import Phase, Subset
+from cupboard.competitions.selectors import visible_subsets
+from cupboard.leaderboards.services import leaderboard_refresh
+from cupboard.teams.models import Membership, Team
+
+from .errors import SubmissionRefused
+from .models import RunFile, Submission
+from .quota import quota_check
+from .runfiles import SpooledFile, read_run_file, read_topics_of, spool, spool_folder
+from .selectors import duplicate_submission
+
+logger = logging.getLogger(__name__)
+
+
+def submission_enqueue(*, submission_ids: list[int]) -> None:
+    """Send scoring messages once the current transaction commits (a worker must find the row)."""
+    from .tasks import score_submission as score_submission_task
+
+    def send():
+        for pk in submission_ids:
+            score_submission_task.delay(pk)
+
+    transaction.on_commit(send)
+
+
+def _refuse_outside_window(*, phase: Phase, now: datetime) -> None:
+    if phase.is_open(now):
+        return
+    window = f"{phase.opens_at:%Y-%m-%d %H:%M} to {phase.closes_at:%Y-%m-%d %H:%M} UTC"
+    if now < phase.opens_at:
+        raise SubmissionRefused(f"{phase.name} is not open yet: it accepts submissions from {window}.",
+                                code="phase_not_open")
+    raise SubmissionRefused(f"{phase.name} is closed: it accepted submissions from {window}.", code="phase_closed")
+
+
+def _resolve_subsets(*, phase: Phase, user: AbstractBaseUser, files, now: datetime) -> list[Subset]:
+    """The subset of each file: chosen, or read from its name. A hidden (not yet revealed)
+    subset is refused exactly like an unknown code, so the refusal gives nothing away."""
+    known = {s.code: s for s in visible_subsets(phase.competition, now=now, user=user)}
+    chosen = []
+    for uploaded, code in files:
+        name = getattr(uploaded, "name", "") or "run"
+        code = (code or "").strip() or subset_from_filename(name, list(known))
+        if code is None:
+            raise SubmissionRefused(f"{name}: cannot tell the language from the file name; choose it.",
+                                    code="subset_not_named")
+        if code not in known:
+            raise SubmissionRefused(f"{name}: there is no language {code!r} in this competition.",
+                                    code="unknown_subset")
+        if known[code] in chosen:
+            raise SubmissionRefused(f"{name}: a second file for {code}; send one file per language.",
+                                    code="duplicate_subset")
+        chosen.append(known[code])
+    return chosen
+
+
+def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset]) -> list:
+    """Validate every file (all of them, so the participant sees every problem at once)."""
+    problems, reports = [], []
+    for copy, subset in zip(spooled, subsets):
+        topics = read_topics_of(phase=phase, subset=subset)
+        if topics is None:
+            raise SubmissionRefused(f"{copy.name}: this phase has no topics for {subset.code} yet.", code="no_topics")
+        _, report = read_run_file(source=copy.path, name=copy.name, competition=phase.competition, topics=topics)
+        problems.extend(report.errors)
+        reports.append(report)
+    if problems:
+        raise SubmissionRefused(f"{len(problems)} problem(s) in the run files; nothing was stored.",
+                                code="invalid_run", problems=problems)
+    return reports
+
+
+def _check_submitter(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_baseline: bool,
+                     now: datetime) -> None:
+    if is_baseline:
+        # Organizers add baselines to any phase at any time, outside every team and limit.
+        if not phase.competition.is_organizer(user):
+            raise SubmissionRefused("Only organizers can add baselines.", code="not_organizer")
+        return
+    _refuse_outside_window(phase=phase, now=now)
+    if team is None or team.competition_id != phase.competition_id or \
+            not Membership.objects.filter(team=team, user=user).exists():
+        raise SubmissionRefused("You are not in this team.", code="not_member")
+
+
+def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser, files: list, method_name: str,
+                      description: str = "", paper_url: str = "", code_url: str = "",
+                      is_baseline: bool = False) -> Submission:
+    """Accept a set of run files (one per subset) as a queued submission, or refuse with a reason.
+
+    `files` is a list of (uploaded file, subset code or None). Checks run in this order: window,
+    team membership, subsets, validation, then the quota under a lock. Re-sending the same files
+    while the first submission is pending or scored returns that submission.
+    """
+    now = timezone.now()
+    _check_submitter(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now)
+    team = None if is_baseline else team
+    if not files:
+        raise SubmissionRefused("Send at least one run file.", code="no_files")
+    if not method_name.strip():
+        raise SubmissionRefused("Give the method a name.", code="no_method_name")
+    subsets = _resolve_subsets(phase=phase, user=user, files=files, now=now)
+    with spool_folder() as folder:
+        spooled = [spool(uploaded, name=uploaded.name, folder=folder, index=i)
+                   for i, (uploaded, _) in enumerate(files, start=1)]
+        reports = _validate(phase=phase, spooled=spooled, subsets=subsets)
+        with transaction.atomic():
+            # Lock the team row (or, for baselines, the phase row) until commit: concurrent
+            # uploads of one team queue here, so the count below is exact and the cap holds.
+            if team is not None:
+                Team.objects.select_for_update().get(pk=team.pk)
+            else:
+                Phase.objects.select_for_update().get(pk=phase.pk)
+            duplicate = duplicate_submission(phase=phase, team=team, sha256s={c.sha256 for c in spooled})
+            if duplicate is not None:
+                return duplicate
+            if team is not None:
+                quota_check(phase=phase, team=team, now=now)
+            siblings = Submission.objects.filter(phase=phase, team=team, is_baseline=is_baseline)
+            number = (siblings.aggregate(n=Max("number"))["n"] or 0) + 1
+            submission = Submission.objects.create(
+                phase=phase, team=team, submitted_by=user, is_baseline=is_baseline, number=number,
+                method_name=method_name.strip()[:100], description=description, paper_url=paper_url,
+                code_url=code_url, status=Submission.Status.QUEUED, queued_at=now)
+            for copy, subset, report in zip(spooled, subsets, reports):
+                run_file = RunFile(submission=submission, subset=subset, original_name=copy.name,
+                                   sha256=copy.sha256, size=copy.size, lines=report.lines, queries=report.queries)
+                with open(copy.path, "rb") as handle:
+                    run_file.file.save(copy.name, File(handle), save=True)
+            if is_baseline:
+                audit_record(competition=phase.competition, actor=user, action=AuditEvent.Action.BASELINE_ADDED,
+                             summary=f"Baseline {submission.method_name} added to {phase.name}",
+                             details={"submission": submission.pk}, is_public=True)
+            submission_enqueue(submission_ids=[submission.pk])
+    return submission
+
+
+@transaction.atomic
+def submission_select_final(*, submission: Submission, user: AbstractBaseUser, selected: bool) -> Submission:
+    """Mark (or unmark) a submission as one of the team's final picks, before the phase closes."""
+    team = submission.team
+    if team is None or not Membership.objects.filter(team=team, user=user).exists():
+        raise SubmissionRefused("Only the team's members can choose its final submissions.", code="not_member")
+    phase = submission.phase
+    if timezone.now() >= phase.closes_at:
+        raise SubmissionRefused(f"{phase.name} is closed; the final choice can no longer change.",
+                                code="phase_closed")
+    if selected and (submission.disqualified or submission.status in
+                     (Submission.Status.REJECTED, Submission.Status.FAILED)):
+        raise SubmissionRefused("A rejected, failed or disqualified submission cannot count.", code="not_selectable")
+    # Lock the team row: two members choosing at once must not exceed the maximum together.
+    Team.objects.select_for_update().get(pk=team.pk)
+    limit = phase.competition.final_selection_max
+    others = Submission.objects.filter(phase=phase, team=team, selected_for_final=True).exclude(pk=submission.pk)
+    if selected and others.count() >= limit:
+        raise SubmissionRefused(f"Your team already chose {limit} submission(s); unselect one first.",
+                                code="selection_full")
+    Submission.objects.filter(pk=submission.pk).update(selected_for_final=selected)
+    submission.selected_for_final = selected
+    transaction.on_commit(lambda: leaderboard_refresh(phase=phase))
+    return submission
+
+
+@transaction.atomic
+def submission_disqualify(*, submission: Submission, actor: AbstractBaseUser, reason: str) -> Submission:
+    """Take a submission off the leaderboard (organizers only; audited). Its scores are kept."""
+    competition = submission.phase.competition
+    if not competition.is_organizer(actor):
+        raise SubmissionRefused("Only organizers can disqualify a submission.", code="not_organizer")
+    if not reason.strip():
+        raise SubmissionRefused("Say why the submission is disqualified.", code="no_reason")
+    Submission.objects.filter(pk=submission.pk).update(disqualified=True, disqualified_reason=reason.strip()[:200])
+    submission.disqualified, submission.disqualified_reason = True, reason.strip()[:200]
+    audit_record(competition=competition, actor=actor, action=AuditEvent.Action.DISQUALIFIED,
+                 summary=f"Disqualified {submission} in {submission.phase.name}: {reason.strip()}",
+                 details={"submission": submission.pk}, is_public=True)
+    phase = submission.phase
+    transaction.on_commit(lambda: leaderboard_refresh(phase=phase))
+    return submission
+
+
+@transaction.atomic
+def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None) -> int:
+    """Score every scored submission of a phase again (new judgments); audited. Submissions still
+    waiting in the queue get a fresh nudge, as they may have been waiting for judgments."""
+    now = timezone.now()
+    scored = Submission.objects.filter(phase=phase, status=Submission.Status.SCORED)
+    count = scored.update(status=Submission.Status.QUEUED, attempts=0, progress=0, queued_at=now, status_reason="")
+    ids = list(Submission.objects.filter(phase=phase, status=Submission.Status.QUEUED).values_list("pk", flat=True))
+    audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.RESCORED,
+                 summary=f"{count} scored submission(s) of {phase.name} queued for scoring again",
+                 details={"phase": phase.pk, "rescored": count}, is_public=True)
+    submission_enqueue(submission_ids=ids)
+    return count

@@ -1,0 +1,26 @@
+"""Team reads: who is in which team, and what a viewer may see of a team."""
+from django.contrib.auth.models import AbstractBaseUser
+
+from cupboard.competitions.models import Competition
+
+from .models import Team
+
+
+def user_team(*, competition: Competition, user: AbstractBaseUser) -> Team | None:
+    """The user's team in a competition, if any."""
+    if not user.is_authenticated:
+        return None
+    return Team.objects.filter(competition=competition, memberships__user=user).first()
+
+
+def is_member(*, team: Team, user: AbstractBaseUser) -> bool:
+    return user.is_authenticated and team.memberships.filter(user=user).exists()
+
+
+def can_see_team_work(*, team: Team, user: AbstractBaseUser) -> bool:
+    """Teammates and organizers see a team's submissions; everybody else its name only."""
+    return is_member(team=team, user=user) or team.competition.is_organizer(user)
+
+
+def team_members(*, team: Team) -> list:
+    return [m.user for m in team.memberships.select_related("user").order_by("joined_at")]

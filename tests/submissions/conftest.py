@@ -1,0 +1,48 @@
+"""A world to submit into: the personas' competition (known sw, te; surprise yo) with topics
+for both phases and judgments for the dev phase, plus helpers that write run files."""
+import gzip
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from tests.factories import make_qrels_release, make_topics
+from tests.personas import build_cast
+
+QIDS = ["1", "2", "3"]
+# sw: query 1 has relevant docs 10#0 (label 1) and 11#0 (label 2); query 2 has 20#0; query 3 none judged relevant.
+JUDGMENTS = {
+    "sw": {"1": {"10#0": 1, "11#0": 2, "12#0": 0}, "2": {"20#0": 1, "21#0": 0}, "3": {"30#0": 0}},
+    "te": {"1": {"10#1": 1}, "2": {"20#1": 1}},
+    "yo": {"1": {"10#2": 1}},
+}
+
+
+def run_bytes(rankings: dict[str, list[str]], *, tag: str = "test") -> bytes:
+    """A TREC run: qid -> docids best first."""
+    lines = [f"{qid} Q0 {docid} {rank} {100 - rank} {tag}\n"
+             for qid, docids in rankings.items() for rank, docid in enumerate(docids, start=1)]
+    return "".join(lines).encode()
+
+
+def upload(name: str, rankings: dict[str, list[str]] | bytes, *, gz: bool = False) -> SimpleUploadedFile:
+    content = rankings if isinstance(rankings, bytes) else run_bytes(rankings)
+    if gz:
+        content = gzip.compress(content)
+    return SimpleUploadedFile(name, content, content_type="text/plain")
+
+
+def good_sw() -> dict[str, list[str]]:
+    return {"1": ["11#0", "10#0", "12#0"], "2": ["21#0", "20#0"], "3": ["30#0"]}
+
+
+@pytest.fixture
+def world(db):
+    cast = build_cast()
+    competition = cast.competition
+    cast.dev = competition.phases.get(slug="dev")
+    cast.test_b = competition.phases.get(slug="test-b")
+    for phase in (cast.dev, cast.test_b):
+        for code in ("sw", "te", "yo"):
+            make_topics(phase, code, QIDS)
+    make_qrels_release(cast.dev, JUDGMENTS)
+    return cast

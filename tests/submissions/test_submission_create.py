@@ -1,0 +1,125 @@
+"""submission_create: what it accepts, stores and enqueues, and every refusal (which stores nothing)."""
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.utils import timezone
+
+from cupboard.submissions.errors import SubmissionRefused
+from cupboard.submissions.models import RunFile, Submission
+from cupboard.submissions.services import submission_create
+from tests.factories import make_user
+
+from .conftest import good_sw, upload
+
+
+def create(world, files, *, user=None, team=None, phase=None, **kwargs):
+    kwargs.setdefault("method_name", "BM25")
+    return submission_create(phase=phase or world.dev, team=team or world.team_a, user=user or world.participant,
+                             files=files, **kwargs)
+
+
+def refusal(world, files, **kwargs) -> SubmissionRefused:
+    before = (Submission.objects.count(), RunFile.objects.count())
+    with pytest.raises(SubmissionRefused) as caught:
+        create(world, files, **kwargs)
+    assert (Submission.objects.count(), RunFile.objects.count()) == before
+    return caught.value
+
+
+def test_it_stores_files_and_queues(world, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks() as callbacks:
+        submission = create(world, [(upload("run.bm25.sw.txt", good_sw()), None),
+                                    (upload("mine.txt.gz", {"1": ["10#1"]}, gz=True), "te")])
+    assert submission.status == Submission.Status.QUEUED
+    assert submission.number == 1 and submission.queued_at is not None
+    files = {f.subset.code: f for f in submission.run_files.select_related("subset")}
+    assert set(files) == {"sw", "te"}
+    assert files["sw"].lines == 6 and files["sw"].queries == 3 and len(files["sw"].sha256) == 64
+    assert files["te"].original_name == "mine.txt.gz"
+    assert files["sw"].file.read().startswith(b"1 Q0 11#0 1")
+    assert len(callbacks) == 1  # the scoring message goes out only once the row is committed
+
+
+def test_it_numbers_submissions_per_team_and_phase(world):
+    first = create(world, [(upload("a.sw.txt", good_sw()), None)])
+    second = create(world, [(upload("b.sw.txt", {"1": ["10#0"]}), None)])
+    other = create(world, [(upload("a.sw.txt", good_sw()), None)], user=world.outsider, team=world.team_b)
+    assert (first.number, second.number, other.number) == (1, 2, 1)
+
+
+def test_it_returns_the_existing_submission_for_the_same_files(world):
+    first = create(world, [(upload("a.sw.txt", good_sw()), None)])
+    again = create(world, [(upload("renamed.sw.txt", good_sw()), None)], method_name="again")
+    assert again.pk == first.pk
+    assert Submission.objects.count() == 1
+
+
+def test_it_refuses_before_the_phase_opens(world):
+    with time_machine.travel(world.test_b.opens_at - timedelta(minutes=1)):
+        error = refusal(world, [(upload("a.sw.txt", good_sw()), None)], phase=world.test_b)
+    assert error.code == "phase_not_open"
+    assert "not open yet" in error.message and world.test_b.opens_at.strftime("%Y-%m-%d %H:%M") in error.message
+
+
+def test_it_refuses_at_the_closing_instant(world):
+    with time_machine.travel(world.dev.closes_at):
+        error = refusal(world, [(upload("a.sw.txt", good_sw()), None)])
+    assert error.code == "phase_closed"
+
+
+def test_it_refuses_a_user_outside_the_team(world):
+    assert refusal(world, [(upload("a.sw.txt", good_sw()), None)], user=world.outsider).code == "not_member"
+    stranger = make_user()
+    assert refusal(world, [(upload("a.sw.txt", good_sw()), None)], user=stranger).code == "not_member"
+
+
+def test_it_refuses_a_hidden_surprise_language_like_an_unknown_one(world):
+    hidden = refusal(world, [(upload("a.txt", {"1": ["10#2"]}), "yo")])
+    unknown = refusal(world, [(upload("a.txt", {"1": ["10#2"]}), "zz")])
+    assert hidden.code == unknown.code == "unknown_subset"
+    assert hidden.message.replace("'yo'", "X") == unknown.message.replace("'zz'", "X")
+    # From the file name, a hidden code is simply not recognised.
+    assert refusal(world, [(upload("run.yo.txt", {"1": ["10#2"]}), None)]).code == "subset_not_named"
+
+
+def test_it_accepts_a_surprise_language_after_its_reveal(world):
+    reveal_at = world.competition.groups.get(name="surprise").reveal_at
+    with time_machine.travel(reveal_at + timedelta(seconds=1)):
+        submission = create(world, [(upload("run.yo.txt", {"1": ["10#2"]}), None)])
+    assert submission.run_files.get().subset.code == "yo"
+
+
+def test_it_refuses_two_files_for_one_language(world):
+    error = refusal(world, [(upload("a.sw.txt", good_sw()), None), (upload("b.txt", good_sw()), "sw")])
+    assert error.code == "duplicate_subset"
+
+
+def test_it_lists_every_invalid_line_of_every_file(world):
+    bad_sw = b"1 Q0 10#0 1 2.0 t\n1 Q0 notadoc 2 1.0 t\n"
+    bad_te = b"1 Q0 10#1 1 high t\n99 Q0 10#1 1 1.0 t\n"
+    error = refusal(world, [(upload("a.sw.txt", bad_sw), None), (upload("b.te.txt", bad_te), None)])
+    assert error.code == "invalid_run"
+    where = {(p.file, p.line) for p in error.problems}
+    assert ("a.sw.txt", 2) in where and ("b.te.txt", 1) in where and ("b.te.txt", 2) in where
+    assert all(p.message for p in error.problems)
+
+
+def test_it_refuses_no_files_and_no_method_name(world):
+    assert refusal(world, []).code == "no_files"
+    assert refusal(world, [(upload("a.sw.txt", good_sw()), None)], method_name="  ").code == "no_method_name"
+
+
+def test_it_lets_organizers_add_baselines_any_time(world):
+    with time_machine.travel(world.dev.closes_at + timedelta(days=3)):
+        baseline = create(world, [(upload("bm25.sw.txt", good_sw()), None)], user=world.organizer, team=None,
+                          is_baseline=True)
+    assert baseline.is_baseline and baseline.team is None and baseline.number == 1
+    assert world.competition.audit_events.filter(action="baseline_added").count() == 1
+    assert refusal(world, [(upload("x.sw.txt", good_sw()), None)], team=None, is_baseline=True).code == "not_organizer"
+
+
+def test_it_does_not_count_the_clock_of_the_client(world):
+    # The window is judged by the server clock alone: a phase closed a second ago refuses.
+    with time_machine.travel(timezone.now() + timedelta(days=40)):
+        assert refusal(world, [(upload("a.sw.txt", good_sw()), None)]).code == "phase_closed"
