@@ -1,0 +1,146 @@
+"""Scoring a run against qrels, the way `trec_eval -c` does, without a per-query Python loop.
+
+An `Evaluator` indexes one qrels once (query numbers, judged (query, docid) pairs as sorted
+int64 keys, relevant counts, ideal DCGs) and then scores many runs: each run is ranked with
+one Arrow sort (query, score descending, docid descending: trec_eval's order), its rows are
+matched to judgments with two hash lookups and a binary search, and every metric is a
+handful of `np.bincount` reductions over all queries at once (see `evaluator.metrics`).
+
+The test suite checks every metric, query by query, against pytrec_eval (trec_eval's C
+code) to 1e-9 on the MIRACL and Mr. TyDi qrels.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .metrics import FAMILIES, GAINS, Metric, Ranked, gains, parse_metric
+from .records import Qrels, Run, SubsetResult
+
+
+class JudgmentIndex:
+    """The qrels as arrays: query i is `qids[i]`; a judged pair is the int64 key
+    `i * len(docids) + docid number`, kept sorted with its label alongside."""
+
+    def __init__(self, qrels: Qrels):
+        self.qids = list(qrels.judgments)
+        doc_numbers: dict[str, int] = {}
+        keys, labels, owners = [], [], []
+        for i, docs in enumerate(qrels.judgments.values()):
+            for docid, label in docs.items():
+                keys.append(doc_numbers.setdefault(docid, len(doc_numbers)))
+                labels.append(label)
+                owners.append(i)
+        self.n_docs = max(len(doc_numbers), 1)
+        self.qid_values = pa.array(self.qids, type=pa.string())
+        self.docid_values = pa.array(list(doc_numbers), type=pa.string())
+        owner = np.asarray(owners, dtype=np.int64)
+        key = owner * self.n_docs + np.asarray(keys, dtype=np.int64)
+        order = np.argsort(key, kind="stable")
+        self.keys = key[order]
+        self.labels = np.asarray(labels, dtype=np.int64)[order]
+        self.owner = owner[order]
+        self._cache: dict[tuple, np.ndarray] = {}
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.qids)
+
+    def relevant_counts(self, rel: int) -> np.ndarray:
+        if ("rel", rel) not in self._cache:
+            self._cache["rel", rel] = np.bincount(self.owner[self.labels >= rel],
+                                                  minlength=self.n_queries).astype(np.float64)
+        return self._cache["rel", rel]
+
+    def ideal_dcg(self, gain: str, cutoff: int) -> np.ndarray:
+        if ("idcg", gain, cutoff) not in self._cache:
+            self._cache["idcg", gain, cutoff] = self._ideal_dcg(gain, cutoff)
+        return self._cache["idcg", gain, cutoff]
+
+    def _ideal_dcg(self, gain: str, cutoff: int) -> np.ndarray:
+        # best ordering of each query's judgments: by query, then gain descending
+        g = gains(self.labels, gain)
+        order = np.lexsort((-g, self.owner))
+        owner, g = self.owner[order], g[order]
+        starts = np.searchsorted(owner, np.arange(self.n_queries))
+        rank = np.arange(len(owner)) - starts[owner]
+        top = rank < cutoff
+        return np.bincount(owner[top], weights=g[top] / np.log2(rank[top] + 2.0),
+                           minlength=self.n_queries)
+
+    def lookup(self, qidx: np.ndarray, docids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        """(label, judged) of each (query number, docid) row; unjudged rows get label 0."""
+        if not len(self.keys):
+            return np.zeros(len(qidx), np.int64), np.zeros(len(qidx), bool)
+        numbers = pc.fill_null(pc.index_in(docids, value_set=self.docid_values), -1)
+        numbers = numbers.to_numpy().astype(np.int64)
+        key = qidx * self.n_docs + numbers
+        where = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+        judged = (numbers >= 0) & (self.keys[where] == key)
+        return np.where(judged, self.labels[where], 0), judged
+
+
+class Evaluator:
+    """Scores runs against one qrels. Build once per qrels, then call `score` per run.
+
+    `relevance_level` is the label from which a document counts as relevant (binary
+    metrics; nDCG uses graded labels). `gain` is the default nDCG gain, "label" (trec_eval)
+    or "exp" (2^label - 1); a metric may override it (`nDCG(gain=exp)@10`). `depth` is how
+    many documents of each query count: metrics without a cutoff (AP, RR) use it.
+    """
+
+    def __init__(self, qrels: Qrels, metrics: Sequence[str], *, relevance_level: int = 1,
+                 gain: str = "label", depth: int = 100):
+        if gain not in GAINS:
+            raise ValueError(f"gain must be one of {', '.join(GAINS)}, not {gain!r}")
+        if depth < 1:
+            raise ValueError("depth must be at least 1")
+        self.metrics: dict[str, Metric] = {name: parse_metric(name) for name in metrics}
+        for name, metric in self.metrics.items():
+            if metric.cutoff is not None and metric.cutoff > depth:
+                raise ValueError(f"{name} looks deeper than the evaluation depth {depth}")
+        self.relevance_level = relevance_level
+        self.gain = gain
+        self.depth = depth
+        self.index = JudgmentIndex(qrels)
+
+    def rank(self, run: Run | None) -> Ranked:
+        """Rank `run` as trec_eval does and match it to the judgments (rows of queries
+        outside the qrels are dropped, as trec_eval drops them)."""
+        index = self.index
+        if run is None or len(run) == 0:
+            empty = np.zeros(0, np.int64)
+            return Ranked(index.n_queries, self.depth, empty, empty, empty, empty.astype(bool), index)
+        qnum = pc.index_in(pa.array(run.qids, type=pa.string()), value_set=index.qid_values)
+        table = pa.table({"q": qnum, "s": pa.array(run.scores, type=pa.float64()),
+                          "d": pa.array(run.docids, type=pa.string())}).filter(pc.is_valid(qnum))
+        table = table.take(pc.sort_indices(table, sort_keys=[
+            ("q", "ascending"), ("s", "descending"), ("d", "descending")]))
+        qidx = table.column("q").to_numpy().astype(np.int64)
+        starts = np.flatnonzero(np.r_[True, qidx[1:] != qidx[:-1]]) if len(qidx) else np.zeros(0, int)
+        rank = np.arange(len(qidx)) - np.repeat(starts, np.diff(np.r_[starts, len(qidx)]))
+        keep = rank < self.depth
+        if not keep.all():
+            table, qidx, rank = table.filter(pa.array(keep)), qidx[keep], rank[keep]
+        label, judged = index.lookup(qidx, table.column("d").combine_chunks())
+        return Ranked(index.n_queries, self.depth, qidx, rank, label, judged, index)
+
+    def per_query_arrays(self, run: Run | None) -> dict[str, np.ndarray]:
+        """Each metric's value for every qrels query, in qrels order (`self.index.qids`)."""
+        ranked = self.rank(run)
+        return {name: FAMILIES[m.family].kernel(
+                    ranked, m.cutoff or self.depth,
+                    rel=self.relevance_level if m.rel is None else m.rel, gain=m.gain or self.gain)
+                for name, m in self.metrics.items()}
+
+    def score(self, run: Run | None, *, subset: str = "") -> SubsetResult:
+        """Mean and per-query values of every metric; `run=None` scores an empty run (all 0).
+        The mean is over every query in the qrels (trec_eval -c); with no queries it is 0."""
+        values = self.per_query_arrays(run)
+        qids = self.index.qids
+        means = {name: float(v.mean()) if len(v) else 0.0 for name, v in values.items()}
+        per_query = {name: dict(zip(qids, v.tolist())) for name, v in values.items()}
+        return SubsetResult(subset=subset, means=means, per_query=per_query)
