@@ -1,6 +1,85 @@
-"""Leaderboard writes. (Placeholder until the leaderboards work lands: keeps callers working.)"""
+"""Leaderboard writes: rebuild a phase's ranked rows from its Score rows.
+
+The submissions app calls `leaderboard_refresh` after every scoring (and after a re-score
+against new qrels), so pages only read precomputed rows. Rebuilding a whole phase is cheap
+(one row per team plus baselines) and makes the function idempotent: running it twice, or
+late, leaves the rows the current scores imply.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db import transaction
+
+from cupboard.competitions.models import Phase
+from cupboard.leaderboards.models import LeaderboardRow
+from cupboard.leaderboards.ranking import Candidate, counted_candidate, ranked
+from cupboard.submissions.models import Score, Submission
+
+# Key of the overall average (the "Avg" column) among the group averages.
+ALL = "all"
 
 
-def leaderboard_refresh(*, phase) -> None:
-    """Recompute and store the ranked rows of `phase` after its scores changed."""
-    return None
+def subset_groups(subsets) -> dict[str, list[str]]:
+    """{group name: [subset codes]} plus "all": the averages a row carries."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for subset in subsets:
+        groups[subset.group.name].append(subset.code)
+    groups[ALL] = [subset.code for subset in subsets]
+    return dict(groups)
+
+
+def _candidates(*, phase: Phase, groups: dict[str, list[str]]) -> list[tuple[Submission, Candidate]]:
+    from evaluator.aggregate import group_means
+
+    competition = phase.competition
+    submissions = list(phase.submissions.filter(status=Submission.Status.SCORED, disqualified=False)
+                       .select_related("qrels_release"))
+    values: dict[int, dict[str, dict[str, float]]] = {s.pk: {} for s in submissions}
+    scores = Score.objects.filter(submission__in=submissions).values_list("submission_id", "subset__code",
+                                                                           "metric", "value")
+    for submission_id, code, metric, value in scores:
+        values[submission_id].setdefault(code, {})[metric] = value
+    result = []
+    for submission in submissions:
+        averages = group_means(values[submission.pk], groups, missing=competition.missing_subset)
+        result.append((submission, Candidate(
+            submission_id=submission.pk, team_id=submission.team_id, created_at=submission.created_at,
+            selected_for_final=submission.selected_for_final, values=values[submission.pk], averages=averages,
+            primary_value=averages[ALL].get(competition.primary_metric))))
+    return result
+
+
+def _row(*, phase: Phase, submission: Submission, candidate: Candidate, rank: int | None) -> LeaderboardRow:
+    release = submission.qrels_release
+    return LeaderboardRow(phase=phase, submission=submission, team_id=submission.team_id,
+                          is_baseline=submission.is_baseline, rank=rank, primary_value=candidate.primary_value,
+                          values=candidate.values, averages=candidate.averages,
+                          qrels_release_number=release.number if release else None)
+
+
+@transaction.atomic
+def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
+    """Recompute and store the rows of `phase` from its scores: one per team (the submission
+    `competition.ranking` counts), one per baseline (unranked). Returns them in rank order."""
+    # Two workers finishing at once must not interleave their delete and insert: the phase
+    # row is the lock (a no-op on SQLite, which serialises writers anyway).
+    phase = Phase.objects.select_for_update().select_related("competition").get(pk=phase.pk)
+    competition = phase.competition
+    groups = subset_groups(competition.subsets.select_related("group").order_by("position", "code"))
+    by_team: dict[int, list[Candidate]] = defaultdict(list)
+    baselines: list[Candidate] = []
+    submissions: dict[int, Submission] = {}
+    for submission, candidate in _candidates(phase=phase, groups=groups):
+        submissions[submission.pk] = submission
+        if submission.is_baseline:
+            baselines.append(candidate)
+        elif submission.team_id is not None:
+            by_team[submission.team_id].append(candidate)
+    counted = ranked([counted_candidate(c, ranking=competition.ranking) for c in by_team.values()])
+    rows = [_row(phase=phase, submission=submissions[c.submission_id], candidate=c, rank=rank)
+            for rank, c in enumerate(counted, start=1)]
+    rows += [_row(phase=phase, submission=submissions[c.submission_id], candidate=c, rank=None)
+             for c in ranked(baselines)]
+    LeaderboardRow.objects.filter(phase=phase).delete()
+    return LeaderboardRow.objects.bulk_create(rows)

@@ -1,0 +1,87 @@
+"""Plotly figures of a leaderboard, built from what `leaderboard_for` returned.
+
+Charts take their data from the viewer's `Leaderboard` (already filtered and rounded), so
+they can never show a column or a value the table hides. plotly is imported lazily: only
+the leaderboard page pays for it. The HTML never loads plotly.js from a CDN; the page
+includes it once from our own URL (`leaderboards:plotly_js`).
+"""
+from __future__ import annotations
+
+from cupboard.leaderboards.selectors import Column, Entry, Leaderboard
+
+TOP_TEAMS = 10
+HEATMAP_TEAMS = 5
+
+
+def _charted_entries(leaderboard: Leaderboard, top: int) -> list[Entry]:
+    """The top `top` ranked rows and every baseline, in leaderboard order."""
+    return [e for e in leaderboard.entries if e.is_baseline or (e.rank is not None and e.rank <= top)]
+
+
+def _name(entry: Entry) -> str:
+    return f"{entry.method} (baseline)" if entry.is_baseline else f"{entry.rank}. {entry.team}: {entry.method}"
+
+
+def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS):
+    """Grouped bars: one group per subset column (language, test set, pair), one bar per
+    top team and per baseline."""
+    import plotly.graph_objects as go
+
+    columns = leaderboard.subset_columns
+    figure = go.Figure()
+    for entry in _charted_entries(leaderboard, top):
+        figure.add_trace(go.Bar(
+            name=_name(entry), x=[c.label for c in columns], y=[entry.cell(c, metric) for c in columns],
+            marker_pattern_shape="/" if entry.is_baseline else "", hovertemplate="%{x}: %{y}<extra>%{fullData.name}</extra>"))
+    figure.update_layout(barmode="group", title=f"{metric} per subset", yaxis_title=metric,
+                         legend_title_text="Top teams and baselines", margin={"t": 50, "b": 40})
+    return figure
+
+
+def pair_axes(columns: list[Column]) -> tuple[list[str], list[str]]:
+    """Sources and targets of pair subsets coded "src-tgt", in column order."""
+    sources, targets = [], []
+    for column in columns:
+        source, _, target = column.key.partition("-")
+        if source not in sources:
+            sources.append(source)
+        if target not in targets:
+            targets.append(target)
+    return sources, targets
+
+
+def heatmap_figure(leaderboard: Leaderboard, *, metric: str, top: int = HEATMAP_TEAMS):
+    """Source x target heatmap of pair subsets (CLIRMatrix style) for one of the top
+    entries at a time (a dropdown switches between them). None when there are no pairs."""
+    import plotly.graph_objects as go
+
+    pairs = [c for c in leaderboard.subset_columns if c.kind == "pair" and "-" in c.key]
+    entries = [e for e in leaderboard.entries if not e.is_baseline][:top]
+    if not pairs or not entries:
+        return None
+    sources, targets = pair_axes(pairs)
+
+    def grid(entry: Entry) -> list[list[float | None]]:
+        z = [[None] * len(targets) for _ in sources]
+        for column in pairs:
+            source, _, target = column.key.partition("-")
+            z[sources.index(source)][targets.index(target)] = entry.cell(column, metric)
+        return z
+
+    figure = go.Figure(go.Heatmap(z=grid(entries[0]), x=targets, y=sources, colorscale="Viridis",
+                                  colorbar_title=metric, hovertemplate="%{y} → %{x}: %{z}<extra></extra>"))
+    figure.update_layout(title=f"{metric} by source (rows) and target (columns)", xaxis_title="target",
+                         yaxis_title="source", margin={"t": 80})
+    if len(entries) > 1:
+        buttons = [{"label": _name(e), "method": "restyle", "args": [{"z": [grid(e)]}]} for e in entries]
+        figure.update_layout(updatemenus=[{"buttons": buttons, "x": 0, "y": 1.15, "xanchor": "left"}])
+    return figure
+
+
+def leaderboard_charts(leaderboard: Leaderboard, *, metric: str) -> list[str]:
+    """HTML fragments (divs + their scripts) of every chart that fits this leaderboard."""
+    if not leaderboard.visible or not leaderboard.entries or not leaderboard.subset_columns:
+        return []
+    figures = [bars_figure(leaderboard, metric=metric), heatmap_figure(leaderboard, metric=metric)]
+    return [f.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True})
+            for f in figures if f is not None]

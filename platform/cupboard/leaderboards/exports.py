@@ -1,0 +1,56 @@
+"""CSV and JSON renderings of a `Leaderboard`: the same rows, columns and visibility as
+the page, because they are built from the same selector result.
+
+CSV is rounded to the competition's decimals for everyone (a spreadsheet of the page);
+JSON carries the values as the viewer got them: rounded for participants, full precision
+for organizers.
+"""
+from __future__ import annotations
+
+import csv
+import io
+
+from cupboard.leaderboards.selectors import Leaderboard
+
+
+def _header(leaderboard: Leaderboard) -> list[str]:
+    header = ["rank", "team", "method", "baseline", "qrels_version"]
+    for metric in leaderboard.metrics:
+        header += [f"{metric} {column.label}" for column in leaderboard.columns]
+    return header
+
+
+def leaderboard_csv(leaderboard: Leaderboard) -> str:
+    """One line per row, one column per (metric, subset or average)."""
+    decimals = leaderboard.competition.decimals
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(_header(leaderboard))
+    tables = [leaderboard.table(metric) for metric in leaderboard.metrics]
+    for position, entry in enumerate(leaderboard.entries):
+        line = ["" if entry.rank is None else entry.rank, entry.team, entry.method,
+                "yes" if entry.is_baseline else "", "" if entry.qrels_version is None else entry.qrels_version]
+        for table in tables:
+            line += ["" if v is None else f"{v:.{decimals}f}" for v in table[position][1]]
+        writer.writerow(line)
+    return out.getvalue()
+
+
+def leaderboard_json(leaderboard: Leaderboard) -> dict:
+    """A JSON-ready dict; averages are keyed by their column label (K.Avg, S.Avg, Avg)."""
+    labels = {column.key: column.label for column in leaderboard.average_columns}
+    return {
+        "competition": leaderboard.competition.slug,
+        "phase": leaderboard.phase.slug,
+        "qrels_version": leaderboard.qrels_version,
+        "metrics": leaderboard.metrics,
+        "primary_metric": leaderboard.primary_metric,
+        "rounded_to": leaderboard.rounded_to,
+        "subsets": [{"code": c.key, "name": c.title, "kind": c.kind} for c in leaderboard.subset_columns],
+        "averages": [c.label for c in leaderboard.average_columns],
+        "rows": [{
+            "rank": e.rank, "team": e.team, "method": e.method, "baseline": e.is_baseline,
+            "qrels_version": e.qrels_version, "values": e.values,
+            "averages": {labels[key]: value for key, value in e.averages.items()},
+        } for e in leaderboard.entries],
+    }

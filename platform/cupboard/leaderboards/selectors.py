@@ -1,0 +1,215 @@
+"""Leaderboards as one viewer may see them.
+
+Every rule about who sees what on a leaderboard is applied here and only here: phase
+visibility (live / private until the reveal / hidden), surprise subsets and their group
+averages (absent until their group's reveal), rounding, links to submissions. Pages, charts
+and exports render what `leaderboard_for` returns and read nothing else, so a rule fixed
+here is fixed everywhere. Nothing per query is ever read.
+
+Decision on the overall average ("Avg") before a surprise reveal: for non-organizers it is
+the mean over the revealed subsets only (with the competition's missing-subset rule), and
+ranks follow that average; otherwise the Avg itself would leak that hidden columns exist
+and how teams did on them. Organizers always see the stored averages over every subset.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Count
+from django.utils import timezone
+
+from cupboard.competitions.models import Competition, Phase, Subset, SubsetGroup
+from cupboard.competitions.selectors import current_qrels_release, visible_subsets
+from cupboard.leaderboards.models import LeaderboardRow
+from cupboard.leaderboards.services import ALL
+from cupboard.teams.models import Membership
+
+AVG_LABEL = "Avg"
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of scores: a subset (`is_average` False, key = its code) or an average
+    (key = a group name, or "all" for Avg)."""
+
+    key: str
+    label: str
+    title: str
+    is_average: bool = False
+    kind: str = "average"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One row as the viewer sees it; values already filtered and rounded for them."""
+
+    rank: int | None
+    team: str
+    method: str
+    is_baseline: bool
+    is_own: bool
+    url: str | None
+    submitted_at: datetime
+    qrels_version: int | None
+    values: dict[str, dict[str, float]]
+    averages: dict[str, dict[str, float | None]]
+
+    def cell(self, column: Column, metric: str) -> float | None:
+        source = self.averages if column.is_average else self.values
+        return source.get(column.key, {}).get(metric)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    competition: Competition
+    phase: Phase
+    is_organizer: bool
+    exists: bool = True
+    visible: bool = False
+    message: str = ""
+    notices: list[str] = field(default_factory=list)
+    subset_columns: list[Column] = field(default_factory=list)
+    average_columns: list[Column] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    qrels_version: int | None = None
+    mixed_qrels: bool = False
+    rounded_to: int | None = None
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(self.competition.metrics) or [self.competition.primary_metric]
+
+    @property
+    def primary_metric(self) -> str:
+        return self.competition.primary_metric
+
+    @property
+    def columns(self) -> list[Column]:
+        return self.subset_columns + self.average_columns
+
+    def table(self, metric: str) -> list[tuple[Entry, list[float | None]]]:
+        """Rows with their cells for `metric`, in the order of `columns`."""
+        columns = self.columns
+        return [(entry, [entry.cell(c, metric) for c in columns]) for entry in self.entries]
+
+
+def _closed_message(phase: Phase) -> str:
+    if phase.reveal_at is None:
+        return "The leaderboard of this phase is not public."
+    return f"The leaderboard of this phase is not public until {phase.reveal_at:%Y-%m-%d %H:%M} UTC."
+
+
+def _rounded(scores: dict[str, dict[str, float | None]], decimals: int | None) -> dict:
+    if decimals is None:
+        return scores
+    return {key: {metric: None if value is None else round(value, decimals) for metric, value in by_metric.items()}
+            for key, by_metric in scores.items()}
+
+
+def _hidden_groups_notices(competition: Competition, *, now: datetime) -> list[str]:
+    """What a participant may know of groups still hidden: how many subsets, and when."""
+    hidden = (competition.groups.filter(reveal_at__gt=now).annotate(size=Count("subsets"))
+              .order_by("reveal_at").values_list("size", "reveal_at"))
+    return [f"{size} surprise subset{'s' if size != 1 else ''}, announced on {reveal_at:%Y-%m-%d %H:%M} UTC."
+            for size, reveal_at in hidden]
+
+
+def _columns(subsets: list[Subset]) -> tuple[list[Column], list[Column]]:
+    groups: dict[int, SubsetGroup] = {}
+    for subset in subsets:
+        groups.setdefault(subset.group_id, subset.group)
+    subset_columns = [Column(key=s.code, label=s.code, title=s.name, kind=s.kind) for s in subsets]
+    average_columns = [Column(key=g.name, label=g.label, title=f"Average over {g.name}", is_average=True)
+                       for g in sorted(groups.values(), key=lambda g: (g.position, g.name))]
+    average_columns.append(Column(key=ALL, label=AVG_LABEL, title="Average over every subset shown", is_average=True))
+    return subset_columns, average_columns
+
+
+def _entry_scores(row: LeaderboardRow, *, codes: list[str], group_names: list[str], partial: bool,
+                  missing: str) -> tuple[dict, dict]:
+    values = {code: row.values[code] for code in codes if code in row.values}
+    averages = {name: row.averages.get(name, {}) for name in group_names}
+    if partial:
+        from evaluator.aggregate import group_means
+
+        averages[ALL] = group_means(values, {ALL: codes}, missing=missing)[ALL]
+    else:
+        averages[ALL] = row.averages.get(ALL, {})
+    return values, averages
+
+
+def leaderboard_for(*, phase: Phase, user, now: datetime | None = None) -> Leaderboard:
+    """The leaderboard of `phase` as `user` (possibly anonymous) may see it at `now`."""
+    now = now or timezone.now()
+    competition = phase.competition
+    organizer = competition.is_organizer(user)
+    if not organizer and not competition.is_published:
+        return Leaderboard(competition=competition, phase=phase, is_organizer=False, exists=False)
+    if not organizer and not phase.is_revealed(now):
+        return Leaderboard(competition=competition, phase=phase, is_organizer=False, message=_closed_message(phase))
+
+    # An organizer sees every subset; for anyone else only revealed groups exist here.
+    subsets = visible_subsets(competition, now=now, user=user if organizer else None)
+    notices = [] if organizer else _hidden_groups_notices(competition, now=now)
+    partial = bool(notices)  # some group is still hidden from this viewer
+    if organizer and not phase.is_revealed(now):
+        notices.append("Only organizers see this leaderboard. " + _closed_message(phase))
+    subset_columns, average_columns = _columns(subsets)
+    codes = [c.key for c in subset_columns]
+    group_names = [c.key for c in average_columns if c.key != ALL]
+    decimals = None if organizer else competition.decimals
+    own_team = None
+    if user.is_authenticated and not organizer:
+        own_team = Membership.objects.filter(competition=competition, user=user).values_list("team_id", flat=True).first()
+
+    scored = []
+    for row in phase.leaderboard_rows.select_related("submission", "team"):
+        values, averages = _entry_scores(row, codes=codes, group_names=group_names, partial=partial,
+                                         missing=competition.missing_subset)
+        primary = averages[ALL].get(competition.primary_metric)
+        key = (primary is None, -(primary or 0.0), row.submission.created_at, row.submission_id)
+        scored.append((key, row, values, averages))
+    scored.sort(key=lambda item: item[0])
+
+    entries, rank = [], 0
+    for _, row, values, averages in scored:
+        if not row.is_baseline:
+            rank += 1
+        may_open = organizer or (own_team is not None and row.team_id == own_team)
+        entries.append(Entry(
+            # Stored ranks count every subset; a viewer who sees fewer gets ranks from what they see.
+            rank=None if row.is_baseline else (rank if partial else row.rank),
+            team=row.team.name if row.team_id else "Baseline", method=row.submission.method_name,
+            is_baseline=row.is_baseline, is_own=own_team is not None and row.team_id == own_team,
+            url=row.submission.get_absolute_url() if may_open else None, submitted_at=row.submission.created_at,
+            qrels_version=row.qrels_release_number,
+            values=_rounded(values, decimals), averages=_rounded(averages, decimals)))
+
+    release = current_qrels_release(phase)
+    version = release.number if release else None
+    return Leaderboard(
+        competition=competition, phase=phase, is_organizer=organizer, visible=True, notices=notices,
+        subset_columns=subset_columns, average_columns=average_columns, entries=entries, qrels_version=version,
+        mixed_qrels=any(e.qrels_version != version for e in entries), rounded_to=decimals)
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseBoard:
+    """A phase on the competition's leaderboards page, as the viewer may see it."""
+
+    phase: Phase
+    visible: bool
+    message: str
+
+
+def phase_boards(*, competition: Competition, user, now: datetime | None = None) -> list[PhaseBoard] | None:
+    """Each phase of `competition` with whether `user` may see its leaderboard at `now`;
+    None when the competition is unpublished and the viewer is no organizer."""
+    now = now or timezone.now()
+    organizer = competition.is_organizer(user)
+    if not organizer and not competition.is_published:
+        return None
+    return [PhaseBoard(phase=phase, visible=organizer or phase.is_revealed(now),
+                       message="" if organizer or phase.is_revealed(now) else _closed_message(phase))
+            for phase in competition.phases.order_by("position")]
