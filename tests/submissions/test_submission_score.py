@@ -1,0 +1,145 @@
+"""submission_score: the worker side. Claims, idempotence, scores, rejections, retries."""
+from datetime import timedelta
+from unittest import mock
+
+import pytest
+import time_machine
+from django.core.files.base import ContentFile
+from django.test import override_settings
+from django.utils import timezone
+
+from cupboard.competitions.models import Competition
+from cupboard.submissions.models import QueryScores, Score, Submission
+from cupboard.submissions import scoring
+from cupboard.submissions.scoring import submission_score
+from cupboard.submissions.services import submission_create
+from tests.factories import make_qrels_release
+
+from .conftest import good_sw, upload
+
+
+@pytest.fixture
+def queued(world):
+    return submission_create(phase=world.dev, team=world.team_a, user=world.participant, method_name="BM25",
+                             files=[(upload("run.sw.txt", good_sw()), None)])
+
+
+def scores_of(submission) -> dict:
+    return {(s.subset.code, s.metric): s.value for s in Score.objects.filter(submission=submission)
+            .select_related("subset")}
+
+
+def test_it_scores_every_subset_and_counts_a_missing_one_as_zero(world, queued):
+    assert submission_score(submission_id=queued.pk) == "scored"
+    queued.refresh_from_db()
+    assert queued.status == Submission.Status.SCORED and queued.progress == 100 and queued.attempts == 1
+    assert queued.qrels_release == world.dev.qrels_releases.get() and queued.scored_at is not None
+    scores = scores_of(queued)
+    # sw, query 1: 11#0 (gain 2) then 10#0 (gain 1) is the ideal order -> nDCG 1; query 2: 20#0 at rank 2
+    # -> 1/log2(3); query 3 has nothing relevant -> 0. Mean over the 3 judged queries.
+    assert scores[("sw", "nDCG@10")] == pytest.approx((1 + 1 / 1.5849625007211563 + 0) / 3)
+    assert scores[("sw", "R@100")] == pytest.approx((1 + 1 + 0) / 3)
+    assert scores[("te", "nDCG@10")] == 0 and scores[("yo", "nDCG@10")] == 0
+    per_query = QueryScores.objects.get(submission=queued, subset__code="sw").values
+    assert per_query["nDCG@10"]["1"] == pytest.approx(1.0)
+
+
+def test_it_leaves_a_missing_subset_out_when_the_competition_marks_it_incomplete(world, queued):
+    Competition.objects.filter(pk=world.competition.pk).update(missing_subset=Competition.MissingSubset.INCOMPLETE)
+    submission_score(submission_id=queued.pk)
+    assert {code for code, _ in scores_of(queued)} == {"sw"}
+
+
+def test_it_is_harmless_to_run_twice(world, queued):
+    assert submission_score(submission_id=queued.pk) == "scored"
+    first = scores_of(queued)
+    assert submission_score(submission_id=queued.pk) == "skipped"
+    queued.refresh_from_db()
+    assert queued.attempts == 1 and scores_of(queued) == first
+    assert Score.objects.filter(submission=queued).count() == 6  # 3 subsets x 2 metrics, no duplicates
+
+
+def test_it_does_not_take_work_another_worker_holds(world, queued):
+    Submission.objects.filter(pk=queued.pk).update(status=Submission.Status.SCORING, claimed_at=timezone.now())
+    assert submission_score(submission_id=queued.pk) == "skipped"
+
+
+def test_it_takes_over_a_stale_claim(world, queued):
+    Submission.objects.filter(pk=queued.pk).update(status=Submission.Status.SCORING, attempts=1,
+                                                   claimed_at=timezone.now() - timedelta(minutes=5))
+    assert submission_score(submission_id=queued.pk) == "scored"
+    queued.refresh_from_db()
+    assert queued.attempts == 2
+
+
+def test_it_replaces_scores_with_the_new_release(world, queued):
+    submission_score(submission_id=queued.pk)
+    make_qrels_release(world.dev, {"sw": {"1": {"12#0": 1}}})
+    Submission.objects.filter(pk=queued.pk).update(status=Submission.Status.QUEUED)
+    submission_score(submission_id=queued.pk)
+    queued.refresh_from_db()
+    assert queued.qrels_release.number == 2
+    scores = scores_of(queued)
+    assert set(code for code, _ in scores) == {"sw"}
+    assert scores[("sw", "nDCG@10")] == pytest.approx(1 / 2)  # 12#0 at rank 3: 1/log2(4)
+
+
+def test_it_rejects_a_run_that_no_longer_validates(world, queued):
+    topics = world.dev.topic_sets.get(subset__code="sw")
+    topics.file.save("new.tsv", ContentFile(b"1\tq\n"))  # queries 2 and 3 left the topics
+    assert submission_score(submission_id=queued.pk) == "rejected"
+    queued.refresh_from_db()
+    assert queued.status == Submission.Status.REJECTED and "run.sw.txt" in queued.status_reason
+    assert not Score.objects.filter(submission=queued).exists()
+
+
+def test_it_waits_for_judgments_without_spending_an_attempt(world):
+    submission = submission_create(phase=world.test_b, team=world.team_a, user=world.participant,
+                                   method_name="BM25", files=[(upload("run.sw.txt", good_sw()), None)])
+    assert submission_score(submission_id=submission.pk) == "waiting"
+    submission.refresh_from_db()
+    assert submission.status == Submission.Status.QUEUED and submission.attempts == 0
+
+
+@override_settings(CUPBOARD_MAX_ATTEMPTS=2)
+def test_it_retries_an_unexpected_error_then_fails_with_the_reason(world, queued, django_capture_on_commit_callbacks):
+    boom = mock.patch("cupboard.submissions.scoring.read_qrels", side_effect=OSError("disk on fire"))
+    with boom, django_capture_on_commit_callbacks() as callbacks:
+        assert submission_score(submission_id=queued.pk) == "queued"
+    queued.refresh_from_db()
+    assert queued.status == Submission.Status.QUEUED and "disk on fire" in queued.status_reason
+    assert len(callbacks) == 1  # a retry message was sent
+    with boom:
+        assert submission_score(submission_id=queued.pk) == "failed"
+    queued.refresh_from_db()
+    assert queued.status == Submission.Status.FAILED and queued.attempts == 2
+    assert "OSError: disk on fire" in queued.status_reason
+    assert submission_score(submission_id=queued.pk) == "skipped"
+
+
+def test_it_does_not_overwrite_work_after_losing_its_claim(world, queued):
+    real = scoring._score_subsets
+
+    def slow_then_stolen(**kwargs):
+        results = real(**kwargs)
+        # Meanwhile the sweeper judged us dead and another worker claimed the row.
+        Submission.objects.filter(pk=queued.pk).update(claimed_at=timezone.now() + timedelta(seconds=1))
+        return results
+
+    with mock.patch("cupboard.submissions.scoring._score_subsets", side_effect=slow_then_stolen):
+        assert submission_score(submission_id=queued.pk) == "lost-claim"
+    queued.refresh_from_db()
+    assert queued.status == Submission.Status.SCORING and not Score.objects.filter(submission=queued).exists()
+
+
+def test_it_refreshes_the_leaderboard(world, queued):
+    with mock.patch("cupboard.submissions.scoring.leaderboard_refresh") as refresh:
+        submission_score(submission_id=queued.pk)
+    refresh.assert_called_once_with(phase=queued.phase)
+
+
+def test_it_scores_a_baseline_after_the_phase_closed(world):
+    with time_machine.travel(world.dev.closes_at + timedelta(days=1)):
+        baseline = submission_create(phase=world.dev, team=None, user=world.organizer, method_name="BM25",
+                                     files=[(upload("bm25.sw.txt", good_sw()), None)], is_baseline=True)
+        assert submission_score(submission_id=baseline.pk) == "scored"
