@@ -204,7 +204,10 @@ def _unknown_metrics(metrics: list[str]) -> list[tuple[int, str]]:
 
 def _groups(data: dict, benchmark, r: _Reader) -> list[dict]:
     if "groups" not in data and benchmark is not None:
-        return [{"name": g.name, "label": g.label, "reveal_at": None} for g in benchmark.groups]
+        # A group only exists here if a subset belongs to it: the benchmark's implicit
+        # "all" average spans every subset and needs no row of its own.
+        used = {s.group for s in benchmark.subsets}
+        return [{"name": g.name, "label": g.label, "reveal_at": None} for g in benchmark.groups if g.name in used]
     groups, seen = [], set()
     for path, item in r.items(data, "groups", GROUP_KEYS):
         group = {"name": r.get(item, "name", path, str), "label": r.get(item, "label", path, str),

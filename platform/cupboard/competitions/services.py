@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -166,13 +167,15 @@ def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name:
 
 
 def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: User | None,
-                         note: str = "", names: dict[str, str] | None = None) -> QrelsRelease:
+                         note: str = "", names: dict[str, str] | None = None,
+                         progress: Callable[[str, int, int], None] | None = None) -> QrelsRelease:
     """Release a new version of a phase's judgments: {subset code: file}.
 
     Every file is validated with evaluator.qrels.read_qrels before anything is stored
     (CompetitionError `invalid-qrels` lists every problem). Subsets not given are carried
     forward from the previous release unchanged. A release identical to the current one is
-    not a new version: the current one is returned. When the phase already has scored
+    not a new version: the current one is returned. `names` gives each file's published
+    name; `progress(code, done, total)` is called as files pass validation. When the phase already has scored
     submissions, `phase_rescore` re-scores them after the commit."""
     from evaluator.qrels import read_qrels
     from evaluator.records import InputError
@@ -181,7 +184,7 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
         raise CompetitionError("no-files", "a qrels release needs at least one file")
     names = names or {}
     checked, problems = {}, []
-    for code, file in files.items():
+    for done, (code, file) in enumerate(files.items(), start=1):
         subset = _subset(phase, code)
         content = read_source(file)
         name = names.get(code) or Path(getattr(file, "name", None) or f"qrels.{phase.slug}-{code}.tsv").name
@@ -191,6 +194,8 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
             problems.extend(str(p) for p in error.problems)
             continue
         checked[code] = (subset, content, name, qrels)
+        if progress is not None:
+            progress(code, done, len(files))
     if problems:
         raise CompetitionError("invalid-qrels", "the qrels were not released", problems=problems)
     with transaction.atomic():
