@@ -30,6 +30,8 @@ import numpy as np
 
 Gain = Literal["label", "exp"]
 GAINS: tuple[str, ...] = ("label", "exp")
+# Other spellings of the two gains: ir_measures' dcg= values and the benchmark registry's.
+GAIN_ALIASES = {"log2": "label", "exp-log2": "exp", "exp2": "exp"}
 
 
 class Judgments(Protocol):
@@ -207,7 +209,9 @@ def _parse_params(name: str, text: str | None, family: Family) -> dict[str, obje
         key, sep, value = item.partition("=")
         key, value = key.strip(), value.strip().strip("'\"")
         if key == "dcg":  # ir_measures' spelling of the gain choice
-            key, value = "gain", {"log2": "label", "exp-log2": "exp"}.get(value, value)
+            key = "gain"
+        if key == "gain":
+            value = GAIN_ALIASES.get(value, value)
         if not sep or key not in family.params:
             raise _bad(name, f"{family.name} takes no parameter {key!r}")
         if key == "rel":

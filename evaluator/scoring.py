@@ -17,8 +17,25 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .metrics import FAMILIES, GAINS, Metric, Ranked, gains, parse_metric
+from .metrics import FAMILIES, GAIN_ALIASES, GAINS, Metric, Ranked, gains, parse_metric
 from .records import Qrels, Run, SubsetResult
+
+
+def trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> np.ndarray:
+    """Row indices sorted as trec_eval ranks: by query number, score descending, then docid
+    descending (byte order, as trec_eval's strcmp)."""
+    table = pa.table({"q": queries, "s": scores, "d": docids})
+    return pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                             ("d", "descending")]).to_numpy()
+
+
+def positions(sorted_queries: np.ndarray) -> np.ndarray:
+    """0-based rank of each row within its query, for rows grouped by query."""
+    n = len(sorted_queries)
+    if not n:
+        return np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.r_[True, sorted_queries[1:] != sorted_queries[:-1]])
+    return np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
 
 
 class JudgmentIndex:
@@ -94,6 +111,7 @@ class Evaluator:
 
     def __init__(self, qrels: Qrels, metrics: Sequence[str], *, relevance_level: int = 1,
                  gain: str = "label", depth: int = 100):
+        gain = GAIN_ALIASES.get(gain, gain)
         if gain not in GAINS:
             raise ValueError(f"gain must be one of {', '.join(GAINS)}, not {gain!r}")
         if depth < 1:
@@ -115,17 +133,19 @@ class Evaluator:
             empty = np.zeros(0, np.int64)
             return Ranked(index.n_queries, self.depth, empty, empty, empty, empty.astype(bool), index)
         qnum = pc.index_in(pa.array(run.qids, type=pa.string()), value_set=index.qid_values)
-        table = pa.table({"q": qnum, "s": pa.array(run.scores, type=pa.float64()),
-                          "d": pa.array(run.docids, type=pa.string())}).filter(pc.is_valid(qnum))
-        table = table.take(pc.sort_indices(table, sort_keys=[
-            ("q", "ascending"), ("s", "descending"), ("d", "descending")]))
-        qidx = table.column("q").to_numpy().astype(np.int64)
-        starts = np.flatnonzero(np.r_[True, qidx[1:] != qidx[:-1]]) if len(qidx) else np.zeros(0, int)
-        rank = np.arange(len(qidx)) - np.repeat(starts, np.diff(np.r_[starts, len(qidx)]))
+        inside = pc.is_valid(qnum).to_numpy(zero_copy_only=False)
+        qidx = pc.fill_null(qnum, -1).to_numpy().astype(np.int64)
+        docids = pa.array(run.docids, type=pa.string())
+        scores = np.asarray(run.scores, dtype=np.float64)
+        if not inside.all():
+            qidx, scores, docids = qidx[inside], scores[inside], docids.filter(pa.array(inside))
+        order = trec_order(qidx, scores, docids)
+        qidx, docids = qidx[order], docids.take(pa.array(order))
+        rank = positions(qidx)
         keep = rank < self.depth
         if not keep.all():
-            table, qidx, rank = table.filter(pa.array(keep)), qidx[keep], rank[keep]
-        label, judged = index.lookup(qidx, table.column("d").combine_chunks())
+            qidx, rank, docids = qidx[keep], rank[keep], docids.filter(pa.array(keep))
+        label, judged = index.lookup(qidx, docids)
         return Ranked(index.n_queries, self.depth, qidx, rank, label, judged, index)
 
     def per_query_arrays(self, run: Run | None) -> dict[str, np.ndarray]:

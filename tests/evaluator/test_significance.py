@@ -1,0 +1,53 @@
+import numpy as np
+import pytest
+from scipy import stats
+
+from evaluator.significance import paired_t_test, randomization_test
+
+A = {"1": 0.5, "2": 0.7, "3": 0.2, "4": 0.9, "5": 0.4}
+B = {"1": 0.4, "2": 0.5, "3": 0.3, "4": 0.6, "5": 0.1}
+
+
+def test_it_computes_the_paired_t_test_by_hand():
+    diff = np.array([0.1, 0.2, -0.1, 0.3, 0.3])
+    t = diff.mean() / (diff.std(ddof=1) / np.sqrt(5))
+    result = paired_t_test(A, B)
+    assert result.statistic == pytest.approx(t)
+    assert result.p_value == pytest.approx(2 * stats.t.sf(abs(t), df=4))
+    assert result.mean_difference == pytest.approx(0.16) and result.queries == 5
+
+
+def test_it_gives_p_one_for_identical_runs():
+    assert paired_t_test(A, dict(A)).p_value == 1.0
+    assert randomization_test(A, dict(A), trials=100).p_value == 1.0
+
+
+def test_it_enumerates_like_an_exact_permutation_test():
+    # 5 queries: 32 sign patterns; |mean| >= observed for patterns that flip nothing that matters
+    diff = np.array([0.1, 0.2, -0.1, 0.3, 0.3])
+    patterns = np.array([[1 if (i >> j) & 1 else -1 for j in range(5)] for i in range(32)])
+    exact = np.mean(np.abs(patterns @ diff) >= abs(diff.sum()) - 1e-12)
+    result = randomization_test(A, B, trials=20_000, seed=1)
+    assert result.p_value == pytest.approx(exact, abs=0.01)
+    assert result.trials == 20_000 and result.seed == 1
+
+
+def test_it_is_reproducible_with_a_seed():
+    first = randomization_test(A, B, trials=500, seed=3).p_value
+    assert randomization_test(A, B, trials=500, seed=3).p_value == first
+    assert 1 / 501 <= first <= 1
+
+
+def test_it_finds_a_clear_difference_significant():
+    rng = np.random.default_rng(0)
+    base = {str(i): float(v) for i, v in enumerate(rng.random(200))}
+    better = {q: min(v + 0.1, 1.0) for q, v in base.items()}
+    assert paired_t_test(better, base).p_value < 0.001
+    assert randomization_test(better, base, trials=2000).p_value == pytest.approx(1 / 2001)
+
+
+def test_it_refuses_runs_scored_on_different_queries():
+    with pytest.raises(ValueError, match="different queries"):
+        paired_t_test(A, {**B, "6": 0.0})
+    with pytest.raises(ValueError, match="no queries"):
+        randomization_test({}, {})
