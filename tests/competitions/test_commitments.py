@@ -99,3 +99,11 @@ def test_it_keeps_surprise_qrels_hidden_until_their_group_is_revealed(personas):
     assert client.get(yo).status_code == 404
     with time_machine.travel(personas.competition.groups.get(name="surprise").reveal_at):
         assert client.get(yo).status_code == 200
+
+
+def test_the_periodic_task_publishes_due_events(personas):
+    from cupboard.competitions.tasks import publish_due_events_task
+
+    make_qrels_release(_test_b(personas), JUDGMENTS)
+    assert publish_due_events_task.run() == 1
+    assert publish_due_events_task.run() == 0

@@ -9,10 +9,10 @@ from django.core.management import CommandError, call_command
 from cupboard.audit.models import AuditEvent
 from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.models import Competition
+from cupboard.competitions.definition import DEFINITIONS_DIR as DEFINITIONS
 from cupboard.competitions.services import competition_load
 from tests.factories import make_user
 
-DEFINITIONS = Path(__file__).resolve().parents[2] / "platform" / "cupboard" / "competitions" / "definitions"
 MIRACL = DEFINITIONS / "miracl-wsdm-cup.yaml"
 
 

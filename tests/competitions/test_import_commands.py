@@ -6,11 +6,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from cupboard.competitions.models import TopicSet
+from cupboard.competitions.definition import DEFINITIONS_DIR as DEFINITIONS
 from cupboard.competitions.services import competition_load
 from tests.personas import personas  # noqa: F401
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "competitions" / "miracl-v1.0-dev"
-DEFINITIONS = Path(__file__).resolve().parents[2] / "platform" / "cupboard" / "competitions" / "definitions"
 
 
 def _run(*args) -> tuple[str, str]:

@@ -24,6 +24,7 @@ not depend on the server's zone.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from django.utils.text import slugify
@@ -32,6 +33,8 @@ from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.models import Competition, Phase, Subset
 
 SCHEMA_VERSION = 1
+# One file per benchmark competition, e.g. DEFINITIONS_DIR / "miracl-wsdm-cup.yaml" (for `make demo`).
+DEFINITIONS_DIR = Path(__file__).resolve().parent / "definitions"
 TOP_KEYS = {"schema", "version", "slug", "title", "description", "benchmark", "metrics", "primary_metric",
             "relevance_level", "missing_subset", "ranking", "final_selection_max", "decimals", "max_run_depth",
             "starts_at", "published", "organizers", "groups", "subsets", "phases"}

@@ -233,3 +233,28 @@ def _rescore(*, phase: Phase, actor: User | None) -> Any:
     from cupboard.submissions.services import phase_rescore
 
     return phase_rescore(phase=phase, actor=actor)
+
+
+def converted_data_import(*, phase: Phase, subset: Subset | str, topics: dict[str, str], qrels,
+                          source_name: str, actor: User | None = None) -> tuple[TopicSet, QrelsRelease]:
+    """Store topics and judgments read by a benchmark's converter (CLIRMatrix JSON lines,
+    LAReQA SQuAD files: `Benchmark.converters`) as TREC files, so everything downstream
+    (downloads, scoring, commitments) sees one format. One transaction for both."""
+    code = _subset(phase, subset).code
+    stem = Path(source_name).name.split(".")[0]
+    with transaction.atomic():
+        topic_set = topics_import(phase=phase, subset=code, file=_topics_tsv(topics),
+                                  name=f"topics.{stem}-{code}.tsv", actor=actor)
+        release = qrels_release_create(phase=phase, files={code: _qrels_tsv(qrels.judgments)}, actor=actor,
+                                       names={code: f"qrels.{stem}-{code}.tsv"}, note=f"converted from {source_name}")
+    return topic_set, release
+
+
+def _topics_tsv(topics: dict[str, str]) -> bytes:
+    # Tabs and line ends inside a query would break the TSV; they carry no meaning there.
+    return "".join(f"{qid}\t{' '.join(text.split())}\n" for qid, text in topics.items()).encode()
+
+
+def _qrels_tsv(judgments: dict[str, dict[str, int]]) -> bytes:
+    return "".join(f"{qid}\tQ0\t{docid}\t{label}\n"
+                   for qid, docs in judgments.items() for docid, label in docs.items()).encode()
