@@ -1,0 +1,54 @@
+"""API tokens: created on the profile page, shown once, stored only as a digest."""
+import pytest
+from django.urls import reverse
+
+from cupboard.accounts.models import ApiToken, token_digest
+from cupboard.accounts.selectors import user_from_authorization
+from cupboard.accounts.services import api_token_create, api_token_revoke
+from tests.factories import make_user
+from tests.personas import client_for
+
+
+@pytest.fixture
+def user(db):
+    return make_user("ada")
+
+
+def test_it_stores_only_a_digest(user):
+    raw = api_token_create(user=user)
+    token = ApiToken.objects.get(user=user)
+    assert token.digest == token_digest(raw) and raw not in (token.digest, token.prefix)
+
+
+def test_it_finds_the_user_from_the_header(user):
+    raw = api_token_create(user=user)
+    assert user_from_authorization(f"Token {raw}") == user
+    assert user_from_authorization(f"Bearer {raw}") == user
+    assert user_from_authorization(f"Basic {raw}") is None
+    assert user_from_authorization("Token ") is None
+    assert ApiToken.objects.get(user=user).last_used_at is not None
+
+
+def test_it_refuses_revoked_tokens_and_inactive_users(user):
+    raw = api_token_create(user=user)
+    user.is_active = False
+    user.save()
+    assert user_from_authorization(f"Token {raw}") is None
+    api_token_revoke(user=user)
+    assert not ApiToken.objects.exists()
+
+
+def test_it_shows_a_new_token_once_on_the_profile_page(user):
+    client = client_for(user)
+    client.post(reverse("accounts:token_create"))
+    first = client.get(reverse("accounts:profile")).content.decode()
+    raw_prefix = ApiToken.objects.get(user=user).prefix
+    assert raw_prefix in first and "Copy it now" in first
+    shown = [line for line in first.splitlines() if 'class="token"' in line][0]
+    assert user_from_authorization("Token " + shown.split(">")[1].split("<")[0]) == user
+    second = client.get(reverse("accounts:profile")).content.decode()
+    assert 'class="token"' not in second
+
+
+def test_it_needs_a_login(db):
+    assert client_for(None).get(reverse("accounts:profile")).status_code == 302
