@@ -193,3 +193,18 @@ def test_it_pins_the_query_count_of_the_page(cast, dev, django_assert_num_querie
     # the same, plus: session, user, organizer check, the viewer's team
     with django_assert_num_queries(9):
         participant.get(_url(dev))
+
+
+def test_it_asks_for_a_refresh_when_a_group_was_revealed_since_the_last_one(cast, dev):
+    from unittest import mock
+
+    from cupboard.leaderboards.tasks import refresh_leaderboard
+
+    reveal_at = cast.competition.groups.get(name="surprise").reveal_at
+    # The broker is real but no worker runs here: only the enqueueing is replaced.
+    with mock.patch.object(refresh_leaderboard, "delay") as delay:
+        _get(cast.anonymous, _url(dev))
+        delay.assert_not_called()
+        with time_machine.travel(reveal_at + timedelta(minutes=1), tick=False):
+            _get(cast.anonymous, _url(dev))
+    delay.assert_called_once_with(dev.pk)

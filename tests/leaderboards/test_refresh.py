@@ -1,5 +1,6 @@
 """leaderboard_refresh: which submission counts, ranks, averages, baselines, idempotency."""
 import pytest
+import time_machine
 
 from cupboard.competitions.models import Competition
 from cupboard.leaderboards.models import LeaderboardRow
@@ -31,7 +32,9 @@ def test_it_ranks_each_team_by_its_best_submission(cast):
 
     rows = _rows(phase)
     assert [(r.rank, r.submission_id) for r in rows] == [(1, best.pk), (2, other.pk)]
-    assert rows[0].primary_value == pytest.approx(0.6)
+    # Before the surprise reveal, ranks use the known subsets only (see the next tests).
+    assert rows[0].primary_value == pytest.approx(0.75)
+    assert rows[0].averages["all"]["nDCG@10"] == pytest.approx(0.6)
     assert rows[0].values == {"sw": {"nDCG@10": 0.9}, "te": {"nDCG@10": 0.6}, "yo": {"nDCG@10": 0.3}}
     assert rows[0].averages["known"]["nDCG@10"] == pytest.approx(0.75)
     assert rows[0].averages["surprise"]["nDCG@10"] == pytest.approx(0.3)
@@ -121,22 +124,49 @@ def test_it_counts_a_missing_subset_as_zero_by_default(cast):
     assert row.averages["known"]["nDCG@10"] == pytest.approx(0.45)
     assert row.averages["surprise"]["nDCG@10"] == 0
     assert row.averages["all"]["nDCG@10"] == pytest.approx(0.3)
-    assert row.primary_value == pytest.approx(0.3)
+    assert row.primary_value == pytest.approx(0.45)
 
 
 def test_it_marks_averages_incomplete_and_ranks_them_last_when_configured(cast):
     phase = _phase(cast, missing_subset=Competition.MissingSubset.INCOMPLETE)
-    partial = make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.9, te=0.9), minutes_ago=50)
+    partial = make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.9), minutes_ago=50)
     complete = make_scored(phase, team=cast.team_b, scores=ndcg(sw=0.1, te=0.1, yo=0.1), minutes_ago=5)
 
     leaderboard_refresh(phase=phase)
 
     rows = _rows(phase)
     assert [(r.rank, r.submission_id) for r in rows] == [(1, complete.pk), (2, partial.pk)]
-    assert rows[1].averages["known"]["nDCG@10"] == pytest.approx(0.9)
-    assert rows[1].averages["surprise"]["nDCG@10"] is None
+    assert rows[1].averages["known"]["nDCG@10"] is None
     assert rows[1].averages["all"]["nDCG@10"] is None
     assert rows[1].primary_value is None
+
+
+def test_it_ranks_on_the_subsets_revealed_at_the_refresh(cast):
+    # Nobody can upload yo before its reveal: under the "incomplete" rule an Avg over every
+    # subset would be incomplete for everyone and "best" would mean nothing.
+    phase = _phase(cast, missing_subset=Competition.MissingSubset.INCOMPLETE)
+    make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.2, te=0.2), minutes_ago=50)
+    best = make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.8, te=0.6), minutes_ago=40)
+    other = make_scored(phase, team=cast.team_b, scores=ndcg(sw=0.5, te=0.5), minutes_ago=30)
+
+    leaderboard_refresh(phase=phase)
+
+    rows = _rows(phase)
+    assert [(r.rank, r.submission_id, r.primary_value) for r in rows] == [(1, best.pk, 0.7), (2, other.pk, 0.5)]
+    assert rows[0].averages["all"]["nDCG@10"] is None
+
+
+def test_it_ranks_on_every_subset_after_the_reveal(cast):
+    phase = _phase(cast)
+    a = make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.6, te=0.6, yo=0.0), minutes_ago=50)
+    b = make_scored(phase, team=cast.team_b, scores=ndcg(sw=0.5, te=0.5, yo=0.5), minutes_ago=40)
+    leaderboard_refresh(phase=phase)
+    assert [r.submission_id for r in _rows(phase)] == [a.pk, b.pk]
+
+    with time_machine.travel(cast.competition.groups.get(name="surprise").reveal_at, tick=False):
+        leaderboard_refresh(phase=phase)
+
+    assert [(r.submission_id, r.primary_value) for r in _rows(phase)] == [(b.pk, 0.5), (a.pk, pytest.approx(0.4))]
 
 
 def test_it_averages_every_metric(cast):
@@ -190,3 +220,15 @@ def test_it_returns_the_rows_in_rank_order_and_touches_only_its_phase(cast):
 
     assert [r.rank for r in rows] == [1, 2]
     assert LeaderboardRow.objects.filter(phase=test_b).count() == 1
+
+
+def test_it_refreshes_from_the_task_given_a_phase_id(cast):
+    from cupboard.leaderboards.tasks import refresh_leaderboard
+
+    phase = _phase(cast)
+    make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.5))
+
+    refresh_leaderboard(phase.pk)
+    refresh_leaderboard(10**9)  # a deleted phase is not an error
+
+    assert [r.rank for r in _rows(phase)] == [1]

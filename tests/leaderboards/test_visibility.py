@@ -56,8 +56,9 @@ def test_it_shows_organizers_every_column_before_the_reveal(cast, dev, persona):
     leaderboard = leaderboard_for(phase=dev, user=getattr(cast, persona))
 
     assert _columns(leaderboard) == ["sw", "te", "yo", "K.Avg", "S.Avg", "Avg"]
-    assert leaderboard.notices == []
-    # Baselines sit where their Avg places them, unranked.
+    reveal_at = cast.competition.groups.get(name="surprise").reveal_at
+    assert leaderboard.notices == [f"yo (S.Avg) is shown to organizers only until {reveal_at:%Y-%m-%d %H:%M} UTC."]
+    # Baselines sit where their Avg places them, unranked; ranks follow the Avg shown.
     assert _ranking(leaderboard) == [(1, "Team B"), (None, "Baseline"), (2, "Team A")]
     assert _avg(leaderboard.entries[0]) == pytest.approx(0.5)
 
@@ -77,9 +78,21 @@ def test_it_shows_surprise_columns_to_everyone_from_the_reveal_on(cast, dev):
 
     assert _columns(leaderboard) == ["sw", "te", "yo", "K.Avg", "S.Avg", "Avg"]
     assert leaderboard.notices == []
-    # Baselines sit where their Avg places them, unranked.
+    # The rows were ranked before the reveal: the page ranks by the Avg it shows and asks
+    # for a refresh.
+    assert leaderboard.stale
     assert _ranking(leaderboard) == [(1, "Team B"), (None, "Baseline"), (2, "Team A")]
     assert _avg(leaderboard.entries[0]) == pytest.approx(0.5)
+
+
+def test_it_is_fresh_again_once_refreshed_after_the_reveal(cast, dev):
+    with time_machine.travel(cast.competition.groups.get(name="surprise").reveal_at, tick=False):
+        leaderboard_refresh(phase=dev)
+        leaderboard = leaderboard_for(phase=dev, user=cast.anonymous)
+
+    assert not leaderboard.stale
+    assert list(dev.leaderboard_rows.filter(is_baseline=False).order_by("rank").values_list("rank", "team__name")) == [
+        (1, "Team B"), (2, "Team A")]
 
 
 def test_it_shows_the_surprise_columns_at_the_given_instant_without_the_clock(cast, dev):

@@ -7,9 +7,11 @@ and exports render what `leaderboard_for` returns and read nothing else, so a ru
 here is fixed everywhere. Nothing per query is ever read.
 
 Decision on the overall average ("Avg") before a surprise reveal: for non-organizers it is
-the mean over the revealed subsets only (with the competition's missing-subset rule), and
-ranks follow that average; otherwise the Avg itself would leak that hidden columns exist
-and how teams did on them. Organizers always see the stored averages over every subset.
+the mean over the revealed subsets only (with the competition's missing-subset rule);
+otherwise the Avg itself would leak that hidden columns exist and how teams did on them.
+Organizers always see the stored averages over every subset. Ranks shown always follow the
+Avg column shown, so the order never contradicts the numbers (the stored ranks are the
+same whenever the rows were refreshed after the last reveal).
 """
 from __future__ import annotations
 
@@ -75,6 +77,7 @@ class Leaderboard:
     qrels_version: int | None = None
     mixed_qrels: bool = False
     rounded_to: int | None = None
+    stale: bool = False  # refreshed before a group's reveal: its counted submissions may change
 
     @property
     def metrics(self) -> list[str]:
@@ -155,6 +158,9 @@ def leaderboard_for(*, phase: Phase, user, now: datetime | None = None) -> Leade
     partial = bool(notices)  # some group is still hidden from this viewer
     if organizer and not phase.is_revealed(now):
         notices.append("Only organizers see this leaderboard. " + _closed_message(phase))
+    if organizer:
+        notices += [f"{s.code} ({s.group.label}) is shown to organizers only until "
+                    f"{s.group.reveal_at:%Y-%m-%d %H:%M} UTC." for s in subsets if not s.group.is_revealed(now)]
     subset_columns, average_columns = _columns(subsets)
     codes = [c.key for c in subset_columns]
     group_names = [c.key for c in average_columns if c.key != ALL]
@@ -163,8 +169,9 @@ def leaderboard_for(*, phase: Phase, user, now: datetime | None = None) -> Leade
     if user.is_authenticated and not organizer:
         own_team = Membership.objects.filter(competition=competition, user=user).values_list("team_id", flat=True).first()
 
-    scored = []
+    scored, computed_at = [], None
     for row in phase.leaderboard_rows.select_related("submission", "team"):
+        computed_at = min(computed_at or row.computed_at, row.computed_at)
         values, averages = _entry_scores(row, codes=codes, group_names=group_names, partial=partial,
                                          missing=competition.missing_subset)
         primary = averages[ALL].get(competition.primary_metric)
@@ -178,8 +185,7 @@ def leaderboard_for(*, phase: Phase, user, now: datetime | None = None) -> Leade
             rank += 1
         may_open = organizer or (own_team is not None and row.team_id == own_team)
         entries.append(Entry(
-            # Stored ranks count every subset; a viewer who sees fewer gets ranks from what they see.
-            rank=None if row.is_baseline else (rank if partial else row.rank),
+            rank=None if row.is_baseline else rank,
             team=row.team.name if row.team_id else "Baseline", method=row.submission.method_name,
             is_baseline=row.is_baseline, is_own=own_team is not None and row.team_id == own_team,
             url=row.submission.get_absolute_url() if may_open else None, submitted_at=row.submission.created_at,
@@ -191,7 +197,9 @@ def leaderboard_for(*, phase: Phase, user, now: datetime | None = None) -> Leade
     return Leaderboard(
         competition=competition, phase=phase, is_organizer=organizer, visible=True, notices=notices,
         subset_columns=subset_columns, average_columns=average_columns, entries=entries, qrels_version=version,
-        mixed_qrels=any(e.qrels_version != version for e in entries), rounded_to=decimals)
+        mixed_qrels=any(e.qrels_version != version for e in entries), rounded_to=decimals,
+        stale=computed_at is not None and any(computed_at < s.group.reveal_at <= now
+                                              for s in subsets if s.group.reveal_at))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from django.db import transaction
+from django.utils import timezone
 
 from cupboard.competitions.models import Phase
 from cupboard.leaderboards.models import LeaderboardRow
@@ -29,7 +30,8 @@ def subset_groups(subsets) -> dict[str, list[str]]:
     return dict(groups)
 
 
-def _candidates(*, phase: Phase, groups: dict[str, list[str]]) -> list[tuple[Submission, Candidate]]:
+def _candidates(*, phase: Phase, groups: dict[str, list[str]],
+                ranked_on: list[str]) -> list[tuple[Submission, Candidate]]:
     from evaluator.aggregate import group_means
 
     competition = phase.competition
@@ -43,10 +45,13 @@ def _candidates(*, phase: Phase, groups: dict[str, list[str]]) -> list[tuple[Sub
     result = []
     for submission in submissions:
         averages = group_means(values[submission.pk], groups, missing=competition.missing_subset)
+        ranking_average = averages[ALL]
+        if ranked_on != groups[ALL]:
+            ranking_average = group_means(values[submission.pk], {ALL: ranked_on}, missing=competition.missing_subset)[ALL]
         result.append((submission, Candidate(
             submission_id=submission.pk, team_id=submission.team_id, created_at=submission.created_at,
             selected_for_final=submission.selected_for_final, values=values[submission.pk], averages=averages,
-            primary_value=averages[ALL].get(competition.primary_metric))))
+            primary_value=ranking_average.get(competition.primary_metric))))
     return result
 
 
@@ -61,16 +66,25 @@ def _row(*, phase: Phase, submission: Submission, candidate: Candidate, rank: in
 @transaction.atomic
 def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     """Recompute and store the rows of `phase` from its scores: one per team (the submission
-    `competition.ranking` counts), one per baseline (unranked). Returns them in rank order."""
+    `competition.ranking` counts), one per baseline (unranked). Returns them in rank order.
+
+    `primary_value` and ranks use the subsets revealed at the time of the refresh; call it
+    again once a group is revealed (`leaderboard_refresh_competition`)."""
     # Two workers finishing at once must not interleave their delete and insert: the phase
     # row is the lock (a no-op on SQLite, which serialises writers anyway).
     phase = Phase.objects.select_for_update().select_related("competition").get(pk=phase.pk)
     competition = phase.competition
-    groups = subset_groups(competition.subsets.select_related("group").order_by("position", "code"))
+    subsets = list(competition.subsets.select_related("group").order_by("position", "code"))
+    groups = subset_groups(subsets)
+    # Ranks (and the "best" submission) follow the average the public can see now: before a
+    # surprise reveal nobody can upload those subsets, so counting them would make every
+    # average incomplete (or uniformly lower) and the ranking meaningless. Rows keep the
+    # averages over every subset for organizers.
+    ranked_on = [s.code for s in subsets if s.group.is_revealed(timezone.now())]
     by_team: dict[int, list[Candidate]] = defaultdict(list)
     baselines: list[Candidate] = []
     submissions: dict[int, Submission] = {}
-    for submission, candidate in _candidates(phase=phase, groups=groups):
+    for submission, candidate in _candidates(phase=phase, groups=groups, ranked_on=ranked_on):
         submissions[submission.pk] = submission
         if submission.is_baseline:
             baselines.append(candidate)
@@ -83,3 +97,10 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
              for c in ranked(baselines)]
     LeaderboardRow.objects.filter(phase=phase).delete()
     return LeaderboardRow.objects.bulk_create(rows)
+
+
+def leaderboard_refresh_competition(*, competition) -> None:
+    """Refresh every phase of `competition`: after a subset group's reveal, whose new
+    columns change what ranks count."""
+    for phase in competition.phases.all():
+        leaderboard_refresh(phase=phase)

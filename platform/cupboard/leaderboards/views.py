@@ -11,6 +11,7 @@ from cupboard.competitions.models import Competition, Phase
 from cupboard.leaderboards.charts import leaderboard_charts
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
+from cupboard.leaderboards.tasks import refresh_leaderboard
 
 
 def _get_leaderboard_for_user(request, slug: str, phase_slug: str) -> Leaderboard:
@@ -27,6 +28,10 @@ def phase(request, slug: str, phase_slug: str):
     """One phase's leaderboard for one metric (?metric=, default the primary one), with
     charts and export links. Template: leaderboards/phase.html."""
     leaderboard = _get_leaderboard_for_user(request, slug, phase_slug)
+    if leaderboard.stale:
+        # A group was revealed since the last refresh: rebuild in the background; this page
+        # already ranks by the columns it shows.
+        refresh_leaderboard.delay(leaderboard.phase.pk)
     metric = request.GET.get("metric")
     if metric not in leaderboard.metrics:
         metric = leaderboard.primary_metric
