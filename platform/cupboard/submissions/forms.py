@@ -58,3 +58,14 @@ class GrantForm(forms.Form):
 
 class DisqualifyForm(forms.Form):
     reason = forms.CharField(max_length=200)
+
+
+class HybridForm(forms.Form):
+    baseline_a = forms.ModelChoiceField(queryset=None)
+    baseline_b = forms.ModelChoiceField(queryset=None)
+    alpha = forms.FloatField(min_value=0, max_value=1, initial=0.5, help_text="Weight of the first baseline")
+
+    def __init__(self, *args, phase, **kwargs):
+        super().__init__(*args, **kwargs)
+        baselines = phase.submissions.filter(is_baseline=True).order_by("number")
+        self.fields["baseline_a"].queryset = self.fields["baseline_b"].queryset = baselines

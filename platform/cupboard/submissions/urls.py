@@ -14,4 +14,5 @@ urlpatterns = [
     path("api/<slug:competition_slug>/<slug:phase_slug>/", api.upload, name="api_upload"),
     path("<slug:competition_slug>/<slug:phase_slug>/upload/", views.upload, name="upload"),
     path("<slug:competition_slug>/<slug:phase_slug>/rescore/", views.rescore, name="rescore"),
+    path("<slug:competition_slug>/<slug:phase_slug>/hybrid/", views.hybrid, name="hybrid"),
 ]

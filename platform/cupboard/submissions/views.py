@@ -13,7 +13,8 @@ from cupboard.competitions.selectors import visible_subsets
 from cupboard.teams.selectors import user_team
 
 from .errors import SubmissionRefused
-from .forms import DisqualifyForm, GrantForm, UploadForm
+from .baselines import baseline_hybrid_create
+from .forms import DisqualifyForm, GrantForm, HybridForm, UploadForm
 from .models import Submission
 from .quota import quota_grant, quota_status
 from .selectors import can_view_submission, score_rows, status_payload
@@ -65,6 +66,7 @@ def upload(request, competition_slug: str, phase_slug: str):
     return render(request, "submissions/upload.html", {
         "phase": phase, "competition": phase.competition, "team": team, "form": form, "refusal": refusal,
         "quota": quota, "is_open": phase.is_open(now), "organizer": organizer,
+        "hybrid_form": HybridForm(phase=phase) if organizer else None,
     }, status=400 if refusal or form.errors else 200)
 
 
@@ -148,3 +150,22 @@ def rescore(request, competition_slug: str, phase_slug: str):
     count = phase_rescore(phase=phase, actor=request.user)
     messages.success(request, f"{count} submission(s) queued for scoring again.")
     return redirect("submissions:upload", competition_slug, phase_slug)
+
+
+@login_required
+@require_POST
+def hybrid(request, competition_slug: str, phase_slug: str):
+    """Add a baseline fusing two baselines of the phase (organizers)."""
+    phase = _get_phase(competition_slug, phase_slug)
+    if not phase.competition.is_organizer(request.user):
+        raise PermissionDenied("Organizers only.")
+    form = HybridForm(request.POST, phase=phase)
+    if not form.is_valid():
+        messages.error(request, "Choose two baselines and a weight between 0 and 1.")
+        return redirect("submissions:upload", competition_slug, phase_slug)
+    try:
+        submission = baseline_hybrid_create(phase=phase, user=request.user, **form.cleaned_data)
+    except SubmissionRefused as error:
+        messages.error(request, error.message)
+        return redirect("submissions:upload", competition_slug, phase_slug)
+    return redirect(submission)
