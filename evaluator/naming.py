@@ -34,3 +34,18 @@ def split_assignment(arg: str) -> tuple[str | None, str]:
     if match and os.sep not in match.group(1) and "/" not in match.group(1):
         return match.group(1), match.group(2)
     return None, arg
+
+
+def expand_inputs(args: Collection[str], known: Collection[str]) -> list[tuple[str | None, str]]:
+    """(subset code or None, file path) for command-line inputs: `LANG=PATH` or a PATH whose
+    name says its subset; a directory stands for the files directly inside it (sorted,
+    hidden files skipped). The code is None when it cannot be told."""
+    out: list[tuple[str | None, str]] = []
+    for arg in args:
+        code, path = split_assignment(arg)
+        if os.path.isdir(path):
+            files = sorted(e.path for e in os.scandir(path) if e.is_file() and not e.name.startswith("."))
+        else:
+            files = [path]
+        out += [(code or subset_from_filename(f, known), f) for f in files]
+    return out

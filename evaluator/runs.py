@@ -52,7 +52,7 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
             if rows is None:
                 rows, crlf = rows_exact(block, line, rules, codes, log)
                 if crlf:
-                    log.warn("crlf", "lines end in CRLF (Windows); accepted", int(rows.lines[0]) if len(rows.lines) else line)
+                    log.warn("crlf", "lines end in CRLF (Windows); accepted", crlf)
             parts.append(rows)
             line += block.count(b"\n") + (not block.endswith(b"\n"))
             if progress:
@@ -163,8 +163,10 @@ def _check_rank_order(q, scores, ranks, lines, order, log: ProblemLog) -> None:
     qs, ss, rs = q[order], scores[order], ranks[order]
     wrong = np.flatnonzero((qs[1:] == qs[:-1]) & (ss[1:] < ss[:-1]) & (rs[1:] <= rs[:-1]))
     if wrong.size:
-        log.warn("rank-order", "the rank column disagrees with the scores; documents are ordered by "
-                 "score, as trec_eval does", int(lines[order[wrong[0] + 1]]), 4)
+        hi, lo = order[wrong[0]], order[wrong[0] + 1]
+        log.warn("rank-order", f"the rank column disagrees with the scores (line {lines[hi]} has rank {ranks[hi]} "
+                 f"but a higher score than line {lines[lo]} with rank {ranks[lo]}); documents are ordered by "
+                 "score, as trec_eval does", int(lines[hi]), 4)
 
 
 def _position_in_query(qs: np.ndarray) -> np.ndarray:

@@ -106,11 +106,13 @@ def iter_blocks(source: Source, *, file: str, max_bytes: int = DEFAULT_MAX_BYTES
                     "too-large", f"the content is larger than the limit of {max_bytes:,} bytes "
                     "(uncompressed); reading stopped there", file)])
             pending += chunk
-            if len(pending) >= block_size:
-                cut = pending.rfind(b"\n") + 1
-                if cut:
-                    yield bytes(pending[:cut])
-                    del pending[:cut]
+            while len(pending) >= block_size:
+                # Cut after the last newline within the block; a longer line waits for its end.
+                cut = pending.rfind(b"\n", 0, block_size) + 1 or pending.find(b"\n", block_size) + 1
+                if not cut:
+                    break
+                yield bytes(pending[:cut])
+                del pending[:cut]
         if pending:
             yield bytes(pending)
 

@@ -95,17 +95,17 @@ def rows_fast(block: bytes, first_line: int, rules: LineRules, codes: dict[str, 
 
 
 def rows_exact(block: bytes, first_line: int, rules: LineRules, codes: dict[str, int],
-               log: ProblemLog) -> tuple[Rows, bool]:
-    """The block's valid rows, logging every problem; also whether any line ended in CRLF."""
+               log: ProblemLog) -> tuple[Rows, int | None]:
+    """The block's valid rows, logging every problem; also the first line that ends in CRLF."""
     lines = block.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
     qcodes, docids, ranks, scores, numbers = [], [], [], [], []
-    crlf = False
+    crlf = None
     for number, raw in enumerate(lines, start=first_line):
         if raw.endswith(b"\r"):
             raw = raw[:-1]
-            crlf = True
+            crlf = crlf or number
         row = rules.check(raw, number, log)
         if row is not None:
             qcodes.append(codes.setdefault(row[0], len(codes)))
