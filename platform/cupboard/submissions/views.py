@@ -26,6 +26,13 @@ def _get_phase(competition_slug: str, phase_slug: str) -> Phase:
                              competition__slug=competition_slug, slug=phase_slug)
 
 
+def _get_phase_for_organizer(request, competition_slug: str, phase_slug: str) -> Phase:
+    phase = _get_phase(competition_slug, phase_slug)
+    if not phase.competition.is_organizer(request.user):
+        raise PermissionDenied("Organizers only.")
+    return phase
+
+
 def _get_submission_for_user(request, pk: int) -> Submission:
     submission = get_object_or_404(Submission.objects.select_related("phase__competition", "team"), pk=pk)
     if not can_view_submission(submission=submission, user=request.user):
@@ -144,9 +151,7 @@ def grant(request, pk: int):
 @require_POST
 def rescore(request, competition_slug: str, phase_slug: str):
     """Queue every scored submission of the phase for scoring again (organizers; audited)."""
-    phase = _get_phase(competition_slug, phase_slug)
-    if not phase.competition.is_organizer(request.user):
-        raise PermissionDenied("Organizers only.")
+    phase = _get_phase_for_organizer(request, competition_slug, phase_slug)
     count = phase_rescore(phase=phase, actor=request.user)
     messages.success(request, f"{count} submission(s) queued for scoring again.")
     return redirect("submissions:upload", competition_slug, phase_slug)
@@ -156,9 +161,7 @@ def rescore(request, competition_slug: str, phase_slug: str):
 @require_POST
 def hybrid(request, competition_slug: str, phase_slug: str):
     """Add a baseline fusing two baselines of the phase (organizers)."""
-    phase = _get_phase(competition_slug, phase_slug)
-    if not phase.competition.is_organizer(request.user):
-        raise PermissionDenied("Organizers only.")
+    phase = _get_phase_for_organizer(request, competition_slug, phase_slug)
     form = HybridForm(request.POST, phase=phase)
     if not form.is_valid():
         messages.error(request, "Choose two baselines and a weight between 0 and 1.")
