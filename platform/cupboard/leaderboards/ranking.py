@@ -23,11 +23,14 @@ class Candidate:
     primary_value: float | None
 
 
+def order_key(value: float | None, created_at: datetime, submission_id: int) -> tuple:
+    """Higher value first; an incomplete (None) value after every number; then the earlier
+    submission, then the lower id (same instant)."""
+    return (value is None, -(value or 0.0), created_at, submission_id)
+
+
 def rank_key(candidate: Candidate) -> tuple:
-    """Higher primary value first; an incomplete (None) value after every number; then
-    the earlier submission, then the lower id (same instant)."""
-    value = candidate.primary_value
-    return (value is None, -(value or 0.0), candidate.created_at, candidate.submission_id)
+    return order_key(candidate.primary_value, candidate.created_at, candidate.submission_id)
 
 
 def _latest(candidates: list[Candidate]) -> Candidate:

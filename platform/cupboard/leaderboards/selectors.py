@@ -24,6 +24,7 @@ from django.utils import timezone
 from cupboard.competitions.models import Competition, Phase, Subset, SubsetGroup
 from cupboard.competitions.selectors import current_qrels_release, visible_subsets
 from cupboard.leaderboards.models import LeaderboardRow
+from cupboard.leaderboards.ranking import order_key
 from cupboard.leaderboards.services import ALL
 from cupboard.teams.models import Membership
 
@@ -112,7 +113,7 @@ def _rounded(scores: dict[str, dict[str, float | None]], decimals: int | None) -
 
 def _hidden_groups_notices(competition: Competition, *, now: datetime) -> list[str]:
     """What a participant may know of groups still hidden: how many subsets, and when."""
-    hidden = (competition.groups.filter(reveal_at__gt=now).annotate(size=Count("subsets"))
+    hidden = (competition.groups.filter(reveal_at__gt=now).annotate(size=Count("subsets")).filter(size__gt=0)
               .order_by("reveal_at").values_list("size", "reveal_at"))
     return [f"{size} surprise subset{'s' if size != 1 else ''}, announced on {reveal_at:%Y-%m-%d %H:%M} UTC."
             for size, reveal_at in hidden]
@@ -142,8 +143,44 @@ def _entry_scores(row: LeaderboardRow, *, codes: list[str], group_names: list[st
     return values, averages
 
 
+def _notices(*, phase: Phase, subsets: list[Subset], organizer: bool, now: datetime) -> list[str]:
+    if not organizer:
+        return _hidden_groups_notices(phase.competition, now=now)
+    notices = [f"{s.code} ({s.group.label}) is shown to organizers only until {s.group.reveal_at:%Y-%m-%d %H:%M} UTC."
+               for s in subsets if not s.group.is_revealed(now)]
+    if not phase.is_revealed(now):
+        notices.insert(0, "Only organizers see this leaderboard. " + _closed_message(phase))
+    return notices
+
+
+def _entries(rows: list[LeaderboardRow], *, competition: Competition, subset_columns: list[Column],
+             average_columns: list[Column], partial: bool, organizer: bool, own_team: int | None) -> list[Entry]:
+    """Rows filtered to the viewer's columns, ordered and ranked by the Avg they show, rounded."""
+    codes = [c.key for c in subset_columns]
+    group_names = [c.key for c in average_columns if c.key != ALL]
+    decimals = None if organizer else competition.decimals
+    scored = []
+    for row in rows:
+        values, averages = _entry_scores(row, codes=codes, group_names=group_names, partial=partial,
+                                         missing=competition.missing_subset)
+        primary = averages[ALL].get(competition.primary_metric)
+        scored.append((order_key(primary, row.submission.created_at, row.submission_id), row, values, averages))
+    scored.sort(key=lambda item: item[0])
+    entries, rank = [], 0
+    for _, row, values, averages in scored:
+        rank += not row.is_baseline
+        is_own = own_team is not None and row.team_id == own_team
+        entries.append(Entry(
+            rank=None if row.is_baseline else rank, team=row.team.name if row.team_id else "Baseline",
+            method=row.submission.method_name, is_baseline=row.is_baseline, is_own=is_own,
+            url=row.submission.get_absolute_url() if organizer or is_own else None,
+            submitted_at=row.submission.created_at, qrels_version=row.qrels_release_number,
+            values=_rounded(values, decimals), averages=_rounded(averages, decimals)))
+    return entries
+
+
 def leaderboard_for(*, phase: Phase, user, now: datetime | None = None) -> Leaderboard:
-    """The leaderboard of `phase` as `user` (possibly anonymous) may see it at `now`."""
+    """The leaderboard of `phase` as `user` (a User or AnonymousUser) may see it at `now`."""
     now = now or timezone.now()
     competition = phase.competition
     organizer = competition.is_organizer(user)
@@ -154,52 +191,25 @@ def leaderboard_for(*, phase: Phase, user, now: datetime | None = None) -> Leade
 
     # An organizer sees every subset; for anyone else only revealed groups exist here.
     subsets = visible_subsets(competition, now=now, user=user if organizer else None)
-    notices = [] if organizer else _hidden_groups_notices(competition, now=now)
-    partial = bool(notices)  # some group is still hidden from this viewer
-    if organizer and not phase.is_revealed(now):
-        notices.append("Only organizers see this leaderboard. " + _closed_message(phase))
-    if organizer:
-        notices += [f"{s.code} ({s.group.label}) is shown to organizers only until "
-                    f"{s.group.reveal_at:%Y-%m-%d %H:%M} UTC." for s in subsets if not s.group.is_revealed(now)]
+    notices = _notices(phase=phase, subsets=subsets, organizer=organizer, now=now)
     subset_columns, average_columns = _columns(subsets)
-    codes = [c.key for c in subset_columns]
-    group_names = [c.key for c in average_columns if c.key != ALL]
-    decimals = None if organizer else competition.decimals
     own_team = None
     if user.is_authenticated and not organizer:
         own_team = Membership.objects.filter(competition=competition, user=user).values_list("team_id", flat=True).first()
-
-    scored, computed_at = [], None
-    for row in phase.leaderboard_rows.select_related("submission", "team"):
-        computed_at = min(computed_at or row.computed_at, row.computed_at)
-        values, averages = _entry_scores(row, codes=codes, group_names=group_names, partial=partial,
-                                         missing=competition.missing_subset)
-        primary = averages[ALL].get(competition.primary_metric)
-        key = (primary is None, -(primary or 0.0), row.submission.created_at, row.submission_id)
-        scored.append((key, row, values, averages))
-    scored.sort(key=lambda item: item[0])
-
-    entries, rank = [], 0
-    for _, row, values, averages in scored:
-        if not row.is_baseline:
-            rank += 1
-        may_open = organizer or (own_team is not None and row.team_id == own_team)
-        entries.append(Entry(
-            rank=None if row.is_baseline else rank,
-            team=row.team.name if row.team_id else "Baseline", method=row.submission.method_name,
-            is_baseline=row.is_baseline, is_own=own_team is not None and row.team_id == own_team,
-            url=row.submission.get_absolute_url() if may_open else None, submitted_at=row.submission.created_at,
-            qrels_version=row.qrels_release_number,
-            values=_rounded(values, decimals), averages=_rounded(averages, decimals)))
-
+    rows = list(phase.leaderboard_rows.select_related("submission", "team"))
+    entries = _entries(rows, competition=competition, subset_columns=subset_columns,
+                       average_columns=average_columns, partial=not organizer and bool(notices),
+                       organizer=organizer, own_team=own_team)
     release = current_qrels_release(phase)
     version = release.number if release else None
+    refreshed_at = min((row.computed_at for row in rows), default=None)
     return Leaderboard(
         competition=competition, phase=phase, is_organizer=organizer, visible=True, notices=notices,
         subset_columns=subset_columns, average_columns=average_columns, entries=entries, qrels_version=version,
-        mixed_qrels=any(e.qrels_version != version for e in entries), rounded_to=decimals,
-        stale=computed_at is not None and any(computed_at < s.group.reveal_at <= now
-                                              for s in subsets if s.group.reveal_at))
+        mixed_qrels=any(e.qrels_version != version for e in entries),
+        rounded_to=None if organizer else competition.decimals,
+        stale=refreshed_at is not None and any(refreshed_at < s.group.reveal_at <= now
+                                               for s in subsets if s.group.reveal_at))
 
 
 @dataclass(frozen=True, slots=True)
