@@ -1,0 +1,126 @@
+"""The `python -m evaluator` command line: argparse wiring and what every subcommand shares.
+
+Inputs are files, directories of files, or LANG=PATH; the language of a file is read
+from its name as the published files name it (`qrels.miracl-v1.0-sw-dev.tsv`,
+`run.miracl.bm25.sw.dev.txt`). Problems are collected as `Problem` records, never
+raised at the user, so one bad file lists every problem of every file at once.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .benchmarks import BENCHMARKS, Benchmark, get_benchmark
+from .naming import expand_inputs
+from .progress import Progress
+from .qrels import read_qrels
+from .records import InputError, Problem, Qrels, Run
+from .runs import read_run
+from .topics import read_topics
+
+
+@dataclass
+class Inputs:
+    """Files read for one command, by subset code, and every problem found on the way."""
+
+    benchmark: Benchmark
+    qrels: dict[str, Qrels] = field(default_factory=dict)
+    topics: dict[str, dict[str, str]] = field(default_factory=dict)
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+    def by_subset(self, paths: Sequence[str]) -> dict[str, str]:
+        """{code: path}; a file whose language cannot be told, or a language given twice, is an error."""
+        found: dict[str, str] = {}
+        for code, path in expand_inputs(paths, self.benchmark.codes):
+            if code is None:
+                self.errors.append(Problem("unknown-subset", "cannot tell the language from the file name; "
+                                           "give it as LANG=PATH", path))
+            elif code in found:
+                self.errors.append(Problem("duplicate-subset", f"{code!r} is also given by {found[code]}", path))
+            else:
+                found[code] = path
+        return found
+
+    def read_qrels(self, paths: Sequence[str]) -> None:
+        for code, path in self.by_subset(paths).items():
+            try:
+                self.qrels[code] = read_qrels(path)
+            except InputError as exc:
+                self.errors += exc.problems
+
+    def read_topics(self, paths: Sequence[str]) -> None:
+        for code, path in self.by_subset(paths).items():
+            try:
+                self.topics[code] = read_topics(path)
+            except InputError as exc:
+                self.errors += exc.problems
+
+    def read_runs(self, paths: Sequence[str], *, keep_depth: int, max_depth: int,
+                  progress: bool | None, require_qrels: bool = False) -> dict[str, Run]:
+        """Validate and read each run (against its language's topics when topics were given)."""
+        runs: dict[str, Run] = {}
+        for code, path in self.by_subset(paths).items():
+            if require_qrels and code not in self.qrels:
+                self.errors.append(Problem("no-qrels", f"no qrels were given for {code!r}", path))
+                continue
+            if self.topics and code not in self.topics:
+                self.errors.append(Problem("no-topics", f"no topics were given for {code!r}", path))
+                continue
+            bar = Progress(f"reading {code}", enabled=progress)
+            run, report = read_run(path, topics=self.topics.get(code), docid_pattern=self.benchmark.docid_pattern,
+                                   max_depth=max_depth, keep_depth=keep_depth, progress=bar.update)
+            bar.close()
+            self.errors += report.errors
+            self.warnings += report.warnings
+            if run is not None:
+                runs[code] = run
+        return runs
+
+    def problems_as_dict(self) -> dict:
+        return {"errors": [p.as_dict() for p in self.errors], "warnings": [p.as_dict() for p in self.warnings]}
+
+
+def add_common(parser: argparse.ArgumentParser, *, formats: Sequence[str] = ("table", "json", "csv")) -> None:
+    parser.add_argument("--benchmark", default="miracl", choices=sorted(BENCHMARKS),
+                        help="languages, docid pattern, default metrics and groups (default: miracl)")
+    parser.add_argument("--format", choices=formats, default=formats[0])
+    parser.add_argument("--progress", action="store_true", default=None,
+                        help="draw a progress bar on stderr (default: only when stderr is a terminal)")
+
+
+def benchmark_of(args: argparse.Namespace) -> Benchmark:
+    return get_benchmark(args.benchmark)
+
+
+def report_problems(inputs: Inputs, fmt: str) -> None:
+    """Errors go where the output goes in JSON (one document), else to stderr as lines."""
+    if fmt == "json":
+        print_json(inputs.problems_as_dict())
+    else:
+        for problem in inputs.errors + inputs.warnings:
+            print(problem, file=sys.stderr)
+
+
+def print_json(document: dict) -> None:
+    json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import cli_compare, cli_fuse, cli_score, cli_validate
+
+    parser = argparse.ArgumentParser(prog="python -m evaluator",
+                                     description="Validate, score, fuse and compare TREC runs the way trec_eval does.")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in (cli_validate, cli_score, cli_fuse, cli_compare):
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)

@@ -1,0 +1,119 @@
+"""`python -m evaluator score`: validate and score runs per language, with group averages.
+
+JSON output, which scripts rely on: {"subsets": {lang: {metric: mean}}, "groups":
+{group: {metric: mean or null}}, "warnings": [...]} with full-precision floats, plus
+"per_query": {lang: {metric: {qid: value}}} with --per-query.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+
+from .aggregate import MISSING_RULES, group_means
+from .benchmarks import ALL, Benchmark
+from .cli import Inputs, add_common, benchmark_of, print_json, report_problems
+from .records import Qrels
+from .scoring import Evaluator
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "score", help="score runs against qrels (trec_eval -c semantics), per language and averaged",
+        description="Each PATH is a file, a directory, or LANG=PATH. Every judged query counts; a query "
+                    "missing from a run scores 0. Group averages are unweighted means over languages.")
+    parser.add_argument("--qrels", nargs="+", required=True, metavar="PATH")
+    parser.add_argument("--run", nargs="+", required=True, metavar="PATH")
+    parser.add_argument("--topics", nargs="*", default=[], metavar="PATH",
+                        help="topic files: with them, every run qid must be a query of its language")
+    parser.add_argument("--metrics", help="comma-separated, e.g. nDCG@10,R@100 (default: the benchmark's)")
+    parser.add_argument("--group", action="append", default=[], metavar="NAME=LANG,LANG...",
+                        help="an average column; repeatable (default: the benchmark's groups)")
+    parser.add_argument("--missing", choices=MISSING_RULES, default="zero",
+                        help="a language with qrels but no run counts 0, or leaves its groups incomplete")
+    parser.add_argument("--depth", type=int, default=100, help="documents per query that are scored")
+    parser.add_argument("--max-depth", type=int, default=1000, help="most documents a run may have per query")
+    parser.add_argument("--per-query", action="store_true", help="add each query's values")
+    add_common(parser)
+    parser.set_defaults(func=score_command)
+    return parser
+
+
+def parse_groups(specs: list[str], benchmark: Benchmark, present: list[str]) -> dict[str, list[str]]:
+    """--group NAME=LANG,... as given; else the benchmark's groups over the languages with qrels."""
+    if specs:
+        groups = {}
+        for spec in specs:
+            name, sep, members = spec.partition("=")
+            if not sep or not name or not members:
+                raise SystemExit(f"--group {spec!r}: expected NAME=LANG,LANG...")
+            groups[name] = [m.strip() for m in members.split(",") if m.strip()]
+        return groups
+    groups = {g.name: [c for c in benchmark.members(g.name) if c in present] for g in benchmark.groups}
+    if ALL not in groups:
+        groups[ALL] = list(present)
+    return {name: members for name, members in groups.items() if members}
+
+
+def score_command(args: argparse.Namespace) -> int:
+    """Read qrels, topics and runs, score each language, print the table; 1 if any input is rejected."""
+    benchmark = benchmark_of(args)
+    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else list(benchmark.metrics)
+    try:
+        # an unknown metric is a usage error: say so before reading gigabytes
+        Evaluator(Qrels({}), metrics, depth=args.depth)
+    except ValueError as exc:
+        print(f"python -m evaluator score: {exc}", file=sys.stderr)
+        return 2
+    inputs = Inputs(benchmark)
+    inputs.read_qrels(args.qrels)
+    inputs.read_topics(args.topics)
+    evaluators = {code: Evaluator(qrels, metrics, relevance_level=benchmark.relevance_level,
+                                  gain=benchmark.gain, depth=args.depth) for code, qrels in inputs.qrels.items()}
+    runs = inputs.read_runs(args.run, keep_depth=args.depth, max_depth=args.max_depth, progress=args.progress,
+                            require_qrels=True)
+    if inputs.errors:
+        report_problems(inputs, args.format)
+        return 1
+    # columns in the benchmark's order (known languages, then surprise ones), not file order
+    order = [code for code in benchmark.codes if code in runs]
+    results = {code: evaluators[code].score(runs[code], subset=code) for code in order}
+    subsets = {code: result.means for code, result in results.items()}
+    groups = group_means(subsets, parse_groups(args.group, benchmark, list(inputs.qrels)), missing=args.missing)
+    if args.format == "json":
+        document = {"subsets": subsets, "groups": groups, **inputs.problems_as_dict()}
+        if args.per_query:
+            document["per_query"] = {code: result.per_query for code, result in results.items()}
+        print_json(document)
+    else:
+        write_table(subsets, groups, metrics, benchmark, csv_out=args.format == "csv")
+        if args.per_query:
+            write_per_query(results)
+        report_problems(inputs, args.format)
+    return 0
+
+
+def write_table(subsets: dict, groups: dict, metrics: list[str], benchmark: Benchmark, *, csv_out: bool) -> None:
+    """One row per metric; one column per language, then one per group average."""
+    labels = {g.name: g.label for g in benchmark.groups}
+    header = ["metric", *subsets, *(labels.get(name, name) for name in groups)]
+    rows = [[metric, *(subsets[c].get(metric) for c in subsets), *(groups[g].get(metric) for g in groups)]
+            for metric in metrics]
+    if csv_out:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows([[cell if cell is not None else "" for cell in row] for row in rows])
+        return
+    text = [[row[0], *("-" if v is None else f"{v:.4f}" for v in row[1:])] for row in rows]
+    widths = [max(len(str(r[i])) for r in [header, *text]) for i in range(len(header))]
+    for row in [header, *text]:
+        print("  ".join(str(cell).ljust(w) if i == 0 else str(cell).rjust(w)
+                        for i, (cell, w) in enumerate(zip(row, widths))))
+
+
+def write_per_query(results: dict) -> None:
+    """trec_eval -q style lines: language, metric, qid, value."""
+    for code, result in results.items():
+        for metric, values in result.per_query.items():
+            for qid, value in values.items():
+                print(f"{code}\t{metric}\t{qid}\t{value:.4f}")
