@@ -184,7 +184,7 @@ def test_it_pins_the_query_count_of_the_page(cast, dev, django_assert_num_querie
     for team in range(5):  # more rows must not mean more queries
         make_scored(dev, team=make_team(cast.competition, name=f"Extra {team}"), scores=ndcg(sw=0.1))
     leaderboard_refresh(phase=dev)
-    anonymous, participant = client_for(None), client_for(cast.participant)
+    anonymous, participant, organizer = client_for(None), client_for(cast.participant), client_for(cast.organizer)
 
     # 1 phase + competition, 2 visible subsets + groups, 3 hidden groups (surprise notice),
     # 4 rows + submissions + teams, 5 current qrels release
@@ -193,6 +193,16 @@ def test_it_pins_the_query_count_of_the_page(cast, dev, django_assert_num_querie
     # the same, plus: session, user, organizer check, the viewer's team
     with django_assert_num_queries(9):
         participant.get(_url(dev))
+    # session, user, phase + competition, organizer check, subsets + groups, the organizer
+    # check again inside visible_subsets, rows, qrels release (no hidden-groups query)
+    with django_assert_num_queries(8):
+        organizer.get(_url(dev))
+
+
+def test_it_says_so_when_nothing_is_scored_yet(cast):
+    html = _get(cast.anonymous, _url(cast.competition.phases.get(slug="dev")))
+
+    assert "No scored submissions yet." in html and "<table" not in html and "plotly" not in html
 
 
 def test_it_asks_for_a_refresh_when_a_group_was_revealed_since_the_last_one(cast, dev):
