@@ -123,3 +123,8 @@ def test_it_does_not_count_the_clock_of_the_client(world):
     # The window is judged by the server clock alone: a phase closed a second ago refuses.
     with time_machine.travel(timezone.now() + timedelta(days=40)):
         assert refusal(world, [(upload("a.sw.txt", good_sw()), None)]).code == "phase_closed"
+
+
+def test_it_refuses_links_that_are_not_web_addresses(world):
+    error = refusal(world, [(upload("a.sw.txt", good_sw()), None)], paper_url="javascript:alert(1)")
+    assert error.code == "bad_url" and "paper_url" in error.message

@@ -7,7 +7,9 @@ import logging
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.core.files import File
+from django.core.validators import URLValidator
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -88,6 +90,15 @@ def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset]
     return reports
 
 
+def _refuse_bad_links(**links: str) -> None:
+    for field, url in links.items():
+        try:
+            if url:
+                URLValidator(schemes=["http", "https"])(url)
+        except ValidationError:
+            raise SubmissionRefused(f"{field}: {url!r} is not an http(s) address.", code="bad_url") from None
+
+
 def _check_submitter(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_baseline: bool,
                      now: datetime) -> None:
     if is_baseline:
@@ -117,6 +128,7 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
         raise SubmissionRefused("Send at least one run file.", code="no_files")
     if not method_name.strip():
         raise SubmissionRefused("Give the method a name.", code="no_method_name")
+    _refuse_bad_links(paper_url=paper_url, code_url=code_url)
     subsets = _resolve_subsets(phase=phase, user=user, files=files, now=now)
     with spool_folder() as folder:
         spooled = [spool(uploaded, name=uploaded.name, folder=folder, index=i)

@@ -1,0 +1,29 @@
+"""The Celery tasks: thin, late-acknowledged, named as the beat schedule expects."""
+from django.conf import settings
+
+from cupboard.celery import app
+from cupboard.submissions.models import Submission
+from cupboard.submissions.services import submission_create
+from cupboard.submissions.tasks import score_submission, sweep_stale
+
+from .conftest import good_sw, upload
+
+
+def test_it_acks_late_and_survives_a_lost_worker():
+    assert score_submission.acks_late and score_submission.reject_on_worker_lost
+    assert score_submission.time_limit == settings.CELERY_TASK_TIME_LIMIT
+    assert app.conf.worker_prefetch_multiplier == 1
+
+
+def test_it_registers_the_sweeper_under_the_scheduled_name():
+    scheduled = settings.CELERY_BEAT_SCHEDULE["sweep-stale-submissions"]["task"]
+    assert scheduled == sweep_stale.name == "cupboard.submissions.tasks.sweep_stale"
+
+
+def test_it_scores_by_id_when_run(world):
+    submission = submission_create(phase=world.dev, team=world.team_a, user=world.participant, method_name="BM25",
+                                   files=[(upload("run.sw.txt", good_sw()), None)])
+    assert score_submission(submission.pk) == "scored"
+    assert score_submission(submission.pk) == "skipped"
+    assert Submission.objects.get().status == Submission.Status.SCORED
+    assert sweep_stale() == {"requeued": 0, "renudged": 0, "failed": 0}
