@@ -70,7 +70,7 @@ def test_it_shows_organizers_surprise_languages_before_the_reveal(cast, dev):
 def test_it_shows_scores_to_three_decimals_with_baselines_badged(cast, dev):
     html = _get(cast.anonymous, _url(dev))
 
-    assert '<td class="num" data-value="0.45">0.450</td>' in html
+    assert '<td class="num avg" data-value="0.45">0.450</td>' in html
     assert 'BM25' in html and '<span class="badge">baseline</span>' in html
     assert html.index("a-run") < html.index("b-run") < html.index("BM25")
 

@@ -69,12 +69,13 @@ def heatmap_figure(leaderboard: Leaderboard, *, metric: str, top: int = HEATMAP_
         return z
 
     figure = go.Figure(go.Heatmap(z=grid(entries[0]), x=targets, y=sources, colorscale="Viridis",
-                                  colorbar_title=metric, hovertemplate="%{y} → %{x}: %{z}<extra></extra>"))
+                                  colorbar_title=metric, texttemplate="%{z:.3f}",
+                                  hovertemplate="%{y} → %{x}: %{z}<extra></extra>"))
     figure.update_layout(title=f"{metric} by source (rows) and target (columns)", xaxis_title="target",
-                         yaxis_title="source", margin={"t": 80})
+                         yaxis_title="source", yaxis_autorange="reversed", xaxis_side="top", margin={"t": 110})
     if len(entries) > 1:
         buttons = [{"label": _name(e), "method": "restyle", "args": [{"z": [grid(e)]}]} for e in entries]
-        figure.update_layout(updatemenus=[{"buttons": buttons, "x": 0, "y": 1.15, "xanchor": "left"}])
+        figure.update_layout(updatemenus=[{"buttons": buttons, "x": 1, "y": 1.25, "xanchor": "right"}])
     return figure
 
 

@@ -31,7 +31,7 @@ def leaderboard_csv(leaderboard: Leaderboard) -> str:
         line = ["" if entry.rank is None else entry.rank, entry.team, entry.method,
                 "yes" if entry.is_baseline else "", "" if entry.qrels_version is None else entry.qrels_version]
         for table in tables:
-            line += ["" if v is None else f"{v:.{decimals}f}" for v in table[position][1]]
+            line += ["" if v is None else f"{v:.{decimals}f}" for _, v in table[position][1]]
         writer.writerow(line)
     return out.getvalue()
 

@@ -92,10 +92,10 @@ class Leaderboard:
     def columns(self) -> list[Column]:
         return self.subset_columns + self.average_columns
 
-    def table(self, metric: str) -> list[tuple[Entry, list[float | None]]]:
-        """Rows with their cells for `metric`, in the order of `columns`."""
+    def table(self, metric: str) -> list[tuple[Entry, list[tuple[Column, float | None]]]]:
+        """Rows with their (column, value) cells for `metric`, in the order of `columns`."""
         columns = self.columns
-        return [(entry, [entry.cell(c, metric) for c in columns]) for entry in self.entries]
+        return [(entry, [(c, entry.cell(c, metric)) for c in columns]) for entry in self.entries]
 
 
 def _closed_message(phase: Phase) -> str:
