@@ -56,3 +56,9 @@ class TeamPagesTestCase(PersonasTestCase):
         response = self.client_for(self.anonymous).get(reverse("teams:create", args=["cup"]))
         self.assertEqual(response.status_code, 302)
         self.assertIn(reverse("accounts:login"), response.url)
+
+    def test_it_reads_the_team_page_in_a_fixed_number_of_queries(self):
+        client = self.client_for(self.participant)
+        # session, user, team (+competition), membership, members, submissions (+phase)
+        with self.assertNumQueries(6):
+            client.get(self.team_a.get_absolute_url())

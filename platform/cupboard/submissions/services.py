@@ -1,9 +1,8 @@
-"""Submission writes: upload, final selection, disqualification, re-scoring, baselines.
+"""Submission writes: upload (teams and baselines), final selection, disqualification, re-scoring.
 
 Every refusal is a `SubmissionRefused` with a code, raised before anything is written.
-Scoring itself (the worker side) lives in `scoring.py`; limits in `quota.py`.
+Scoring (the worker side) lives in `scoring.py`, limits in `quota.py`, fused baselines in `baselines.py`.
 """
-import logging
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -29,7 +28,6 @@ from .quota import quota_check
 from .runfiles import SpooledFile, read_run_file, read_topics_of, spool, spool_folder
 from .selectors import duplicate_submission
 
-logger = logging.getLogger(__name__)
 
 
 def submission_enqueue(*, submission_ids: list[int]) -> None:

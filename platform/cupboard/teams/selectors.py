@@ -17,10 +17,5 @@ def is_member(*, team: Team, user: AbstractBaseUser) -> bool:
     return user.is_authenticated and team.memberships.filter(user=user).exists()
 
 
-def can_see_team_work(*, team: Team, user: AbstractBaseUser) -> bool:
-    """Teammates and organizers see a team's submissions; everybody else its name only."""
-    return is_member(team=team, user=user) or team.competition.is_organizer(user)
-
-
 def team_members(*, team: Team) -> list:
     return [m.user for m in team.memberships.select_related("user").order_by("joined_at")]

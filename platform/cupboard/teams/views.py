@@ -10,7 +10,7 @@ from cupboard.competitions.models import Competition
 
 from .forms import TeamForm
 from .models import Team
-from .selectors import can_see_team_work, is_member, team_members, user_team
+from .selectors import is_member, team_members, user_team
 from .services import team_create, team_join, team_leave
 
 
@@ -71,11 +71,12 @@ def leave(request, competition_slug: str, team_slug: str):
 def detail(request, competition_slug: str, team_slug: str):
     """The team page: members and submissions for teammates and organizers, the name for others."""
     team = _get_team(competition_slug, team_slug)
-    insider = can_see_team_work(team=team, user=request.user)
+    member = is_member(team=team, user=request.user)
+    insider = member or team.competition.is_organizer(request.user)  # others see the name only
     submissions = team.submissions.select_related("phase").order_by("phase__position", "-number") if insider else None
     return render(request, "teams/detail.html", {
         "team": team, "insider": insider, "submissions": submissions,
-        "is_member": is_member(team=team, user=request.user),
+        "is_member": member,
         "members": team_members(team=team) if insider else None,
         "invite_url": request.build_absolute_uri(reverse("teams:join", args=[team.invite_code])) if insider else None,
     })
