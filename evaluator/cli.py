@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .benchmarks import BENCHMARKS, Benchmark, get_benchmark
@@ -45,19 +45,18 @@ class Inputs:
                 found[code] = path
         return found
 
-    def read_qrels(self, paths: Sequence[str]) -> None:
+    def _read_each(self, paths: Sequence[str], reader: Callable, into: dict) -> None:
         for code, path in self.by_subset(paths).items():
             try:
-                self.qrels[code] = read_qrels(path)
+                into[code] = reader(path)
             except InputError as exc:
                 self.errors += exc.problems
 
+    def read_qrels(self, paths: Sequence[str]) -> None:
+        self._read_each(paths, read_qrels, self.qrels)
+
     def read_topics(self, paths: Sequence[str]) -> None:
-        for code, path in self.by_subset(paths).items():
-            try:
-                self.topics[code] = read_topics(path)
-            except InputError as exc:
-                self.errors += exc.problems
+        self._read_each(paths, read_topics, self.topics)
 
     def read_runs(self, paths: Sequence[str], *, keep_depth: int, max_depth: int,
                   progress: bool | None, require_qrels: bool = False) -> dict[str, Run]:

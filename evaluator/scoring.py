@@ -12,6 +12,7 @@ code) to 1e-9 on the MIRACL and Mr. TyDi qrels.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 import pyarrow as pa
@@ -38,27 +39,37 @@ def positions(sorted_queries: np.ndarray) -> np.ndarray:
     return np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
 
 
+def in_trec_order(queries: np.ndarray, scores: np.ndarray, docids: np.ndarray) -> bool:
+    """Whether rows already come one block per query, each in trec_eval order (what
+    `read_run` produces), so the sort can be skipped; kernels only need each query's rows
+    together and ranked, not queries in any particular order."""
+    same = queries[1:] == queries[:-1]
+    heads = queries[np.r_[True, ~same]]
+    if len(np.unique(heads)) != len(heads) or np.any(same & (scores[1:] > scores[:-1])):
+        return False
+    ties = np.flatnonzero(same & (scores[1:] == scores[:-1]))
+    return bool(np.all(docids[ties] > docids[ties + 1]))
+
+
 class JudgmentIndex:
     """The qrels as arrays: query i is `qids[i]`; a judged pair is the int64 key
     `i * len(docids) + docid number`, kept sorted with its label alongside."""
 
     def __init__(self, qrels: Qrels):
-        self.qids = list(qrels.judgments)
-        doc_numbers: dict[str, int] = {}
-        keys, labels, owners = [], [], []
-        for i, docs in enumerate(qrels.judgments.values()):
-            for docid, label in docs.items():
-                keys.append(doc_numbers.setdefault(docid, len(doc_numbers)))
-                labels.append(label)
-                owners.append(i)
-        self.n_docs = max(len(doc_numbers), 1)
-        self.qid_values = pa.array(self.qids, type=pa.string())
-        self.docid_values = pa.array(list(doc_numbers), type=pa.string())
-        owner = np.asarray(owners, dtype=np.int64)
-        key = owner * self.n_docs + np.asarray(keys, dtype=np.int64)
+        judgments = qrels.judgments
+        self.qids = list(judgments)
+        self.number = {qid: i for i, qid in enumerate(self.qids)}
+        sizes = np.fromiter(map(len, judgments.values()), np.int64, len(self.qids))
+        total = int(sizes.sum())
+        encoded = pc.dictionary_encode(pa.array(list(chain.from_iterable(judgments.values())), type=pa.string()))
+        self.docid_values = encoded.dictionary
+        self.n_docs = max(len(self.docid_values), 1)
+        owner = np.repeat(np.arange(len(self.qids), dtype=np.int64), sizes)
+        key = owner * self.n_docs + encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        labels = np.fromiter(chain.from_iterable(d.values() for d in judgments.values()), np.int64, total)
         order = np.argsort(key, kind="stable")
         self.keys = key[order]
-        self.labels = np.asarray(labels, dtype=np.int64)[order]
+        self.labels = labels[order]
         self.owner = owner[order]
         self._cache: dict[tuple, np.ndarray] = {}
 
@@ -94,10 +105,14 @@ class JudgmentIndex:
             return np.zeros(len(qidx), np.int64), np.zeros(len(qidx), bool)
         numbers = pc.fill_null(pc.index_in(docids, value_set=self.docid_values), -1)
         numbers = numbers.to_numpy().astype(np.int64)
-        key = qidx * self.n_docs + numbers
+        # only rows whose docid is judged somewhere need the binary search
+        rows = np.flatnonzero(numbers >= 0)
+        key = qidx[rows] * self.n_docs + numbers[rows]
         where = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
-        judged = (numbers >= 0) & (self.keys[where] == key)
-        return np.where(judged, self.labels[where], 0), judged
+        hit = self.keys[where] == key
+        label, judged = np.zeros(len(qidx), np.int64), np.zeros(len(qidx), bool)
+        label[rows[hit]], judged[rows[hit]] = self.labels[where[hit]], True
+        return label, judged
 
 
 class Evaluator:
@@ -129,24 +144,34 @@ class Evaluator:
         """Rank `run` as trec_eval does and match it to the judgments (rows of queries
         outside the qrels are dropped, as trec_eval drops them)."""
         index = self.index
-        if run is None or len(run) == 0:
+        if run is None or not len(run):
             empty = np.zeros(0, np.int64)
             return Ranked(index.n_queries, self.depth, empty, empty, empty, empty.astype(bool), index)
-        qnum = pc.index_in(pa.array(run.qids, type=pa.string()), value_set=index.qid_values)
-        inside = pc.is_valid(qnum).to_numpy(zero_copy_only=False)
-        qidx = pc.fill_null(qnum, -1).to_numpy().astype(np.int64)
-        docids = pa.array(run.docids, type=pa.string())
-        scores = np.asarray(run.scores, dtype=np.float64)
+        qidx = self._query_numbers(run.qids)
+        scores, docids = np.asarray(run.scores, dtype=np.float64), run.docids
+        inside = qidx >= 0
         if not inside.all():
-            qidx, scores, docids = qidx[inside], scores[inside], docids.filter(pa.array(inside))
-        order = trec_order(qidx, scores, docids)
-        qidx, docids = qidx[order], docids.take(pa.array(order))
+            qidx, scores, docids = qidx[inside], scores[inside], docids[inside]
+        if not len(qidx):
+            return self.rank(None)
+        if not in_trec_order(qidx, scores, docids):
+            order = trec_order(qidx, scores, pa.array(docids, type=pa.string()))
+            qidx, scores, docids = qidx[order], scores[order], docids[order]
         rank = positions(qidx)
         keep = rank < self.depth
         if not keep.all():
-            qidx, rank, docids = qidx[keep], rank[keep], docids.filter(pa.array(keep))
-        label, judged = index.lookup(qidx, docids)
+            qidx, rank, docids = qidx[keep], rank[keep], docids[keep]
+        label, judged = index.lookup(qidx, pa.array(docids, type=pa.string()))
         return Ranked(index.n_queries, self.depth, qidx, rank, label, judged, index)
+
+    def _query_numbers(self, qids: np.ndarray) -> np.ndarray:
+        """Each row's query number in the qrels (-1 outside them). Runs come grouped by
+        query, so only the first row of each block is looked up."""
+        n = len(qids)
+        heads = np.flatnonzero(np.r_[True, qids[1:] != qids[:-1]])
+        number = self.index.number
+        found = np.fromiter((number.get(q, -1) for q in qids[heads]), np.int64, len(heads))
+        return np.repeat(found, np.diff(np.r_[heads, n]))
 
     def per_query_arrays(self, run: Run | None) -> dict[str, np.ndarray]:
         """Each metric's value for every qrels query, in qrels order (`self.index.qids`)."""

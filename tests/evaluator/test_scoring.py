@@ -91,3 +91,13 @@ def test_it_rejects_an_unknown_gain_or_metric():
         Evaluator(QRELS, ["nDCG@10"], gain="cube")
     with pytest.raises(ValueError, match="unknown metric"):
         Evaluator(QRELS, ["nDCG@ten"])
+
+
+def test_it_sorts_when_a_query_is_split_or_a_tie_is_out_of_order():
+    evaluator = Evaluator(QRELS, ["RR@10", "P@2"])
+    split = [("q1", "d2", 3.0), ("q3", "d5", 1.0), ("q1", "dX", 2.0), ("q1", "d1", 2.0)]
+    assert evaluator.score(make_run(split)).per_query["RR@10"]["q1"] == pytest.approx(1 / 3)
+    wrong_tie = [("q1", "d1", 2.0), ("q1", "dX", 2.0)]  # trec_eval puts dX first
+    assert evaluator.score(make_run(wrong_tie)).per_query["RR@10"]["q1"] == 0.5
+    in_order = [("q1", "d1", 3.0), ("q1", "dX", 2.0)]
+    assert evaluator.score(make_run(in_order)).per_query["P@2"]["q1"] == 0.5

@@ -1,0 +1,129 @@
+"""`make bench` / `python -m evaluator.bench`: validate + score a full-size MIRACL test-B
+shaped submission (18 languages, test-B query counts) at depth 100 and 1000, with this
+engine and with pytrec_eval (including its own file parsing), and print one table.
+
+Each measurement runs in a fresh subprocess so its peak memory (ru_maxrss) is its own.
+Timing starts after imports and covers: reading qrels and topics, reading and validating
+every run against its topics (ours) or parsing it (pytrec_eval's parse_run), and scoring
+nDCG@10 and R@100 for every language. The data is generated once into bench-data/.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+METRICS = ("nDCG@10", "R@100")
+PYTREC_MEASURES = {"ndcg_cut_10", "recall_100"}
+DEPTHS = (100, 1000)
+
+
+def data_dir(root: Path, depth: int) -> Path:
+    """The generated set for one depth, made on first use (a marker file says it is complete)."""
+    from .synthetic import make_miracl_set
+
+    directory = root / f"miracl-test-b-depth{depth}"
+    if not (directory / ".complete").exists():
+        print(f"generating {directory} ...", file=sys.stderr)
+        make_miracl_set(directory, depth=depth)
+        (directory / ".complete").touch()
+    return directory
+
+
+def files(directory: Path) -> dict[str, dict[str, Path]]:
+    from .naming import subset_from_filename
+    from .synthetic import MIRACL_TEST_B_QUERY_COUNTS
+
+    out: dict[str, dict[str, Path]] = {}
+    for path in sorted(directory.iterdir()):
+        code = subset_from_filename(path.name, MIRACL_TEST_B_QUERY_COUNTS)
+        if code and not path.name.startswith("."):
+            out.setdefault(code, {})[path.name.split(".")[0]] = path
+    return out
+
+
+def ours(directory: Path) -> dict:
+    from .benchmarks import get_benchmark
+    from .qrels import read_qrels
+    from .runs import read_run
+    from .scoring import Evaluator
+    from .topics import read_topics
+
+    docid_pattern = get_benchmark("miracl").docid_pattern
+    start = time.perf_counter()
+    means, lines = {}, 0
+    for code, paths in files(directory).items():
+        topics = read_topics(paths["topics"])
+        evaluator = Evaluator(read_qrels(paths["qrels"]), METRICS)
+        run, report = read_run(paths["run"], topics=topics, docid_pattern=docid_pattern, max_depth=1000)
+        if not report.ok:
+            raise SystemExit(f"{paths['run']} was rejected: {report.errors[:3]}")
+        lines += report.lines
+        means[code] = evaluator.score(run).means
+    return {"seconds": time.perf_counter() - start, "lines": lines, "means": means}
+
+
+def pytrec(directory: Path) -> dict:
+    import pytrec_eval
+
+    start = time.perf_counter()
+    means = {}
+    for code, paths in files(directory).items():
+        with open(paths["qrels"], encoding="utf-8") as handle:
+            qrels = pytrec_eval.parse_qrel(handle)
+        with open(paths["run"], encoding="utf-8") as handle:
+            run = pytrec_eval.parse_run(handle)
+        values = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_MEASURES).evaluate(run)
+        # trec_eval -c: every judged query counts, a missed one as 0
+        means[code] = {name: sum(values.get(q, {}).get(measure, 0.0) for q in qrels) / len(qrels)
+                       for name, measure in zip(METRICS, ("ndcg_cut_10", "recall_100"))}
+    return {"seconds": time.perf_counter() - start, "means": means}
+
+
+def measure(engine: str, directory: Path) -> dict:
+    """Run one engine in a fresh interpreter; its wall time and peak resident memory."""
+    done = subprocess.run([sys.executable, "-m", "evaluator.bench", "--worker", engine, str(directory)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"{engine} failed:\n{done.stderr}")
+    return json.loads(done.stdout)
+
+
+def worker(engine: str, directory: Path) -> None:
+    result = (ours if engine == "ours" else pytrec)(directory)
+    # ru_maxrss is in KiB on Linux
+    result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    json.dump(result, sys.stdout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evaluator.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=os.environ.get("CUPBOARD_BENCH_DATA", "bench-data"))
+    parser.add_argument("--depths", default=",".join(map(str, DEPTHS)))
+    parser.add_argument("--worker", nargs=2, metavar=("ENGINE", "DIR"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(args.worker[0], Path(args.worker[1]))
+        return 0
+    rows = []
+    for depth in map(int, args.depths.split(",")):
+        directory = data_dir(Path(args.data), depth)
+        a, b = measure("ours", directory), measure("pytrec_eval", directory)
+        worst = max(abs(a["means"][c][m] - b["means"][c][m]) for c in a["means"] for m in METRICS)
+        rows.append((depth, a["lines"], a, b, worst))
+    print("| depth | run lines | cupboard s | cupboard peak MB | pytrec_eval s | pytrec_eval peak MB "
+          "| speed-up | max abs diff of means |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for depth, lines, a, b, worst in rows:
+        print(f"| {depth} | {lines:,} | {a['seconds']:.2f} | {a['peak_mb']:.0f} | {b['seconds']:.2f} "
+              f"| {b['peak_mb']:.0f} | {b['seconds'] / a['seconds']:.1f}x | {worst:.1e} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
