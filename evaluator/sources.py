@@ -22,7 +22,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 # A depth-1000 run for the largest MIRACL language is ~80 MB; 1 GiB leaves room for long
 # docids while still stopping a bomb long before it hurts a worker.
 DEFAULT_MAX_BYTES = 1 << 30
-BLOCK_SIZE = 8 << 20
+BLOCK_SIZE = 4 << 20
 _READ_SIZE = 1 << 20
 
 
@@ -111,8 +111,10 @@ def iter_blocks(source: Source, *, file: str, max_bytes: int = DEFAULT_MAX_BYTES
                 cut = pending.rfind(b"\n", 0, block_size) + 1 or pending.find(b"\n", block_size) + 1
                 if not cut:
                     break
-                yield bytes(pending[:cut])
+                with memoryview(pending) as view:
+                    block = bytes(view[:cut])  # one copy, not two
                 del pending[:cut]
+                yield block
         if pending:
             yield bytes(pending)
 

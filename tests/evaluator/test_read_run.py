@@ -68,3 +68,21 @@ def test_it_writes_what_it_reads(tmp_path):
     assert report.ok and again.tag == "copy"
     assert {w.code for w in report.warnings} <= {"score-ties", "missing-queries"}  # ranks now follow scores
     assert list(again.docids) == list(run.docids) and np.array_equal(again.scores, run.scores)
+
+
+def test_it_keeps_the_same_top_k_as_a_plain_sort_when_queries_span_blocks(tmp_path, monkeypatch):
+    import functools
+
+    from evaluator import runs, sources
+
+    monkeypatch.setattr(runs, "iter_blocks", functools.partial(sources.iter_blocks, block_size=1024))
+    rng = np.random.default_rng(5)
+    rows = [(str(rng.integers(1, 6)), f"{i}#{rng.integers(0, 3)}", float(rng.integers(0, 40))) for i in range(900)]
+    (tmp_path / "a.txt").write_text("".join(f"{q} Q0 {d} 1 {s} t\n" for q, d, s in rows))
+    run, report = read_run(tmp_path / "a.txt", keep_depth=25)
+    assert report.ok
+    expected = []
+    for qid in sorted({q for q, _, _ in rows}, key=[q for q, _, _ in rows].index):
+        ranked = sorted((r for r in rows if r[0] == qid), key=lambda r: (r[2], r[1]), reverse=True)
+        expected += [(q, d) for q, d, _ in ranked[:25]]
+    assert list(zip(run.qids, run.docids)) == expected

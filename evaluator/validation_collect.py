@@ -1,0 +1,151 @@
+"""The checks that span the lines of a run, and the cut to the top k per query.
+
+Blocks of parsed rows (`validation_fast.Rows`) arrive one at a time. Each block is cut at
+once to its own top `keep_depth` rows per query in trec_eval order; the file's top k of a
+query is always among the blocks' top k, so a depth-1000 run never holds more than its
+scored rows plus, for every row, 16 bytes of bookkeeping (duplicate key, query, line) and
+its docid bytes (to confirm a suspected duplicate exactly).
+"""
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .records import Run
+from .validation import ProblemLog
+from .validation_fast import Rows
+
+_QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads query codes over the 64-bit key space
+
+
+def trec_order(q: np.ndarray, scores: np.ndarray, docids: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, int, int]:
+    """Row order grouped by query, score descending, docid descending (trec_eval's order);
+    also how many queries have tied scores and the row of the first tie."""
+    n = q.size
+    same_q = q[1:] == q[:-1]
+    grouped = np.count_nonzero(~same_q) + 1 == np.count_nonzero(np.bincount(q)) if n else True
+    if grouped and np.all(scores[1:][same_q] <= scores[:-1][same_q]):
+        order = np.arange(n)  # already as nearly every retrieval toolkit writes it
+    else:
+        order = np.lexsort((-scores, q))
+    qs, ss = q[order], scores[order]
+    tied = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
+    if not tied.any():
+        return order, 0, 0
+    member = np.zeros(n, dtype=bool)
+    member[:-1] |= tied
+    member[1:] |= tied
+    group = np.cumsum(member & ~np.concatenate(([False], tied)))
+    at = np.flatnonzero(member)
+    ties = pa.table({"group": group[at], "docid": docids.take(pa.array(order[at]))})
+    within = pc.sort_indices(ties, sort_keys=[("group", "ascending"), ("docid", "descending")]).to_numpy()
+    order[at] = order[at][within]
+    return order, int(np.unique(qs[at]).size), int(order[at].min())
+
+
+def position_in_query(qs: np.ndarray) -> np.ndarray:
+    """0-based position of each row within its query's stretch (rows grouped by query)."""
+    n = qs.size
+    starts = np.flatnonzero(np.concatenate(([True], qs[1:] != qs[:-1])))
+    return np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))
+
+
+def _top(rows: Rows, k: int) -> Rows:
+    if not len(rows.qcodes) or np.bincount(rows.qcodes).max() <= k:
+        return rows
+    order, _, _ = trec_order(rows.qcodes, rows.scores, rows.docids)
+    keep = np.sort(order[position_in_query(rows.qcodes[order]) < k])  # back in file order
+    return Rows(rows.qcodes[keep], rows.docids.take(pa.array(keep)), rows.ranks[keep], rows.scores[keep],
+                rows.lines[keep], rows.hashes[keep])
+
+
+class RunCollector:
+    """Gathers one file's blocks; `finish` runs the cross-line checks and builds the Run."""
+
+    def __init__(self, keep_depth: int):
+        self.keep_depth = keep_depth
+        self.q: list[np.ndarray] = []
+        self.keys: list[np.ndarray] = []
+        self.lines: list[np.ndarray] = []
+        self.docids: list[pa.Array] = []
+        self.kept: list[Rows] = []
+
+    def add(self, rows: Rows) -> None:
+        with np.errstate(over="ignore"):
+            self.keys.append(rows.hashes + rows.qcodes.astype(np.uint64) * _QUERY_MIX)
+        self.q.append(rows.qcodes)
+        self.lines.append(rows.lines.astype(np.int32))
+        self.docids.append(rows.docids)
+        self.kept.append(_top(rows, self.keep_depth))
+
+    def finish(self, qids: list[str], log: ProblemLog, *, topics: Collection[str] | None,
+               max_depth: int, tag: str) -> tuple[Run | None, int]:
+        q = np.concatenate(self.q) if self.q else np.zeros(0, np.int32)
+        if q.size == 0:
+            if not log.errors:
+                log.error("empty-file", "the run is empty: it has no result lines")
+            return None, 0
+        names = np.array(qids, dtype=object)
+        counts = np.bincount(q, minlength=len(names))
+        lines = np.concatenate(self.lines)
+        self._check_depth(q, counts, names, lines, log, max_depth)
+        self._check_duplicates(q, names, lines, log)
+        queries = int(np.count_nonzero(counts))
+        if topics is not None:
+            missing = sorted(set(topics) - set(names[counts > 0]))
+            if missing:
+                log.warn("missing-queries", f"{len(missing)} of {len(set(topics))} queries have no results and "
+                         f"score 0 (e.g. {', '.join(missing[:5])})")
+        kq = np.concatenate([k.qcodes for k in self.kept])
+        scores = np.concatenate([k.scores for k in self.kept])
+        ranks = np.concatenate([k.ranks for k in self.kept])
+        klines = np.concatenate([k.lines for k in self.kept])
+        docids = pa.chunked_array([k.docids for k in self.kept], pa.string())
+        order, tied_queries, first_tie = trec_order(kq, scores, docids)
+        if tied_queries:
+            log.warn("score-ties", f"{tied_queries} queries have scored documents with equal scores; they are "
+                     "ordered by docid, descending, as trec_eval does", int(klines[first_tie]))
+        _check_rank_order(kq, scores, ranks, klines, order, log)
+        if log.errors:
+            return None, queries
+        keep = order[position_in_query(kq[order]) < self.keep_depth]
+        run = Run(qids=names[kq[keep]], docids=docids.take(pa.array(keep)).to_numpy(),
+                  scores=scores[keep], tag=tag)
+        return run, queries
+
+    @staticmethod
+    def _check_depth(q, counts, names, lines, log: ProblemLog, max_depth: int) -> None:
+        for code in np.flatnonzero(counts > max_depth)[: log.max_problems]:
+            extra = np.flatnonzero(q == code)[max_depth]
+            log.error("too-deep", f"query {names[code]!r} has {counts[code]:,} documents; the limit is "
+                      f"{max_depth:,} per query", int(lines[extra]), 1)
+
+    def _check_duplicates(self, q, names, lines, log: ProblemLog) -> None:
+        """Same docid twice for one query: (query, docid hash) keys sorted once; keys that
+        repeat are confirmed on the docid strings."""
+        keys = np.concatenate(self.keys)
+        ordered = np.sort(keys)
+        repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+        if not repeated.size:
+            return
+        rows = np.flatnonzero(np.isin(keys, repeated))  # file order
+        docids = pa.chunked_array(self.docids, pa.string()).take(pa.array(rows)).to_pylist()
+        first: dict[tuple[int, str], int] = {}
+        for row, docid in zip(rows.tolist(), docids):
+            seen = first.setdefault((int(q[row]), docid), row)
+            if seen != row:
+                log.error("duplicate-docid", f"docid {docid!r} appears again for query {names[q[row]]!r} "
+                          f"(first on line {lines[seen]})", int(lines[row]), 3)
+
+
+def _check_rank_order(q, scores, ranks, lines, order, log: ProblemLog) -> None:
+    qs, ss, rs = q[order], scores[order], ranks[order]
+    wrong = np.flatnonzero((qs[1:] == qs[:-1]) & (ss[1:] < ss[:-1]) & (rs[1:] <= rs[:-1]))
+    if wrong.size:
+        hi, lo = order[wrong[0]], order[wrong[0] + 1]
+        log.warn("rank-order", f"the rank column disagrees with the scores (line {lines[hi]} has rank {ranks[hi]} "
+                 f"but a higher score than line {lines[lo]} with rank {ranks[lo]}); documents are ordered by "
+                 "score, as trec_eval does", int(lines[hi]), 4)
