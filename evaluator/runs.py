@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Collection
 from typing import TextIO
 
@@ -19,7 +21,7 @@ from .records import InputError, Run, ValidationReport
 from .sources import DEFAULT_MAX_BYTES, GZIP_MAGIC, Source, iter_blocks, source_name
 from .validation import BOM, MAX_PROBLEMS, LineRules, ProblemLog
 from .validation_collect import RunCollector, position_in_query, trec_order
-from .validation_fast import rows_exact, rows_fast
+from .validation_fast import commit, parse_fast, rows_exact
 
 
 def read_run(source: Source, *, name: str | None = None, topics: Collection[str] | None = None,
@@ -41,29 +43,51 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
     codes: dict[str, int] = {}
     collector = RunCollector(keep_depth)
     line, done, total = 1, 0, _plain_size(source)
-    try:
-        for block in iter_blocks(source, file=file, max_bytes=max_bytes):
-            done += len(block)
-            if line == 1 and block.startswith(BOM):
-                block = block[len(BOM):]
-                log.warn("bom", "the file starts with a UTF-8 byte order mark; it was ignored", 1)
-            rows = rows_fast(block, line, rules, codes, docid_pattern)
-            if rows is None:
-                rows, crlf = rows_exact(block, line, rules, codes, log)
-                if crlf:
-                    log.warn("crlf", "lines end in CRLF (Windows); accepted", crlf)
-            collector.add(rows)
-            line += block.count(b"\n") + (not block.endswith(b"\n"))
-            if progress:
-                progress(done, total)
-            if log.full:
-                break
-    except InputError as exc:
-        for problem in exc.problems:
-            log.error(problem.code, problem.message, problem.line, problem.column)
-        return None, log.report(lines=line - 1)
+    # Blocks are parsed on two threads (pyarrow and numpy release the GIL) while this
+    # thread gives them their qid codes and line numbers in file order.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        queue: deque = deque()
+        try:
+            for block in iter_blocks(source, file=file, max_bytes=max_bytes):
+                if line == 1 and not done and block.startswith(BOM):
+                    block = block[len(BOM):]
+                    log.warn("bom", "the file starts with a UTF-8 byte order mark; it was ignored", 1)
+                done += len(block)
+                queue.append((block, pool.submit(parse_fast, block, topics=rules.topics, docid_pattern=docid_pattern)))
+                while len(queue) > 1 and not log.full:
+                    line = _take(queue.popleft(), line, rules, codes, log, collector)
+                if progress:
+                    progress(done, total)
+                if log.full:
+                    break
+            while queue and not log.full:
+                line = _take(queue.popleft(), line, rules, codes, log, collector)
+        except InputError as exc:
+            for problem in exc.problems:
+                log.error(problem.code, problem.message, problem.line, problem.column)
+            return None, log.report(lines=line - 1)
+        finally:
+            for _, future in queue:
+                future.cancel()
     run, queries = collector.finish(list(codes), log, topics=topics, max_depth=max_depth, tag=rules.tag or "")
     return (None if log.errors else run), log.report(lines=line - 1, queries=queries)
+
+
+def _take(item, line: int, rules: LineRules, codes: dict[str, int], log: ProblemLog,
+          collector: RunCollector) -> int:
+    """Add one parsed block (or check it line by line) and return the next block's first line."""
+    block, future = item
+    parsed = future.result()
+    rows = None if parsed is None else commit(parsed, line, rules, codes)
+    if rows is None:
+        rows, crlf = rows_exact(block, line, rules, codes, log)
+        if crlf:
+            log.warn("crlf", "lines end in CRLF (Windows); accepted", crlf)
+        count = block.count(b"\n") + (not block.endswith(b"\n"))
+    else:
+        count = parsed.count
+    collector.add(rows)
+    return line + count
 
 
 def _plain_size(source: Source) -> int:

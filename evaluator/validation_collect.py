@@ -54,11 +54,25 @@ def position_in_query(qs: np.ndarray) -> np.ndarray:
 
 
 def _top(rows: Rows, k: int) -> Rows:
-    if not len(rows.qcodes) or np.bincount(rows.qcodes).max() <= k:
+    """The rows scoring at least the k-th score of their query in this block: a superset of
+    the block's top k (ties at the cut stay in, so no docid needs sorting here)."""
+    q, scores = rows.qcodes, rows.scores
+    if not q.size or np.bincount(q).max() <= k:
         return rows
-    order, _, _ = trec_order(rows.qcodes, rows.scores, rows.docids)
-    keep = np.sort(order[position_in_query(rows.qcodes[order]) < k])  # back in file order
-    return Rows(rows.qcodes[keep], rows.docids.take(pa.array(keep)), rows.ranks[keep], rows.scores[keep],
+    sorted_q = bool(np.all(q[1:] >= q[:-1]))
+    order = np.arange(q.size) if sorted_q else np.lexsort((-scores, q))
+    qs = q[order]
+    starts = np.flatnonzero(np.concatenate(([True], qs[1:] != qs[:-1])))
+    sizes = np.diff(np.append(starts, q.size))
+    if sorted_q:  # rows of a query are together; are they by descending score?
+        ss = scores[order]
+        if not np.all(ss[1:][qs[1:] == qs[:-1]] <= ss[:-1][qs[1:] == qs[:-1]]):
+            order = np.lexsort((-scores, q))
+            qs = q[order]
+    ss = scores[order]
+    kth = np.where(sizes > k, ss[np.minimum(starts + k - 1, q.size - 1)], -np.inf)
+    keep = np.sort(order[ss >= np.repeat(kth, sizes)])  # back in file order
+    return Rows(q[keep], rows.docids.take(pa.array(keep)), rows.ranks[keep], scores[keep],
                 rows.lines[keep], rows.hashes[keep])
 
 

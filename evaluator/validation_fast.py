@@ -111,9 +111,23 @@ def _docids_match(docids: pa.Array, pattern: str | None) -> bool:
     return pc.all(pc.match_substring_regex(docids, f"^(?:{pattern})$")).as_py()
 
 
-def rows_fast(block: bytes, first_line: int, rules: LineRules, codes: dict[str, int],
-              docid_pattern: str | None) -> Rows | None:
-    """The block's rows when every line in it is plainly valid; None when any line needs a closer look."""
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A block that passed every per-line check, before its qids get the file's codes."""
+
+    qid_values: list[str]
+    qid_indices: np.ndarray
+    docids: pa.Array
+    ranks: np.ndarray
+    scores: np.ndarray
+    hashes: np.ndarray
+    tag: str
+    count: int
+
+
+def parse_fast(block: bytes, *, topics: frozenset[str] | None, docid_pattern: str | None) -> Parsed | None:
+    """Parse a block when every line in it is plainly valid; None when any line needs a
+    closer look. Touches no shared state, so blocks can be parsed on worker threads."""
     arr = np.frombuffer(block, np.uint8)
     if arr.size == 0 or arr.max() >= 0x80:
         return None
@@ -138,26 +152,35 @@ def rows_fast(block: bytes, first_line: int, rules: LineRules, codes: dict[str, 
     qid = pc.dictionary_encode(qid)
     qid_values = qid.dictionary.to_pylist()
     tags = pc.unique(tag).to_pylist()
-    if (len(tags) != 1 or not TAG_RE.fullmatch(tags[0].encode()) or (rules.tag not in (None, tags[0]))
+    if (len(tags) != 1 or not TAG_RE.fullmatch(tags[0].encode())
             or max(len(v.encode()) for v in qid_values) > MAX_FIELD_BYTES
             or pc.max(pc.binary_length(q0)).as_py() > MAX_FIELD_BYTES
             or pc.max(pc.binary_length(docids)).as_py() > MAX_FIELD_BYTES
             or not pc.all(pc.is_finite(scores)).as_py()):
         return None
-    if rules.topics is not None and not rules.topics.issuperset(qid_values):
+    if topics is not None and not topics.issuperset(qid_values):
         return None
     if not _docids_match(docids, docid_pattern):
         return None
-    rules.tag = tags[0]
-    mapping = np.array([codes.setdefault(v, len(codes)) for v in qid_values], dtype=np.int32)
-    return Rows(
-        qcodes=mapping[qid.indices.to_numpy()],
-        docids=docids,
-        ranks=ranks.to_numpy(),
-        scores=scores.to_numpy(),
-        lines=np.arange(first_line, first_line + ends.size, dtype=np.int64),
-        hashes=docid_hashes(docids),
-    )
+    return Parsed(qid_values, qid.indices.to_numpy(), docids, ranks.to_numpy(), scores.to_numpy(),
+                  docid_hashes(docids), tags[0], ends.size)
+
+
+def commit(parsed: Parsed, first_line: int, rules: LineRules, codes: dict[str, int]) -> Rows | None:
+    """The parsed block's rows with the file's qid codes; None when its tag differs from the run's."""
+    if rules.tag not in (None, parsed.tag):
+        return None
+    rules.tag = parsed.tag
+    mapping = np.array([codes.setdefault(v, len(codes)) for v in parsed.qid_values], dtype=np.int32)
+    return Rows(mapping[parsed.qid_indices], parsed.docids, parsed.ranks, parsed.scores,
+                np.arange(first_line, first_line + parsed.count, dtype=np.int64), parsed.hashes)
+
+
+def rows_fast(block: bytes, first_line: int, rules: LineRules, codes: dict[str, int],
+              docid_pattern: str | None) -> Rows | None:
+    """parse_fast then commit, on the calling thread."""
+    parsed = parse_fast(block, topics=rules.topics, docid_pattern=docid_pattern)
+    return None if parsed is None else commit(parsed, first_line, rules, codes)
 
 
 def rows_exact(block: bytes, first_line: int, rules: LineRules, codes: dict[str, int],
