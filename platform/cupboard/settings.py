@@ -91,6 +91,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.getenv("CUPBOARD_STATIC_ROOT", BASE_DIR / "staticfiles"))
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+# With debug on (laptop, tests) static files come from the finders; no collectstatic needed.
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
 
 # Run files, topics and hidden qrels live in private storage: never under STATIC or a
 # served MEDIA folder. Downloads go through views that check permissions.
@@ -138,9 +141,10 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
-    for _folder in ("queue", "processed"):
+    for _folder in ("queue", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
 elif CELERY_BROKER_URL.startswith("redis"):
     # A message not acked within this many seconds is delivered again (acks_late).
@@ -163,6 +167,12 @@ CUPBOARD_MAX_ATTEMPTS = envint("CUPBOARD_MAX_ATTEMPTS", "3")
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-submissions": {
         "task": "cupboard.submissions.tasks.sweep_stale",
+        "schedule": float(CUPBOARD_SWEEP_INTERVAL),
+    },
+    # Commitments at a competition's start and reveals happen by the clock; this only
+    # writes their public audit events on time (pages also write them lazily).
+    "publish-due-events": {
+        "task": "cupboard.competitions.tasks.publish_due_events",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
     },
 }
