@@ -2,13 +2,15 @@
 
 Exit status 0 when every run is valid, 1 when any is rejected; with `--format json` it
 prints {"errors": [{"file", "line", "column", "code", "message"}], "warnings": [...],
-"runs": {lang: {"file", "documents", "queries"}}} (scripts rely on the first two keys).
+"runs": [{"file", "subset", "documents", "queries"}]} (scripts rely on the first two keys).
+Several runs of one language may be checked at once.
 """
 from __future__ import annotations
 
 import argparse
 
 from .cli import Inputs, add_common, benchmark_of, print_json
+from .naming import expand_inputs
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -28,17 +30,24 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def validate_command(args: argparse.Namespace) -> int:
     """Validate each run against its language's topics; print the problems; 0 if all valid, else 1."""
-    inputs = Inputs(benchmark_of(args))
-    inputs.read_topics(args.topics)
-    runs = inputs.read_runs(args.run, keep_depth=args.max_depth, max_depth=args.max_depth, progress=args.progress)
-    summary = {code: {"documents": len(run), "queries": len(set(run.qids))} for code, run in runs.items()}
+    benchmark = benchmark_of(args)
+    inputs = Inputs(benchmark)
+    topics = expand_inputs(args.topics, benchmark.codes, kind="topics")
+    inputs.read_topics([f"{code}={path}" if code else path for code, path in topics])
+    valid = []
+    for code, path in expand_inputs(args.run, benchmark.codes, kind="run"):
+        # one file at a time: unlike scoring, several runs of one language are fine here
+        runs = inputs.read_runs([f"{code}={path}" if code else path], keep_depth=args.max_depth,
+                                max_depth=args.max_depth, progress=args.progress)
+        valid += [{"file": path, "subset": c, "documents": len(run), "queries": len(set(run.qids))}
+                  for c, run in runs.items()]
     if args.format == "json":
-        print_json({**inputs.problems_as_dict(), "runs": summary})
+        print_json({**inputs.problems_as_dict(), "runs": valid})
     else:
         for problem in inputs.errors + inputs.warnings:
             print(problem)
-        for code, counts in summary.items():
-            print(f"valid: {code} ({counts['documents']:,} documents, {counts['queries']:,} queries)")
+        for run in valid:
+            print(f"valid: {run['file']} ({run['subset']}, {run['documents']:,} documents, {run['queries']:,} queries)")
         if inputs.errors:
             print(f"rejected: {len(inputs.errors)} error(s)")
     return 1 if inputs.errors else 0

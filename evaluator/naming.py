@@ -36,15 +36,19 @@ def split_assignment(arg: str) -> tuple[str | None, str]:
     return None, arg
 
 
-def expand_inputs(args: Collection[str], known: Collection[str]) -> list[tuple[str | None, str]]:
+def expand_inputs(args: Collection[str], known: Collection[str], *,
+                  kind: str | None = None) -> list[tuple[str | None, str]]:
     """(subset code or None, file path) for command-line inputs: `LANG=PATH` or a PATH whose
     name says its subset; a directory stands for the files directly inside it (sorted,
-    hidden files skipped). The code is None when it cannot be told."""
+    hidden files skipped; with `kind`, e.g. "topics", only the files whose names contain it,
+    when any do). The code is None when it cannot be told."""
     out: list[tuple[str | None, str]] = []
     for arg in args:
         code, path = split_assignment(arg)
         if os.path.isdir(path):
             files = sorted(e.path for e in os.scandir(path) if e.is_file() and not e.name.startswith("."))
+            named = [f for f in files if kind and kind.lower() in os.path.basename(f).lower()]
+            files = named or files
         else:
             files = [path]
         out += [(code or subset_from_filename(f, known), f) for f in files]

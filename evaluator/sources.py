@@ -125,13 +125,18 @@ def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
     yield from rest
 
 
+def split_lines(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line without "\n" or "\r\n")."""
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    for number, line in enumerate(lines, start=first):
+        yield number, line[:-1] if line.endswith(b"\r") else line
+
+
 def iter_lines(source: Source, *, file: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[tuple[int, bytes]]:
-    """(line number, raw line without its line end) for small files such as qrels and topics."""
-    number = 0
+    """(line number, raw line without its line end) for small files such as topics."""
+    number = 1
     for block in iter_blocks(source, file=file, max_bytes=max_bytes):
-        lines = block.split(b"\n")
-        if lines[-1] == b"":
-            lines.pop()
-        for line in lines:
-            number += 1
-            yield number, line[:-1] if line.endswith(b"\r") else line
+        yield from split_lines(block, number)
+        number += block.count(b"\n") + (not block.endswith(b"\n"))

@@ -126,8 +126,10 @@ class RunCollector:
         if log.errors:
             return None, queries
         keep = order[position_in_query(kq[order]) < self.keep_depth]
-        run = Run(qids=names[kq[keep]], docids=docids.take(pa.array(keep)).to_numpy(),
-                  scores=scores[keep], tag=tag)
+        unmoved = keep.size == kq.size and bool(np.all(keep[1:] > keep[:-1]))  # no copy needed
+        run = Run(qids=names[kq if unmoved else kq[keep]],
+                  docids=(docids if unmoved else docids.take(pa.array(keep))).to_numpy(),
+                  scores=scores if unmoved else scores[keep], tag=tag)
         return run, queries
 
     @staticmethod

@@ -48,7 +48,7 @@ def _line_ends(arr: np.ndarray) -> np.ndarray:
     return np.append(ends, arr.size) if arr[-1] != 10 else ends
 
 
-def _text(array: pa.Array) -> np.ndarray:
+def text_bytes(array: pa.Array) -> np.ndarray:
     """The bytes of all values of a string array, back to back (no copy)."""
     _, offsets, data = array.buffers()
     bounds = np.frombuffer(offsets, np.int32, count=2, offset=array.offset * 4) if len(array) else (0, 0)
@@ -70,7 +70,7 @@ def docid_hashes(docids: pa.Array) -> np.ndarray:
     _, offsets, _ = docids.buffers()
     bounds = np.frombuffer(offsets, np.int32, count=len(docids) + 1, offset=docids.offset * 4).astype(np.int64)
     bounds -= bounds[0]
-    text = _text(docids)
+    text = text_bytes(docids)
     if not text.size:
         return np.zeros(len(docids), dtype=np.uint64)
     prefix = np.full(text.size + 1, _PRIME, dtype=np.uint64)
@@ -91,7 +91,7 @@ def _is_article_passage(docids: pa.Array) -> bool:
     _, offsets, _ = docids.buffers()
     starts = np.frombuffer(offsets, np.int32, count=len(docids) + 1, offset=docids.offset * 4)
     starts = starts - starts[0]
-    text = _text(docids)
+    text = text_bytes(docids)
     if not np.all((text - np.uint8(48) < 10) | (text == 35)):
         return False
     # Exactly one "#" per value, neither first nor last: the i-th "#" sits inside the i-th value.
@@ -142,7 +142,7 @@ def parse_fast(block: bytes, *, topics: frozenset[str] | None, docid_pattern: st
     if table.num_rows != ends.size:
         return None
     qid, q0, docids, rank, score, tag = (table.column(name).combine_chunks() for name in _NAMES)
-    rank_text = _text(rank)
+    rank_text = text_bytes(rank)
     if not np.all((rank_text - np.uint8(48) < 10) | (rank_text == 45)):
         return None  # only plain decimal digits here: the cast below would also take "0x1f"
     try:

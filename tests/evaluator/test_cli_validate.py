@@ -23,7 +23,7 @@ def test_it_exits_0_and_prints_warnings_for_valid_runs(tmp_path, capsys):
     status = main(["validate", "--run", *map(str, runs), "--topics", *map(str, topics), "--format", "json"])
     out = json.loads(capsys.readouterr().out)
     assert status == 0 and out["errors"] == []
-    assert set(out["runs"]) == {"sw", "yo"} and out["runs"]["sw"]["documents"] > 0
+    assert {r["subset"] for r in out["runs"]} == {"sw", "yo"} and all(r["documents"] > 0 for r in out["runs"])
     assert all(set(w) == {"file", "line", "column", "code", "message"} for w in out["warnings"])
 
 
@@ -54,3 +54,11 @@ def test_it_runs_as_a_module(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["errors"] == []
+
+
+def test_it_checks_the_shipped_samples_from_one_folder(capsys):
+    samples = str(ROOT / "evaluator" / "samples")
+    assert main(["validate", "--run", samples, "--topics", samples, "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["runs"]) == 4  # two runs per language, topics picked out of the same folder
+    assert {w["code"] for w in out["warnings"]} == {"missing-queries"}

@@ -40,3 +40,11 @@ def test_it_expands_directories_and_assignments(tmp_path):
     found = expand_inputs([str(tmp_path), f"de={tmp_path / 'x.txt'}"], MIRACL)
     assert [(code, path.rsplit("/", 1)[1]) for code, path in found] == [
         ("sw", "run.miracl.bm25.sw.dev.txt"), ("yo", "run.miracl.bm25.yo.dev.txt"), ("de", "x.txt")]
+
+
+def test_it_picks_files_of_one_kind_out_of_a_mixed_folder(tmp_path):
+    for name in ("topics.miracl-v1.0-sw-dev.tsv", "qrels.miracl-v1.0-sw-dev.tsv", "run.miracl.bm25.sw.dev.txt"):
+        (tmp_path / name).write_text("")
+    assert [p.rsplit("/", 1)[1] for _, p in expand_inputs([str(tmp_path)], MIRACL, kind="qrels")] == [
+        "qrels.miracl-v1.0-sw-dev.tsv"]
+    assert len(expand_inputs([str(tmp_path)], MIRACL, kind="judgments")) == 3  # none named so: all
