@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "cupboard.submissions",
     "cupboard.leaderboards",
     "cupboard.audit",
+    "cupboard.demo",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,1 @@
+"""cupboard.demo: the demo competitions `make demo` loads."""
