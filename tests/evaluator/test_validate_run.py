@@ -131,3 +131,23 @@ class TestWarnings:
         assert report.ok
         assert {w.code for w in report.warnings} == {"missing-queries"}
         assert list(run.scores) == [3.5, 2.5]
+
+
+def test_it_stops_a_gzip_bomb_while_reading_it(tmp_path):
+    import time
+    import tracemalloc
+    import zlib
+
+    packer = zlib.compressobj(1, zlib.DEFLATED, 31)  # gzip framing
+    line = b"1 Q0 10#0 1 3.5 bm25\n" * 50_000  # 1 MB
+    bomb = b"".join(packer.compress(line) for _ in range(100)) + packer.flush()  # 100 MB inside
+    (tmp_path / "bomb.gz").write_bytes(bomb)
+    assert len(bomb) < 2_000_000
+    tracemalloc.start()
+    started = time.perf_counter()
+    run, report = read_run(tmp_path / "bomb.gz", max_bytes=4 << 20)
+    elapsed = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert run is None and [e.code for e in report.errors] == ["too-large"]
+    assert peak < 80 << 20 and elapsed < 3  # parsed a block or two, never inflated the 100 MB
