@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from .records import InputError, Run, ValidationReport
 from .sources import DEFAULT_MAX_BYTES, GZIP_MAGIC, Source, iter_blocks, source_name
-from .validation import BOM, MAX_PROBLEMS, LineRules, ProblemLog
+from .validation import BOM, MAX_PROBLEMS, TAG_RE, LineRules, ProblemLog
 from .validation_collect import RunCollector, position_in_query, trec_order
 from .validation_fast import commit, parse_fast, rows_exact
 
@@ -91,20 +91,25 @@ def _take(item, line: int, rules: LineRules, codes: dict[str, int], log: Problem
 
 
 def _plain_size(source: Source) -> int:
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as handle:
+    """The size to report progress against: a plain file's size; 0 when unknown."""
+    try:
+        with open(source, "rb") as handle:  # type: ignore[arg-type]
             if handle.read(2) != GZIP_MAGIC:
                 return os.fstat(handle.fileno()).st_size
+    except (OSError, TypeError):
+        pass  # not a path, or unreadable (reading it will say so)
     return 0
 
 
 def write_run(run: Run, handle: TextIO, *, tag: str | None = None) -> None:
     """Write valid TREC lines, in trec_eval order with ranks 1..n per query."""
+    label = tag or run.tag or "run"
+    if not TAG_RE.fullmatch(label.encode()):
+        raise ValueError(f"run tag {label!r} is not 1-20 characters from A-Z a-z 0-9 _ . -")
     docids = pa.array(run.docids, pa.string())
     codes: dict[str, int] = {}
     q = np.array([codes.setdefault(x, len(codes)) for x in run.qids], dtype=np.int64)
     order, _, _ = trec_order(q, np.asarray(run.scores, dtype=np.float64), docids)
     positions = position_in_query(q[order]) + 1
-    label = tag or run.tag or "run"
     handle.writelines(f"{run.qids[i]} Q0 {run.docids[i]} {p} {float(run.scores[i])!r} {label}\n"
                       for i, p in zip(order.tolist(), positions.tolist()))

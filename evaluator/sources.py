@@ -38,7 +38,12 @@ def source_name(source: Source, name: str | None = None) -> str:
 @contextmanager
 def _open(source: Source) -> Iterator[BinaryIO]:
     if isinstance(source, (str, os.PathLike)):
-        with open(Path(source), "rb") as handle:
+        try:
+            handle = open(Path(source), "rb")
+        except OSError as exc:
+            raise InputError([Problem("unreadable", f"cannot open the file: {exc.strerror or exc}",
+                                      os.fspath(source))]) from None
+        with handle:
             yield handle
         return
     # An uploaded file may have been read already (e.g. for a checksum): start over.

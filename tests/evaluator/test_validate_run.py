@@ -151,3 +151,8 @@ def test_it_stops_a_gzip_bomb_while_reading_it(tmp_path):
     tracemalloc.stop()
     assert run is None and [e.code for e in report.errors] == ["too-large"]
     assert peak < 80 << 20 and elapsed < 3  # parsed a block or two, never inflated the 100 MB
+
+
+def test_it_reports_a_file_it_cannot_open(tmp_path):
+    run, report = read_run(tmp_path / "nowhere.txt")
+    assert run is None and [(e.code, e.file) for e in report.errors] == [("unreadable", str(tmp_path / "nowhere.txt"))]
