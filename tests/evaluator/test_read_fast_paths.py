@@ -1,4 +1,4 @@
-"""The vectorised qrels reader and the per-line one give the same judgments."""
+"""The vectorised qrels and topics readers give the same results as the per-line ones."""
 import pytest
 
 from evaluator import qrels as reader
@@ -37,3 +37,24 @@ def test_it_reads_the_real_qrels_the_same_on_both_paths(shared_data):
 @pytest.mark.parametrize("data", [b"1\tQ0 d1\t1\n", b"1 Q0 d1 1\r\n", b"1 Q0 d1 0x1\n", b"1 Q0 d1 1\n1 Q0 d1 0\n"])
 def test_it_leaves_unusual_files_to_the_per_line_reader(data):
     assert reader._read_fast(data) is None
+
+
+@pytest.mark.parametrize("data", [b"1\tone\n2\ttwo words \n\n", "3\tswali la\u3000Kiswahili?\n".encode()])
+def test_it_reads_topics_the_same_on_both_paths(data):
+    from evaluator import topics
+
+    fast = topics._read_fast(data)
+    assert fast is not None and fast == topics._read_exact(data, "x")
+    assert list(fast) == list(topics._read_exact(data, "x"))
+
+
+@pytest.mark.shared_data
+def test_it_reads_the_real_topics_the_same_on_both_paths(shared_data):
+    import gzip
+
+    from evaluator import topics
+
+    for path in sorted(shared_data.glob("*/topics.*")):
+        data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        fast = topics._read_fast(data)
+        assert fast is not None and fast == topics._read_exact(data, str(path)), path
