@@ -6,6 +6,11 @@ from django.utils import timezone
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset
 
 
+def is_competition_visible(competition: Competition, *, user) -> bool:
+    """Published competitions are for everyone; a draft only for the organizers preparing it."""
+    return competition.is_published or competition.is_organizer(user)
+
+
 def visible_subsets(competition: Competition, *, now=None, user=None) -> list[Subset]:
     """Subsets whose group is revealed at `now`; organizers see all of them."""
     subsets = list(competition.subsets.select_related("group").order_by("position", "code"))

@@ -18,7 +18,7 @@ from cupboard.competitions.models import Competition, Phase
 def _get_competition_for_user(request, slug: str) -> Competition:
     """A published competition, or an unpublished one its organizers are preparing; else 404."""
     competition = get_object_or_404(Competition, slug=slug)
-    if not competition.is_published and not competition.is_organizer(request.user):
+    if not selectors.is_competition_visible(competition, user=request.user):
         raise Http404("No such competition")
     return competition
 

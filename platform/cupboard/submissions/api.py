@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cupboard.accounts.selectors import user_from_authorization
 from cupboard.competitions.models import Phase
+from cupboard.competitions.selectors import is_competition_visible
 from cupboard.teams.selectors import user_team
 
 from .errors import SubmissionRefused
@@ -56,7 +57,7 @@ def upload(request, competition_slug: str, phase_slug: str):
     """Create a submission from multipart run files; 201 with its state, 200 for a repeat, 400 with errors."""
     phase = Phase.objects.select_related("competition").filter(
         competition__slug=competition_slug, slug=phase_slug).first()
-    if phase is None:
+    if phase is None or not is_competition_visible(phase.competition, user=request.user):
         return _error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
     team = user_team(competition=phase.competition, user=request.user)
     is_baseline = request.POST.get("is_baseline", "").lower() in {"1", "true", "yes"}

@@ -9,10 +9,10 @@ from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from cupboard.competitions.selectors import visible_subsets
+from cupboard.competitions.selectors import is_subset_visible, visible_subsets
 from cupboard.teams.selectors import is_member
 
-from .models import QueryScores, Score, Submission
+from .models import QueryScores, RunFile, Score, Submission
 
 
 def can_view_submission(*, submission: Submission, user: AbstractBaseUser) -> bool:
@@ -21,6 +21,13 @@ def can_view_submission(*, submission: Submission, user: AbstractBaseUser) -> bo
         return True
     return submission.phase.competition.is_organizer(user) or \
         (submission.team is not None and is_member(team=submission.team, user=user))
+
+
+def visible_run_files(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> list[RunFile]:
+    """The run files a viewer may list and download: a public baseline's run for a surprise
+    language is as hidden as the language itself until its group's reveal."""
+    run_files = submission.run_files.select_related("subset__group", "subset__competition")
+    return [f for f in run_files if is_subset_visible(f.subset, now=now, user=user)]
 
 
 def can_see_scores(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> bool:

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from cupboard.competitions.models import Phase
-from cupboard.competitions.selectors import visible_subsets
+from cupboard.competitions.selectors import is_competition_visible, visible_subsets
 from cupboard.teams.selectors import user_team
 
 from .errors import SubmissionRefused
@@ -17,17 +17,21 @@ from .baselines import baseline_hybrid_create
 from .forms import DisqualifyForm, GrantForm, HybridForm, UploadForm
 from .models import Submission
 from .quota import quota_grant, quota_status
-from .selectors import can_view_submission, score_rows, status_payload
+from .selectors import can_view_submission, score_rows, status_payload, visible_run_files
 from .services import phase_rescore, submission_create, submission_disqualify, submission_select_final
 
 
-def _get_phase(competition_slug: str, phase_slug: str) -> Phase:
-    return get_object_or_404(Phase.objects.select_related("competition"),
-                             competition__slug=competition_slug, slug=phase_slug)
+def _get_phase(request, competition_slug: str, phase_slug: str) -> Phase:
+    """A phase of a competition the viewer may know of (a draft is a 404 to all but its organizers)."""
+    phase = get_object_or_404(Phase.objects.select_related("competition"),
+                              competition__slug=competition_slug, slug=phase_slug)
+    if not is_competition_visible(phase.competition, user=request.user):
+        raise Http404("No such phase")
+    return phase
 
 
 def _get_phase_for_organizer(request, competition_slug: str, phase_slug: str) -> Phase:
-    phase = _get_phase(competition_slug, phase_slug)
+    phase = _get_phase(request, competition_slug, phase_slug)
     if not phase.competition.is_organizer(request.user):
         raise PermissionDenied("Organizers only.")
     return phase
@@ -51,7 +55,7 @@ def _get_submission_for_organizer(request, pk: int) -> Submission:
 @require_http_methods(["GET", "POST"])
 def upload(request, competition_slug: str, phase_slug: str):
     """The upload form: run files, method details, quota left; validation errors with file and line."""
-    phase, now = _get_phase(competition_slug, phase_slug), timezone.now()
+    phase, now = _get_phase(request, competition_slug, phase_slug), timezone.now()
     organizer = phase.competition.is_organizer(request.user)
     team = user_team(competition=phase.competition, user=request.user)
     form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer,
@@ -85,7 +89,8 @@ def detail(request, pk: int):
     return render(request, "submissions/detail.html", {
         "submission": submission, "competition": competition, "phase": submission.phase,
         "rows": score_rows(submission=submission, user=request.user, now=now),
-        "metrics": competition.metrics, "run_files": submission.run_files.select_related("subset"),
+        "metrics": competition.metrics,
+        "run_files": visible_run_files(submission=submission, user=request.user, now=now),
         "is_member": submission.team is not None and user_team(competition=competition, user=request.user)
         == submission.team, "organizer": competition.is_organizer(request.user),
         "grant_form": GrantForm(), "disqualify_form": DisqualifyForm(), "phase_open": submission.phase.is_open(now),
@@ -101,9 +106,10 @@ def status(request, pk: int):
 
 @require_GET
 def download(request, pk: int, subset_code: str):
-    """A run file: for its team and organizers; baselines' for anyone."""
+    """A run file: for its team and organizers; baselines' for anyone (hidden subsets: 404 alike)."""
     submission = _get_submission_for_user(request, pk)
-    run_file = submission.run_files.filter(subset__code=subset_code).first()
+    visible = visible_run_files(submission=submission, user=request.user, now=timezone.now())
+    run_file = next((f for f in visible if f.subset.code == subset_code), None)
     if run_file is None:
         raise Http404("No run file for this subset.")
     return FileResponse(run_file.file.open("rb"), as_attachment=True, filename=run_file.original_name)

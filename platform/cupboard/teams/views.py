@@ -2,11 +2,13 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from cupboard.competitions.models import Competition
+from cupboard.competitions.selectors import is_competition_visible
 
 from .forms import TeamForm
 from .models import Team
@@ -24,6 +26,8 @@ def _get_team(competition_slug: str, team_slug: str) -> Team:
 def create(request, competition_slug: str):
     """Create a team in a competition; the creator joins it."""
     competition = get_object_or_404(Competition, slug=competition_slug)
+    if not is_competition_visible(competition, user=request.user):
+        raise Http404("No such competition")  # a draft: only its organizers know it exists
     form = TeamForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

@@ -1,0 +1,118 @@
+"""A competition in full swing for the rules tests, built through the real services.
+
+The personas' cup (known sw, te; surprise yo revealed in 10 days; phases dev and test-b),
+topics for every subset of both phases, open dev judgments and hidden test-B judgments,
+and scored submissions: team A on dev and test-b, team B on dev, a public baseline on dev
+with a run for the still-hidden yo. Every secret carries a marker that cannot occur by
+chance, so a test can look for it in any response body or log line:
+
+    TEST_B_DOCIDS    judged only in the hidden test-B qrels; no run retrieves them
+    TAG_A / TAG_B    the run tags inside team A's / team B's run files
+    "Yoruba"         the name of the surprise language (its code, yo, is checked as a word)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from cupboard.competitions.services import qrels_release_create
+from cupboard.submissions.models import QueryScores, Score, Submission
+from cupboard.submissions.scoring import submission_score
+from cupboard.submissions.services import submission_create
+from tests.factories import make_competition, make_topics, qrels_text
+from tests.personas import Cast, build_cast
+
+QIDS = ["1", "2", "3", "4"]
+TAG_A, TAG_B, TAG_BASELINE = "tagTeamAlphaSecret", "tagTeamBravoSecret", "tagPublicBaseline"
+# Found by runs: ARTICLE#PASSAGE ids per (subset, phase); the hidden ones nobody retrieves.
+DEV_JUDGMENTS = {code: {q: {f"{q}0{i}#{i}": int(i < 2) + int(i == 0) for i in range(3)} for q in QIDS}
+                 for code in ("sw", "te", "yo")}
+TEST_B_DOCIDS = ["8675309#17", "5551212#23", "4815162#42"]
+TEST_B_JUDGMENTS = {code: {q: {**{f"{q}0{i}#{i}": int(i != 1) for i in range(3)},
+                               TEST_B_DOCIDS[int(q) % 3]: 2}
+                           for q in QIDS} for code in ("sw", "te", "yo")}
+SURPRISE_WORD = re.compile(r"\byo\b")
+
+
+def run_bytes(*, tag: str, shift: int = 0) -> bytes:
+    """A valid run on QIDS: the three dev-judged passages of each query, rotated by `shift`."""
+    lines = []
+    for qid in QIDS:
+        docids = [f"{qid}0{i}#{i}" for i in range(3)]
+        docids = docids[shift % 3:] + docids[:shift % 3]
+        lines += [f"{qid} Q0 {docid} {rank} {10 - rank}.5 {tag}\n" for rank, docid in enumerate(docids, start=1)]
+    return "".join(lines).encode()
+
+
+def upload(name: str, content: bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, content, content_type="text/plain")
+
+
+@dataclass
+class World:
+    cast: Cast
+    dev: object
+    test_b: object
+    draft: object
+    sub_a_dev: Submission
+    sub_a_test_b: Submission
+    sub_b_dev: Submission
+    baseline: Submission
+
+    def __getattr__(self, name):
+        # The personas and teams, as world.organizer etc. (not during copying, before `cast` exists).
+        if name.startswith("__") or "cast" not in self.__dict__:
+            raise AttributeError(name)
+        return getattr(self.cast, name)
+
+
+def submit(phase, *, team, user, tag: str, codes=("sw", "te"), shift: int = 0, baseline: bool = False,
+           score: bool = True) -> Submission:
+    """Upload through `submission_create` (real validation) and score in-process."""
+    files = [(upload(f"run.{tag}.{code}.txt", run_bytes(tag=tag, shift=shift)), code) for code in codes]
+    submission = submission_create(phase=phase, team=team, user=user, files=files, method_name=f"method {len(codes)}.{shift}",
+                                   is_baseline=baseline)
+    if score:
+        assert submission_score(submission_id=submission.pk) == "scored"
+        submission.refresh_from_db()
+    return submission
+
+
+def build_world() -> World:
+    cast = build_cast()
+    dev, test_b = cast.competition.phases.get(slug="dev"), cast.competition.phases.get(slug="test-b")
+    for phase in (dev, test_b):
+        for code in ("sw", "te", "yo"):
+            make_topics(phase, code, QIDS)
+    qrels_release_create(phase=dev, files={c: qrels_text(j) for c, j in DEV_JUDGMENTS.items()}, actor=cast.organizer)
+    qrels_release_create(phase=test_b, files={c: qrels_text(j) for c, j in TEST_B_JUDGMENTS.items()},
+                         actor=cast.organizer)
+    draft = make_competition(slug="draft", organizers=[cast.organizer], is_published=False)
+    return World(
+        cast=cast, dev=dev, test_b=test_b, draft=draft,
+        sub_a_dev=submit(dev, team=cast.team_a, user=cast.participant, tag=TAG_A),
+        sub_a_test_b=submit(test_b, team=cast.team_a, user=cast.participant, tag=TAG_A, shift=1),
+        sub_b_dev=submit(dev, team=cast.team_b, user=cast.outsider, tag=TAG_B, shift=2),
+        baseline=submit(dev, team=None, user=cast.organizer, tag=TAG_BASELINE, codes=("sw", "te", "yo"),
+                        baseline=True),
+    )
+
+
+def _distinctive(value: float) -> bool:
+    """Not a small fraction (2/3 also sits in plotly's colour scales): only such values
+    prove a leak when found in a page."""
+    return all(abs(value * k - round(value * k)) > 1e-9 for k in range(1, 25))
+
+
+def hidden_markers(world: World) -> dict[str, list[str]]:
+    """Strings no non-organizer may ever read, by what they are."""
+    test_b_lines = [line for line in qrels_text(TEST_B_JUDGMENTS["sw"]).decode().splitlines()]
+    per_query = {repr(v) for qs in QueryScores.objects.filter(submission__phase=world.test_b)
+                 for by_qid in qs.values.values() for v in by_qid.values() if _distinctive(v)}
+    full_precision = {repr(s.value) for s in Score.objects.filter(submission__phase=world.test_b)
+                      if _distinctive(s.value)}
+    return {"test-B docids": TEST_B_DOCIDS, "test-B qrels lines": test_b_lines,
+            "test-B per-query values": sorted(per_query), "test-B full-precision scores": sorted(full_precision),
+            "surprise language name": ["Yoruba"]}
