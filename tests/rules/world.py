@@ -31,8 +31,8 @@ DEV_JUDGMENTS = {code: {q: {f"{q}0{i}#{i}": int(i < 2) + int(i == 0) for i in ra
                  for code in ("sw", "te", "yo")}
 TEST_B_DOCIDS = ["8675309#17", "5551212#23", "4815162#42"]
 TEST_B_JUDGMENTS = {code: {q: {**{f"{q}0{i}#{i}": int(i != 1) for i in range(3)},
-                               TEST_B_DOCIDS[int(q) % 3]: 2}
-                           for q in QIDS} for code in ("sw", "te", "yo")}
+                               TEST_B_DOCIDS[(int(q) + k) % 3]: 2}
+                           for q in QIDS} for k, code in enumerate(("sw", "te", "yo"))}
 SURPRISE_WORD = re.compile(r"\byo\b")
 
 
