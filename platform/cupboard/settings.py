@@ -165,6 +165,9 @@ CELERY_TIMEZONE = "UTC"
 CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "30")
 CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "120")  # seconds before work counts as stale
 CUPBOARD_MAX_ATTEMPTS = envint("CUPBOARD_MAX_ATTEMPTS", "3")
+# Test hook, off by default: seconds a worker waits right after claiming a submission, so an
+# end-to-end test can kill it mid-task (tests/e2e/test_worker_killed_mid_task.py). Never set it in production.
+CUPBOARD_SCORING_PAUSE = envint("CUPBOARD_SCORING_PAUSE", "0")
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-submissions": {
         "task": "cupboard.submissions.tasks.sweep_stale",
@@ -174,6 +177,12 @@ CELERY_BEAT_SCHEDULE = {
     # writes their public audit events on time (pages also write them lazily).
     "publish-due-events": {
         "task": "cupboard.competitions.tasks.publish_due_events",
+        "schedule": float(CUPBOARD_SWEEP_INTERVAL),
+    },
+    # A surprise group's reveal changes which columns ranks count: rebuild the leaderboards
+    # computed before it, whether or not anyone opens them.
+    "refresh-stale-leaderboards": {
+        "task": "cupboard.leaderboards.tasks.refresh_stale_leaderboards",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
     },
 }

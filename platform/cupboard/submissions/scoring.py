@@ -5,6 +5,7 @@ only if it changed one row; it writes scores and the final state only while its 
 holds, so running the task twice, or a second worker taking over stale work, is harmless.
 """
 import logging
+import time
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -116,6 +117,8 @@ def submission_score(*, submission_id: int) -> str:
     claimed_at = timezone.now()
     if not _claim(submission_id=submission_id, now=claimed_at):
         return "skipped"  # another worker got there first, or there is nothing left to do
+    if settings.CUPBOARD_SCORING_PAUSE:
+        time.sleep(settings.CUPBOARD_SCORING_PAUSE)  # only for the kill-mid-task test (see settings)
     submission = Submission.objects.select_related("phase__competition").get(pk=submission_id)
     release = current_qrels_release(submission.phase)
     if release is None:

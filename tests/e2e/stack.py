@@ -1,0 +1,165 @@
+"""A real cupboard stack in subprocesses, for end-to-end tests.
+
+A temp folder is CUPBOARD_VAR_DIR (SQLite file, filesystem broker, private storage); the
+database is migrated and filled by `manage.py` subprocesses; `runserver` and a
+`celery worker -B` run as they would on a laptop. Nothing of the pytest process is shared
+but the code: these tests see what a user would.
+
+    with Stack(tmp_path) as stack:
+        stack.manage("migrate", "--noinput")
+        stack.start_server(); stack.start_worker()
+        ...
+Every process started is stopped on exit, whatever happened (SIGTERM, then SIGKILL).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(check, *, seconds: float, what: str, every: float = 0.2):
+    """Poll `check()` until it returns something truthy; fail after `seconds` with `what`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        result = check()
+        if result:
+            return result
+        time.sleep(every)
+    raise AssertionError(f"timed out after {seconds}s waiting for {what}")
+
+
+class Stack:
+    def __init__(self, folder: Path, **env: str):
+        self.folder = folder
+        self.db_path = folder / "db.sqlite3"
+        self.env = {**os.environ, "CUPBOARD_VAR_DIR": str(folder), "DATABASE_URL": f"sqlite:///{self.db_path}",
+                    "CELERY_BROKER_URL": "filesystem://", "CUPBOARD_FAST_PASSWORD_HASHER": "true",
+                    "CUPBOARD_DEBUG": "true", "PYTHONUNBUFFERED": "1", **env}
+        self.processes: list[subprocess.Popen] = []
+        self.url = ""
+
+    def __enter__(self) -> Stack:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for process in reversed(self.processes):
+            self.stop(process)
+
+    def log(self, name: str) -> str:
+        path = self.folder / f"{name}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def manage(self, *args: str, timeout: float = 120) -> str:
+        result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True,
+                                text=True, timeout=timeout)
+        assert result.returncode == 0, f"manage.py {args[0]} failed:\n{result.stdout}\n{result.stderr}"
+        return result.stdout
+
+    def _spawn(self, name: str, argv: list[str], env: dict | None = None) -> subprocess.Popen:
+        log = open(self.folder / f"{name}.log", "ab")
+        process = subprocess.Popen(argv, cwd=ROOT, env=env or self.env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        log.close()
+        self.processes.append(process)
+        return process
+
+    def start_server(self) -> str:
+        port = free_port()
+        self._spawn("server", [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"])
+        self.url = f"http://127.0.0.1:{port}"
+
+        def listening():
+            with socket.socket() as sock:
+                return sock.connect_ex(("127.0.0.1", port)) == 0
+        wait_until(listening, seconds=30, what=f"runserver on port {port}\n{self.log('server')}")
+        return self.url
+
+    def start_worker(self, name: str = "worker", **env: str) -> subprocess.Popen:
+        """`celery -A cupboard worker -B` (beat runs the stale sweeper) on the stack's broker."""
+        argv = [str(BIN / "celery"), "-A", "cupboard", "worker", "-B", "--pool=solo", "--without-mingle",
+                "--without-gossip", "-l", "info", "-n", f"{name}-{os.getpid()}@%h",
+                "--schedule", str(self.folder / f"{name}-beat-schedule")]
+        process = self._spawn(name, argv, {**self.env, **env})
+        wait_until(lambda: "ready" in self.log(name) or process.poll() is not None, seconds=60,
+                   what=f"{name} to be ready")
+        assert process.poll() is None, self.log(name)
+        return process
+
+    @staticmethod
+    def stop(process: subprocess.Popen) -> None:
+        if process.poll() is not None:
+            return
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=15)
+        except (subprocess.TimeoutExpired, ProcessLookupError):
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            process.wait(timeout=10)
+
+    def query(self, sql: str, *params) -> list[tuple]:
+        """Read the stack's database directly, as a second opinion on what the pages say."""
+        with sqlite3.connect(self.db_path, timeout=10) as connection:
+            return connection.execute(sql, params).fetchall()
+
+
+SETUP = """
+from pathlib import Path
+from cupboard.competitions.services import qrels_release_create, topics_import
+from tests.factories import make_competition, make_user
+
+folder = Path({folder!r})
+organizer = make_user("organizer")
+competition = make_competition(slug="cup", title="E2E Cup", known=["sw"], surprise=[], organizers=[organizer])
+dev = competition.phases.get(slug="dev")
+topics_import(phase=dev, subset="sw", file=folder / "topics.sw.tsv", name="topics.miracl-v1.0-sw-dev.tsv")
+qrels_release_create(phase=dev, files={{"sw": folder / "qrels.sw.tsv"}}, actor=organizer)
+print("ready", dev.pk)
+"""
+
+
+def make_data(folder: Path, *, queries: int = 30) -> dict[str, Path]:
+    """Synthetic MIRACL-shaped sw topics, qrels and a run (evaluator.synthetic)."""
+    from evaluator import synthetic
+
+    return {"topics": synthetic.make_topics(folder / "topics.sw.tsv", language="sw", count=queries),
+            "qrels": synthetic.make_qrels(folder / "qrels.sw.tsv", language="sw", count=queries),
+            "run": synthetic.make_run(folder / "run.e2e.sw.txt", language="sw", count=queries, tag="e2e")}
+
+
+def expected_scores(files: dict[str, Path]) -> dict:
+    """What `python -m evaluator score` says about the same files (the reference)."""
+    import json
+
+    result = subprocess.run([sys.executable, "-m", "evaluator", "score", "--qrels", f"sw={files['qrels']}",
+                             "--run", f"sw={files['run']}", "--topics", f"sw={files['topics']}",
+                             "--metrics", "nDCG@10,R@100", "--format", "json"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def prepared_stack(folder: Path, **env: str) -> tuple[Stack, dict[str, Path]]:
+    """A migrated stack holding the E2E Cup (sw, dev phase with topics and open qrels)."""
+    files = make_data(folder)
+    stack = Stack(folder, **env)
+    stack.manage("migrate", "--noinput", timeout=180)
+    stack.manage("shell", "-c", SETUP.format(folder=str(folder)))
+    return stack, files
