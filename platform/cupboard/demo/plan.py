@@ -1,0 +1,127 @@
+"""What the demo holds, as data: people, teams, and the six competitions with their schedules.
+
+Two MIRACL competitions show the two sides of surprise languages: the WSDM Cup in its
+final two weeks (de and yo revealed yesterday, so S.Avg shows; test-B open, its
+leaderboard private until after the deadline) and a dry run whose surprise languages are
+still hidden and are revealed ten minutes after loading, so the beat task's leaderboard
+refresh can be watched. The four other benchmarks run from three weeks ago to three
+weeks ahead.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import yaml
+
+from cupboard.competitions.definition import DEFINITIONS_DIR
+
+PASSWORD = "demo-password-1"
+ORGANIZER = "organizer"
+ADMIN = "admin"
+# Someone with no team yet: log in as her to create or join one.
+LONER = "hana"
+
+
+@dataclass(frozen=True)
+class TeamPlan:
+    name: str
+    members: tuple[str, ...]
+    quality: float  # 0-1: how good its runs are (see demo.runs)
+    methods: tuple[str, ...]  # method names of its 1st, 2nd, 3rd submission
+
+
+TEAMS = (
+    TeamPlan("Lighthouse", ("alice", "bob"), 0.70,
+             ("mContriever zero-shot", "mContriever + BM25 hybrid", "Hybrid + mT5 reranker")),
+    TeamPlan("Okapi", ("chen", "dana"), 0.60, ("BM25 tuned k1/b", "BM25 + RM3", "BM25 + RM3 + mDPR fusion")),
+    TeamPlan("Polyglots", ("emil", "fatima"), 0.52,
+             ("mDPR fine-tuned on MIRACL train", "mDPR + hard negatives", "mDPR + hard negatives v2")),
+    TeamPlan("Tidepool", ("gus",), 0.40, ("SPLADE baseline", "SPLADE + query translation", "SPLADE v2")),
+)
+# Baselines the organizer adds to every phase: (name, run tag, quality, spread across subsets).
+BASELINES = (("BM25", "bm25", 0.42, 0.15), ("mDPR", "mdpr", 0.46, 0.15))
+
+
+@dataclass(frozen=True)
+class PhaseSlice:
+    """Which share of each subset's queries a phase gets: [start, stop) of the topic list, at most `cap`."""
+
+    start: float
+    stop: float
+    cap: int
+
+
+@dataclass(frozen=True)
+class CompetitionPlan:
+    definition: str  # file in competitions/definitions
+    data: str  # "miracl", "mrtydi" or "synthetic" (see demo.data)
+    phases: dict[str, PhaseSlice]
+    depth: int = 100  # run depth of generated runs
+    synthetic_count: int = 24  # queries per subset when there is no real data
+    max_label: int = 1
+    per_team: int = 2  # submissions per team in each open phase (fewer where the phase's limit says so)
+    last_deadline_in: timedelta = timedelta(days=14)
+    overrides: dict = field(default_factory=dict)  # top-level keys replacing the file's
+    surprise_in: timedelta | None = None  # reveal the surprise group this long after loading
+
+    @property
+    def path(self) -> Path:
+        return DEFINITIONS_DIR / self.definition
+
+    def definition_data(self, *, now: datetime) -> dict:
+        """The YAML file's data, with every instant shifted so its last deadline falls
+        `last_deadline_in` from now (whole days, so times of day stay as written)."""
+        data = yaml.safe_load(self.path.read_text(encoding="utf-8"))
+        data.update(self.overrides, organizers=[ORGANIZER])
+        latest = max(_instant(p["closes_at"]) for p in data["phases"])
+        shift = timedelta(days=(now + self.last_deadline_in - latest).days)
+        for key in ("starts_at",):
+            if data.get(key):
+                data[key] = _instant(data[key]) + shift
+        for item in data["phases"] + data.get("groups", []):
+            for key in ("opens_at", "closes_at", "reveal_at"):
+                if item.get(key):
+                    item[key] = _instant(item[key]) + shift
+        if self.surprise_in is not None:
+            reveal = now.replace(microsecond=0) + self.surprise_in
+            for group in data.get("groups", []):
+                if group.get("reveal_at"):
+                    group["reveal_at"] = reveal
+            for phase in data["phases"]:
+                if phase.get("is_final"):
+                    phase["opens_at"] = reveal
+        return data
+
+    @property
+    def slug(self) -> str:
+        return self.overrides.get("slug") or yaml.safe_load(self.path.read_text(encoding="utf-8"))["slug"]
+
+
+def _instant(value) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+
+
+_MIRACL_PHASES = {"dev": PhaseSlice(0.0, 0.5, 120), "test-a": PhaseSlice(0.5, 0.75, 80),
+                  "test-b": PhaseSlice(0.75, 1.0, 80)}
+COMPETITIONS = (
+    CompetitionPlan("miracl-wsdm-cup.yaml", "miracl", _MIRACL_PHASES, per_team=3),
+    CompetitionPlan("miracl-wsdm-cup.yaml", "miracl",
+                    {"dev": PhaseSlice(0.0, 0.5, 30), "test-a": PhaseSlice(0.5, 0.75, 20),
+                     "test-b": PhaseSlice(0.75, 1.0, 20)},
+                    overrides={"slug": "miracl-dry-run",
+                               "title": "MIRACL dry run: surprise languages still hidden",
+                               "description": "A rehearsal of the WSDM Cup on a slice of the MIRACL dev queries. "
+                                              "Two surprise languages are announced ten minutes after the demo "
+                                              "was loaded; the leaderboards gain their columns and S.Avg then."},
+                    surprise_in=timedelta(minutes=10)),
+    CompetitionPlan("mrtydi.yaml", "mrtydi", {"test": PhaseSlice(0.0, 1.0, 100)}, last_deadline_in=timedelta(days=21)),
+    CompetitionPlan("dureader-retrieval.yaml", "synthetic",
+                    {"dev": PhaseSlice(0.0, 0.5, 100), "test": PhaseSlice(0.5, 1.0, 100)},
+                    depth=50, synthetic_count=60, last_deadline_in=timedelta(days=21)),
+    CompetitionPlan("clirmatrix.yaml", "synthetic", {"test": PhaseSlice(0.0, 1.0, 100)},
+                    depth=20, synthetic_count=12, max_label=6, last_deadline_in=timedelta(days=21)),
+    CompetitionPlan("lareqa.yaml", "synthetic", {"test": PhaseSlice(0.0, 1.0, 100)},
+                    depth=50, synthetic_count=20, last_deadline_in=timedelta(days=21)),
+)

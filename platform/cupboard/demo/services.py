@@ -1,0 +1,162 @@
+"""`demo_load`: a working demo through the same services organizers and teams use.
+
+Competitions are loaded from their YAML definitions (dates shifted to now), topics and
+qrels go through `topics_import` / `qrels_release_create`, runs through
+`submission_create`, and each submission is scored at once by calling the worker's
+`submission_score` directly, so the leaderboards are full when the command returns.
+What already exists is left alone: a second run changes nothing. Each competition is
+loaded in one transaction, so an interrupted load leaves nothing half-made behind.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import User
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import timezone
+
+from cupboard.competitions.models import Competition, Phase
+from cupboard.competitions.selectors import visible_subsets
+from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
+from cupboard.submissions.baselines import baseline_hybrid_create
+from cupboard.submissions.scoring import submission_score
+from cupboard.submissions.services import submission_create, submission_select_final
+from cupboard.teams.models import Team
+from cupboard.teams.services import team_create, team_join
+from evaluator.benchmarks import get_benchmark
+
+from . import data as sources
+from .data import SubsetData
+from .plan import ADMIN, BASELINES, COMPETITIONS, LONER, ORGANIZER, PASSWORD, TEAMS, CompetitionPlan, TeamPlan
+from .runs import demo_run, subset_quality
+
+Log = Callable[[str], None]
+
+
+def demo_accounts_create() -> dict[str, User]:
+    """The organizer, the admin and the participants, all with the demo password; existing
+    accounts are kept as they are (their passwords too)."""
+    people = {ORGANIZER: {}, ADMIN: {"is_staff": True, "is_superuser": True}, LONER: {}}
+    people.update({member: {} for team in TEAMS for member in team.members})
+    # One hash for all: hashing is slow on purpose, and the password is public anyway.
+    hashed = make_password(PASSWORD)
+    users = {}
+    for username, flags in people.items():
+        users[username], _ = User.objects.get_or_create(username=username, defaults={
+            "email": f"{username}@example.org", "password": hashed, **flags})
+    return users
+
+
+def demo_load(*, data_dir: Path | None = sources.SHARED_DATA, scale: float = 1.0, per_team: int | None = None,
+              log: Log = print) -> list[str]:
+    """Load every demo competition that does not exist yet; return the slugs it loaded.
+
+    `data_dir` holds the real MIRACL/Mr. TyDi files (None: samples and synthetic data only);
+    `scale` shrinks the number of queries per phase and `per_team` caps each team's
+    submissions per phase (tests use small ones)."""
+    data_dir = data_dir if data_dir is not None and data_dir.is_dir() else None
+    log(f"data: {data_dir or 'no shared data; shipped samples and synthetic data'}")
+    users = demo_accounts_create()
+    log(f"accounts: {', '.join(users)} (password {PASSWORD})")
+    loaded = []
+    for plan in COMPETITIONS:
+        if Competition.objects.filter(slug=plan.slug).exists():
+            log(f"{plan.slug}: already loaded, left as it is")
+            continue
+        started = time.monotonic()
+        with transaction.atomic():
+            competition = competition_load(data=plan.definition_data(now=timezone.now()), actor=users[ORGANIZER])
+            teams = [_team_create(competition=competition, team=team, users=users) for team in TEAMS]
+            for phase in competition.phases.order_by("position"):
+                _phase_fill(plan=plan, phase=phase, teams=teams, users=users, data_dir=data_dir, scale=scale,
+                            per_team=per_team or plan.per_team, log=log)
+        loaded.append(competition.slug)
+        log(f"{competition.slug}: done in {time.monotonic() - started:.1f} s")
+    return loaded
+
+
+def _team_create(*, competition: Competition, team: TeamPlan, users: dict[str, User]) -> tuple[Team, TeamPlan]:
+    created = team_create(competition=competition, user=users[team.members[0]], name=team.name)
+    for member in team.members[1:]:
+        team_join(invite_code=created.invite_code, user=users[member])
+    return created, team
+
+
+def _subset_data(plan: CompetitionPlan, code: str, *, data_dir: Path | None, count: int) -> SubsetData:
+    if plan.data == "miracl":
+        return sources.miracl_subset(code, data_dir=data_dir, count=count)
+    if plan.data == "mrtydi":
+        return sources.mrtydi_subset(code, data_dir=data_dir, count=count)
+    return sources.synthetic_subset(code, count=count, max_label=plan.max_label)
+
+
+def _phase_data(*, plan: CompetitionPlan, phase: Phase, data_dir: Path | None, scale: float) -> dict[str, SubsetData]:
+    """{subset code: this phase's slice}, for the subsets the benchmark's split of this name covers."""
+    piece = plan.phases[phase.slug]
+    split = get_benchmark(phase.competition.benchmark).splits.get(phase.slug)
+    codes = [c for c in phase.competition.subsets.values_list("code", flat=True) if split is None or c in split]
+    count = max(4, round(plan.synthetic_count * scale))
+    cap = max(2, round(piece.cap * scale))
+    return {code: _subset_data(plan, code, data_dir=data_dir, count=count).part(piece.start, piece.stop, cap)
+            for code in codes}
+
+
+def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict[str, User],
+                data_dir: Path | None, scale: float, per_team: int, log: Log) -> None:
+    """Topics and judgments for a phase, then (when it is open) baselines and team runs, scored."""
+    organizer = users[ORGANIZER]
+    stem = f"demo-{phase.competition.benchmark}-{phase.slug}"
+    by_code = _phase_data(plan=plan, phase=phase, data_dir=data_dir, scale=scale)
+    for code, piece in by_code.items():
+        topics_import(phase=phase, subset=code, file=piece.topics_tsv(), name=f"topics.{stem}-{code}.tsv",
+                      actor=organizer)
+    qrels_release_create(phase=phase, files={code: piece.qrels_tsv() for code, piece in by_code.items()},
+                         actor=organizer, names={code: f"qrels.{stem}-{code}.tsv" for code in by_code},
+                         note="demo data")
+    origins = sorted({piece.origin for piece in by_code.values()})
+    log(f"{phase}: {len(by_code)} subsets, {sum(len(p.topics) for p in by_code.values())} queries "
+        f"({', '.join(origins)})")
+    if not phase.is_open():
+        log(f"{phase}: opens {phase.opens_at:%Y-%m-%d %H:%M} UTC; no runs yet")
+        return
+    baselines = []
+    for name, tag, quality, spread in BASELINES:
+        files = _runs(plan=plan, phase=phase, by_code=by_code, system=tag, quality=quality, spread=spread)
+        baselines.append(_scored(submission_create(phase=phase, team=None, user=organizer, files=files,
+                                                   method_name=name, is_baseline=True)))
+    _scored(baseline_hybrid_create(phase=phase, baseline_a=baselines[0], baseline_b=baselines[1], alpha=0.5,
+                                   user=organizer))
+    visible = {s.code for s in visible_subsets(phase.competition, user=users[LONER])}
+    per_team = min([per_team, *(n for n in (phase.daily_limit, phase.total_limit) if n)])
+    for number in range(per_team):
+        for team, team_plan in teams:
+            quality = team_plan.quality + 0.05 * number
+            system = f"{team.slug}-{number + 1}"
+            files = _runs(plan=plan, phase=phase, by_code={c: p for c, p in by_code.items() if c in visible},
+                          system=system, quality=quality, spread=0.08, seed=team.slug)
+            submission = _scored(submission_create(phase=phase, team=team, user=users[team_plan.members[-1]],
+                                                   files=files, method_name=team_plan.methods[number]))
+            if phase.is_final and number == per_team - 1:
+                submission_select_final(submission=submission, user=users[team_plan.members[0]], selected=True)
+    log(f"{phase}: 3 baselines and {per_team * len(teams)} team submissions scored")
+
+
+def _runs(*, plan: CompetitionPlan, phase: Phase, by_code: dict[str, SubsetData], system: str, quality: float,
+          spread: float, seed: str | None = None) -> list[tuple[ContentFile, str]]:
+    files = []
+    for code, piece in by_code.items():
+        subset_q = subset_quality(quality, system=seed or system, code=code, spread=spread)
+        run = demo_run(piece, quality=subset_q, system=system, code=f"{phase.slug}/{code}", depth=plan.depth)
+        files.append((ContentFile(run, name=f"run.{system}.{code}.{phase.slug}.txt"), code))
+    return files
+
+
+def _scored(submission):
+    """Score right away, as a worker would: the demo's leaderboards are full before any worker runs."""
+    submission_score(submission_id=submission.pk)
+    submission.refresh_from_db()
+    return submission

@@ -1,0 +1,77 @@
+"""`load_demo` on what a fresh clone has (shipped samples + synthetic data): every
+competition exists with full leaderboards, surprise languages behave, and a second run
+changes nothing."""
+from io import StringIO
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.core.management import call_command
+from django.test import TestCase
+
+from cupboard.competitions.models import Competition, TopicSet
+from cupboard.demo.plan import COMPETITIONS, PASSWORD, TEAMS
+from cupboard.demo.services import demo_load
+from cupboard.leaderboards.models import LeaderboardRow
+from cupboard.leaderboards.selectors import leaderboard_for
+from cupboard.submissions.models import Submission
+from cupboard.teams.models import Team
+
+
+def _counts() -> dict:
+    return {model.__name__: model.objects.count()
+            for model in (User, Competition, Team, TopicSet, Submission, LeaderboardRow)}
+
+
+class LoadDemoTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.lines = []
+        cls.loaded = demo_load(data_dir=None, scale=0.25, per_team=1, log=cls.lines.append)
+
+    def test_it_creates_every_competition_from_its_definition(self):
+        self.assertEqual(sorted(self.loaded), sorted(plan.slug for plan in COMPETITIONS))
+        self.assertEqual(Competition.objects.count(), len(COMPETITIONS))
+        self.assertIn("data: no shared data; shipped samples and synthetic data", self.lines)
+
+    def test_it_fills_every_open_phase_leaderboard_with_teams_and_baselines(self):
+        for competition in Competition.objects.all():
+            for phase in competition.phases.all():
+                rows = LeaderboardRow.objects.filter(phase=phase)
+                if not phase.is_open():
+                    self.assertFalse(rows.exists(), phase)
+                    continue
+                self.assertEqual(rows.filter(is_baseline=False).count(), len(TEAMS), phase)
+                self.assertEqual(rows.filter(is_baseline=True).count(), 3, phase)
+                self.assertFalse(Submission.objects.filter(phase=phase).exclude(status="scored").exists(), phase)
+
+    def test_it_gives_teams_different_scores(self):
+        phase = Competition.objects.get(slug="miracl-wsdm-cup").phases.get(slug="dev")
+        board = leaderboard_for(phase=phase, user=AnonymousUser())
+        averages = {entry.team: entry.averages["all"]["nDCG@10"] for entry in board.entries}
+        self.assertEqual(len(set(averages.values())), len(averages))
+        self.assertTrue(all(0 < value < 1 for value in averages.values()), averages)
+
+    def test_it_shows_the_cup_surprise_languages_and_hides_the_dry_runs(self):
+        anonymous = AnonymousUser()
+        cup = Competition.objects.get(slug="miracl-wsdm-cup").phases.get(slug="dev")
+        labels = [c.label for c in leaderboard_for(phase=cup, user=anonymous).columns]
+        self.assertIn("yo", labels)
+        self.assertEqual(labels[-3:], ["K.Avg", "S.Avg", "Avg"])
+        dry = Competition.objects.get(slug="miracl-dry-run").phases.get(slug="dev")
+        labels = [c.label for c in leaderboard_for(phase=dry, user=anonymous).columns]
+        self.assertNotIn("yo", labels)
+        organizer = User.objects.get(username="organizer")
+        self.assertIn("yo", [c.label for c in leaderboard_for(phase=dry, user=organizer).columns])
+
+    def test_it_lets_the_demo_accounts_log_in(self):
+        self.assertTrue(self.client.login(username="alice", password=PASSWORD))
+        self.assertTrue(User.objects.get(username="admin").is_superuser)
+        organizer = User.objects.get(username="organizer")
+        self.assertFalse(organizer.is_superuser)
+        self.assertEqual(organizer.organized_competitions.count(), len(COMPETITIONS))
+
+    def test_it_changes_nothing_when_run_again(self):
+        before = _counts()
+        out = StringIO()
+        call_command("load_demo", "--data", "/nonexistent", stdout=out)
+        self.assertEqual(_counts(), before)
+        self.assertIn("nothing new", out.getvalue())
