@@ -231,3 +231,17 @@ def phase_boards(*, competition: Competition, user, now: datetime | None = None)
     return [PhaseBoard(phase=phase, visible=organizer or phase.is_revealed(now),
                        message="" if organizer or phase.is_revealed(now) else _closed_message(phase))
             for phase in competition.phases.order_by("position")]
+
+
+def stale_phase_ids(*, now: datetime | None = None) -> list[int]:
+    """Phases whose rows were computed before a group of their competition was revealed
+    (at or before `now`): the same rule as `Leaderboard.stale`, for every phase at once, so
+    the periodic refresh rebuilds them without anyone opening the page."""
+    from django.db.models import Exists, OuterRef, Subquery
+
+    now = now or timezone.now()
+    oldest = LeaderboardRow.objects.filter(phase=OuterRef("pk")).order_by("computed_at").values("computed_at")[:1]
+    reveals = SubsetGroup.objects.filter(competition=OuterRef("competition"), reveal_at__lte=now,
+                                         reveal_at__gt=OuterRef("oldest_row"))
+    return list(Phase.objects.annotate(oldest_row=Subquery(oldest)).filter(oldest_row__isnull=False)
+                .filter(Exists(reveals)).values_list("pk", flat=True))

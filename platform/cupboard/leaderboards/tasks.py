@@ -12,3 +12,19 @@ def refresh_leaderboard(phase_id: int) -> None:
     phase = Phase.objects.filter(pk=phase_id).first()
     if phase is not None:  # deleted since the nudge was sent
         leaderboard_refresh(phase=phase)
+
+
+@shared_task(name="cupboard.leaderboards.tasks.refresh_stale_leaderboards", ignore_result=True)
+def refresh_stale_leaderboards() -> list[int]:
+    """Run by beat: rebuild every leaderboard computed before a surprise group's reveal, so
+    ranks count the new columns without anyone at the keyboard. Returns the phase ids."""
+    from cupboard.competitions.models import Phase
+
+    from .selectors import stale_phase_ids
+    from .services import leaderboard_refresh
+
+    refreshed = []
+    for phase in Phase.objects.filter(pk__in=stale_phase_ids()):
+        leaderboard_refresh(phase=phase)
+        refreshed.append(phase.pk)
+    return refreshed
