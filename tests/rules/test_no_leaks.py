@@ -1,0 +1,72 @@
+"""Hidden test-B judgments never leave the platform: not in a response, an export, an API
+field, an error message or a log line, while scoring and while everyone browses, before
+and after the reveal of the scores (the qrels files themselves are published at the reveal
+on purpose, through their one download URL, and are left out of the sweep for that reason).
+
+Log records are captured at DEBUG from the first line of set-up, so the scoring that
+`build_world` runs is covered too.
+"""
+from __future__ import annotations
+
+import logging
+
+import pytest
+from django.urls import reverse
+
+from cupboard.accounts.services import api_token_create
+from cupboard.submissions.errors import SubmissionRefused
+from cupboard.submissions.services import submission_create
+from tests.personas import client_for
+from tests.rules.test_permissions_matrix import NON_ORGANIZERS, _body, request, rows
+from tests.rules.world import TEST_B_DOCIDS, build_world, hidden_markers, run_bytes, upload
+
+pytestmark = pytest.mark.django_db
+
+
+def judgments_in(text: str, markers: list[str]) -> list[str]:
+    return [m for m in markers if m in text]
+
+
+@pytest.fixture
+def logged(caplog):
+    caplog.set_level(logging.DEBUG)
+    return caplog
+
+
+def test_it_never_logs_or_serves_test_b_judgments(logged, time_machine):
+    world = build_world()
+    markers = hidden_markers(world)
+    secrets = markers["test-B docids"] + markers["test-B qrels lines"] + markers["test-B per-query values"]
+    found = []
+    for moment in (None, world.test_b.reveal_at):
+        if moment is not None:
+            time_machine.move_to(moment, tick=False)
+        for row in rows(world):
+            if row.name in {"competitions:qrels", "leaderboards:plotly_js"}:
+                continue
+            for persona in NON_ORGANIZERS:
+                leaked = judgments_in(_body(request(world, row, persona)), secrets)
+                found += [f"{row.name}{row.args} as {persona} at {moment}: {leaked}"] if leaked else []
+    assert not found, "\n".join(found)
+    lines = [record.getMessage() + (record.exc_text or "") for record in logged.records]
+    assert lines and not [line for line in lines if judgments_in(line, secrets)]
+
+
+def test_it_keeps_test_b_judgments_out_of_api_fields_and_error_messages(db):
+    world = build_world()
+    token = api_token_create(user=world.participant)
+    api = client_for(None)
+    status = api.get(reverse("submissions:api_status", args=[world.sub_a_test_b.pk]),
+                     HTTP_AUTHORIZATION=f"Token {token}").json()
+    assert status["per_query"] == {} and set(status["scores"]) <= {"sw", "te"}
+    # A run that retrieves the hidden documents, one with a broken line: the refusal names
+    # the line and the problem, never what the judgments say about those documents.
+    lines = run_bytes(tag="probe").decode().splitlines()
+    lines[0] = f"1 Q0 {TEST_B_DOCIDS[0]} 1 x probe"
+    with pytest.raises(SubmissionRefused) as caught:
+        submission_create(phase=world.test_b, team=world.team_a, user=world.participant, method_name="probe",
+                          files=[(upload("run.sw.txt", ("\n".join(lines) + "\n").encode()), None)])
+    assert caught.value.code == "invalid_run" and caught.value.problems
+    text = caught.value.message + " ".join(str(p) for p in caught.value.problems)
+    assert "line 1" in text or any(getattr(p, "line", None) == 1 for p in caught.value.problems)
+    assert not judgments_in(text.replace(TEST_B_DOCIDS[0], ""), hidden_markers(world)["test-B qrels lines"])
