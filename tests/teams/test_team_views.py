@@ -59,6 +59,7 @@ class TeamPagesTestCase(PersonasTestCase):
 
     def test_it_reads_the_team_page_in_a_fixed_number_of_queries(self):
         client = self.client_for(self.participant)
-        # session, user, team (+competition), membership, members, submissions (+phase)
-        with self.assertNumQueries(6):
+        # session, user, team (+competition), membership, members, phases (upload links for
+        # members), submissions (+phase)
+        with self.assertNumQueries(7):
             client.get(self.team_a.get_absolute_url())
