@@ -6,7 +6,9 @@
   document.querySelectorAll("time[data-local]").forEach((el) => {
     const when = new Date(el.getAttribute("datetime"));
     el.title = el.getAttribute("datetime");
-    el.textContent = when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short", timeZoneName: "short" });
+    // dateStyle/timeStyle cannot be combined with timeZoneName (Chrome throws), so spell it out.
+    el.textContent = when.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric",
+      hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
   });
   function tick() {
     document.querySelectorAll("[data-countdown]").forEach((el) => {
