@@ -13,7 +13,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-from .records import InputError, Qrels
+from .columns import numbers
+from .records import InputError, JudgedColumns, Qrels
 from .sources import Source, iter_blocks, source_name, split_lines
 from .validation import BOM, MAX_FIELD_BYTES, RANK_RE, ProblemLog, decoded_lines
 from .validation_fast import docid_hashes, text_bytes
@@ -48,20 +49,16 @@ def _read_fast(data: bytes) -> Qrels | None:
             pc.max(pc.binary_length(qid)).as_py(), pc.max(pc.binary_length(docid)).as_py()) > MAX_FIELD_BYTES:
         return None
     try:
-        labels = pc.cast(label, pa.int64()).to_numpy()
+        labels = numbers(pc.cast(label, pa.int64()))
     except pa.ArrowInvalid:
         return None
     qid = pc.dictionary_encode(qid)
-    codes = qid.indices.to_numpy()
+    codes = numbers(qid.indices).astype(np.int64)
     with np.errstate(over="ignore"):
         keys = np.sort(docid_hashes(docid) + codes.astype(np.uint64) * _QUERY_MIX)
     if np.any(keys[1:] == keys[:-1]):
         return None  # maybe a docid judged twice: the exact reader says where
-    order = np.argsort(codes, kind="stable")  # queries in order of first appearance
-    bounds = np.searchsorted(codes[order], np.arange(len(qid.dictionary) + 1))
-    docids, values = docid.take(pa.array(order)).to_pylist(), labels[order].tolist()
-    return Qrels({q: dict(zip(docids[a:b], values[a:b]))
-                  for q, a, b in zip(qid.dictionary.to_pylist(), bounds[:-1].tolist(), bounds[1:].tolist())})
+    return Qrels(columns=JudgedColumns(qid.dictionary.to_pylist(), codes, docid, labels))
 
 
 def _read_exact(data: bytes, file: str) -> Qrels:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     import numpy as np
+    import pyarrow as pa
 
 Severity = Literal["error", "warning"]
 
@@ -72,37 +73,138 @@ class SubsetResult:
     per_query: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> qid -> value
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class Run:
-    """A parsed, valid run for one subset, as parallel numpy arrays (one row per retrieved doc).
+    """A parsed, valid run for one subset: one row per retrieved document.
 
-    `qids` and `docids` are numpy arrays of Python str (dtype object), `scores` float64.
-    Row order is not significant: scoring orders by score descending, then docid descending,
-    as trec_eval does. Readers keep only the top `keep_depth` documents of each query.
+    `qids` and `docids` read as numpy arrays of Python str (dtype object), `scores` as
+    float64. Row order is not significant: scoring orders by score descending, then docid
+    descending, as trec_eval does. Readers keep only the top `keep_depth` documents of each
+    query and build the run from columns (`Run.from_columns`: query codes into a small qid
+    table, docids as Arrow strings), so scoring never makes a Python str per row; the
+    object arrays are made on first use, for callers that want them.
     """
 
-    qids: "np.ndarray"
-    docids: "np.ndarray"
-    scores: "np.ndarray"
-    tag: str = ""
+    __slots__ = ("_qids", "_docids", "_names", "_codes", "_docid_array", "scores", "tag")
+
+    def __init__(self, qids: "np.ndarray", docids: "np.ndarray", scores: "np.ndarray", tag: str = ""):
+        self._qids, self._docids, self.scores, self.tag = qids, docids, scores, tag
+        self._names = self._codes = self._docid_array = None
+
+    @classmethod
+    def from_columns(cls, *, names: "np.ndarray", codes: "np.ndarray", docids: "pa.Array",
+                     scores: "np.ndarray", tag: str = "") -> "Run":
+        """Row i has qid `names[codes[i]]`, docid `docids[i]` (Arrow string) and `scores[i]`."""
+        run = cls(None, None, scores, tag)  # type: ignore[arg-type]
+        run._names, run._codes, run._docid_array = names, codes, docids
+        return run
+
+    @property
+    def qids(self) -> "np.ndarray":
+        if self._qids is None:
+            self._qids = self._names[self._codes]
+        return self._qids
+
+    @property
+    def docids(self) -> "np.ndarray":
+        if self._docids is None:
+            self._docids = self._docid_array.to_numpy(zero_copy_only=False)
+        return self._docids
+
+    def query_codes(self) -> "tuple[np.ndarray, np.ndarray]":
+        """(distinct qids, each row's index into them)."""
+        if self._codes is None:
+            import numpy as np
+            import pyarrow.compute as pc
+
+            from .columns import numbers, strings
+
+            encoded = pc.dictionary_encode(strings(self._qids))
+            self._names = np.array(encoded.dictionary.to_pylist(), dtype=object)
+            self._codes = numbers(encoded.indices)
+        return self._names, self._codes
+
+    def docid_array(self) -> "pa.Array":
+        """The docids as an Arrow string array."""
+        if self._docid_array is None:
+            from .columns import strings
+
+            self._docid_array = strings(self._docids)
+        return self._docid_array
 
     def __len__(self) -> int:
-        return len(self.qids)
+        return len(self.scores)
+
+    def __repr__(self) -> str:
+        return f"Run({len(self)} rows, tag={self.tag!r})"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True)
+class JudgedColumns:
+    """Qrels as columns, one row per judgment: `owner[i]` indexes `qids` (in order of first
+    appearance), `docids` is an Arrow string array, `labels` int64."""
+
+    qids: list[str]
+    owner: "np.ndarray"
+    docids: "pa.Array"
+    labels: "np.ndarray"
+
+
 class Qrels:
     """Judgments for one subset: qid -> {docid: integer label}. Judged non-relevant rows
-    (label 0, or negative) are kept: they matter for Judged@k and define the query set."""
+    (label 0, or negative) are kept: they matter for Judged@k and define the query set.
 
-    judgments: dict[str, dict[str, int]]
+    Readers build it from columns (`Qrels(columns=...)`), which is all scoring needs; the
+    dict of dicts is made on first use of `judgments`."""
+
+    __slots__ = ("_judgments", "_columns")
+
+    def __init__(self, judgments: dict[str, dict[str, int]] | None = None, *,
+                 columns: JudgedColumns | None = None):
+        if (judgments is None) == (columns is None):
+            raise TypeError("give either judgments or columns")
+        self._judgments, self._columns = judgments, columns
+
+    @property
+    def judgments(self) -> dict[str, dict[str, int]]:
+        if self._judgments is None:
+            import numpy as np
+
+            from .columns import take
+
+            c = self._columns
+            order = np.argsort(c.owner, kind="stable")
+            bounds = np.searchsorted(c.owner[order], np.arange(len(c.qids) + 1)).tolist()
+            docids, labels = take(c.docids, order).to_pylist(), c.labels[order].tolist()
+            self._judgments = {q: dict(zip(docids[a:b], labels[a:b]))
+                               for q, a, b in zip(c.qids, bounds[:-1], bounds[1:])}
+        return self._judgments
+
+    @property
+    def columns(self) -> JudgedColumns:
+        if self._columns is None:
+            from itertools import chain
+
+            import numpy as np
+
+            from .columns import strings
+
+            j = self._judgments
+            sizes = np.fromiter(map(len, j.values()), np.int64, len(j))
+            total = int(sizes.sum())
+            self._columns = JudgedColumns(
+                list(j), np.repeat(np.arange(len(j), dtype=np.int64), sizes),
+                strings(list(chain.from_iterable(j.values()))),
+                np.fromiter(chain.from_iterable(d.values() for d in j.values()), np.int64, total))
+        return self._columns
 
     @property
     def qids(self) -> list[str]:
-        return list(self.judgments)
+        return self._columns.qids if self._judgments is None else list(self._judgments)
 
     def __len__(self) -> int:
-        return sum(len(docs) for docs in self.judgments.values())
+        if self._judgments is None:
+            return len(self._columns.labels)
+        return sum(len(docs) for docs in self._judgments.values())
 
 
 class InputError(ValueError):

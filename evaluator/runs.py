@@ -106,10 +106,8 @@ def write_run(run: Run, handle: TextIO, *, tag: str | None = None) -> None:
     label = tag or run.tag or "run"
     if not TAG_RE.fullmatch(label.encode()):
         raise ValueError(f"run tag {label!r} is not 1-20 characters from A-Z a-z 0-9 _ . -")
-    docids = pa.array(run.docids, pa.string())
-    codes: dict[str, int] = {}
-    q = np.array([codes.setdefault(x, len(codes)) for x in run.qids], dtype=np.int64)
-    order, _, _ = trec_order(q, np.asarray(run.scores, dtype=np.float64), docids)
+    _, q = run.query_codes()
+    order, _, _ = trec_order(q, np.asarray(run.scores, dtype=np.float64), run.docid_array())
     positions = position_in_query(q[order]) + 1
     handle.writelines(f"{run.qids[i]} Q0 {run.docids[i]} {p} {float(run.scores[i])!r} {label}\n"
                       for i, p in zip(order.tolist(), positions.tolist()))

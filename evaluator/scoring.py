@@ -12,12 +12,11 @@ code) to 1e-9 on the MIRACL and Mr. TyDi qrels.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .columns import column, numbers, numbers_or, strings, take
 from .metrics import FAMILIES, GAIN_ALIASES, GAINS, Metric, Ranked, gains, parse_metric
 from .records import Qrels, Run, SubsetResult
 
@@ -25,9 +24,9 @@ from .records import Qrels, Run, SubsetResult
 def trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> np.ndarray:
     """Row indices sorted as trec_eval ranks: by query number, score descending, then docid
     descending (byte order, as trec_eval's strcmp)."""
-    table = pa.table({"q": queries, "s": scores, "d": docids})
-    return pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
-                                             ("d", "descending")]).to_numpy()
+    table = pa.table({"q": column(queries), "s": column(np.asarray(scores, np.float64)), "d": strings(docids)})
+    return numbers(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                                     ("d", "descending")]))
 
 
 def positions(sorted_queries: np.ndarray) -> np.ndarray:
@@ -39,7 +38,7 @@ def positions(sorted_queries: np.ndarray) -> np.ndarray:
     return np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
 
 
-def in_trec_order(queries: np.ndarray, scores: np.ndarray, docids: np.ndarray) -> bool:
+def in_trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> bool:
     """Whether rows already come one block per query, each in trec_eval order (what
     `read_run` produces), so the sort can be skipped; kernels only need each query's rows
     together and ranked, not queries in any particular order."""
@@ -48,7 +47,7 @@ def in_trec_order(queries: np.ndarray, scores: np.ndarray, docids: np.ndarray) -
     if len(np.unique(heads)) != len(heads) or np.any(same & (scores[1:] > scores[:-1])):
         return False
     ties = np.flatnonzero(same & (scores[1:] == scores[:-1]))
-    return bool(np.all(docids[ties] > docids[ties + 1]))
+    return not ties.size or pc.all(pc.greater(take(docids, ties), take(docids, ties + 1))).as_py()
 
 
 class JudgmentIndex:
@@ -56,17 +55,15 @@ class JudgmentIndex:
     `i * len(docids) + docid number`, kept sorted with its label alongside."""
 
     def __init__(self, qrels: Qrels):
-        judgments = qrels.judgments
-        self.qids = list(judgments)
+        columns = qrels.columns
+        self.qids = columns.qids
         self.number = {qid: i for i, qid in enumerate(self.qids)}
-        sizes = np.fromiter(map(len, judgments.values()), np.int64, len(self.qids))
-        total = int(sizes.sum())
-        encoded = pc.dictionary_encode(pa.array(list(chain.from_iterable(judgments.values())), type=pa.string()))
+        encoded = pc.dictionary_encode(columns.docids)
         self.docid_values = encoded.dictionary
         self.n_docs = max(len(self.docid_values), 1)
-        owner = np.repeat(np.arange(len(self.qids), dtype=np.int64), sizes)
-        key = owner * self.n_docs + encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        labels = np.fromiter(chain.from_iterable(d.values() for d in judgments.values()), np.int64, total)
+        owner = columns.owner
+        key = owner * self.n_docs + numbers(encoded.indices).astype(np.int64)
+        labels = columns.labels
         order = np.argsort(key, kind="stable")
         self.keys = key[order]
         self.labels = labels[order]
@@ -103,11 +100,10 @@ class JudgmentIndex:
         """(label, judged) of each (query number, docid) row; unjudged rows get label 0."""
         if not len(self.keys):
             return np.zeros(len(qidx), np.int64), np.zeros(len(qidx), bool)
-        numbers = pc.fill_null(pc.index_in(docids, value_set=self.docid_values), -1)
-        numbers = numbers.to_numpy().astype(np.int64)
+        found = numbers_or(pc.index_in(docids, value_set=self.docid_values), -1)
         # only rows whose docid is judged somewhere need the binary search
-        rows = np.flatnonzero(numbers >= 0)
-        key = qidx[rows] * self.n_docs + numbers[rows]
+        rows = np.flatnonzero(found >= 0)
+        key = qidx[rows] * self.n_docs + found[rows]
         where = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
         hit = self.keys[where] == key
         label, judged = np.zeros(len(qidx), np.int64), np.zeros(len(qidx), bool)
@@ -147,31 +143,26 @@ class Evaluator:
         if run is None or not len(run):
             empty = np.zeros(0, np.int64)
             return Ranked(index.n_queries, self.depth, empty, empty, empty, empty.astype(bool), index)
-        qidx = self._query_numbers(run.qids)
-        scores, docids = np.asarray(run.scores, dtype=np.float64), run.docids
+        names, codes = run.query_codes()
+        number = self.index.number
+        qidx = np.fromiter((number.get(q, -1) for q in names), np.int64, len(names))[codes]
+        scores, docids = np.asarray(run.scores, dtype=np.float64), run.docid_array()
         inside = qidx >= 0
         if not inside.all():
-            qidx, scores, docids = qidx[inside], scores[inside], docids[inside]
+            rows = np.flatnonzero(inside)
+            qidx, scores, docids = qidx[rows], scores[rows], take(docids, rows)
         if not len(qidx):
             return self.rank(None)
         if not in_trec_order(qidx, scores, docids):
-            order = trec_order(qidx, scores, pa.array(docids, type=pa.string()))
-            qidx, scores, docids = qidx[order], scores[order], docids[order]
+            order = trec_order(qidx, scores, docids)
+            qidx, scores, docids = qidx[order], scores[order], take(docids, order)
         rank = positions(qidx)
         keep = rank < self.depth
         if not keep.all():
-            qidx, rank, docids = qidx[keep], rank[keep], docids[keep]
-        label, judged = index.lookup(qidx, pa.array(docids, type=pa.string()))
+            rows = np.flatnonzero(keep)
+            qidx, rank, docids = qidx[rows], rank[rows], take(docids, rows)
+        label, judged = index.lookup(qidx, docids)
         return Ranked(index.n_queries, self.depth, qidx, rank, label, judged, index)
-
-    def _query_numbers(self, qids: np.ndarray) -> np.ndarray:
-        """Each row's query number in the qrels (-1 outside them). Runs come grouped by
-        query, so only the first row of each block is looked up."""
-        n = len(qids)
-        heads = np.flatnonzero(np.r_[True, qids[1:] != qids[:-1]])
-        number = self.index.number
-        found = np.fromiter((number.get(q, -1) for q in qids[heads]), np.int64, len(heads))
-        return np.repeat(found, np.diff(np.r_[heads, n]))
 
     def per_query_arrays(self, run: Run | None) -> dict[str, np.ndarray]:
         """Each metric's value for every qrels query, in qrels order (`self.index.qids`)."""

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .columns import column, numbers, take
 from .records import Run
 from .validation import ProblemLog
 from .validation_fast import Rows
@@ -40,8 +41,8 @@ def trec_order(q: np.ndarray, scores: np.ndarray, docids: pa.Array | pa.ChunkedA
     member[1:] |= tied
     group = np.cumsum(member & ~np.concatenate(([False], tied)))
     at = np.flatnonzero(member)
-    ties = pa.table({"group": group[at], "docid": docids.take(pa.array(order[at]))})
-    within = pc.sort_indices(ties, sort_keys=[("group", "ascending"), ("docid", "descending")]).to_numpy()
+    ties = pa.table({"group": column(group[at]), "docid": take(docids, order[at])})
+    within = numbers(pc.sort_indices(ties, sort_keys=[("group", "ascending"), ("docid", "descending")]))
     order[at] = order[at][within]
     return order, int(np.unique(qs[at]).size), int(order[at].min())
 
@@ -72,7 +73,7 @@ def _top(rows: Rows, k: int) -> Rows:
     ss = scores[order]
     kth = np.where(sizes > k, ss[np.minimum(starts + k - 1, q.size - 1)], -np.inf)
     keep = np.sort(order[ss >= np.repeat(kth, sizes)])  # back in file order
-    return Rows(q[keep], rows.docids.take(pa.array(keep)), rows.ranks[keep], scores[keep],
+    return Rows(q[keep], take(rows.docids, keep), rows.ranks[keep], scores[keep],
                 rows.lines[keep], rows.hashes[keep])
 
 
@@ -127,9 +128,9 @@ class RunCollector:
             return None, queries
         keep = order[position_in_query(kq[order]) < self.keep_depth]
         unmoved = keep.size == kq.size and bool(np.all(keep[1:] > keep[:-1]))  # no copy needed
-        run = Run(qids=names[kq if unmoved else kq[keep]],
-                  docids=(docids if unmoved else docids.take(pa.array(keep))).to_numpy(),
-                  scores=scores if unmoved else scores[keep], tag=tag)
+        run = Run.from_columns(names=names, codes=kq if unmoved else kq[keep],
+                               docids=(docids if unmoved else take(docids, keep)).combine_chunks(),
+                               scores=scores if unmoved else scores[keep], tag=tag)
         return run, queries
 
     @staticmethod
@@ -148,7 +149,7 @@ class RunCollector:
         if not repeated.size:
             return
         rows = np.flatnonzero(np.isin(keys, repeated))  # file order
-        docids = pa.chunked_array(self.docids, pa.string()).take(pa.array(rows)).to_pylist()
+        docids = take(pa.chunked_array(self.docids, pa.string()), rows).to_pylist()
         first: dict[tuple[int, str], int] = {}
         for row, docid in zip(rows.tolist(), docids):
             seen = first.setdefault((int(q[row]), docid), row)

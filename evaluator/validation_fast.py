@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from .columns import numbers, strings
 from .validation import MAX_FIELD_BYTES, MAX_LINE_BYTES, TAG_RE, LineRules, ProblemLog
 
 
@@ -162,7 +163,7 @@ def parse_fast(block: bytes, *, topics: frozenset[str] | None, docid_pattern: st
         return None
     if not _docids_match(docids, docid_pattern):
         return None
-    return Parsed(qid_values, qid.indices.to_numpy(), docids, ranks.to_numpy(), scores.to_numpy(),
+    return Parsed(qid_values, numbers(qid.indices), docids, numbers(ranks), numbers(scores),
                   docid_hashes(docids), tags[0], ends.size)
 
 
@@ -204,7 +205,7 @@ def rows_exact(block: bytes, first_line: int, rules: LineRules, codes: dict[str,
             numbers.append(number)
         if log.full:
             break
-    array = pa.array(docids, pa.string())
+    array = strings(docids)
     rows = Rows(np.array(qcodes, dtype=np.int32), array, np.array(ranks, dtype=np.int64),
                 np.array(scores, dtype=np.float64), np.array(numbers, dtype=np.int64), docid_hashes(array))
     return rows, crlf
