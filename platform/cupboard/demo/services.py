@@ -150,7 +150,7 @@ def _runs(*, plan: CompetitionPlan, phase: Phase, by_code: dict[str, SubsetData]
     files = []
     for code, piece in by_code.items():
         subset_q = subset_quality(quality, system=seed or system, code=code, spread=spread)
-        run = demo_run(piece, quality=subset_q, system=system, code=f"{phase.slug}/{code}", depth=plan.depth)
+        run = demo_run(piece, quality=subset_q, system=system, code=f"{phase}/{code}", depth=plan.depth)
         files.append((ContentFile(run, name=f"run.{system}.{code}.{phase.slug}.txt"), code))
     return files
 
