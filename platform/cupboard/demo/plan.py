@@ -4,8 +4,8 @@ Two MIRACL competitions show the two sides of surprise languages: the WSDM Cup i
 final two weeks (de and yo revealed yesterday, so S.Avg shows; test-B open, its
 leaderboard private until after the deadline) and a dry run whose surprise languages are
 still hidden and are revealed ten minutes after loading, so the beat task's leaderboard
-refresh can be watched. The four other benchmarks run from three weeks ago to three
-weeks ahead.
+refresh can be watched. The four other benchmarks keep their definitions' phase lengths
+and close three weeks from now.
 """
 from __future__ import annotations
 
