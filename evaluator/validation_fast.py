@@ -45,9 +45,16 @@ _CONVERT = pcsv.ConvertOptions(column_types={name: pa.string() for name in _KEPT
                                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False)
 
 
+_SLICE = 1 << 18  # bytes scanned per numpy call: small temporaries stay in the allocator's cache
+
+
 def _line_ends(arr: np.ndarray) -> np.ndarray:
-    ends = np.flatnonzero(arr == 10)
+    ends = np.concatenate([np.flatnonzero(arr[i:i + _SLICE] == 10) + i for i in range(0, arr.size, _SLICE)])
     return np.append(ends, arr.size) if arr[-1] != 10 else ends
+
+
+def _control_bytes(arr: np.ndarray) -> int:
+    return sum(np.count_nonzero(arr[i:i + _SLICE] < 0x20) for i in range(0, arr.size, _SLICE))
 
 
 def text_bytes(array: pa.Array) -> np.ndarray:
@@ -64,7 +71,8 @@ _MAX_SHIFT = 256
 _INVERSE_POWERS = np.array([pow(0x100000001B3, -k, 2**64) for k in range(_MAX_SHIFT)], dtype=np.uint64)
 
 
-_POWER_CACHE = 1 << 21  # P^0 .. P^(2M-1): 16 MB, enough for the docids of a 4 MiB block
+_HASH_ROWS = 1 << 14
+_POWER_CACHE = 1 << 18  # P^0 .. P^(256k-1): 2 MB, enough for 16k docids of up to 16 bytes
 _cached_powers = np.zeros(0, np.uint64)
 
 
@@ -86,7 +94,9 @@ def docid_hashes(docids: pa.Array) -> np.ndarray:
     """A 64-bit polynomial hash of each value (sum of byte_k * P^k, mod 2^64), computed over
     all bytes at once: prefix sums of byte * P^position, shifted back by P^-start. Equal
     strings get equal hashes; a shared hash is only a candidate and is confirmed exactly.
-    Uses one 8-byte temporary per byte of docid text."""
+    Works through `_HASH_ROWS` values at a time, so its 8-byte-per-byte temporaries stay small."""
+    if len(docids) > _HASH_ROWS:
+        return np.concatenate([docid_hashes(docids.slice(i, _HASH_ROWS)) for i in range(0, len(docids), _HASH_ROWS)])
     _, offsets, _ = docids.buffers()
     bounds = np.frombuffer(offsets, np.int32, count=len(docids) + 1, offset=docids.offset * 4).astype(np.int64)
     bounds -= bounds[0]
@@ -173,7 +183,7 @@ def parse_fast(block: bytes, *, topics: frozenset[str] | None, docid_pattern: st
     if arr.size == 0 or arr.max() >= 0x80:
         return None
     ends = _line_ends(arr)
-    if np.count_nonzero(arr < 0x20) != ends.size - (arr[-1] != 10):
+    if _control_bytes(arr) != ends.size - (arr[-1] != 10):
         return None  # tabs, CRs, NULs and other control bytes
     tag = _tag_of(arr, ends)
     if tag is None:
