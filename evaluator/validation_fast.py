@@ -160,16 +160,25 @@ def _widths(array: pa.Array) -> np.ndarray:
     return np.diff(np.frombuffer(offsets, np.int32, count=len(array) + 1, offset=array.offset * 4))
 
 
-def _tag_of(arr: np.ndarray, ends: np.ndarray) -> str | None:
-    """The tag every line ends with (" " + tag before each line end); None when they differ."""
-    first = arr[:ends[0]].tobytes()
+def _tag_of(block: bytes, ends: np.ndarray) -> str | None:
+    """The tag every line ends with (" " + tag right before each line end); None when any
+    line ends otherwise. Compares 8 bytes at a time, as little-endian words read at any
+    byte offset of the block."""
+    first = block[:ends[0]]
     tag = first[first.rfind(b" ") + 1:]
-    if not TAG_RE.fullmatch(tag):
+    if not TAG_RE.fullmatch(tag) or len(block) < 8:
         return None
-    tail = np.frombuffer(b" " + tag, np.uint8)
-    # a line shorter than the tail reaches back to the previous "\n", which never matches
-    window = np.lib.stride_tricks.sliding_window_view(arr, tail.size)[ends - tail.size]
-    return tag.decode() if bool((window == tail).all()) else None
+    tail = b" " + tag
+    words = np.ndarray((len(block) - 7,), "<u8", block, 0, (1,))  # words[i] = bytes i..i+7
+    for back in range(0, len(tail), 8):  # `back` bytes before the line end
+        piece = tail[max(0, len(tail) - back - 8):len(tail) - back]
+        at = ends - back - 8
+        if at.size and at.min() < 0:
+            return None
+        mask = np.uint64(((1 << (8 * len(piece))) - 1) << (8 * (8 - len(piece))))
+        if not np.all((words[at] & mask) == np.uint64(int.from_bytes(piece.rjust(8, b"\0"), "little"))):
+            return None
+    return tag.decode()
 
 
 def parse_fast(block: bytes, *, topics: frozenset[str] | None, docid_pattern: str | None) -> Parsed | None:
@@ -185,7 +194,7 @@ def parse_fast(block: bytes, *, topics: frozenset[str] | None, docid_pattern: st
     ends = _line_ends(arr)
     if _control_bytes(arr) != ends.size - (arr[-1] != 10):
         return None  # tabs, CRs, NULs and other control bytes
-    tag = _tag_of(arr, ends)
+    tag = _tag_of(block, ends)
     if tag is None:
         return None
     try:

@@ -15,6 +15,10 @@ CASES = {
     "tag suffix": GOOD + b"1 Q0 10#3 3 1.0 xtag\n",
     "no newline at the end": GOOD + b"1 Q0 10#3 3 1.0 tag",
     "short last line": GOOD + b"1 Q0 1#3 3 1 tag\n",
+    "long tags": b"".join(b"1 Q0 10#%d %d 1.0 abcdefghij.-_0123456\n" % (i, i) for i in range(5)),
+    "long tags, one differs": b"".join(b"1 Q0 10#%d %d 1.0 %sbcdefghij.-_0123456\n" % (i, i, b"a" if i != 3 else b"X")
+                                      for i in range(5)),
+    "short lines, long tag": b"1 Q0 1#1 1 1 abcdefghij.-_0123456\n1 Q 1#2 2 1 abcdefghij.-_0123456\n",
 }
 
 
