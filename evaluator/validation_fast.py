@@ -181,6 +181,16 @@ def _tag_of(block: bytes, ends: np.ndarray) -> str | None:
     return tag.decode()
 
 
+def _query_codes(qid: pa.Array) -> tuple[list[str], np.ndarray]:
+    """The distinct qids of a block and each row's index into them. Rows of a query come
+    together, so the qids are run-length encoded first (half the cost of hashing each row)."""
+    runs = pc.run_end_encode(qid)
+    local: dict[str, int] = {}
+    values = runs.values.to_pylist()
+    codes = np.fromiter((local.setdefault(v, len(local)) for v in values), np.int32, len(values))
+    return list(local), np.repeat(codes, np.diff(numbers(runs.run_ends), prepend=0))
+
+
 def parse_fast(block: bytes, *, topics: frozenset[str] | None, docid_pattern: str | None) -> Parsed | None:
     """Parse a block when every line in it is plainly valid; None when any line needs a
     closer look. Touches no shared state, so blocks can be parsed on worker threads.
@@ -218,13 +228,12 @@ def parse_fast(block: bytes, *, topics: frozenset[str] | None, docid_pattern: st
         return None
     if not pc.all(pc.is_finite(scores)).as_py():
         return None
-    qid = pc.dictionary_encode(qid)
-    qid_values = qid.dictionary.to_pylist()
+    qid_values, qid_indices = _query_codes(qid)
     if topics is not None and not topics.issuperset(qid_values):
         return None
     if not _docids_match(docids, docid_pattern):
         return None
-    return Parsed(qid_values, numbers(qid.indices), docids, numbers(ranks), numbers(scores),
+    return Parsed(qid_values, qid_indices, docids, numbers(ranks), numbers(scores),
                   docid_hashes(docids), tag, ends.size)
 
 
