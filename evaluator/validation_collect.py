@@ -72,9 +72,19 @@ def _top(rows: Rows, k: int) -> Rows:
             qs = q[order]
     ss = scores[order]
     kth = np.where(sizes > k, ss[np.minimum(starts + k - 1, q.size - 1)], -np.inf)
-    keep = np.sort(order[ss >= np.repeat(kth, sizes)])  # back in file order
+    keep = order[ss >= np.repeat(kth, sizes)]
+    if keep.size > 1 and not np.all(keep[1:] > keep[:-1]):
+        keep.sort()  # back in file order
     return Rows(q[keep], take(rows.docids, keep), rows.ranks[keep], scores[keep],
                 rows.lines[keep], rows.hashes[keep])
+
+
+def _encode_runs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(value, length) of each run of equal values; `np.repeat(*runs)` gives them back."""
+    if not values.size:
+        return values, np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    return values[starts], np.diff(np.append(starts, values.size))
 
 
 class RunCollector:
@@ -82,32 +92,36 @@ class RunCollector:
 
     def __init__(self, keep_depth: int):
         self.keep_depth = keep_depth
-        self.q: list[np.ndarray] = []
+        self.counts = np.zeros(0, np.int64)
+        self.q: list[tuple[np.ndarray, np.ndarray]] = []
         self.keys: list[np.ndarray] = []
-        self.lines: list[np.ndarray] = []
+        self.lines: list[tuple[np.ndarray, np.ndarray]] = []
         self.docids: list[pa.Array] = []
         self.kept: list[Rows] = []
 
     def add(self, rows: Rows) -> None:
         with np.errstate(over="ignore"):
             self.keys.append(rows.hashes + rows.qcodes.astype(np.uint64) * _QUERY_MIX)
-        self.q.append(rows.qcodes)
-        self.lines.append(rows.lines.astype(np.int32))
+        block = np.bincount(rows.qcodes)
+        if block.size > self.counts.size:
+            self.counts = np.concatenate((self.counts, np.zeros(block.size - self.counts.size, np.int64)))
+        self.counts[:block.size] += block
+        # kept run-length encoded (a few numbers per query): needed only to report a problem
+        self.q.append(_encode_runs(rows.qcodes))
+        self.lines.append(_encode_runs(rows.lines - np.arange(rows.lines.size)))
         self.docids.append(rows.docids)
         self.kept.append(_top(rows, self.keep_depth))
 
     def finish(self, qids: list[str], log: ProblemLog, *, topics: Collection[str] | None,
                max_depth: int, tag: str) -> tuple[Run | None, int]:
-        q = np.concatenate(self.q) if self.q else np.zeros(0, np.int32)
-        if q.size == 0:
+        if not self.counts.sum():
             if not log.errors:
                 log.error("empty-file", "the run is empty: it has no result lines")
             return None, 0
         names = np.array(qids, dtype=object)
-        counts = np.bincount(q, minlength=len(names))
-        lines = np.concatenate(self.lines)
-        self._check_depth(q, counts, names, lines, log, max_depth)
-        self._check_duplicates(q, names, lines, log)
+        counts = np.concatenate((self.counts, np.zeros(len(names) - self.counts.size, np.int64)))
+        self._check_depth(counts, names, log, max_depth)
+        self._check_duplicates(names, log)
         queries = int(np.count_nonzero(counts))
         if topics is not None:
             missing = sorted(set(topics) - set(names[counts > 0]))
@@ -133,22 +147,33 @@ class RunCollector:
                                scores=scores if unmoved else scores[keep], tag=tag)
         return run, queries
 
-    @staticmethod
-    def _check_depth(q, counts, names, lines, log: ProblemLog, max_depth: int) -> None:
-        for code in np.flatnonzero(counts > max_depth)[: log.max_problems]:
+    def _rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Query code and line of every row, in file order (made only to report a problem)."""
+        q = np.concatenate([np.repeat(*runs) for runs in self.q])
+        lines = np.concatenate([np.repeat(*runs) + np.arange(runs[1].sum()) for runs in self.lines])
+        return q, lines
+
+    def _check_depth(self, counts, names, log: ProblemLog, max_depth: int) -> None:
+        deep = np.flatnonzero(counts > max_depth)[: log.max_problems]
+        if not deep.size:
+            return
+        q, lines = self._rows()
+        for code in deep:
             extra = np.flatnonzero(q == code)[max_depth]
             log.error("too-deep", f"query {names[code]!r} has {counts[code]:,} documents; the limit is "
                       f"{max_depth:,} per query", int(lines[extra]), 1)
 
-    def _check_duplicates(self, q, names, lines, log: ProblemLog) -> None:
+    def _check_duplicates(self, names, log: ProblemLog) -> None:
         """Same docid twice for one query: (query, docid hash) keys sorted once; keys that
         repeat are confirmed on the docid strings."""
-        keys = np.concatenate(self.keys)
-        ordered = np.sort(keys)
+        ordered = np.concatenate(self.keys)
+        ordered.sort()  # in place: one copy of the keys, not two
         repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+        del ordered
         if not repeated.size:
             return
-        rows = np.flatnonzero(np.isin(keys, repeated))  # file order
+        q, lines = self._rows()
+        rows = np.flatnonzero(np.isin(np.concatenate(self.keys), repeated))  # file order
         docids = take(pa.chunked_array(self.docids, pa.string()), rows).to_pylist()
         first: dict[tuple[int, str], int] = {}
         for row, docid in zip(rows.tolist(), docids):
