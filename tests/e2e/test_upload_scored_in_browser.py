@@ -33,7 +33,7 @@ def page(stack):
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
-            page.set_default_timeout(15_000)
+            page.set_default_timeout(60_000)  # generous: CI machines are shared, runserver is single-threaded under load
             yield page
         finally:
             browser.close()

@@ -47,8 +47,8 @@ def test_it_exports_csv_without_surprise_columns_before_the_reveal(cast, dev):
     rows = _csv(cast.participant, dev)
 
     assert list(rows[0]) == ["rank", "team", "method", "baseline", "qrels_version",
-                             "nDCG@10 sw", "nDCG@10 te", "nDCG@10 K.Avg", "nDCG@10 Avg",
-                             "R@100 sw", "R@100 te", "R@100 K.Avg", "R@100 Avg"]
+                             "nDCG@10 K.Avg", "nDCG@10 Avg", "nDCG@10 sw", "nDCG@10 te",
+                             "R@100 K.Avg", "R@100 Avg", "R@100 sw", "R@100 te"]
     assert rows[0]["rank"] == "1" and rows[0]["team"] == "Team A" and rows[0]["nDCG@10 sw"] == "0.123"
     assert rows[0]["nDCG@10 Avg"] == "0.389"
     assert rows[1]["rank"] == "" and rows[1]["baseline"] == "yes" and rows[1]["method"] == "BM25"

@@ -44,7 +44,7 @@ def test_it_hides_surprise_columns_and_their_average_before_the_reveal(cast, dev
     leaderboard = leaderboard_for(phase=dev, user=getattr(cast, persona))
 
     assert leaderboard.visible
-    assert _columns(leaderboard) == ["sw", "te", "K.Avg", "Avg"]
+    assert _columns(leaderboard) == ["K.Avg", "Avg", "sw", "te"]
     assert all(set(e.values) == {"sw", "te"} for e in leaderboard.entries)
     assert all(set(e.averages) == {"known", "all"} for e in leaderboard.entries)
     assert leaderboard.notices == [f"1 surprise subset, announced on "
@@ -55,7 +55,7 @@ def test_it_hides_surprise_columns_and_their_average_before_the_reveal(cast, dev
 def test_it_shows_organizers_every_column_before_the_reveal(cast, dev, persona):
     leaderboard = leaderboard_for(phase=dev, user=getattr(cast, persona))
 
-    assert _columns(leaderboard) == ["sw", "te", "yo", "K.Avg", "S.Avg", "Avg"]
+    assert _columns(leaderboard) == ["K.Avg", "S.Avg", "Avg", "sw", "te", "yo"]
     reveal_at = cast.competition.groups.get(name="surprise").reveal_at
     assert leaderboard.notices == [f"yo (S.Avg) is shown to organizers only until {reveal_at:%Y-%m-%d %H:%M} UTC."]
     # Baselines sit where their Avg places them, unranked; ranks follow the Avg shown.
@@ -76,7 +76,7 @@ def test_it_shows_surprise_columns_to_everyone_from_the_reveal_on(cast, dev):
     with time_machine.travel(reveal_at, tick=False):
         leaderboard = leaderboard_for(phase=dev, user=cast.anonymous)
 
-    assert _columns(leaderboard) == ["sw", "te", "yo", "K.Avg", "S.Avg", "Avg"]
+    assert _columns(leaderboard) == ["K.Avg", "S.Avg", "Avg", "sw", "te", "yo"]
     assert leaderboard.notices == []
     # The rows were ranked before the reveal: the page ranks by the Avg it shows and asks
     # for a refresh.

@@ -90,7 +90,8 @@ class Leaderboard:
 
     @property
     def columns(self) -> list[Column]:
-        return self.subset_columns + self.average_columns
+        """Averages first: they are what people compare, and 18 language columns overflow a screen."""
+        return self.average_columns + self.subset_columns
 
     def table(self, metric: str) -> list[tuple[Entry, list[tuple[Column, float | None]]]]:
         """Rows with their (column, value) cells for `metric`, in the order of `columns`."""
