@@ -33,7 +33,7 @@ def page(stack):
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
-            page.set_default_timeout(60_000)  # generous: CI machines are shared, runserver is single-threaded under load
+            page.set_default_timeout(60_000)  # generous: on a loaded 2-core machine a page can take seconds
             yield page
         finally:
             browser.close()
