@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         worker(args.worker[0], Path(args.worker[1]))
         return 0
     rows = []
+    load = os.getloadavg()[0]  # the machine may be shared: say how busy it was
     for depth in map(int, args.depths.split(",")):
         directory = data_dir(Path(args.data), depth)
         a, b = measure("ours", directory), measure("pytrec_eval", directory)
@@ -122,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     for depth, lines, a, b, worst in rows:
         print(f"| {depth} | {lines:,} | {a['seconds']:.2f} | {a['peak_mb']:.0f} | {b['seconds']:.2f} "
               f"| {b['peak_mb']:.0f} | {b['seconds'] / a['seconds']:.1f}x | {worst:.1e} |")
+    print(f"\n{os.cpu_count()} cores; load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
     return 0
 
 
