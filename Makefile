@@ -5,6 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PG_URL ?= postgres://postgres@127.0.0.1:5432/cupboard
 REDIS_URL ?= redis://127.0.0.1:6379/14
+AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
 .PHONY: install browser services test test-sqlite test-postgres demo bench clean
 
@@ -31,6 +32,9 @@ test-sqlite: install
 test-postgres: install
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) \
 		$(PY) -m pytest -n 2 -p no:cacheprovider --ignore=tests/evaluator -m "not browser"
+	@# The same real-worker test once more through RabbitMQ, the other production broker.
+	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
+		$(PY) -m pytest -p no:cacheprovider -q tests/submissions/test_worker.py
 
 demo: install
 	$(PY) manage.py migrate --noinput

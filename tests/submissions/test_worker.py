@@ -1,4 +1,4 @@
-"""A real Celery worker process scores a submission sent through a real Redis broker.
+"""A real Celery worker process scores a submission sent through a real Redis (or RabbitMQ) broker.
 
 Run with PostgreSQL and Redis (the worker must see the test database):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cupboard_x CELERY_BROKER_URL=redis://127.0.0.1:6379/14 \
@@ -19,6 +19,8 @@ from django.db import connection
 from cupboard.submissions.models import Submission
 from cupboard.submissions.services import submission_create
 from cupboard.submissions.tasks import score_submission
+
+from tests.conftest import port_open
 
 from .conftest import good_sw, upload
 
@@ -47,8 +49,10 @@ def wait_for(submission: Submission, status: str, *, seconds: float = 60) -> Sub
 
 @pytest.fixture
 def worker(tmp_path):
-    if not settings.CELERY_BROKER_URL.startswith("redis"):
-        pytest.skip("needs CELERY_BROKER_URL=redis://...")
+    if not settings.CELERY_BROKER_URL.startswith(("redis", "amqp")):
+        pytest.skip("needs CELERY_BROKER_URL=redis://... or amqp://... (make test-postgres sets both in turn)")
+    if settings.CELERY_BROKER_URL.startswith("amqp") and not port_open(5672):
+        pytest.skip("no RabbitMQ on 127.0.0.1:5672")
     with open(tmp_path / "worker.log", "wb") as log:
         process = start_worker(log)
         yield process
