@@ -130,6 +130,22 @@ def rows(w) -> list[Row]:
         Row("competitions:qrels", ("cup", "dev", 1, "yo"), "GET", organizers(200, 404)),
         Row("competitions:qrels", ("cup", "test-b", 1, "sw"), "GET", organizers(200, 404)),
         Row("competitions:qrels", ("cup", "test-b", 1, "zz"), "GET", every(404)),
+        # The organizer area: anyone else gets the 404 of a missing competition (anonymous: log in first).
+        Row("competitions:manage", ("cup",), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage", ("draft",), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage", ("cup",), "POST", login(405)),
+        Row("competitions:manage_qrels", ("cup", "test-b"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_qrels", ("cup", "test-b"), "POST", organizers(400, 404, anon=302), {"note": "x"}),
+        Row("competitions:manage_qrels", ("cup", "nope"), "GET", login(404)),
+        Row("competitions:manage_topics", ("cup", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_topics", ("cup", "dev"), "POST", organizers(400, 404, anon=302)),
+        Row("competitions:manage_schedule", ("cup", "test-b"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_schedule", ("cup", "test-b"), "POST", organizers(302, 404, anon=302),
+            {"visibility": "live", "hidden_qrels": "on"}),
+        Row("competitions:manage_group", ("cup", "surprise"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_group", ("cup", "surprise"), "POST", organizers(302, 404, anon=302),
+            {"reveal_at": ""}),
+        Row("competitions:manage_group", ("cup", "nope"), "GET", login(404)),
     ]
 
 

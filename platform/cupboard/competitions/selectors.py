@@ -117,3 +117,23 @@ def commitments(competition: Competition, *, now=None, user=None) -> list[dict]:
     rows.sort(key=lambda r: (r["phase"].position, -r["release"].number, r["subset"] is None,
                              r["subset"].position if r["subset"] else r["sha256"]))
     return rows
+
+
+def organizer_overview(competition: Competition) -> list[dict]:
+    """Per phase, what an organizer checks before and during it: each subset's topics and
+    current judgments (counts and SHA-256, hidden subsets included) and how many
+    submissions are in each state. For the organizer area only: it shows everything."""
+    from django.db.models import Count
+
+    subsets = list(competition.subsets.select_related("group").order_by("position", "code"))
+    rows = []
+    for phase in competition.phases.prefetch_related("topic_sets", "qrels_releases__files"):
+        topics = {t.subset_id: t for t in phase.topic_sets.all()}
+        release = max(phase.qrels_releases.all(), key=lambda r: r.number, default=None)
+        qrels = {f.subset_id: f for f in release.files.all()} if release else {}
+        statuses = dict(phase.submissions.values_list("status").annotate(n=Count("pk")).order_by("status"))
+        rows.append({"phase": phase, "release": release, "statuses": statuses,
+                     "releases": sorted(phase.qrels_releases.all(), key=lambda r: -r.number),
+                     "subsets": [{"subset": s, "topics": topics.get(s.pk), "qrels": qrels.get(s.pk)}
+                                 for s in subsets]})
+    return rows

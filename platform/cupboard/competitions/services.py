@@ -142,16 +142,9 @@ def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name:
     The file is read with evaluator.topics.read_topics first; a bad file raises
     CompetitionError `invalid-topics` with file:line problems and stores nothing.
     Importing the same bytes again changes nothing; other bytes replace the old file."""
-    from evaluator.records import InputError
-    from evaluator.topics import read_topics
-
     subset = _subset(phase, subset)
     content = read_source(file)
-    try:
-        topics = read_topics(io.BytesIO(content), name=name)
-    except InputError as error:
-        raise CompetitionError("invalid-topics", f"{name} is not a valid topics file",
-                               problems=[str(p) for p in error.problems]) from error
+    topics = _read_topics(content, name)
     digest = hashlib.sha256(content).hexdigest()
     with transaction.atomic():
         topic_set = TopicSet.objects.select_for_update().filter(phase=phase, subset=subset).first()
@@ -164,6 +157,40 @@ def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name:
                      summary=f"Topics of {phase.slug}/{subset.code}: {len(topics)} queries",
                      details={"phase": phase.slug, "subset": subset.code, "sha256": digest, "file": name})
     return topic_set
+
+
+def _read_topics(content: bytes, name: str) -> dict[str, str]:
+    from evaluator.records import InputError
+    from evaluator.topics import read_topics
+
+    try:
+        return read_topics(io.BytesIO(content), name=name)
+    except InputError as error:
+        raise CompetitionError("invalid-topics", f"{name} is not a valid topics file",
+                               problems=[str(p) for p in error.problems]) from error
+
+
+def topics_import_files(*, phase: Phase, files: dict[str, FileSource], names: dict[str, str],
+                        actor: User | None = None) -> list[TopicSet]:
+    """Store several subsets' topics at once ({subset code: file}), all or none.
+
+    Every file is read before any is stored, so one bad file (CompetitionError
+    `invalid-topics`, listing every file's problems) leaves the phase as it was, as an
+    organizer uploading a release folder expects."""
+    if not files:
+        raise CompetitionError("no-files", "a topics upload needs at least one file")
+    problems = []
+    for code, file in files.items():
+        _subset(phase, code)
+        try:
+            _read_topics(read_source(file), names[code])
+        except CompetitionError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise CompetitionError("invalid-topics", "no topics were stored", problems=problems)
+    with transaction.atomic():
+        return [topics_import(phase=phase, subset=code, file=file, name=names[code], actor=actor)
+                for code, file in files.items()]
 
 
 def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: User | None,

@@ -1,0 +1,71 @@
+"""Organizer forms: topics and qrels uploads, a phase's visibility, a group's reveal.
+
+The files themselves are validated by the services (evaluator readers); these forms only
+work out which subset each file is for and read the instants."""
+from django import forms
+
+from cupboard.competitions.models import Phase
+from cupboard.submissions.forms import MultipleFileField
+
+
+class PhaseFilesForm(forms.Form):
+    """Several files at once, each for the subset its name names (`qrels.miracl-v1.0-sw-dev.tsv`)."""
+
+    files = MultipleFileField(help_text="One file per subset, plain or .gz; the subset is read from each file "
+                                        "name (e.g. qrels.miracl-v1.0-sw-dev.tsv).")
+    subset = forms.ChoiceField(required=False, help_text="Only for a single file whose name does not say its subset.")
+
+    def __init__(self, *args, subsets=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.codes = [s.code for s in subsets]
+        self.fields["subset"].choices = [("", "from the file name")] + [(s.code, f"{s.code} {s.name}") for s in subsets]
+
+    def clean(self):
+        from evaluator.naming import subset_from_filename
+
+        cleaned = super().clean()
+        files, chosen = cleaned.get("files") or [], cleaned.get("subset")
+        if chosen and len(files) > 1:
+            raise forms.ValidationError("Choose a subset only when sending one file; with several, name each "
+                                        "file after its subset.", code="subset_with_many_files")
+        by_subset = {}
+        for upload in files:
+            code = chosen or subset_from_filename(upload.name, self.codes)
+            if code is None:
+                self.add_error("files", forms.ValidationError(
+                    "%(name)s: the name says no subset of this competition (one of %(codes)s); rename it or "
+                    "choose the subset", code="no_subset_in_name",
+                    params={"name": upload.name, "codes": ", ".join(self.codes)}))
+            elif code in by_subset:
+                self.add_error("files", forms.ValidationError(
+                    "%(first)s and %(second)s are both for %(code)s", code="duplicate_subset",
+                    params={"first": by_subset[code].name, "second": upload.name, "code": code}))
+            else:
+                by_subset[code] = upload
+        cleaned["by_subset"] = by_subset
+        return cleaned
+
+    def names(self) -> dict[str, str]:
+        """subset code -> the uploaded file's name, kept as the published name."""
+        return {code: upload.name for code, upload in self.cleaned_data["by_subset"].items()}
+
+
+class QrelsUploadForm(PhaseFilesForm):
+    note = forms.CharField(max_length=200, required=False, help_text="Why this version (shown in the audit log).")
+
+
+def _instant_field(help_text: str) -> forms.DateTimeField:
+    return forms.DateTimeField(required=False, help_text=help_text,
+                               widget=forms.DateTimeInput(attrs={"placeholder": "2023-01-30 00:00"}))
+
+
+class PhaseScheduleForm(forms.Form):
+    visibility = forms.ChoiceField(choices=Phase.Visibility.choices)
+    reveal_at = _instant_field("UTC, e.g. 2023-01-30 00:00. When a private leaderboard and hidden "
+                               "judgments become public; empty = never.")
+    hidden_qrels = forms.BooleanField(required=False, label="Hide the judgments until the reveal")
+
+
+class GroupRevealForm(forms.Form):
+    reveal_at = _instant_field("UTC, e.g. 2023-01-09 00:00. Its subsets stay hidden from participants until "
+                               "then; empty = visible now.")

@@ -1,0 +1,150 @@
+"""The organizer area: an overview per phase, topics and qrels uploads, the phase and
+surprise schedules. For a competition's organizers and staff only; anyone else gets the
+same 404 as for a competition that does not exist, so the area does not even confirm
+that a draft competition is there."""
+from __future__ import annotations
+
+import re
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from cupboard.competitions.errors import CompetitionError
+from cupboard.competitions.forms import GroupRevealForm, PhaseFilesForm, PhaseScheduleForm, QrelsUploadForm
+from cupboard.competitions.models import Competition, Phase, SubsetGroup
+from cupboard.competitions.schedule import PHASE_SCHEDULE_FIELDS, group_reveal_change, phase_schedule_change
+from cupboard.competitions.selectors import organizer_overview
+from cupboard.competitions.services import qrels_release_create, topics_import_files
+
+# evaluator.records.Problem as text: "file[:line[:column]]: severity: message [code]".
+_PROBLEM = re.compile(r"(?P<file>.+?)(?::(?P<line>\d+))?(?::(?P<column>\d+))?: (?:error|warning): "
+                      r"(?P<message>.*?)(?: \[(?P<code>[\w-]+)\])?", re.S)
+
+
+def _get_competition_for_organizer(request, slug: str) -> Competition:
+    competition = Competition.objects.filter(slug=slug).first()
+    if competition is None or not competition.is_organizer(request.user):
+        raise Http404("No such competition")
+    return competition
+
+
+def _get_phase_for_organizer(request, slug: str, phase_slug: str) -> Phase:
+    competition = _get_competition_for_organizer(request, slug)
+    return get_object_or_404(Phase.objects.select_related("competition"), competition=competition, slug=phase_slug)
+
+
+def _refusal(error: CompetitionError) -> dict:
+    """What the page shows of a refused upload: the reason, and each problem's file, line and reason."""
+    rows = []
+    for text in error.problems:
+        match = _PROBLEM.fullmatch(text)
+        rows.append(match.groupdict() if match else {"file": "", "line": None, "message": text, "code": None})
+    return {"code": error.code, "message": error.message, "problems": rows}
+
+
+def _posted(request) -> tuple:
+    """A form's data and files: bound on every POST, even an empty one (which must show
+    "this field is required", not the blank form again)."""
+    return (request.POST, request.FILES) if request.method == "POST" else (None, None)
+
+
+def _save(request, form, action, *, slug: str):
+    """For a valid POST, run `action()` (it returns the message to show): the redirect to the
+    overview, or the refusal to show with the form. (None, None) for a GET or form errors."""
+    if request.method != "POST" or not form.is_valid():
+        return None, None
+    try:
+        message = action()
+    except CompetitionError as error:
+        return None, _refusal(error)
+    messages.success(request, message)
+    return redirect("competitions:manage", slug), None
+
+
+def _form_page(request, template: str, context: dict, *, refusal: dict | None):
+    """The form again: 400 with its errors or the refusal, 200 when first shown."""
+    failed = refusal is not None or bool(context["form"].errors)
+    return render(request, template, {**context, "refusal": refusal}, status=400 if failed else 200)
+
+
+@login_required
+@require_GET
+def manage(request, slug: str):
+    """Per phase: topics and current judgments per subset, submissions by status, actions."""
+    competition = _get_competition_for_organizer(request, slug)
+    return render(request, "competitions/manage.html", {
+        "competition": competition, "phases": organizer_overview(competition),
+        "groups": competition.groups.all()})
+
+
+def _files_upload(request, slug: str, phase_slug: str, *, kind: str, form_class, store):
+    """Shared by the topics and qrels uploads: a form, one service call, errors by file and line."""
+    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    subsets = phase.competition.subsets.order_by("position", "code")
+    form = form_class(*_posted(request), subsets=subsets)
+    done, refusal = _save(request, form, lambda: store(phase, form), slug=slug)
+    return done or _form_page(request, "competitions/manage_files.html", {
+        "competition": phase.competition, "phase": phase, "form": form, "kind": kind}, refusal=refusal)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def qrels_upload(request, slug: str, phase_slug: str):
+    """A new qrels version for a phase: validated whole, audited, scored submissions re-scored."""
+    def store(phase, form):
+        previous = phase.qrels_releases.order_by("-number").first()
+        release = qrels_release_create(phase=phase, files=form.cleaned_data["by_subset"], names=form.names(),
+                                       actor=request.user, note=form.cleaned_data["note"])
+        if release == previous:
+            return f"Nothing new: the files are those of qrels v{release.number}."
+        return f"{phase.name} now uses qrels v{release.number}; its scored submissions are queued for scoring again."
+
+    return _files_upload(request, slug, phase_slug, kind="qrels", form_class=QrelsUploadForm, store=store)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def topics_upload(request, slug: str, phase_slug: str):
+    """Topics for some subsets of a phase, all stored or none; the same bytes again change nothing."""
+    def store(phase, form):
+        stored = topics_import_files(phase=phase, files=form.cleaned_data["by_subset"], names=form.names(),
+                                     actor=request.user)
+        return f"Topics of {phase.name}: " + ", ".join(f"{t.subset.code} ({t.query_count})" for t in stored)
+
+    return _files_upload(request, slug, phase_slug, kind="topics", form_class=PhaseFilesForm, store=store)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def phase_schedule(request, slug: str, phase_slug: str):
+    """A phase's leaderboard visibility, reveal instant and hidden judgments (audited)."""
+    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    form = PhaseScheduleForm(*_posted(request)[:1], initial={n: getattr(phase, n) for n in PHASE_SCHEDULE_FIELDS})
+
+    def change():
+        phase_schedule_change(phase=phase, actor=request.user, **form.cleaned_data)
+        return f"Saved the schedule of {phase.name}."
+
+    done, refusal = _save(request, form, change, slug=slug)
+    return done or _form_page(request, "competitions/manage_schedule.html", {
+        "competition": phase.competition, "phase": phase, "form": form}, refusal=refusal)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def group_reveal(request, slug: str, group_name: str):
+    """When a subset group (the surprise languages) is revealed to participants (audited)."""
+    competition = _get_competition_for_organizer(request, slug)
+    group = get_object_or_404(SubsetGroup, competition=competition, name=group_name)
+    form = GroupRevealForm(*_posted(request)[:1], initial={"reveal_at": group.reveal_at})
+
+    def change():
+        group_reveal_change(group=group, actor=request.user, reveal_at=form.cleaned_data["reveal_at"])
+        return f"Saved the reveal of the {group.name} group."
+
+    done, refusal = _save(request, form, change, slug=slug)
+    return done or _form_page(request, "competitions/manage_schedule.html", {
+        "competition": competition, "group": group, "form": form}, refusal=refusal)
