@@ -78,3 +78,17 @@ def test_it_links_the_area_from_the_competition_page_for_organizers_only(persona
         assert url in personas.client_for(getattr(personas, persona)).get("/c/cup/").content.decode()
     for persona in NON_ORGANIZERS + ("anonymous",):
         assert url not in personas.client_for(getattr(personas, persona)).get("/c/cup/").content.decode(), persona
+
+
+def test_it_builds_the_overview_in_a_fixed_number_of_queries(personas, django_assert_num_queries):
+    cup = personas.competition
+    for phase in cup.phases.all():
+        make_topics(phase, "sw", ["1"])
+        make_qrels_release(phase, {"sw": {"1": {"d1": 1}}, "te": {"1": {"d2": 1}}})
+        Submission.objects.create(phase=phase, team=personas.team_a, number=1, method_name="m", status="scored")
+    client = personas.client_for(personas.organizer)
+    url = reverse("competitions:manage", args=["cup"])
+    # session, user, competition, organizer check, subsets (with groups), submissions by phase and
+    # status, phases, their topic sets, releases, release files, groups
+    with django_assert_num_queries(11):
+        assert client.get(url).status_code == 200

@@ -143,3 +143,14 @@ def test_it_rejects_an_instant_it_cannot_read(personas):
     response = personas.client_for(personas.organizer).post(group_url(), {"reveal_at": "next tuesday"})
     assert response.status_code == 400 and response.context["form"].errors["reveal_at"]
     assert Phase.objects.exists() and not AuditEvent.objects.exists()
+
+
+def test_it_changes_nothing_when_the_shown_form_is_saved_untouched(personas):
+    client = personas.client_for(personas.organizer)
+    for url in (schedule_url(), group_url()):
+        form = client.get(url).context["form"]
+        data = {name: form[name].value() for name in form.fields}
+        data = {k: (v.strftime(INSTANT) if hasattr(v, "strftime") else v) for k, v in data.items() if v not in (None, False)}
+        assert client.post(url, data).status_code == 302, url
+    assert personas.competition.groups.get(name="surprise").reveal_at.microsecond != 0  # the case that matters
+    assert not AuditEvent.objects.exists()

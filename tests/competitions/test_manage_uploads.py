@@ -127,3 +127,26 @@ def test_it_refuses_a_subset_of_another_competition(personas, organizer_client):
     assert response.status_code == 400
     assert response.context["form"].errors.as_data()["files"][0].code == "no_subset_in_name"
     assert not TopicSet.objects.exists()
+
+
+def test_it_accepts_gzipped_files_and_keeps_their_published_names(personas, organizer_client):
+    import gzip
+    import hashlib
+
+    content = gzip.compress((DATA / "qrels.miracl-v1.0-te-dev.tsv").read_bytes())
+    response = organizer_client.post(qrels_url(personas), {"files": [upload("qrels.miracl-v1.0-te-dev.tsv.gz", content)]})
+    assert response.status_code == 302
+    stored = QrelsRelease.objects.get().files.get()
+    assert (stored.subset.code, stored.original_name) == ("te", "qrels.miracl-v1.0-te-dev.tsv.gz")
+    assert stored.sha256 == hashlib.sha256(content).hexdigest() and stored.judged_queries > 0
+
+
+def test_it_carries_unchanged_subsets_into_the_new_version(personas, organizer_client):
+    phase = personas.competition.phases.get(slug="test-b")
+    first = make_qrels_release(phase, {"sw": {"1": {"d1": 1}}, "te": {"1": {"d2": 1}}})
+    organizer_client.post(qrels_url(personas), {"files": [upload("qrels.miracl-v1.0-te-dev.tsv")], "note": "te fixed"})
+    second = phase.qrels_releases.get(number=2)
+    assert second.files.get(subset__code="sw").sha256 == first.files.get(subset__code="sw").sha256
+    assert second.files.get(subset__code="te").sha256 != first.files.get(subset__code="te").sha256
+    page = organizer_client.get(reverse("competitions:manage", args=["cup"])).content.decode()
+    assert "qrels v2" in page and "te fixed" in page

@@ -59,13 +59,23 @@ def _instant_field(help_text: str) -> forms.DateTimeField:
                                widget=forms.DateTimeInput(attrs={"placeholder": "2023-01-30 00:00"}))
 
 
-class PhaseScheduleForm(forms.Form):
+class _RevealForm(forms.Form):
+    def clean_reveal_at(self):
+        """The form shows whole seconds: an instant unchanged to the second is the stored one,
+        so saving the form untouched is no change (and no audit event)."""
+        value, initial = self.cleaned_data["reveal_at"], self.initial.get("reveal_at")
+        if value is not None and initial is not None and value == initial.replace(microsecond=0):
+            return initial
+        return value
+
+
+class PhaseScheduleForm(_RevealForm):
     visibility = forms.ChoiceField(choices=Phase.Visibility.choices)
     reveal_at = _instant_field("UTC, e.g. 2023-01-30 00:00. When a private leaderboard and hidden "
                                "judgments become public; empty = never.")
     hidden_qrels = forms.BooleanField(required=False, label="Hide the judgments until the reveal")
 
 
-class GroupRevealForm(forms.Form):
+class GroupRevealForm(_RevealForm):
     reveal_at = _instant_field("UTC, e.g. 2023-01-09 00:00. Its subsets stay hidden from participants until "
                                "then; empty = visible now.")

@@ -126,13 +126,17 @@ def organizer_overview(competition: Competition) -> list[dict]:
     from django.db.models import Count
 
     subsets = list(competition.subsets.select_related("group").order_by("position", "code"))
+    statuses: dict[int, dict[str, int]] = {}
+    for phase_id, status, count in (competition.phases.filter(submissions__isnull=False)
+                                    .values_list("pk", "submissions__status").annotate(n=Count("submissions"))
+                                    .order_by("pk", "submissions__status")):
+        statuses.setdefault(phase_id, {})[status] = count
     rows = []
     for phase in competition.phases.prefetch_related("topic_sets", "qrels_releases__files"):
         topics = {t.subset_id: t for t in phase.topic_sets.all()}
         release = max(phase.qrels_releases.all(), key=lambda r: r.number, default=None)
         qrels = {f.subset_id: f for f in release.files.all()} if release else {}
-        statuses = dict(phase.submissions.values_list("status").annotate(n=Count("pk")).order_by("status"))
-        rows.append({"phase": phase, "release": release, "statuses": statuses,
+        rows.append({"phase": phase, "release": release, "statuses": statuses.get(phase.pk, {}),
                      "releases": sorted(phase.qrels_releases.all(), key=lambda r: -r.number),
                      "subsets": [{"subset": s, "topics": topics.get(s.pk), "qrels": qrels.get(s.pk)}
                                  for s in subsets]})
