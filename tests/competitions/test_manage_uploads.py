@@ -76,7 +76,7 @@ def test_it_shows_every_bad_line_with_file_and_line_and_stores_nothing(personas,
     page = response.content.decode()
     assert "Nothing was changed" in page and "invalid-qrels" in page
     problems = response.context["refusal"]["problems"]
-    assert {(p["file"], p["line"]) for p in problems} == {("qrels.broken-te.tsv", "2"), ("qrels.broken-te.tsv", "3")}
+    assert {(p["file"], p["line"]) for p in problems} == {("qrels.broken-te.tsv", 2), ("qrels.broken-te.tsv", 3)}
     assert all(p["message"] and p["code"] for p in problems)
     assert not QrelsRelease.objects.exists()
     assert not AuditEvent.objects.filter(action=AuditEvent.Action.QRELS_UPLOADED).exists()
@@ -117,7 +117,7 @@ def test_it_stores_no_topics_when_one_file_is_bad(personas, organizer_client):
     response = organizer_client.post(topics_url(personas), {
         "files": [upload("topics.miracl-v1.0-sw-dev.tsv"), upload("topics.x-te.tsv", b"1\tfine\nno tab here\n")]})
     assert response.status_code == 400
-    assert [(p["file"], p["line"]) for p in response.context["refusal"]["problems"]] == [("topics.x-te.tsv", "2")]
+    assert [(p["file"], p["line"]) for p in response.context["refusal"]["problems"]] == [("topics.x-te.tsv", 2)]
     assert not TopicSet.objects.exists()
     assert not AuditEvent.objects.filter(action=AuditEvent.Action.TOPICS_UPLOADED).exists()
 

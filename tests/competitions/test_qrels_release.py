@@ -56,8 +56,8 @@ def test_it_changes_nothing_when_one_file_is_bad(phase, personas):
         qrels_release_create(phase=phase, files={"sw": SW, "te": bad}, actor=personas.organizer,
                              names={"te": "qrels.te.tsv"})
     assert caught.value.code == "invalid-qrels"
-    assert any("qrels.te.tsv:2" in p for p in caught.value.problems)
-    assert any("qrels.te.tsv:3" in p for p in caught.value.problems)
+    assert any("qrels.te.tsv:2" in str(p) for p in caught.value.problems)
+    assert any("qrels.te.tsv:3" in str(p) for p in caught.value.problems)
     assert not QrelsRelease.objects.exists() and not QrelsFile.objects.exists()
     assert not AuditEvent.objects.filter(action=AuditEvent.Action.QRELS_UPLOADED).exists()
 

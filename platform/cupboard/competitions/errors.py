@@ -1,14 +1,21 @@
 """Domain errors of competition set-up. Each carries a stable `code` (tests and commands
 rely on it) and, when an input file or definition is at fault, the list of problems,
-each naming where (a YAML key path, or file:line)."""
+each naming where: an `evaluator.records.Problem` (file, line, column) for a data file,
+or a text starting with the YAML key path for a definition."""
+from evaluator.records import Problem
 
 
 class CompetitionError(Exception):
-    def __init__(self, code: str, message: str, *, problems: list[str] | tuple[str, ...] = ()):
+    def __init__(self, code: str, message: str, *, problems: "list[Problem | str] | tuple[Problem | str, ...]" = ()):
         self.code = code
         self.message = message
         self.problems = tuple(problems)
-        super().__init__(message if not problems else f"{message}:\n  " + "\n  ".join(self.problems))
+        super().__init__(message if not problems else f"{message}:\n  " + "\n  ".join(map(str, self.problems)))
+
+    def problem_rows(self) -> list[dict]:
+        """Each problem as {file, line, column, code, message}, for pages and JSON."""
+        return [p.as_dict() if isinstance(p, Problem) else
+                {"file": "", "line": None, "column": None, "code": None, "message": p} for p in self.problems]
 
 
 class DefinitionError(CompetitionError):

@@ -167,7 +167,7 @@ def _read_topics(content: bytes, name: str) -> dict[str, str]:
         return read_topics(io.BytesIO(content), name=name)
     except InputError as error:
         raise CompetitionError("invalid-topics", f"{name} is not a valid topics file",
-                               problems=[str(p) for p in error.problems]) from error
+                               problems=error.problems) from error
 
 
 def topics_import_files(*, phase: Phase, files: dict[str, FileSource], names: dict[str, str],
@@ -218,7 +218,7 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
         try:
             qrels = read_qrels(io.BytesIO(content), name=name)
         except InputError as error:
-            problems.extend(str(p) for p in error.problems)
+            problems.extend(error.problems)
             continue
         checked[code] = (subset, content, name, qrels)
         if progress is not None:

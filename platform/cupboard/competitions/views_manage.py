@@ -4,7 +4,6 @@ same 404 as for a competition that does not exist, so the area does not even con
 that a draft competition is there."""
 from __future__ import annotations
 
-import re
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -18,11 +17,6 @@ from cupboard.competitions.models import Competition, Phase, SubsetGroup
 from cupboard.competitions.schedule import PHASE_SCHEDULE_FIELDS, group_reveal_change, phase_schedule_change
 from cupboard.competitions.selectors import organizer_overview
 from cupboard.competitions.services import qrels_release_create, topics_import_files
-
-# evaluator.records.Problem as text: "file[:line[:column]]: severity: message [code]".
-_PROBLEM = re.compile(r"(?P<file>.+?)(?::(?P<line>\d+))?(?::(?P<column>\d+))?: (?:error|warning): "
-                      r"(?P<message>.*?)(?: \[(?P<code>[\w-]+)\])?", re.S)
-
 
 def _get_competition_for_organizer(request, slug: str) -> Competition:
     competition = Competition.objects.filter(slug=slug).first()
@@ -38,11 +32,7 @@ def _get_phase_for_organizer(request, slug: str, phase_slug: str) -> Phase:
 
 def _refusal(error: CompetitionError) -> dict:
     """What the page shows of a refused upload: the reason, and each problem's file, line and reason."""
-    rows = []
-    for text in error.problems:
-        match = _PROBLEM.fullmatch(text)
-        rows.append(match.groupdict() if match else {"file": "", "line": None, "message": text, "code": None})
-    return {"code": error.code, "message": error.message, "problems": rows}
+    return {"code": error.code, "message": error.message, "problems": error.problem_rows()}
 
 
 def _posted(request) -> tuple:
