@@ -47,25 +47,25 @@ def files(directory: Path) -> dict[str, dict[str, Path]]:
     return out
 
 
-def ours(directory: Path) -> dict:
+def ours(directory: Path, *, workers: int | None = None) -> dict:
+    """Validate and score every language as `python -m evaluator score` does: one job per
+    language, on every core (`evaluator.parallel`)."""
     from .benchmarks import get_benchmark
-    from .qrels import read_qrels
-    from .runs import read_run
-    from .scoring import Evaluator
-    from .topics import read_topics
+    from .parallel import Job, Scoring, score_submission
 
-    docid_pattern = get_benchmark("miracl").docid_pattern
+    scoring = Scoring(METRICS, docid_pattern=get_benchmark("miracl").docid_pattern, max_depth=1000)
+    jobs = [Job(code, str(paths["qrels"]), str(paths["run"]), str(paths["topics"]))
+            for code, paths in files(directory).items()]
+    forked_from = _resident_kb()  # what each worker process shares with this one from the start
     start = time.perf_counter()
-    means, lines = {}, 0
-    for code, paths in files(directory).items():
-        topics = read_topics(paths["topics"])
-        evaluator = Evaluator(read_qrels(paths["qrels"]), METRICS)
-        run, report = read_run(paths["run"], topics=topics, docid_pattern=docid_pattern, max_depth=1000)
-        if not report.ok:
-            raise SystemExit(f"{paths['run']} was rejected: {report.errors[:3]}")
-        lines += report.lines
-        means[code] = evaluator.score(run).means
-    return {"seconds": time.perf_counter() - start, "lines": lines, "means": means}
+    outcomes = score_submission(jobs, scoring=scoring, workers=workers)
+    seconds = time.perf_counter() - start
+    for outcome in outcomes.values():
+        if outcome.result is None:
+            problems = [*outcome.qrels_errors, *outcome.topics_errors, *(outcome.report.errors if outcome.report else ())]
+            raise SystemExit(f"{outcome.subset} was rejected: {problems[:3]}")
+    return {"seconds": seconds, "lines": sum(o.report.lines for o in outcomes.values()),
+            "means": {code: o.result.means for code, o in outcomes.items()}, "forked_from_kb": forked_from}
 
 
 def pytrec(directory: Path) -> dict:
@@ -96,9 +96,24 @@ def measure(engine: str, directory: Path) -> dict:
 
 def worker(engine: str, directory: Path) -> None:
     result = (ours if engine == "ours" else pytrec)(directory)
-    # ru_maxrss is in KiB on Linux
-    result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result["peak_mb"] = tree_peak_kb(result.pop("forked_from_kb", 0)) / 1024
     json.dump(result, sys.stdout)
+
+
+def tree_peak_kb(inherited_kb: int) -> int:
+    """Peak resident memory of this process and its (finished) worker processes together,
+    an upper bound: this process's own peak, plus for each worker the largest worker's
+    peak less what it inherited at fork (pages it shares with this process until either
+    writes them, already counted once here). ru_maxrss is in KiB on Linux."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    workers = len(os.sched_getaffinity(0)) if children else 0
+    return own + workers * max(children - inherited_kb, 0)
+
+
+def _resident_kb() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGESIZE") // 1024
 
 
 def main(argv: list[str] | None = None) -> int:

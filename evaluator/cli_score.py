@@ -13,7 +13,9 @@ import sys
 from .aggregate import MISSING_RULES, group_means
 from .benchmarks import ALL, Benchmark
 from .cli import Inputs, add_common, benchmark_of, print_json, report_problems
-from .records import Qrels
+from .parallel import Job, Outcome, Scoring, score_submission
+from .progress import Progress
+from .records import Problem, Qrels
 from .scoring import Evaluator
 
 
@@ -34,6 +36,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--depth", type=int, default=100, help="documents per query that are scored")
     parser.add_argument("--max-depth", type=int, default=1000, help="most documents a run may have per query")
     parser.add_argument("--per-query", action="store_true", help="add each query's values")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="languages scored at once, each in its own process (default: one per core)")
     add_common(parser)
     parser.set_defaults(func=score_command)
     return parser
@@ -66,20 +70,21 @@ def score_command(args: argparse.Namespace) -> int:
         print(f"python -m evaluator score: {exc}", file=sys.stderr)
         return 2
     inputs = Inputs(benchmark)
-    inputs.read_qrels(args.qrels)
-    inputs.read_topics(args.topics)
-    evaluators = {code: Evaluator(qrels, metrics, relevance_level=benchmark.relevance_level,
-                                  gain=benchmark.gain, depth=args.depth) for code, qrels in inputs.qrels.items()}
-    runs = inputs.read_runs(args.run, keep_depth=args.depth, max_depth=args.max_depth, progress=args.progress,
-                            require_qrels=True)
+    jobs = plan_jobs(inputs, args)
+    scoring = Scoring(tuple(metrics), relevance_level=benchmark.relevance_level, gain=benchmark.gain,
+                      depth=args.depth, max_depth=args.max_depth, docid_pattern=benchmark.docid_pattern)
+    outcomes = score_submission(jobs, scoring=scoring, workers=args.workers, done=_progress(jobs, args.progress))
+    for outcome in outcomes.values():
+        _collect(inputs, outcome)
     if inputs.errors:
         report_problems(inputs, args.format)
         return 1
     # columns in the benchmark's order (known languages, then surprise ones), not file order
-    order = [code for code in benchmark.codes if code in runs]
-    results = {code: evaluators[code].score(runs[code], subset=code) for code in order}
+    order = [code for code in benchmark.codes if code in outcomes and outcomes[code].result is not None]
+    results = {code: outcomes[code].result for code in order}
     subsets = {code: result.means for code, result in results.items()}
-    groups = group_means(subsets, parse_groups(args.group, benchmark, list(inputs.qrels)), missing=args.missing)
+    with_qrels = [job.subset for job in jobs if job.qrels is not None]
+    groups = group_means(subsets, parse_groups(args.group, benchmark, with_qrels), missing=args.missing)
     if args.format == "json":
         document = {"subsets": subsets, "groups": groups, **inputs.problems_as_dict()}
         if args.per_query:
@@ -91,6 +96,45 @@ def score_command(args: argparse.Namespace) -> int:
             write_per_query(results)
         report_problems(inputs, args.format)
     return 0
+
+
+def plan_jobs(inputs: Inputs, args: argparse.Namespace) -> list[Job]:
+    """One job per language given qrels or topics; its run joins it when it can be scored
+    (a run needs its language's qrels, and its topics when any topics were given)."""
+    qrels, topics = inputs.by_subset(args.qrels), inputs.by_subset(args.topics)
+    runs: dict[str, str] = {}
+    for code, path in inputs.by_subset(args.run).items():
+        if code not in qrels:
+            inputs.errors.append(Problem("no-qrels", f"no qrels were given for {code!r}", path))
+        elif topics and code not in topics:
+            inputs.errors.append(Problem("no-topics", f"no topics were given for {code!r}", path))
+        else:
+            runs[code] = path
+    return [Job(code, qrels.get(code), runs.get(code), topics.get(code)) for code in {**qrels, **topics}]
+
+
+def _collect(inputs: Inputs, outcome: Outcome) -> None:
+    inputs.errors += [*outcome.qrels_errors, *outcome.topics_errors]
+    if outcome.report is not None:
+        inputs.errors += outcome.report.errors
+        inputs.warnings += outcome.report.warnings
+
+
+def _progress(jobs: list[Job], enabled: bool | None):
+    """A bar over the bytes of all runs, advanced as each language finishes (workers are
+    separate processes: they cannot draw on this terminal themselves)."""
+    sizes = {job.subset: job.run_bytes() for job in jobs}
+    total, finished = sum(sizes.values()), 0
+    bar = Progress("reading", enabled=enabled)
+
+    def done(outcome: Outcome, count: int, of: int) -> None:
+        nonlocal finished
+        finished += sizes[outcome.subset]
+        bar.label = f"reading {outcome.subset}"
+        bar.update(finished, total)
+        if count == of:
+            bar.close()
+    return done
 
 
 def write_table(subsets: dict, groups: dict, metrics: list[str], benchmark: Benchmark, *, csv_out: bool) -> None:

@@ -12,8 +12,8 @@ import ctypes.util
 import os
 import re
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Collection
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import TextIO
 
 import numpy as np
@@ -35,7 +35,7 @@ except (OSError, AttributeError):
 def read_run(source: Source, *, name: str | None = None, topics: Collection[str] | None = None,
              docid_pattern: str | None = None, max_depth: int = 1000, keep_depth: int = 100,
              max_problems: int = MAX_PROBLEMS, progress: Callable[[int, int], None] | None = None,
-             max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Run | None, ValidationReport]:
+             max_bytes: int = DEFAULT_MAX_BYTES, threads: int = 2) -> tuple[Run | None, ValidationReport]:
     """Validate and parse one TREC run file in one streaming pass.
 
     `source` is a path or a binary file object (e.g. a Django UploadedFile), plain or gzip
@@ -43,6 +43,8 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
     keeps only the top `keep_depth` docs per query by trec_eval order (score descending,
     then docid descending), as `trec_eval -M keep_depth` scores. `progress(done, total)` is
     called after each block with bytes read and the file size (0 when unknown, e.g. gzip).
+    `threads=1` parses on the calling thread, for callers that already keep every core busy
+    with one file each (`evaluator.parallel`): extra threads would only take turns there.
     """
     file = source_name(source, name)
     log = ProblemLog(file, max_problems)
@@ -53,16 +55,18 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
     line, done, total = 1, 0, _plain_size(source)
     # Blocks are parsed on two threads (pyarrow and numpy release the GIL) while this
     # thread gives them their qid codes and line numbers in file order.
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    ahead = 1 if threads > 1 else 0  # blocks parsed ahead of the one being taken
+    with (ThreadPoolExecutor(max_workers=threads) if threads > 1 else _Inline()) as pool:
         queue: deque = deque()
         try:
-            for block in iter_blocks(source, file=file, max_bytes=max_bytes, block_size=_block_size(total)):
+            for block in iter_blocks(source, file=file, max_bytes=max_bytes,
+                                     block_size=_block_size(total, threads)):
                 if line == 1 and not done and block.startswith(BOM):
                     block = block[len(BOM):]
                     log.warn("bom", "the file starts with a UTF-8 byte order mark; it was ignored", 1)
                 done += len(block)
                 queue.append((block, pool.submit(parse_fast, block, topics=rules.topics, docid_pattern=docid_pattern)))
-                while len(queue) > 1 and not log.full:
+                while len(queue) > ahead and not log.full:
                     line = _take(queue.popleft(), line, rules, codes, log, collector)
                 if progress:
                     progress(done, total)
@@ -101,10 +105,24 @@ def _take(item, line: int, rules: LineRules, codes: dict[str, int], log: Problem
     return line + count
 
 
-def _block_size(total: int) -> int:
+def _block_size(total: int, threads: int) -> int:
     """Two blocks for a file of a few MB, so both parsing threads get one (a 5 MB file in
     4 MB blocks would leave one thread idle most of the time); 4 MiB blocks otherwise."""
-    return BLOCK_SIZE if not total else min(BLOCK_SIZE, max(1 << 20, total // 2 + 1))
+    if not total or threads < 2:
+        return BLOCK_SIZE
+    return min(BLOCK_SIZE, max(1 << 20, total // 2 + 1))
+
+
+class _Inline(Executor):
+    """Runs each call at once on the calling thread: `read_run` with `threads=1`."""
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # handed to whoever asks for the result, as a pool would
+            future.set_exception(exc)
+        return future
 
 
 _TRIM_AFTER = 32 << 20  # bytes read; below that, what is kept is small and reused soon

@@ -1,0 +1,120 @@
+"""Validating and scoring a whole multi-language submission on every core.
+
+The languages of a submission are independent, so each is one job: read its qrels and
+topics, validate and read its run, score it. With more than one worker the jobs run in
+forked processes: fork inherits the imported numpy and pyarrow (a worker starts in a few
+milliseconds instead of re-importing for ~0.1 s), each worker parses its file on its own
+thread, and only the small results (a ValidationReport and a SubsetResult per language)
+travel back, never the parsed columns. `workers=1` does the same jobs in this process,
+one after another; both give identical results (tests/evaluator/test_parallel.py).
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+
+from .qrels import read_qrels
+from .records import InputError, Problem, SubsetResult, ValidationReport
+from .runs import read_run
+from .scoring import Evaluator
+from .topics import read_topics
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One language of a submission, as file paths (paths, not open files, so a job is a
+    few bytes to send to a worker). Without a run, only the qrels and topics are checked;
+    without qrels, the run is validated but not scored."""
+
+    subset: str
+    qrels: str | None
+    run: str | None = None
+    topics: str | None = None
+
+    def run_bytes(self) -> int:
+        """The run file's size on disk; 0 without a run or when it cannot be read."""
+        try:
+            return os.path.getsize(self.run) if self.run else 0
+        except OSError:
+            return 0  # reading it will say what is wrong
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """How every job is validated and scored (the arguments of Evaluator and read_run)."""
+
+    metrics: tuple[str, ...]
+    relevance_level: int = 1
+    gain: str = "label"
+    depth: int = 100
+    max_depth: int = 1000
+    docid_pattern: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one job found: problems with its qrels and topics, the run's report (None
+    without a run) and its scores (None when anything it needs was rejected)."""
+
+    subset: str
+    qrels_errors: tuple[Problem, ...] = ()
+    topics_errors: tuple[Problem, ...] = ()
+    report: ValidationReport | None = None
+    result: SubsetResult | None = None
+
+
+def score_submission(jobs: Sequence[Job], *, scoring: Scoring, workers: int | None = None,
+                     done: Callable[[Outcome, int, int], None] | None = None) -> dict[str, Outcome]:
+    """Run every job, on `workers` processes (default: one per usable core, at most one per
+    job); {subset: Outcome} in the order of `jobs`. `done(outcome, finished, total)` is
+    called in this process as each job finishes, e.g. to draw progress."""
+    if len({job.subset for job in jobs}) != len(jobs):
+        raise ValueError("each subset may have only one job")
+    workers = min(workers or len(os.sched_getaffinity(0)), len(jobs))
+    outcomes: dict[str, Outcome] = {}
+    if workers <= 1:
+        for job in jobs:
+            outcomes[job.subset] = score_job(job, scoring=scoring, threads=2)
+            if done:
+                done(outcomes[job.subset], len(outcomes), len(jobs))
+        return outcomes
+    # Largest runs first: the last jobs to start are then small and both workers finish together.
+    ordered = sorted(jobs, key=Job.run_bytes, reverse=True)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(score_job, job, scoring=scoring, threads=1) for job in ordered]
+        for future in as_completed(futures):
+            outcome = future.result()
+            outcomes[outcome.subset] = outcome
+            if done:
+                done(outcome, len(outcomes), len(jobs))
+    return {job.subset: outcomes[job.subset] for job in jobs}
+
+
+def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
+    """Read one language's files, validate its run, and score it when nothing was rejected.
+    The run is validated even when its qrels or topics are not, so one pass lists every
+    problem of every file."""
+    evaluator, qrels_errors = None, ()
+    if job.qrels is not None:
+        try:
+            evaluator = Evaluator(read_qrels(job.qrels), scoring.metrics, relevance_level=scoring.relevance_level,
+                                  gain=scoring.gain, depth=scoring.depth)
+        except InputError as exc:
+            qrels_errors = exc.problems
+    topics, topics_errors = None, ()
+    if job.topics is not None:
+        try:
+            topics = read_topics(job.topics)
+        except InputError as exc:
+            topics_errors = exc.problems
+    if job.run is None:
+        return Outcome(job.subset, qrels_errors, topics_errors)
+    run, report = read_run(job.run, topics=topics, docid_pattern=scoring.docid_pattern,
+                           max_depth=scoring.max_depth, keep_depth=scoring.depth, threads=threads)
+    usable = run is not None and evaluator is not None and not topics_errors
+    result = evaluator.score(run, subset=job.subset) if usable else None
+    return Outcome(job.subset, qrels_errors, topics_errors, report, result)
+
