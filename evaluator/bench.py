@@ -53,7 +53,7 @@ def ours(directory: Path, *, workers: int | None = None) -> dict:
     from .benchmarks import get_benchmark
     from .parallel import Job, Scoring, score_submission
 
-    scoring = Scoring(METRICS, docid_pattern=get_benchmark("miracl").docid_pattern, max_depth=1000)
+    scoring = Scoring(METRICS, docid_pattern=get_benchmark("miracl").docid_pattern, max_depth=1000, per_query=False)
     jobs = [Job(code, str(paths["qrels"]), str(paths["run"]), str(paths["topics"]))
             for code, paths in files(directory).items()]
     forked_from = _resident_kb()  # what each worker process shares with this one from the start
@@ -62,8 +62,7 @@ def ours(directory: Path, *, workers: int | None = None) -> dict:
     seconds = time.perf_counter() - start
     for outcome in outcomes.values():
         if outcome.result is None:
-            problems = [*outcome.qrels_errors, *outcome.topics_errors, *(outcome.report.errors if outcome.report else ())]
-            raise SystemExit(f"{outcome.subset} was rejected: {problems[:3]}")
+            raise SystemExit(f"{outcome.subset} was rejected: {outcome.errors[:3]}")
     return {"seconds": seconds, "lines": sum(o.report.lines for o in outcomes.values()),
             "means": {code: o.result.means for code, o in outcomes.items()}, "forked_from_kb": forked_from}
 

@@ -72,7 +72,8 @@ def score_command(args: argparse.Namespace) -> int:
     inputs = Inputs(benchmark)
     jobs = plan_jobs(inputs, args)
     scoring = Scoring(tuple(metrics), relevance_level=benchmark.relevance_level, gain=benchmark.gain,
-                      depth=args.depth, max_depth=args.max_depth, docid_pattern=benchmark.docid_pattern)
+                      depth=args.depth, max_depth=args.max_depth, docid_pattern=benchmark.docid_pattern,
+                      per_query=args.per_query)
     outcomes = score_submission(jobs, scoring=scoring, workers=args.workers, done=_progress(jobs, args.progress))
     for outcome in outcomes.values():
         _collect(inputs, outcome)
@@ -114,9 +115,8 @@ def plan_jobs(inputs: Inputs, args: argparse.Namespace) -> list[Job]:
 
 
 def _collect(inputs: Inputs, outcome: Outcome) -> None:
-    inputs.errors += [*outcome.qrels_errors, *outcome.topics_errors]
+    inputs.errors += outcome.errors
     if outcome.report is not None:
-        inputs.errors += outcome.report.errors
         inputs.warnings += outcome.report.warnings
 
 

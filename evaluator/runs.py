@@ -137,6 +137,20 @@ def _give_back_memory() -> None:
         _LIBC.malloc_trim(0)
 
 
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc mallopt() parameters
+
+
+def keep_freed_memory() -> None:
+    """Let this process's allocator keep what it frees, for a process that reads one file
+    after another and then exits (a worker of `evaluator.parallel`). By default glibc
+    gives big blocks back to the system at once and the next block takes them again page
+    by page: at depth 100 those page faults were a quarter of a worker's time. Its peak
+    is unchanged: what is kept is what the next block reuses."""
+    if _LIBC is not None and hasattr(_LIBC, "mallopt"):
+        _LIBC.mallopt(_M_MMAP_THRESHOLD, 256 << 20)
+        _LIBC.mallopt(_M_TRIM_THRESHOLD, 1 << 30)
+
+
 def _plain_size(source: Source) -> int:
     """The size to report progress against: a plain file's size; 0 when unknown."""
     try:

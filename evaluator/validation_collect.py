@@ -44,7 +44,8 @@ def trec_order(q: np.ndarray, scores: np.ndarray, docids: pa.Array | pa.ChunkedA
     ties = pa.table({"group": column(group[at]), "docid": take(docids, order[at])})
     within = numbers(pc.sort_indices(ties, sort_keys=[("group", "ascending"), ("docid", "descending")]))
     order[at] = order[at][within]
-    return order, int(np.unique(qs[at]).size), int(order[at].min())
+    tied_qs = qs[at]  # grouped by query, so each query's rows are one stretch (np.unique would import numpy.ma)
+    return order, 1 + int(np.count_nonzero(tied_qs[1:] != tied_qs[:-1])), int(order[at].min())
 
 
 def position_in_query(qs: np.ndarray) -> np.ndarray:

@@ -80,3 +80,11 @@ def test_it_validates_a_run_whose_qrels_are_broken_but_does_not_score_it(tmp_pat
 def test_it_refuses_two_jobs_for_one_language(submission):
     with pytest.raises(ValueError, match="only one job"):
         score_submission([submission[0], submission[0]], scoring=SCORING, workers=2)
+
+
+def test_it_leaves_per_query_values_out_when_asked_and_keeps_the_means(submission):
+    means_only = Scoring(SCORING.metrics, docid_pattern=SCORING.docid_pattern, per_query=False)
+    full, lean = (score_submission(submission[:2], scoring=s, workers=2) for s in (SCORING, means_only))
+    for code in ("sw", "yo"):
+        assert lean[code].result.per_query == {} and len(full[code].result.per_query["MAP"]) > 100
+        assert lean[code].result.means == full[code].result.means
