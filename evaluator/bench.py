@@ -106,7 +106,9 @@ def tree_peak_kb(inherited_kb: int) -> int:
     writes them, already counted once here). ru_maxrss is in KiB on Linux."""
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    workers = len(os.sched_getaffinity(0)) if children else 0
+    from .parallel import usable_cores
+
+    workers = usable_cores() if children else 0
     return own + workers * max(children - inherited_kb, 0)
 
 

@@ -81,9 +81,9 @@ def score_submission(jobs: Sequence[Job], *, scoring: Scoring, workers: int | No
     called in this process as each job finishes, e.g. to draw progress."""
     if len({job.subset for job in jobs}) != len(jobs):
         raise ValueError("each subset may have only one job")
-    workers = min(workers or len(os.sched_getaffinity(0)), len(jobs))
+    workers = min(workers or usable_cores(), len(jobs))
     outcomes: dict[str, Outcome] = {}
-    if workers <= 1:
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():  # no fork on Windows
         for job in jobs:
             outcomes[job.subset] = score_job(job, scoring=scoring, threads=2)
             if done:
@@ -127,6 +127,13 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
     result = evaluator.score(run, subset=job.subset, per_query=scoring.per_query) if usable else None
     return Outcome(job.subset, qrels_errors, topics_errors, report, result)
 
+
+def usable_cores() -> int:
+    """How many cores this process may run on: the default number of workers."""
+    try:
+        return len(os.sched_getaffinity(0))  # what this process may use (a container may pin it)
+    except AttributeError:
+        return os.cpu_count() or 1  # macOS has no sched_getaffinity
 
 
 def _start_worker() -> None:

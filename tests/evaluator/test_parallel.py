@@ -88,3 +88,21 @@ def test_it_leaves_per_query_values_out_when_asked_and_keeps_the_means(submissio
     for code in ("sw", "yo"):
         assert lean[code].result.per_query == {} and len(full[code].result.per_query["MAP"]) > 100
         assert lean[code].result.means == full[code].result.means
+
+
+def test_it_prints_the_same_document_from_the_command_line_with_one_worker_or_two(submission, capsys):
+    from evaluator.cli import main
+
+    def document(*extra):
+        args = ["score", "--qrels", *(f"{j.subset}={j.qrels}" for j in submission),
+                "--run", *(f"{j.subset}={j.run}" for j in submission[:2]),
+                "--topics", *(f"{j.subset}={j.topics}" for j in submission), "--per-query", "--format", "json"]
+        code = main([*args, *extra])
+        return code, capsys.readouterr().out
+
+    one, two = document("--workers", "1"), document()
+    assert one == two and one[0] == 0
+    assert '"sw"' in one[1] and '"per_query"' in one[1]
+    broken = main(["score", "--qrels", f"de={submission[2].qrels}", "--run", f"de={submission[2].run}",
+                   "--format", "json", "--workers", "2"])
+    assert broken == 1 and '"bad-score"' in capsys.readouterr().out
