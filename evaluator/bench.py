@@ -2,10 +2,12 @@
 shaped submission (18 languages, test-B query counts) at depth 100 and 1000, with this
 engine and with pytrec_eval (including its own file parsing), and print one table.
 
-Each measurement runs in a fresh subprocess so its peak memory (ru_maxrss) is its own.
-Timing starts after imports and covers: reading qrels and topics, reading and validating
-every run against its topics (ours) or parsing it (pytrec_eval's parse_run), and scoring
-nDCG@10 and R@100 for every language. The data is generated once into bench-data/.
+Each measurement runs in a fresh subprocess so its peak memory (ru_maxrss) is its own;
+ours scores the languages on worker processes as `python -m evaluator score` does
+(`evaluator.parallel`), and their memory is added in (see `tree_peak_kb`). Timing starts
+after imports and covers: starting the workers, reading qrels and topics, reading and
+validating every run against its topics (ours) or parsing it (pytrec_eval's parse_run),
+and scoring nDCG@10 and R@100 for every language. The data is generated once into bench-data/.
 """
 from __future__ import annotations
 
