@@ -53,8 +53,9 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
     codes: dict[str, int] = {}
     collector = RunCollector(keep_depth)
     line, done, total = 1, 0, _plain_size(source)
-    # Blocks are parsed on two threads (pyarrow and numpy release the GIL) while this
-    # thread gives them their qid codes and line numbers in file order.
+    # Blocks are parsed on `threads` threads (pyarrow and numpy release the GIL) while this
+    # thread gives them their qid codes and line numbers in file order; with one thread,
+    # each block is parsed and taken in turn, so only one is ever held.
     ahead = 1 if threads > 1 else 0  # blocks parsed ahead of the one being taken
     with (ThreadPoolExecutor(max_workers=threads) if threads > 1 else _Inline()) as pool:
         queue: deque = deque()
