@@ -110,12 +110,13 @@ def print_json(document: dict) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import cli_compare, cli_fuse, cli_score, cli_validate
+    from . import cli_compare, cli_fuse, cli_score, cli_submit, cli_validate
 
     parser = argparse.ArgumentParser(prog="python -m evaluator",
-                                     description="Validate, score, fuse and compare TREC runs the way trec_eval does.")
+                                     description="Validate, score, fuse and compare TREC runs the way trec_eval does, "
+                                                 "and submit them to a cupboard competition.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (cli_validate, cli_score, cli_fuse, cli_compare):
+    for module in (cli_validate, cli_score, cli_fuse, cli_compare, cli_submit):
         module.add_parser(subparsers)
     return parser
 

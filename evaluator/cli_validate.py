@@ -28,19 +28,25 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
+def check_runs(inputs: Inputs, *, topics: list[str], runs: list[str], max_depth: int,
+               progress: bool | None) -> list[dict]:
+    """Read the topics, then validate each run file on its own (unlike scoring, several runs of one
+    language are fine here); problems land in `inputs`. Returns what each valid run holds."""
+    codes = inputs.benchmark.codes
+    inputs.read_topics([f"{code}={path}" if code else path for code, path in expand_inputs(topics, codes, kind="topics")])
+    valid = []
+    for code, path in expand_inputs(runs, codes, kind="run"):
+        read = inputs.read_runs([f"{code}={path}" if code else path], keep_depth=max_depth,
+                                max_depth=max_depth, progress=progress)
+        valid += [{"file": path, "subset": c, "documents": len(run), "queries": len(set(run.qids))}
+                  for c, run in read.items()]
+    return valid
+
+
 def validate_command(args: argparse.Namespace) -> int:
     """Validate each run against its language's topics; print the problems; 0 if all valid, else 1."""
-    benchmark = benchmark_of(args)
-    inputs = Inputs(benchmark)
-    topics = expand_inputs(args.topics, benchmark.codes, kind="topics")
-    inputs.read_topics([f"{code}={path}" if code else path for code, path in topics])
-    valid = []
-    for code, path in expand_inputs(args.run, benchmark.codes, kind="run"):
-        # one file at a time: unlike scoring, several runs of one language are fine here
-        runs = inputs.read_runs([f"{code}={path}" if code else path], keep_depth=args.max_depth,
-                                max_depth=args.max_depth, progress=args.progress)
-        valid += [{"file": path, "subset": c, "documents": len(run), "queries": len(set(run.qids))}
-                  for c, run in runs.items()]
+    inputs = Inputs(benchmark_of(args))
+    valid = check_runs(inputs, topics=args.topics, runs=args.run, max_depth=args.max_depth, progress=args.progress)
     if args.format == "json":
         print_json({**inputs.problems_as_dict(), "runs": valid})
     else:

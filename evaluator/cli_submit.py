@@ -1,0 +1,237 @@
+"""`python -m evaluator submit`: upload runs to a cupboard server and, with `--wait`, wait for the score.
+
+A participant's script needs no browser: the token comes from the profile page (`--token`
+or $CUPBOARD_TOKEN), the files go to the server's JSON API as the upload form sends them,
+and validation errors come back with file, line and reason. With `--topics` the run is
+first checked here exactly as `validate` checks it, so a bad line is found before a large
+file travels; the server checks again and is the authority. Only the standard library is
+used, so this works from any Python that has the evaluator.
+
+Exit status: 0 uploaded (and, with --wait, scored); 1 refused, rejected or failed;
+2 the server could not be reached or did not answer in time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cli import Inputs, add_common, benchmark_of, print_json
+from .cli_validate import check_runs
+from .naming import expand_inputs
+from .progress import Progress
+
+DONE = {"scored", "rejected", "failed"}
+CHUNK = 1 << 20
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register `submit` on the CLI's subparsers."""
+    parser = subparsers.add_parser(
+        "submit", help="upload run files to a cupboard competition (its JSON API) and wait for the score",
+        description="Each PATH is a run file, whose language the server reads from its name "
+                    "(run.mine.sw.dev.txt -> sw), or LANG=PATH to name it.")
+    parser.add_argument("--server", required=True, help="the platform's address, e.g. https://cup.example.org")
+    parser.add_argument("--competition", required=True, metavar="SLUG")
+    parser.add_argument("--phase", required=True, metavar="SLUG")
+    parser.add_argument("--run", nargs="+", required=True, metavar="PATH", help="run files (plain or .gz) or folders of them")
+    parser.add_argument("--method", required=True, help="the method name shown on the leaderboard")
+    parser.add_argument("--description", default="")
+    parser.add_argument("--paper-url", default="")
+    parser.add_argument("--code-url", default="")
+    parser.add_argument("--token", default=None, help="API token (default: $CUPBOARD_TOKEN)")
+    parser.add_argument("--topics", nargs="*", default=[], metavar="PATH",
+                        help="check the runs against these topics here before uploading")
+    parser.add_argument("--max-depth", type=int, default=1000, help="most documents per query, for --topics")
+    parser.add_argument("--wait", action="store_true", help="wait until the submission is scored or rejected")
+    parser.add_argument("--poll", type=float, default=2.0, metavar="SECONDS", help="status check interval")
+    parser.add_argument("--timeout", type=float, default=900.0, metavar="SECONDS",
+                        help="give up waiting after this long (default 900)")
+    add_common(parser, formats=("text", "json"))
+    parser.set_defaults(func=submit_command)
+    return parser
+
+
+@dataclass
+class Multipart:
+    """A multipart/form-data body streamed from disk: its length is known before it is read,
+    so large runs are sent with a Content-Length (which Django needs) and never held in memory."""
+
+    fields: dict[str, str]
+    files: list[tuple[str, Path]]
+    boundary: str = ""
+
+    def __post_init__(self):
+        self.boundary = self.boundary or uuid.uuid4().hex
+
+    @property
+    def content_type(self) -> str:
+        return f"multipart/form-data; boundary={self.boundary}"
+
+    def _head(self, name: str, filename: str | None = None) -> bytes:
+        disposition = f'form-data; name="{name}"'
+        if filename is not None:
+            disposition += f'; filename="{filename.replace(chr(34), "%22")}"'
+            return (f"--{self.boundary}\r\nContent-Disposition: {disposition}\r\n"
+                    f"Content-Type: application/octet-stream\r\n\r\n").encode()
+        return f"--{self.boundary}\r\nContent-Disposition: {disposition}\r\n\r\n".encode()
+
+    def _tail(self) -> bytes:
+        return f"--{self.boundary}--\r\n".encode()
+
+    def __len__(self) -> int:
+        fields = sum(len(self._head(k)) + len(v.encode()) + 2 for k, v in self.fields.items())
+        files = sum(len(self._head(k, p.name)) + p.stat().st_size + 2 for k, p in self.files)
+        return fields + files + len(self._tail())
+
+    def chunks(self, progress: Progress | None = None) -> Iterator[bytes]:
+        """The body, a read block at a time, reporting the bytes handed over to `progress`."""
+        total, sent = len(self), 0
+        for chunk in self._parts():
+            sent += len(chunk)
+            if progress:
+                progress.update(sent, total)
+            yield chunk
+
+    def _parts(self) -> Iterator[bytes]:
+        for name, value in self.fields.items():
+            yield self._head(name) + value.encode() + b"\r\n"
+        for name, path in self.files:
+            yield self._head(name, path.name)
+            with path.open("rb") as source:
+                while block := source.read(CHUNK):
+                    yield block
+            yield b"\r\n"
+        yield self._tail()
+
+
+class ServerError(Exception):
+    """The server could not be reached, or answered with something other than the API's JSON."""
+
+
+def call_api(url: str, token: str, body: Multipart | None = None, *, progress: Progress | None = None,
+             timeout: float = 300) -> tuple[int, dict]:
+    """(HTTP status, JSON document) for a GET, or a POST of `body`; API refusals (4xx with
+    errors as data) are returned, not raised."""
+    headers = {"Authorization": f"Token {token}", "Accept": "application/json"}
+    data = None
+    if body is not None:
+        headers |= {"Content-Type": body.content_type, "Content-Length": str(len(body))}
+        data = body.chunks(progress)
+    request = urllib.request.Request(url, data=data, headers=headers, method="POST" if body else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as error:
+        text = error.read().decode("utf-8", "replace")
+        try:
+            return error.code, json.loads(text)
+        except ValueError:
+            raise ServerError(f"{url}: HTTP {error.code}: {text[:300]}") from None
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        raise ServerError(f"{url}: {getattr(error, 'reason', error)}") from None
+
+
+def upload_body(args: argparse.Namespace) -> Multipart:
+    """The API's form: `files` take their language from the name on the server, `file_<code>` name it."""
+    fields = {"method_name": args.method, "description": args.description,
+              "paper_url": args.paper_url, "code_url": args.code_url}
+    files = [(f"file_{code}" if code else "files", Path(path))
+             for code, path in expand_inputs(args.run, known=(), kind="run")]  # a code only where LANG= gives it
+    return Multipart(fields, files)
+
+
+def checked_here(args: argparse.Namespace) -> bool:
+    """With --topics: validate as `validate` does and print the problems; False if any run is rejected."""
+    if not args.topics:
+        return True
+    inputs = Inputs(benchmark_of(args))
+    check_runs(inputs, topics=args.topics, runs=args.run, max_depth=args.max_depth, progress=args.progress)
+    if inputs.errors or args.format == "text":  # in JSON, a clean check leaves stdout to the server's answer
+        report(inputs.problems_as_dict(), args.format)
+    return not inputs.errors
+
+
+def report(document: dict, fmt: str) -> None:
+    """JSON as one document on stdout; as text, problems as `file:line:column: message [code]` on stderr."""
+    if fmt == "json":
+        print_json(document)
+        return
+    for kind in ("errors", "warnings"):
+        for problem in document.get(kind, []):
+            where = ":".join(str(problem[k]) for k in ("file", "line", "column") if problem.get(k) is not None)
+            print(f"{where or 'server'}: {kind[:-1]}: {problem['message']} [{problem['code']}]", file=sys.stderr)
+
+
+def wait_for_score(args: argparse.Namespace, token: str, submission: dict) -> dict:
+    """Poll the status endpoint until the submission is done, telling each change on stderr."""
+    url = f"{args.server.rstrip('/')}/submissions/api/{submission['id']}/"
+    deadline = time.monotonic() + args.timeout
+    last = None
+    while submission["status"] not in DONE:
+        if time.monotonic() > deadline:
+            raise ServerError(f"still {submission['status']} after {args.timeout:.0f} s: {submission.get('url', url)}")
+        time.sleep(args.poll)
+        status, answer = call_api(url, token)
+        if status != 200:
+            raise ServerError(f"{url}: HTTP {status}: {answer}")
+        submission = answer
+        state = (submission["status"], submission["progress"])
+        if state != last:
+            last = state
+            print(f"{state[0]}" + (f" {state[1]}%" if state[0] == "scoring" else ""), file=sys.stderr)
+    return submission
+
+
+def print_scores(submission: dict) -> None:
+    """`subset  metric...` rows as the server returned them (rounded for participants)."""
+    print(f"submission #{submission['number']} {submission['status']}"
+          + (f": {submission['status_reason']}" if submission.get("status_reason") else ""))
+    scores = submission.get("scores") or {}
+    if submission["status"] == "scored" and not scores:
+        print("scores are not shown for this phase until its reveal")
+    metrics = list(dict.fromkeys(m for values in scores.values() for m in values))  # the competition's order
+    if scores:
+        width = max(len(code) for code in scores) + 2
+        print("".ljust(width) + "  ".join(f"{m:>9}" for m in metrics))
+        for code, values in sorted(scores.items()):
+            cells = [f"{values[m]:>9.3f}" if values.get(m) is not None else f"{'-':>9}" for m in metrics]
+            print(code.ljust(width) + "  ".join(cells))
+
+
+def submit_command(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("CUPBOARD_TOKEN", "")
+    if not token:
+        print("no API token: give --token or set CUPBOARD_TOKEN (your profile page shows it)", file=sys.stderr)
+        return 2
+    if not checked_here(args):
+        return 1
+    url = f"{args.server.rstrip('/')}/submissions/api/{args.competition}/{args.phase}/"
+    bar = Progress("uploading", enabled=args.progress)
+    try:
+        status, answer = call_api(url, token, upload_body(args), progress=bar)
+        bar.close()
+        if status >= 400:
+            report(answer, args.format)
+            return 2 if status in (401, 404) else 1
+        print(f"submission #{answer['number']} {answer['status']}: {answer['url']}", file=sys.stderr)
+        if args.wait:
+            answer = {**wait_for_score(args, token, answer), "url": answer["url"]}
+    except (ServerError, OSError) as error:
+        bar.close()
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print_json(answer)
+    else:
+        print_scores(answer)
+    return 1 if answer["status"] in {"rejected", "failed"} else 0
+

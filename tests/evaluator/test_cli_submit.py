@@ -1,0 +1,61 @@
+"""`python -m evaluator submit` without a server: the streamed form body, and every way it stops
+before uploading. Uploading to a real server and waiting for the score is tested end to end in
+tests/e2e/test_submit_from_the_command_line.py."""
+import email.parser
+import email.policy
+import socket
+
+from evaluator.cli import main
+from evaluator.cli_submit import Multipart
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # free once the socket closes: nobody listens there
+
+
+def submit(tmp_path, *extra: str) -> list[str]:
+    return ["submit", "--server", f"http://127.0.0.1:{closed_port()}", "--competition", "cup", "--phase", "dev",
+            "--method", "BM25", *extra]
+
+
+def test_the_body_has_the_length_it_announces_and_parses_as_a_form(tmp_path):
+    run = tmp_path / 'run "quoted".sw.txt'
+    run.write_bytes(b"1 Q0 10#0 1 2.5 t\n" * 50_000)  # ~1 MB: more than one read block
+    body = Multipart({"method_name": "BM25 + mDPR", "description": "ünïcode"}, [("files", run), ("file_te", run)])
+    raw = b"".join(body.chunks())
+    assert len(raw) == len(body)
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        f"Content-Type: {body.content_type}\r\n\r\n".encode() + raw)
+    parts = {(p.get_param("name", header="content-disposition"), p.get_filename()): p.get_payload(decode=True)
+             for p in message.iter_parts()}
+    assert parts[("method_name", None)] == b"BM25 + mDPR"
+    assert parts[("description", None)].decode() == "ünïcode"
+    assert parts[("files", 'run %22quoted%22.sw.txt')] == run.read_bytes()
+    assert parts[("file_te", 'run %22quoted%22.sw.txt')] == run.read_bytes()
+
+
+def test_it_needs_a_token(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("CUPBOARD_TOKEN", raising=False)
+    assert main(submit(tmp_path, "--run", str(tmp_path / "run.sw.txt"))) == 2
+    assert "CUPBOARD_TOKEN" in capsys.readouterr().err
+
+
+def test_it_checks_against_the_topics_before_it_connects(tmp_path, capsys):
+    topics = tmp_path / "topics.miracl-v1.0-sw-dev.tsv"
+    topics.write_text("1\tswali la kwanza\n2\tswali la pili\n")
+    run = tmp_path / "run.mine.sw.dev.txt"
+    run.write_text("1 Q0 10#0 1 2.0 mine\n7 Q0 11#0 1 1.0 mine\n")  # query 7 is no sw topic
+    # the server's port is closed: reaching it would be exit status 2, not 1
+    code = main(submit(tmp_path, "--token", "t", "--run", str(run), "--topics", str(topics)))
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"{run}:2:1: error:" in err and "unknown-qid" in err
+
+
+def test_it_says_when_the_server_cannot_be_reached(tmp_path, capsys):
+    run = tmp_path / "run.mine.sw.dev.txt"
+    run.write_text("1 Q0 10#0 1 2.0 mine\n")
+    assert main(submit(tmp_path, "--token", "t", "--run", str(run))) == 2
+    assert "error: http://127.0.0.1:" in capsys.readouterr().err
