@@ -151,3 +151,13 @@ def make_qrels_release(phase: Phase, files: dict[str, dict[str, dict[str, int]]]
                                judgments=sum(len(d) for d in judgments.values()))
         qrels_file.file.save(name, ContentFile(content), save=True)
     return release
+
+
+def stored_private_files(containing: str) -> list[str]:
+    """Files in private storage whose names contain `containing`: a test gives its files a
+    name of their own, so tests running beside it (pytest -n) do not disturb the count."""
+    from pathlib import Path
+
+    from cupboard.competitions.models import private_storage
+
+    return [str(p) for p in Path(private_storage().location).rglob(f"*{containing}*") if p.is_file()]

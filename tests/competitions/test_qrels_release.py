@@ -7,7 +7,9 @@ import pytest
 from cupboard.audit.models import AuditEvent
 from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import QrelsFile, QrelsRelease
+from cupboard.competitions import services
 from cupboard.competitions.services import qrels_release_create
+from tests.factories import stored_private_files
 from tests.personas import personas  # noqa: F401
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "competitions" / "miracl-v1.0-dev"
@@ -48,6 +50,22 @@ def test_it_does_not_make_a_version_of_identical_files(phase, personas):
     first = qrels_release_create(phase=phase, files={"sw": SW}, actor=personas.organizer)
     assert qrels_release_create(phase=phase, files={"sw": SW}, actor=personas.organizer) == first
     assert phase.qrels_releases.count() == 1
+
+
+def test_a_failure_after_the_files_are_stored_leaves_neither_rows_nor_files(phase, personas, monkeypatch):
+    first = qrels_release_create(phase=phase, files={"sw": SW}, actor=personas.organizer,
+                                 names={"sw": "qrels.carried-forward.sw.tsv"})
+
+    def broken(**_):  # the last step inside the transaction, after the new te file was written
+        raise RuntimeError("publishing failed")
+    monkeypatch.setattr(services, "competition_publish_due", broken)
+    with pytest.raises(RuntimeError):
+        qrels_release_create(phase=phase, files={"te": TE}, actor=personas.organizer,
+                             names={"te": "qrels.rolled-back-qrels.te.tsv"})
+    assert list(phase.qrels_releases.all()) == [first]
+    assert stored_private_files("rolled-back-qrels") == []
+    assert len(stored_private_files("carried-forward")) == 1  # the file the old release names stays
+    assert first.files.get(subset__code="sw").file.read() == SW.read_bytes()
 
 
 def test_it_changes_nothing_when_one_file_is_bad(phase, personas):

@@ -5,10 +5,11 @@ import pytest
 import time_machine
 from django.utils import timezone
 
+from cupboard.submissions import services
 from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.models import RunFile, Submission
 from cupboard.submissions.services import submission_create
-from tests.factories import make_user
+from tests.factories import make_user, stored_private_files
 
 from .conftest import good_sw, upload
 
@@ -128,3 +129,17 @@ def test_it_does_not_count_the_clock_of_the_client(world):
 def test_it_refuses_links_that_are_not_web_addresses(world):
     error = refusal(world, [(upload("a.sw.txt", good_sw()), None)], paper_url="javascript:alert(1)")
     assert error.code == "bad_url" and "paper_url" in error.message
+
+
+def test_a_failure_after_the_files_are_stored_leaves_neither_rows_nor_files(world, monkeypatch):
+    def broken_enqueue(**_):  # the last step inside the transaction, after both files were written
+        raise RuntimeError("broker exploded")
+    monkeypatch.setattr(services, "submission_enqueue", broken_enqueue)
+    with pytest.raises(RuntimeError):
+        create(world, [(upload("run.rolled-back-run.sw.txt", good_sw()), None),
+                       (upload("run.rolled-back-run.te.txt", {"1": ["10#1"]}), None)])
+    assert (Submission.objects.count(), RunFile.objects.count()) == (0, 0)
+    assert stored_private_files("rolled-back-run") == []
+    monkeypatch.undo()
+    create(world, [(upload("run.rolled-back-run.sw.txt", good_sw()), None)])
+    assert len(stored_private_files("rolled-back-run")) == 1  # the same upload, without the failure, is stored

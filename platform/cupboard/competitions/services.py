@@ -24,6 +24,7 @@ from cupboard.competitions.commitments import competition_publish_due
 from cupboard.competitions.definition import definition_parse
 from cupboard.competitions.errors import CompetitionError, DefinitionError
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
+from cupboard.competitions.private_files import removed_on_error
 
 FileSource = str | Path | bytes | IO[bytes]
 
@@ -146,13 +147,15 @@ def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name:
     content = read_source(file)
     topics = _read_topics(content, name)
     digest = hashlib.sha256(content).hexdigest()
-    with transaction.atomic():
+    with removed_on_error() as stored, transaction.atomic():
         topic_set = TopicSet.objects.select_for_update().filter(phase=phase, subset=subset).first()
         if topic_set is not None and topic_set.sha256 == digest:
             return topic_set
         topic_set = topic_set or TopicSet(phase=phase, subset=subset)
         topic_set.original_name, topic_set.sha256, topic_set.query_count = name, digest, len(topics)
-        topic_set.file.save(Path(name).name, ContentFile(content), save=True)
+        topic_set.file.save(Path(name).name, ContentFile(content), save=False)
+        stored.append(topic_set.file.name)
+        topic_set.save()
         audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.TOPICS_UPLOADED,
                      summary=f"Topics of {phase.slug}/{subset.code}: {len(topics)} queries",
                      details={"phase": phase.slug, "subset": subset.code, "sha256": digest, "file": name})
@@ -225,7 +228,7 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
             progress(code, done, len(files))
     if problems:
         raise CompetitionError("invalid-qrels", "the qrels were not released", problems=problems)
-    with transaction.atomic():
+    with removed_on_error() as stored, transaction.atomic():
         # The phase row is the lock that keeps release numbers gap-free under concurrent uploads.
         phase = Phase.objects.select_for_update().select_related("competition").get(pk=phase.pk)
         previous = phase.qrels_releases.order_by("-number").first()
@@ -238,7 +241,9 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
         for code, (subset, content, name, qrels) in checked.items():
             qrels_file = QrelsFile(release=release, subset=subset, original_name=name, sha256=digests[code],
                                    judged_queries=len(qrels.judgments), judgments=len(qrels))
-            qrels_file.file.save(name, ContentFile(content), save=True)
+            qrels_file.file.save(name, ContentFile(content), save=False)
+            stored.append(qrels_file.file.name)
+            qrels_file.save()
         for code, old in carried.items():
             if code not in checked:
                 # Same stored file, same hash: an unchanged subset keeps its commitment.

@@ -18,6 +18,7 @@ from evaluator.naming import subset_from_filename
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, Subset
+from cupboard.competitions.private_files import removed_on_error
 from cupboard.competitions.selectors import visible_subsets
 from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.teams.models import Membership, Team
@@ -27,7 +28,6 @@ from .models import RunFile, Submission
 from .quota import quota_check
 from .runfiles import SpooledFile, read_run_file, read_topics_of, spool, spool_folder
 from .selectors import duplicate_submission
-
 
 
 def submission_enqueue(*, submission_ids: list[int]) -> None:
@@ -110,6 +110,41 @@ def _check_submitter(*, phase: Phase, team: Team | None, user: AbstractBaseUser,
         raise SubmissionRefused("You are not in this team.", code="not_member")
 
 
+@transaction.atomic
+def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_baseline: bool, now: datetime,
+                 fields: dict, files: list, stored: list[str]) -> Submission:
+    """The submission and its run files in one transaction, or the duplicate it repeats. Each
+    stored file's name is appended to `stored` (see private_files.removed_on_error)."""
+    # Lock the team row (or, for baselines, the phase row) until commit: concurrent
+    # uploads of one team queue here, so the count below is exact and the cap holds.
+    if team is not None:
+        Team.objects.select_for_update().get(pk=team.pk)
+    else:
+        Phase.objects.select_for_update().get(pk=phase.pk)
+    duplicate = duplicate_submission(phase=phase, team=team, sha256s={copy.sha256 for copy, _, _ in files})
+    if duplicate is not None:
+        return duplicate
+    if team is not None:
+        quota_check(phase=phase, team=team, now=now)
+    siblings = Submission.objects.filter(phase=phase, team=team, is_baseline=is_baseline)
+    number = (siblings.aggregate(n=Max("number"))["n"] or 0) + 1
+    submission = Submission.objects.create(phase=phase, team=team, submitted_by=user, is_baseline=is_baseline,
+                                           number=number, status=Submission.Status.QUEUED, queued_at=now, **fields)
+    for copy, subset, report in files:
+        run_file = RunFile(submission=submission, subset=subset, original_name=copy.name,
+                           sha256=copy.sha256, size=copy.size, lines=report.lines, queries=report.queries)
+        with open(copy.path, "rb") as handle:
+            run_file.file.save(copy.name, File(handle), save=False)
+        stored.append(run_file.file.name)
+        run_file.save()
+    if is_baseline:
+        audit_record(competition=phase.competition, actor=user, action=AuditEvent.Action.BASELINE_ADDED,
+                     summary=f"Baseline {submission.method_name} added to {phase.name}",
+                     details={"submission": submission.pk}, is_public=True)
+    submission_enqueue(submission_ids=[submission.pk])
+    return submission
+
+
 def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser, files: list, method_name: str,
                       description: str = "", paper_url: str = "", code_url: str = "",
                       is_baseline: bool = False) -> Submission:
@@ -132,34 +167,11 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
         spooled = [spool(uploaded, name=uploaded.name, folder=folder, index=i)
                    for i, (uploaded, _) in enumerate(files, start=1)]
         reports = _validate(phase=phase, spooled=spooled, subsets=subsets)
-        with transaction.atomic():
-            # Lock the team row (or, for baselines, the phase row) until commit: concurrent
-            # uploads of one team queue here, so the count below is exact and the cap holds.
-            if team is not None:
-                Team.objects.select_for_update().get(pk=team.pk)
-            else:
-                Phase.objects.select_for_update().get(pk=phase.pk)
-            duplicate = duplicate_submission(phase=phase, team=team, sha256s={c.sha256 for c in spooled})
-            if duplicate is not None:
-                return duplicate
-            if team is not None:
-                quota_check(phase=phase, team=team, now=now)
-            siblings = Submission.objects.filter(phase=phase, team=team, is_baseline=is_baseline)
-            number = (siblings.aggregate(n=Max("number"))["n"] or 0) + 1
-            submission = Submission.objects.create(
-                phase=phase, team=team, submitted_by=user, is_baseline=is_baseline, number=number,
-                method_name=method_name.strip()[:100], description=description, paper_url=paper_url,
-                code_url=code_url, status=Submission.Status.QUEUED, queued_at=now)
-            for copy, subset, report in zip(spooled, subsets, reports):
-                run_file = RunFile(submission=submission, subset=subset, original_name=copy.name,
-                                   sha256=copy.sha256, size=copy.size, lines=report.lines, queries=report.queries)
-                with open(copy.path, "rb") as handle:
-                    run_file.file.save(copy.name, File(handle), save=True)
-            if is_baseline:
-                audit_record(competition=phase.competition, actor=user, action=AuditEvent.Action.BASELINE_ADDED,
-                             summary=f"Baseline {submission.method_name} added to {phase.name}",
-                             details={"submission": submission.pk}, is_public=True)
-            submission_enqueue(submission_ids=[submission.pk])
+        with removed_on_error() as stored:
+            submission = _create_rows(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now,
+                                      fields={"method_name": method_name.strip()[:100], "description": description,
+                                              "paper_url": paper_url, "code_url": code_url},
+                                      files=list(zip(spooled, subsets, reports)), stored=stored)
     return submission
 
 
