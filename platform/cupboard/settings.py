@@ -163,7 +163,7 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "30")
-CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "120")  # seconds before work counts as stale
+CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "120")  # seconds without progress before work counts as stale
 CUPBOARD_MAX_ATTEMPTS = envint("CUPBOARD_MAX_ATTEMPTS", "3")
 # Test hook, off by default: seconds a worker waits right after claiming a submission, so an
 # end-to-end test can kill it mid-task (tests/e2e/test_worker_killed_mid_task.py). Never set it in production.

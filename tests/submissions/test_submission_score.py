@@ -11,7 +11,7 @@ from django.utils import timezone
 from cupboard.competitions.models import Competition
 from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions import scoring
-from cupboard.submissions.scoring import submission_score
+from cupboard.submissions.scoring import submission_score, submission_sweep_stale
 from cupboard.submissions.services import submission_create
 from tests.factories import make_qrels_release
 
@@ -70,6 +70,37 @@ def test_it_takes_over_a_stale_claim(world, queued):
     assert submission_score(submission_id=queued.pk) == "scored"
     queued.refresh_from_db()
     assert queued.attempts == 2
+
+
+def test_it_does_not_take_over_a_long_claim_whose_worker_reports_progress(world, queued):
+    now = timezone.now()
+    Submission.objects.filter(pk=queued.pk).update(status=Submission.Status.SCORING, attempts=1,
+                                                   claimed_at=now - timedelta(minutes=5),
+                                                   heartbeat_at=now - timedelta(seconds=30))
+    assert submission_score(submission_id=queued.pk) == "skipped"
+    queued.refresh_from_db()
+    assert queued.attempts == 1 and queued.claimed_at == now - timedelta(minutes=5)
+
+
+def test_it_beats_after_every_subset_so_a_long_job_keeps_its_claim(world, queued):
+    # Three subsets (sw, te, yo) at 90 s each: 4.5 minutes in all, never 2 without progress.
+    real_read_qrels = scoring.read_qrels
+    heartbeats, requeued = [], []
+
+    def slow_subset(*args, **kwargs):
+        traveller.shift(timedelta(seconds=90))
+        heartbeats.append(Submission.objects.get(pk=queued.pk).heartbeat_at)
+        requeued.append(submission_sweep_stale()["requeued"])
+        return real_read_qrels(*args, **kwargs)
+
+    start = timezone.now()
+    with time_machine.travel(start, tick=False) as traveller, \
+            mock.patch("cupboard.submissions.scoring.read_qrels", side_effect=slow_subset):
+        assert submission_score(submission_id=queued.pk) == "scored"
+    queued.refresh_from_db()
+    beat = timedelta(seconds=90)
+    assert heartbeats == [start, start + beat, start + 2 * beat] and requeued == [0, 0, 0]
+    assert queued.claimed_at == start and queued.heartbeat_at == start + 3 * beat and queued.attempts == 1
 
 
 def test_it_replaces_scores_with_the_new_release(world, queued):

@@ -39,6 +39,17 @@ def test_it_leaves_fresh_work_alone(submission):
     assert submission_sweep_stale(now=now + timedelta(seconds=2))["requeued"] == 1
 
 
+def test_it_leaves_a_long_job_alone_until_its_heartbeat_stops(submission):
+    # Claimed 10 minutes ago, but its worker reported progress 119 s ago: alive, until 2 s later.
+    now = timezone.now()
+    set_row(submission, status=Submission.Status.SCORING, attempts=1, claimed_at=now - timedelta(minutes=10),
+            heartbeat_at=now - timedelta(seconds=119))
+    assert submission_sweep_stale(now=now) == {"requeued": 0, "renudged": 0, "failed": 0}
+    submission.refresh_from_db()
+    assert submission.status == Submission.Status.SCORING
+    assert submission_sweep_stale(now=now + timedelta(seconds=2))["requeued"] == 1
+
+
 def test_it_nudges_a_queued_submission_whose_message_seems_lost(submission, django_capture_on_commit_callbacks):
     later = submission.queued_at + timedelta(minutes=3)
     with django_capture_on_commit_callbacks() as callbacks:

@@ -9,6 +9,7 @@ Lifecycle (see `Submission.Status`):
 """
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from cupboard.competitions.models import private_storage
@@ -43,6 +44,8 @@ class Submission(models.Model):
     status_reason = models.TextField(blank=True, help_text="Why it was rejected or failed, for its team")
     attempts = models.PositiveSmallIntegerField(default=0)
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it")
+    heartbeat_at = models.DateTimeField(null=True, blank=True,
+                                        help_text="When the scoring worker last reported progress")
     queued_at = models.DateTimeField(null=True, blank=True,
                                      help_text="When a scoring message was last sent; the sweeper re-sends old ones")
     progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done while scoring")
@@ -62,8 +65,9 @@ class Submission(models.Model):
                                     condition=models.Q(team__isnull=False)),
         ]
         indexes = [
-            # sweep_stale: pending submissions by state and claim time.
-            models.Index(fields=["status", "claimed_at"], name="submission_status_claimed"),
+            # sweep_stale and _claim: scoring rows whose worker went silent (null heartbeat: claimed
+            # before heartbeats existed).
+            models.Index("status", Coalesce("heartbeat_at", "claimed_at"), name="submission_status_heartbeat"),
             # quota checks and the team page: a team's submissions in a phase, newest first.
             models.Index(fields=["team", "phase", "created_at"], name="submission_team_phase"),
         ]

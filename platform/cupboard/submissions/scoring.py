@@ -3,6 +3,9 @@
 The submission row is the truth. A worker claims it with a conditional update and proceeds
 only if it changed one row; it writes scores and the final state only while its claim still
 holds, so running the task twice, or a second worker taking over stale work, is harmless.
+Scoring work is stale when its worker reported no progress (`heartbeat_at`) for
+CUPBOARD_STALE_AFTER seconds, not when it was claimed that long ago: a long job that is still
+moving through its subsets keeps its claim.
 """
 import logging
 import time
@@ -10,7 +13,8 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from cupboard.competitions.models import Competition, QrelsRelease
@@ -36,12 +40,22 @@ def _stale_before(now: datetime) -> datetime:
     return now - timedelta(seconds=settings.CUPBOARD_STALE_AFTER)
 
 
+def _with_last_sign_of_life() -> QuerySet:
+    """Submissions with `last_sign_of_life`: the scoring worker's last heartbeat, or its claim time
+    for rows claimed before heartbeats existed. Spelled as the index in Submission.Meta is."""
+    return Submission.objects.alias(last_sign_of_life=Coalesce("heartbeat_at", "claimed_at"))
+
+
+def _silent_scoring(now: datetime) -> Q:
+    """Scoring rows whose worker reported no progress for CUPBOARD_STALE_AFTER seconds: dead, or stuck."""
+    return Q(status=Submission.Status.SCORING, last_sign_of_life__lt=_stale_before(now))
+
+
 def _claim(*, submission_id: int, now: datetime) -> bool:
-    claimable = Q(status=Submission.Status.QUEUED) | \
-        Q(status=Submission.Status.SCORING, claimed_at__lt=_stale_before(now))
-    changed = Submission.objects.filter(claimable, pk=submission_id,
-                                        attempts__lt=settings.CUPBOARD_MAX_ATTEMPTS).update(
-        status=Submission.Status.SCORING, attempts=F("attempts") + 1, claimed_at=now, progress=0)
+    claimable = Q(status=Submission.Status.QUEUED) | _silent_scoring(now)
+    changed = _with_last_sign_of_life().filter(claimable, pk=submission_id,
+                                               attempts__lt=settings.CUPBOARD_MAX_ATTEMPTS).update(
+        status=Submission.Status.SCORING, attempts=F("attempts") + 1, claimed_at=now, heartbeat_at=now, progress=0)
     return changed == 1
 
 
@@ -51,7 +65,8 @@ def _ours(*, submission_id: int, claimed_at: datetime):
 
 
 def _score_subsets(*, submission: Submission, release: QrelsRelease, claimed_at: datetime) -> list:
-    """(subset, SubsetResult or None) per qrels file; None = no run and the competition marks it incomplete."""
+    """(subset, SubsetResult or None) per qrels file; None = no run and the competition marks it incomplete.
+    Each scored subset is a heartbeat too, so the sweeper leaves a long job alone while it moves."""
     competition: Competition = submission.phase.competition
     gain = get_benchmark(competition.benchmark).gain
     runs = {rf.subset.code: rf for rf in submission.run_files.select_related("subset")}
@@ -75,7 +90,8 @@ def _score_subsets(*, submission: Submission, release: QrelsRelease, claimed_at:
             qrels = read_qrels(stored, name=qrels_file.original_name)
         evaluator = Evaluator(qrels, competition.metrics, relevance_level=competition.relevance_level, gain=gain)
         results.append((qrels_file.subset, evaluator.score(run, subset=code)))
-        _ours(submission_id=submission.pk, claimed_at=claimed_at).update(progress=int(90 * done / len(files)))
+        _ours(submission_id=submission.pk, claimed_at=claimed_at).update(
+            progress=int(90 * done / len(files)), heartbeat_at=timezone.now())
     return results
 
 
@@ -149,17 +165,18 @@ def submission_score(*, submission_id: int) -> str:
 
 def submission_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
     """Re-queue work stale for more than CUPBOARD_STALE_AFTER seconds: scoring claims whose worker
-    went silent, and queued submissions whose message seems lost. Out of attempts -> failed, with
-    the reason. Nothing is cancelled silently. Returns counts, for the log."""
+    reported no progress for that long, and queued submissions whose message seems lost. Out of
+    attempts -> failed, with the reason. Nothing is cancelled silently. Returns counts, for the log."""
     now = now or timezone.now()
     old = _stale_before(now)
     counts = {"requeued": 0, "renudged": 0, "failed": 0}
-    stale = Submission.objects.filter(
-        Q(status=Submission.Status.SCORING, claimed_at__lt=old)
+    stale = _with_last_sign_of_life().filter(
+        _silent_scoring(now)
         | Q(status=Submission.Status.QUEUED) & (Q(queued_at__lt=old) | Q(queued_at__isnull=True, created_at__lt=old)))
-    for row in stale.values("pk", "status", "claimed_at", "queued_at", "attempts", "status_reason"):
+    for row in stale.values("pk", "status", "claimed_at", "heartbeat_at", "queued_at", "attempts", "status_reason"):
+        # Unchanged since we read it: a heartbeat in between means the worker is alive after all.
         same = Submission.objects.filter(pk=row["pk"], status=row["status"], claimed_at=row["claimed_at"],
-                                         queued_at=row["queued_at"])
+                                         heartbeat_at=row["heartbeat_at"], queued_at=row["queued_at"])
         if row["attempts"] >= settings.CUPBOARD_MAX_ATTEMPTS:
             last = row["status_reason"] or "the worker stopped responding"
             reason = f"Gave up after {row['attempts']} scoring attempts. Last problem: {last}"
