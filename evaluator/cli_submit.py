@@ -192,19 +192,22 @@ def wait_for_score(args: argparse.Namespace, token: str, submission: dict) -> di
 
 
 def print_scores(submission: dict) -> None:
-    """`subset  metric...` rows as the server returned them (rounded for participants)."""
+    """Group averages (known, surprise, all), then `subset  metric...` rows, as the server returned
+    them (rounded for participants)."""
     print(f"submission #{submission['number']} {submission['status']}"
           + (f": {submission['status_reason']}" if submission.get("status_reason") else ""))
     scores = submission.get("scores") or {}
     if submission["status"] == "scored" and not scores:
         print("scores are not shown for this phase until its reveal")
-    metrics = list(dict.fromkeys(m for values in scores.values() for m in values))  # the competition's order
-    if scores:
-        width = max(len(code) for code in scores) + 2
-        print("".ljust(width) + "  ".join(f"{m:>9}" for m in metrics))
-        for code, values in sorted(scores.items()):
-            cells = [f"{values[m]:>9.3f}" if values.get(m) is not None else f"{'-':>9}" for m in metrics]
-            print(code.ljust(width) + "  ".join(cells))
+    if not scores:
+        return
+    rows = list((submission.get("averages") or {}).items()) + sorted(scores.items())
+    metrics = list(dict.fromkeys(m for _, values in rows for m in values))  # the competition's order
+    width = max(len(name) for name, _ in rows) + 2
+    print("".ljust(width) + "  ".join(f"{m:>9}" for m in metrics))
+    for name, values in rows:
+        cells = [f"{values[m]:>9.3f}" if values.get(m) is not None else f"{'-':>9}" for m in metrics]
+        print(name.ljust(width) + "  ".join(cells))
 
 
 def submit_command(args: argparse.Namespace) -> int:

@@ -1,10 +1,13 @@
 """The JSON API: token auth, upload with errors as data, repeats, status."""
+from datetime import timedelta
+
 import pytest
+import time_machine
 from django.test import Client
 from django.urls import reverse
 
 from cupboard.accounts.services import api_token_create
-from cupboard.submissions.models import Submission
+from cupboard.submissions.models import Score, Submission
 from cupboard.submissions.scoring import submission_score
 
 from .conftest import good_sw, run_bytes, upload
@@ -69,3 +72,19 @@ def test_it_shows_status_only_to_those_who_may_see_it(world, api):
     assert data["status"] == "scored" and data["scores"]["sw"]["nDCG@10"] == 0.544
     outsider = Client(HTTP_AUTHORIZATION=f"Token {api_token_create(user=world.outsider)}")
     assert outsider.get(reverse("submissions:api_status", args=[created["id"]])).status_code == 404
+
+
+def test_it_gives_group_averages_over_the_languages_the_caller_may_see(world, api):
+    created = api.post(url(world), {"method_name": "BM25", "files": [upload("run.sw.txt", good_sw())]}).json()
+    submission_score(submission_id=created["id"])
+    sw = Score.objects.get(submission_id=created["id"], subset__code="sw", metric="nDCG@10").value
+    status_url = reverse("submissions:api_status", args=[created["id"]])
+
+    averages = api.get(status_url).json()["averages"]
+    assert set(averages) == {"known", "all"}  # yo is still a surprise: no group, no share of the Avg
+    assert averages["known"]["nDCG@10"] == round(sw / 2, 3)  # te has no run: it counts 0
+    assert averages["all"] == averages["known"]
+    with time_machine.travel(world.competition.groups.get(name="surprise").reveal_at + timedelta(seconds=1)):
+        averages = api.get(status_url).json()["averages"]
+    assert averages["surprise"]["nDCG@10"] == 0.0
+    assert averages["all"]["nDCG@10"] == round(sw / 3, 3)

@@ -126,3 +126,11 @@ def test_it_lets_only_organizers_rescore(world, scored):
     assert client_for(world.organizer).post(url).status_code == 302
     scored.refresh_from_db()
     assert scored.status == Submission.Status.QUEUED
+
+
+def test_it_shows_group_averages_and_which_languages_had_no_run(world, scored):
+    content = client_for(world.participant).get(scored.get_absolute_url()).content.decode()
+    assert '<tr class="average"><th scope="row">K.Avg</th>' in content
+    assert ">0.272<" in content  # (0.5436 + 0 for te) / 2, rounded after averaging
+    assert "te <span class=\"muted\">Telugu</span> <span class=\"muted\">(no run: counts 0)</span>" in content
+    assert "sw <span class=\"muted\">Swahili</span></td>" in content

@@ -44,33 +44,72 @@ def can_see_per_query(*, submission: Submission, user: AbstractBaseUser) -> bool
     return not submission.is_baseline and phase.per_query_visible and not phase.hidden_qrels
 
 
-def score_rows(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> list[dict]:
-    """One row per visible subset that has scores: {"subset", "values": {metric: value}, "per_query"}.
-
-    Queries: visible subsets (1-2), scores (1), and per-query values (1) when allowed."""
+def _visible_scores(*, submission: Submission, user: AbstractBaseUser, now: datetime):
+    """(visible subsets, {subset pk: {metric: unrounded value}}), or None when the viewer may not
+    see scores. Queries: visible subsets (1-2) and scores (1)."""
     if not can_see_scores(submission=submission, user=user, now=now):
-        return []
-    competition = submission.phase.competition
-    organizer = competition.is_organizer(user)
-    subsets = visible_subsets(competition, now=now, user=user)
+        return None
+    subsets = visible_subsets(submission.phase.competition, now=now, user=user)
     values: dict[int, dict[str, float]] = {}
     for score in Score.objects.filter(submission=submission):
-        value = score.value if organizer else round(score.value, competition.decimals)
-        values.setdefault(score.subset_id, {})[score.metric] = value
+        values.setdefault(score.subset_id, {})[score.metric] = score.value
+    return subsets, values
+
+
+def _for_viewer(value: float | None, *, competition, organizer: bool) -> float | None:
+    return value if organizer or value is None else round(value, competition.decimals)
+
+
+def score_rows(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> list[dict]:
+    """One row per visible subset that has scores: {"subset", "code", "values": {metric: value},
+    "has_run", "per_query"}. Per-query values (1 more query) only when allowed."""
+    visible = _visible_scores(submission=submission, user=user, now=now)
+    if visible is None:
+        return []
+    subsets, values = visible
+    competition = submission.phase.competition
+    organizer = competition.is_organizer(user)
     per_query = {}
     if can_see_per_query(submission=submission, user=user):
         per_query = {qs.subset_id: qs.values for qs in QueryScores.objects.filter(submission=submission)}
-    metrics = competition.metrics
-    return [{"subset": s, "code": s.code,
-             "values": {m: values[s.pk].get(m) for m in metrics},
+    with_runs = {f.subset_id for f in submission.run_files.all()}
+    return [{"subset": s, "code": s.code, "has_run": s.pk in with_runs,
+             "values": {m: _for_viewer(values[s.pk].get(m), competition=competition, organizer=organizer)
+                        for m in competition.metrics},
              "per_query": per_query.get(s.pk)}
             for s in subsets if s.pk in values]
 
 
+def score_averages(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> list[dict]:
+    """The group averages (K.Avg, S.Avg, Avg) over the subsets the viewer may see, as the
+    leaderboard computes them: from unrounded values, with the competition's missing-subset
+    rule, then rounded like every value a participant sees. [{"key", "label", "values"}]."""
+    from evaluator.aggregate import group_means
+
+    from cupboard.leaderboards.selectors import AVG_LABEL
+    from cupboard.leaderboards.services import ALL, subset_groups
+
+    visible = _visible_scores(submission=submission, user=user, now=now)
+    if visible is None or not visible[1]:
+        return []
+    subsets, values = visible
+    competition = submission.phase.competition
+    organizer = competition.is_organizer(user)
+    by_code = {s.code: values[s.pk] for s in subsets if s.pk in values}
+    means = group_means(by_code, subset_groups(subsets), missing=competition.missing_subset)
+    groups = sorted({s.group_id: s.group for s in subsets}.values(), key=lambda g: (g.position, g.name))
+    labels = {g.name: g.label for g in groups} | {ALL: AVG_LABEL}
+    return [{"key": key, "label": labels[key],
+             "values": {m: _for_viewer(means[key].get(m), competition=competition, organizer=organizer)
+                        for m in competition.metrics}}
+            for key in labels if key in means]
+
+
 def status_payload(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> dict:
     """What the status endpoint and the JSON API return for one submission."""
-    rows = score_rows(submission=submission, user=user, now=now) if submission.status == Submission.Status.SCORED \
-        else []
+    scored = submission.status == Submission.Status.SCORED
+    rows = score_rows(submission=submission, user=user, now=now) if scored else []
+    averages = score_averages(submission=submission, user=user, now=now) if scored else []
     return {
         "id": submission.pk, "number": submission.number, "phase": submission.phase.slug,
         "team": submission.team.name if submission.team_id else None, "is_baseline": submission.is_baseline,
@@ -81,6 +120,7 @@ def status_payload(*, submission: Submission, user: AbstractBaseUser, now: datet
         "scored_at": submission.scored_at.isoformat() if submission.scored_at else None,
         "qrels_release": submission.qrels_release.number if submission.qrels_release_id else None,
         "scores": {row["code"]: row["values"] for row in rows},
+        "averages": {average["key"]: average["values"] for average in averages},
         "per_query": {row["code"]: row["per_query"] for row in rows if row["per_query"] is not None},
     }
 

@@ -17,7 +17,7 @@ from .baselines import baseline_hybrid_create
 from .forms import DisqualifyForm, GrantForm, HybridForm, UploadForm
 from .models import Submission
 from .quota import quota_grant, quota_status
-from .selectors import can_view_submission, score_rows, status_payload, visible_run_files
+from .selectors import can_view_submission, score_averages, score_rows, status_payload, visible_run_files
 from .services import phase_rescore, submission_create, submission_disqualify, submission_select_final
 
 
@@ -89,7 +89,8 @@ def detail(request, pk: int):
     return render(request, "submissions/detail.html", {
         "submission": submission, "competition": competition, "phase": submission.phase,
         "rows": score_rows(submission=submission, user=request.user, now=now),
-        "metrics": competition.metrics,
+        "averages": score_averages(submission=submission, user=request.user, now=now),
+        "metrics": competition.metrics, "decimals": competition.decimals,
         "run_files": visible_run_files(submission=submission, user=request.user, now=now),
         "is_member": submission.team is not None and user_team(competition=competition, user=request.user)
         == submission.team, "organizer": competition.is_organizer(request.user),
