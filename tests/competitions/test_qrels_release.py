@@ -1,8 +1,10 @@
 """Releasing qrels versions: validated first, hashed, carried forward, audited, re-scoring."""
 import hashlib
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from cupboard.audit.models import AuditEvent
 from cupboard.competitions.errors import CompetitionError
@@ -105,3 +107,22 @@ def test_it_rescores_a_phase_with_scored_submissions(phase, personas, django_cap
     submission.refresh_from_db()
     assert submission.status != Submission.Status.SCORED
     assert AuditEvent.objects.filter(action=AuditEvent.Action.RESCORED).exists()
+
+
+def test_the_first_judgments_start_the_scoring_of_submissions_waiting_for_them(phase, personas, monkeypatch,
+                                                                                django_capture_on_commit_callbacks):
+    from cupboard.submissions import services as submission_services
+    from cupboard.submissions.models import Submission
+
+    long_ago = timezone.now() - timedelta(hours=1)
+    waiting = Submission.objects.create(phase=phase, team=personas.team_a, number=1, method_name="bm25",
+                                        status=Submission.Status.QUEUED, queued_at=long_ago,
+                                        status_reason="Waiting for judgments.")
+    sent = []
+    monkeypatch.setattr(submission_services, "submission_enqueue", lambda submission_ids: sent.extend(submission_ids))
+    with django_capture_on_commit_callbacks(execute=True):
+        qrels_release_create(phase=phase, files={"sw": SW}, actor=personas.organizer)
+    waiting.refresh_from_db()
+    assert sent == [waiting.pk]  # a scoring message now, not at the next stale sweep
+    assert waiting.status == Submission.Status.QUEUED and waiting.queued_at > long_ago
+    assert AuditEvent.objects.get(action=AuditEvent.Action.RESCORED).details["nudged"] == 1

@@ -206,7 +206,7 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
     forward from the previous release unchanged. A release identical to the current one is
     not a new version: the current one is returned. `names` gives each file's published
     name; `progress(code, done, total)` is called as files pass validation. When the phase already has scored
-    submissions, `phase_rescore` re-scores them after the commit."""
+    or queued submissions, `phase_rescore` (re-)scores them after the commit."""
     from evaluator.qrels import read_qrels
     from evaluator.records import InputError
 
@@ -256,7 +256,8 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
                      details={"phase": phase.slug, "release": release.number, "release_id": release.pk,
                               "files": {code: digests[code] for code in sorted(checked)}})
         competition_publish_due(competition=phase.competition)
-        if phase.submissions.filter(status="scored").exists():
+        if phase.submissions.filter(status__in=("scored", "queued")).exists():
+            # Scored ones are scored again; queued ones may be waiting for exactly these judgments.
             transaction.on_commit(lambda: _rescore(phase=phase, actor=actor))
     return release
 

@@ -222,13 +222,16 @@ def submission_disqualify(*, submission: Submission, actor: AbstractBaseUser, re
 @transaction.atomic
 def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None) -> int:
     """Score every scored submission of a phase again (new judgments); audited. Submissions still
-    waiting in the queue get a fresh nudge, as they may have been waiting for judgments."""
+    waiting in the queue (perhaps for these very judgments) get a fresh nudge. Returns how many
+    scored submissions were queued again."""
     now = timezone.now()
+    waiting = Submission.objects.filter(phase=phase, status=Submission.Status.QUEUED).update(queued_at=now)
     scored = Submission.objects.filter(phase=phase, status=Submission.Status.SCORED)
     count = scored.update(status=Submission.Status.QUEUED, attempts=0, progress=0, queued_at=now, status_reason="")
     ids = list(Submission.objects.filter(phase=phase, status=Submission.Status.QUEUED).values_list("pk", flat=True))
     audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.RESCORED,
-                 summary=f"{count} scored submission(s) of {phase.name} queued for scoring again",
-                 details={"phase": phase.pk, "rescored": count}, is_public=True)
+                 summary=f"{count} scored submission(s) of {phase.name} queued for scoring again"
+                         + (f", {waiting} waiting one(s) nudged" if waiting else ""),
+                 details={"phase": phase.pk, "rescored": count, "nudged": waiting}, is_public=True)
     submission_enqueue(submission_ids=ids)
     return count
