@@ -13,6 +13,7 @@ from cupboard.competitions.models import Competition, Phase
 from cupboard.leaderboards.selectors import leaderboard_for
 from cupboard.leaderboards.services import leaderboard_refresh
 from tests.leaderboards.conftest import make_scored, ndcg
+from tests.personas import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -188,9 +189,11 @@ def test_it_links_only_submissions_the_viewer_may_open(cast, dev):
     organizer_links = {e.team: e.url for e in leaderboard_for(phase=dev, user=cast.organizer).entries}
     anonymous_links = {e.team: e.url for e in leaderboard_for(phase=dev, user=cast.anonymous).entries}
 
-    assert links["Team A"] and links["Team B"] is None and links["Baseline"] is None
+    assert links["Team A"] and links["Team B"] is None
     assert all(organizer_links.values())
-    assert not any(anonymous_links.values())
+    assert anonymous_links == {"Team A": None, "Team B": None, "Baseline": organizer_links["Baseline"]}
+    assert links["Baseline"] == organizer_links["Baseline"]  # baselines are public: anyone may open them
+    assert client_for(cast.anonymous).get(links["Baseline"]).status_code == 200
     assert [e.is_own for e in leaderboard_for(phase=dev, user=cast.teammate).entries] == [True, False, False]
 
 

@@ -10,7 +10,7 @@ from cupboard.submissions.services import submission_create
 from tests.factories import make_qrels_release
 from tests.personas import client_for
 
-from .conftest import good_sw, run_bytes, upload
+from .conftest import JUDGMENTS, good_sw, run_bytes, upload
 
 
 def upload_url(world, phase="dev"):
@@ -134,3 +134,26 @@ def test_it_shows_group_averages_and_which_languages_had_no_run(world, scored):
     assert ">0.272<" in content  # (0.5436 + 0 for te) / 2, rounded after averaging
     assert "te <span class=\"muted\">Telugu</span> <span class=\"muted\">(no run: counts 0)</span>" in content
     assert "sw <span class=\"muted\">Swahili</span></td>" in content
+
+
+def scored_baseline(world, phase, method: str):
+    baseline = submission_create(phase=phase, team=None, user=world.organizer, method_name=method, is_baseline=True,
+                                 files=[(upload("run.te.txt", {"1": ["10#1"], "2": ["20#1"]}), None)])
+    assert submission_score(submission_id=baseline.pk) == "scored"
+    return baseline
+
+
+def test_it_charts_the_scores_beside_the_baselines_the_viewer_may_see(world, scored):
+    scored_baseline(world, world.dev, "Dev BM25")
+    content = client_for(world.participant).get(scored.get_absolute_url()).content.decode()
+    assert content.count('class="plotly-graph-div"') == 1
+    assert '"name":"Team A #1"' in content and '"name":"Dev BM25 (baseline)"' in content
+
+    make_qrels_release(world.test_b, JUDGMENTS)  # test-b's leaderboard is private until its reveal
+    scored_baseline(world, world.test_b, "Secret BM25")
+    final = submission_create(phase=world.test_b, team=world.team_a, user=world.participant, method_name="final",
+                              files=[(upload("run.sw.txt", good_sw()), None)])
+    assert submission_score(submission_id=final.pk) == "scored"
+    content = client_for(world.participant).get(final.get_absolute_url()).content.decode()
+    assert '"name":"Team A #1"' in content and "Secret BM25" not in content
+    assert "Secret BM25 (baseline)" in client_for(world.organizer).get(final.get_absolute_url()).content.decode()

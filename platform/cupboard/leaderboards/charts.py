@@ -79,10 +79,32 @@ def heatmap_figure(leaderboard: Leaderboard, *, metric: str, top: int = HEATMAP_
     return figure
 
 
-def leaderboard_charts(leaderboard: Leaderboard, *, metric: str) -> list[str]:
-    """HTML fragments (divs + their scripts) of every chart that fits this leaderboard."""
-    if not leaderboard.visible or not leaderboard.entries or not leaderboard.subset_columns:
-        return []
-    figures = [bars_figure(leaderboard, metric=metric), heatmap_figure(leaderboard, metric=metric)]
+def submission_figure(*, name: str, values: dict[str, float | None], leaderboard: Leaderboard, metric: str,
+                      own_url: str = ""):
+    """One submission's bars per subset ({code: value}, as its viewer may see them) beside the
+    baselines of the phase's leaderboard (but itself, at `own_url`), when the viewer may see it."""
+    import plotly.graph_objects as go
+
+    codes = list(values)
+    figure = go.Figure(go.Bar(name=name, x=codes, y=[values[c] for c in codes],
+                              hovertemplate="%{x}: %{y}<extra>%{fullData.name}</extra>"))
+    columns = {c.key: c for c in leaderboard.subset_columns} if leaderboard.visible else {}
+    for entry in (e for e in leaderboard.entries if e.is_baseline and e.url != own_url and columns):
+        figure.add_trace(go.Bar(name=f"{entry.method} (baseline)", x=codes, marker_pattern_shape="/",
+                                y=[entry.cell(columns[c], metric) if c in columns else None for c in codes],
+                                hovertemplate="%{x}: %{y}<extra>%{fullData.name}</extra>"))
+    figure.update_layout(barmode="group", title=f"{metric} per subset", yaxis_title=metric, margin={"t": 50, "b": 40})
+    return figure
+
+
+def as_html(figures) -> list[str]:
+    """HTML fragments (divs + their scripts); the page loads plotly.js once, from our own URL."""
     return [f.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True})
             for f in figures if f is not None]
+
+
+def leaderboard_charts(leaderboard: Leaderboard, *, metric: str) -> list[str]:
+    """HTML fragments of every chart that fits this leaderboard."""
+    if not leaderboard.visible or not leaderboard.entries or not leaderboard.subset_columns:
+        return []
+    return as_html([bars_figure(leaderboard, metric=metric), heatmap_figure(leaderboard, metric=metric)])

@@ -174,7 +174,7 @@ def _entries(rows: list[LeaderboardRow], *, competition: Competition, subset_col
         entries.append(Entry(
             rank=None if row.is_baseline else rank, team=row.team.name if row.team_id else "Baseline",
             method=row.submission.method_name, is_baseline=row.is_baseline, is_own=is_own,
-            url=row.submission.get_absolute_url() if organizer or is_own else None,
+            url=row.submission.get_absolute_url() if organizer or is_own or row.is_baseline else None,
             submitted_at=row.submission.created_at, qrels_version=row.qrels_release_number,
             values=_rounded(values, decimals), averages=_rounded(averages, decimals)))
     return entries

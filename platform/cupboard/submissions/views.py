@@ -10,6 +10,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import is_competition_visible, visible_subsets
+from cupboard.leaderboards.charts import as_html, submission_figure
+from cupboard.leaderboards.selectors import leaderboard_for
 from cupboard.teams.selectors import user_team
 
 from .errors import SubmissionRefused
@@ -86,9 +88,10 @@ def detail(request, pk: int):
     """A submission: live state while scored (polls `status`), then its scores per subset."""
     submission, now = _get_submission_for_user(request, pk), timezone.now()
     competition = submission.phase.competition
+    rows = score_rows(submission=submission, user=request.user, now=now)
     return render(request, "submissions/detail.html", {
         "submission": submission, "competition": competition, "phase": submission.phase,
-        "rows": score_rows(submission=submission, user=request.user, now=now),
+        "rows": rows, "charts": _charts(submission=submission, rows=rows, user=request.user, now=now),
         "averages": score_averages(submission=submission, user=request.user, now=now),
         "metrics": competition.metrics, "decimals": competition.decimals,
         "run_files": visible_run_files(submission=submission, user=request.user, now=now),
@@ -96,6 +99,19 @@ def detail(request, pk: int):
         == submission.team, "organizer": competition.is_organizer(request.user),
         "grant_form": GrantForm(), "disqualify_form": DisqualifyForm(), "phase_open": submission.phase.is_open(now),
     })
+
+
+def _charts(*, submission: Submission, rows: list[dict], user, now) -> list[str]:
+    """The submission's primary metric per subset beside the baselines, taken from the
+    leaderboard as this viewer may see it, so the chart shows nothing the pages hide."""
+    if len(rows) < 2:
+        return []
+    metric = submission.phase.competition.primary_metric
+    name = f"{submission.team.name if submission.team else 'Baseline'} #{submission.number}"
+    leaderboard = leaderboard_for(phase=submission.phase, user=user, now=now)
+    figure = submission_figure(name=name, values={r["code"]: r["values"].get(metric) for r in rows},
+                               leaderboard=leaderboard, metric=metric, own_url=submission.get_absolute_url())
+    return as_html([figure])
 
 
 @require_GET
