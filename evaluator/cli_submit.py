@@ -8,7 +8,8 @@ file travels; the server checks again and is the authority. Only the standard li
 used, so this works from any Python that has the evaluator.
 
 Exit status: 0 uploaded (and, with --wait, scored); 1 refused, rejected or failed;
-2 the server could not be reached or did not answer in time.
+2 nothing was tried (no token, a missing file) or the server could not be reached, refused
+the token, or did not answer in time.
 """
 from __future__ import annotations
 
@@ -140,12 +141,16 @@ def call_api(url: str, token: str, body: Multipart | None = None, *, progress: P
         raise ServerError(f"{url}: {getattr(error, 'reason', error)}") from None
 
 
-def upload_body(args: argparse.Namespace) -> Multipart:
-    """The API's form: `files` take their language from the name on the server, `file_<code>` name it."""
+def upload_files(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """(form field, path) per run: `files` take their language from the name on the server,
+    `file_<code>` name it (a code only where LANG=PATH gives one)."""
+    return [(f"file_{code}" if code else "files", Path(path))
+            for code, path in expand_inputs(args.run, known=(), kind="run")]
+
+
+def upload_body(args: argparse.Namespace, files: list[tuple[str, Path]]) -> Multipart:
     fields = {"method_name": args.method, "description": args.description,
               "paper_url": args.paper_url, "code_url": args.code_url}
-    files = [(f"file_{code}" if code else "files", Path(path))
-             for code, path in expand_inputs(args.run, known=(), kind="run")]  # a code only where LANG= gives it
     return Multipart(fields, files)
 
 
@@ -215,12 +220,17 @@ def submit_command(args: argparse.Namespace) -> int:
     if not token:
         print("no API token: give --token or set CUPBOARD_TOKEN (your profile page shows it)", file=sys.stderr)
         return 2
+    files = upload_files(args)
+    missing = [str(path) for _, path in files if not path.is_file()]
+    if missing:
+        print(f"no such file: {', '.join(missing)}", file=sys.stderr)
+        return 2
     if not checked_here(args):
         return 1
     url = f"{args.server.rstrip('/')}/submissions/api/{args.competition}/{args.phase}/"
     bar = Progress("uploading", enabled=args.progress)
     try:
-        status, answer = call_api(url, token, upload_body(args), progress=bar)
+        status, answer = call_api(url, token, upload_body(args, files), progress=bar)
         bar.close()
         if status >= 400:
             report(answer, args.format)
