@@ -81,6 +81,11 @@ def rows(w) -> list[Row]:
         Row("submissions:detail", (a,), "GET", team_a(200, 403)),
         Row("submissions:detail", (base,), "GET", every(200)),
         Row("submissions:detail", (999999,), "GET", every(404)),
+        Row("submissions:compare", (a,), "GET", team_a(200, 403), {"with": base}),
+        Row("submissions:compare", (base,), "GET", team_a(200, 403), {"with": a}),
+        Row("submissions:compare", (a,), "GET", organizers(200, 403), {"with": b}),  # team B's: organizers only
+        Row("submissions:compare", (a,), "GET", team_a(404, 403), {"with": 999999}),
+        Row("submissions:compare", (a,), "GET", team_a(404, 403)),
         Row("submissions:status", (a,), "GET", team_a(200, 403)),
         Row("submissions:status", (base,), "GET", every(200)),
         Row("submissions:download", (a, "sw"), "GET", team_a(200, 403)),
@@ -192,7 +197,7 @@ def request(world, row: Row, persona: str):
     url = reverse(row.name, args=row.args)
     with transaction.atomic():
         client = client_for(getattr(world, persona))
-        response = client.post(url, row.data or {}) if row.method == "POST" else client.get(url)
+        response = client.post(url, row.data or {}) if row.method == "POST" else client.get(url, row.data or {})
         transaction.set_rollback(True)
     return response
 

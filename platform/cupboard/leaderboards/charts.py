@@ -97,6 +97,24 @@ def submission_figure(*, name: str, values: dict[str, float | None], leaderboard
     return figure
 
 
+def difference_figure(rows: list[dict], *, metric: str, names: tuple[str, str]):
+    """A minus B per subset on `metric` (rows of submissions.comparison), solid where the
+    randomization test finds the difference significant at 0.05, hatched where it does not."""
+    import plotly.graph_objects as go
+
+    rows = [r for r in rows if r["metric"] == metric and "problem" not in r]
+    significant = [r["p_randomization"] < 0.05 for r in rows]
+    figure = go.Figure(go.Bar(
+        x=[r["subset"].code for r in rows], y=[r["difference"] for r in rows],
+        marker_color=["#2a6fdb" if s else "#9aa7b8" for s in significant],
+        marker_pattern_shape=["" if s else "/" for s in significant],
+        customdata=[f"{r['p_randomization']:.4f}" for r in rows],
+        hovertemplate="%{x}: %{y:+.4f} (p = %{customdata})<extra></extra>"))
+    figure.update_layout(title=f"{metric}: {names[0]} minus {names[1]} (solid: p < 0.05)",
+                         yaxis_title=f"difference in {metric}", margin={"t": 50, "b": 40})
+    return figure
+
+
 def as_html(figures) -> list[str]:
     """HTML fragments (divs + their scripts); the page loads plotly.js once, from our own URL."""
     return [f.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True})

@@ -6,6 +6,7 @@ app_name = "submissions"
 urlpatterns = [
     path("<int:pk>/", views.detail, name="detail"),
     path("<int:pk>/status/", views.status, name="status"),
+    path("<int:pk>/compare/", views.compare, name="compare"),
     path("<int:pk>/files/<str:subset_code>/", views.download, name="download"),
     path("<int:pk>/final/", views.select_final, name="select_final"),
     path("<int:pk>/disqualify/", views.disqualify, name="disqualify"),

@@ -10,12 +10,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import is_competition_visible, visible_subsets
-from cupboard.leaderboards.charts import as_html, submission_figure
+from cupboard.leaderboards.charts import as_html, difference_figure, submission_figure
 from cupboard.leaderboards.selectors import leaderboard_for
 from cupboard.teams.selectors import user_team
 
 from .errors import SubmissionRefused
 from .baselines import baseline_hybrid_create
+from .comparison import TRIALS, can_compare, comparable_submissions, comparison_rows
 from .forms import DisqualifyForm, GrantForm, HybridForm, UploadForm
 from .models import Submission
 from .quota import quota_grant, quota_status
@@ -98,6 +99,7 @@ def detail(request, pk: int):
         "is_member": submission.team is not None and user_team(competition=competition, user=request.user)
         == submission.team, "organizer": competition.is_organizer(request.user),
         "grant_form": GrantForm(), "disqualify_form": DisqualifyForm(), "phase_open": submission.phase.is_open(now),
+        "comparable": comparable_submissions(submission=submission, user=request.user, now=now),
     })
 
 
@@ -107,11 +109,36 @@ def _charts(*, submission: Submission, rows: list[dict], user, now) -> list[str]
     if len(rows) < 2:
         return []
     metric = submission.phase.competition.primary_metric
-    name = f"{submission.team.name if submission.team else 'Baseline'} #{submission.number}"
+    name = _label(submission)
     leaderboard = leaderboard_for(phase=submission.phase, user=user, now=now)
     figure = submission_figure(name=name, values={r["code"]: r["values"].get(metric) for r in rows},
                                leaderboard=leaderboard, metric=metric, own_url=submission.get_absolute_url())
     return as_html([figure])
+
+
+@require_GET
+def compare(request, pk: int):
+    """This submission against another of the phase (?with=<id>): means, differences and
+    p-values per language and metric, and a chart of the differences."""
+    submission, now = _get_submission_for_user(request, pk), timezone.now()
+    other_id = request.GET.get("with", "")
+    if not other_id.isdigit():
+        raise Http404("Say which submission to compare with: ?with=<id>.")
+    other = get_object_or_404(Submission.objects.select_related("phase__competition", "team"), pk=int(other_id))
+    if not can_compare(a=submission, b=other, user=request.user, now=now):
+        raise PermissionDenied("These two submissions cannot be compared query by query here.")
+    rows = comparison_rows(a=submission, b=other, user=request.user, now=now)
+    competition = submission.phase.competition
+    return render(request, "submissions/compare.html", {
+        "a": submission, "b": other, "competition": competition, "phase": submission.phase, "rows": rows,
+        "decimals": competition.decimals, "trials": TRIALS,
+        "charts": as_html([difference_figure(rows, metric=competition.primary_metric,
+                                             names=(_label(submission), _label(other)))]),
+    })
+
+
+def _label(submission: Submission) -> str:
+    return f"{submission.team.name if submission.team else 'Baseline'} #{submission.number} ({submission.method_name})"
 
 
 @require_GET

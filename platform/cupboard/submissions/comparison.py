@@ -1,0 +1,86 @@
+"""Two submissions of one phase, side by side: per language and metric, both means, the
+difference, and whether it is significant (paired t-test and randomization test over the
+per-query values the worker kept).
+
+Every figure here is derived from per-query values, so comparing is allowed exactly where
+those values may be seen: organizers always; participants only on phases that show
+per-query values and whose judgments are not hidden, and only between submissions they may
+open (their team's and the public baselines).
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Q
+
+from evaluator.significance import paired_t_test, randomization_test
+
+from cupboard.competitions.selectors import visible_subsets
+
+from .models import QueryScores, Submission
+from .selectors import can_see_scores, can_view_submission
+
+TRIALS = 10_000  # randomization trials: p within about +-0.005 of its limit at p = 0.05
+SEED = 0         # the same pair always gets the same p
+
+
+def _per_query_allowed(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> bool:
+    phase = submission.phase
+    if phase.competition.is_organizer(user):
+        return True
+    return (submission.status == Submission.Status.SCORED and can_view_submission(submission=submission, user=user)
+            and can_see_scores(submission=submission, user=user, now=now)
+            and phase.per_query_visible and not phase.hidden_qrels)
+
+
+def can_compare(*, a: Submission, b: Submission, user: AbstractBaseUser, now: datetime) -> bool:
+    """Both scored, in the same phase, and each one's per-query values visible to `user`."""
+    return (a.pk != b.pk and a.phase_id == b.phase_id
+            and a.status == b.status == Submission.Status.SCORED
+            and _per_query_allowed(submission=a, user=user, now=now)
+            and _per_query_allowed(submission=b, user=user, now=now))
+
+
+def comparable_submissions(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> list[Submission]:
+    """The other scored submissions of the phase `user` may compare `submission` with, newest
+    first: for organizers all of them; for a team member the team's and the baselines, on
+    phases that show per-query values. The same rule as `can_compare`, in a few queries."""
+    if not _per_query_allowed(submission=submission, user=user, now=now):
+        return []
+    others = (Submission.objects.filter(phase=submission.phase, status=Submission.Status.SCORED)
+              .exclude(pk=submission.pk).select_related("team").order_by("-created_at"))
+    if not user.is_authenticated:
+        others = others.filter(is_baseline=True)
+    elif not submission.phase.competition.is_organizer(user):
+        others = others.filter(Q(is_baseline=True) | Q(team__memberships__user=user))
+    return list(others)
+
+
+def comparison_rows(*, a: Submission, b: Submission, user: AbstractBaseUser, now: datetime) -> list[dict]:
+    """One row per visible subset both submissions scored, and per metric: {"subset", "metric",
+    "a", "b", "difference", "queries", "p_t", "p_randomization"}, or {"subset", "metric", "problem"} when they cannot be paired."""
+    competition = a.phase.competition
+    subsets = visible_subsets(competition, now=now, user=user)
+    values = {}
+    for row in QueryScores.objects.filter(submission__in=[a, b], subset__in=subsets):
+        values[(row.submission_id, row.subset_id)] = row.values
+    rows = []
+    for subset in subsets:
+        per_a, per_b = values.get((a.pk, subset.pk)), values.get((b.pk, subset.pk))
+        if per_a is None or per_b is None:
+            continue
+        for metric in competition.metrics:
+            rows.append(_compare(subset, metric, per_a.get(metric, {}), per_b.get(metric, {})))
+    return rows
+
+
+def _compare(subset, metric: str, a: dict[str, float], b: dict[str, float]) -> dict:
+    row = {"subset": subset, "metric": metric}
+    try:
+        t = paired_t_test(a, b)
+    except ValueError as error:  # different queries: one was scored on other judgments (a re-score under way)
+        return row | {"problem": str(error)}
+    r = randomization_test(a, b, trials=TRIALS, seed=SEED)
+    return row | {"a": sum(a.values()) / len(a), "b": sum(b.values()) / len(b), "difference": t.mean_difference,
+                  "queries": t.queries, "p_t": t.p_value, "p_randomization": r.p_value}
