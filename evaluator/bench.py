@@ -26,15 +26,23 @@ DEPTHS = (100, 1000)
 
 
 def data_dir(root: Path, depth: int) -> Path:
-    """The generated set for one depth, made on first use (a marker file says it is complete)."""
-    from .synthetic import make_miracl_set
+    """The generated set for one depth, made on first use (a marker file says it is complete).
 
+    It is generated in a subprocess of its own: a measured process inherits its parent's peak
+    resident memory (Linux keeps ru_maxrss across fork and exec), so this process must stay
+    small, or the first `make bench` on a new machine would report the generator's peak."""
     directory = root / f"miracl-test-b-depth{depth}"
     if not (directory / ".complete").exists():
         print(f"generating {directory} ...", file=sys.stderr)
-        make_miracl_set(directory, depth=depth)
-        (directory / ".complete").touch()
+        subprocess.run([sys.executable, "-m", "evaluator.bench", "--generate", str(depth), str(directory)], check=True)
     return directory
+
+
+def generate(depth: int, directory: Path) -> None:
+    from .synthetic import make_miracl_set
+
+    make_miracl_set(directory, depth=depth)
+    (directory / ".complete").touch()
 
 
 def files(directory: Path) -> dict[str, dict[str, Path]]:
@@ -124,9 +132,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=os.environ.get("CUPBOARD_BENCH_DATA", "bench-data"))
     parser.add_argument("--depths", default=",".join(map(str, DEPTHS)))
     parser.add_argument("--worker", nargs=2, metavar=("ENGINE", "DIR"), help=argparse.SUPPRESS)
+    parser.add_argument("--generate", nargs=2, metavar=("DEPTH", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         worker(args.worker[0], Path(args.worker[1]))
+        return 0
+    if args.generate:
+        generate(int(args.generate[0]), Path(args.generate[1]))
         return 0
     rows = []
     load = os.getloadavg()[0]  # the machine may be shared: say how busy it was
