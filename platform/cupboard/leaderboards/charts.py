@@ -11,6 +11,7 @@ from cupboard.leaderboards.selectors import Column, Entry, Leaderboard
 
 TOP_TEAMS = 10
 HEATMAP_TEAMS = 5
+BAR_HOVER = "%{x}: %{y}<extra>%{fullData.name}</extra>"  # subset: value, then the bar's series
 
 
 def _charted_entries(leaderboard: Leaderboard, top: int) -> list[Entry]:
@@ -32,7 +33,7 @@ def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS):
     for entry in _charted_entries(leaderboard, top):
         figure.add_trace(go.Bar(
             name=_name(entry), x=[c.label for c in columns], y=[entry.cell(c, metric) for c in columns],
-            marker_pattern_shape="/" if entry.is_baseline else "", hovertemplate="%{x}: %{y}<extra>%{fullData.name}</extra>"))
+            marker_pattern_shape="/" if entry.is_baseline else "", hovertemplate=BAR_HOVER))
     figure.update_layout(barmode="group", title=f"{metric} per subset", yaxis_title=metric,
                          legend_title_text="Top teams and baselines", margin={"t": 50, "b": 40})
     return figure
@@ -86,13 +87,13 @@ def submission_figure(*, name: str, values: dict[str, float | None], leaderboard
     import plotly.graph_objects as go
 
     codes = list(values)
-    figure = go.Figure(go.Bar(name=name, x=codes, y=[values[c] for c in codes],
-                              hovertemplate="%{x}: %{y}<extra>%{fullData.name}</extra>"))
-    columns = {c.key: c for c in leaderboard.subset_columns} if leaderboard.visible else {}
-    for entry in (e for e in leaderboard.entries if e.is_baseline and e.url != own_url and columns):
+    figure = go.Figure(go.Bar(name=name, x=codes, y=[values[c] for c in codes], hovertemplate=BAR_HOVER))
+    columns = {c.key: c for c in leaderboard.subset_columns}
+    baselines = [e for e in leaderboard.entries if e.is_baseline and e.url != own_url] if leaderboard.visible else []
+    for entry in baselines:
         figure.add_trace(go.Bar(name=f"{entry.method} (baseline)", x=codes, marker_pattern_shape="/",
                                 y=[entry.cell(columns[c], metric) if c in columns else None for c in codes],
-                                hovertemplate="%{x}: %{y}<extra>%{fullData.name}</extra>"))
+                                hovertemplate=BAR_HOVER))
     figure.update_layout(barmode="group", title=f"{metric} per subset", yaxis_title=metric, margin={"t": 50, "b": 40})
     return figure
 

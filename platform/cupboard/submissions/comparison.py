@@ -19,7 +19,7 @@ from evaluator.significance import paired_t_test, randomization_test
 from cupboard.competitions.selectors import visible_subsets
 
 from .models import QueryScores, Submission
-from .selectors import can_see_scores, can_view_submission
+from .selectors import can_see_scores, can_view_submission, phase_shows_per_query
 
 TRIALS = 10_000  # randomization trials: p within about +-0.005 of its limit at p = 0.05
 SEED = 0         # the same pair always gets the same p
@@ -31,7 +31,7 @@ def _per_query_allowed(*, submission: Submission, user: AbstractBaseUser, now: d
         return True
     return (submission.status == Submission.Status.SCORED and can_view_submission(submission=submission, user=user)
             and can_see_scores(submission=submission, user=user, now=now)
-            and phase.per_query_visible and not phase.hidden_qrels)
+            and phase_shows_per_query(phase))
 
 
 def can_compare(*, a: Submission, b: Submission, user: AbstractBaseUser, now: datetime) -> bool:

@@ -37,38 +37,45 @@ def can_see_scores(*, submission: Submission, user: AbstractBaseUser, now: datet
         phase.is_revealed(now)
 
 
+def phase_shows_per_query(phase) -> bool:
+    """Participants may see per-query values (or figures derived from them) on this phase:
+    it is set to show them and its judgments are not hidden."""
+    return phase.per_query_visible and not phase.hidden_qrels
+
+
 def can_see_per_query(*, submission: Submission, user: AbstractBaseUser) -> bool:
     phase = submission.phase
     if phase.competition.is_organizer(user):
         return True
-    return not submission.is_baseline and phase.per_query_visible and not phase.hidden_qrels
-
-
-def _visible_scores(*, submission: Submission, user: AbstractBaseUser, now: datetime):
-    """(visible subsets, {subset pk: {metric: unrounded value}}), or None when the viewer may not
-    see scores. Queries: visible subsets (1-2) and scores (1)."""
-    if not can_see_scores(submission=submission, user=user, now=now):
-        return None
-    subsets = visible_subsets(submission.phase.competition, now=now, user=user)
-    values: dict[int, dict[str, float]] = {}
-    for score in Score.objects.filter(submission=submission):
-        values.setdefault(score.subset_id, {})[score.metric] = score.value
-    return subsets, values
+    return not submission.is_baseline and phase_shows_per_query(phase)
 
 
 def _for_viewer(value: float | None, *, competition, organizer: bool) -> float | None:
     return value if organizer or value is None else round(value, competition.decimals)
 
 
-def score_rows(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> list[dict]:
-    """One row per visible subset that has scores: {"subset", "code", "values": {metric: value},
-    "has_run", "per_query"}. Per-query values (1 more query) only when allowed."""
-    visible = _visible_scores(submission=submission, user=user, now=now)
-    if visible is None:
-        return []
-    subsets, values = visible
+def score_tables(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> tuple[list[dict], list[dict]]:
+    """(rows, averages) the viewer may see; both empty when scores are hidden from them.
+
+    rows: one per visible subset that has scores, {"subset", "code", "values": {metric: value},
+    "has_run", "per_query"}. averages: K.Avg, S.Avg, Avg over the visible subsets, as the
+    leaderboard computes them (from unrounded values, with the competition's missing-subset
+    rule), {"key", "label", "values"}. Values are rounded for participants after averaging.
+    Queries: visible subsets (1-2), scores (1), run files (1), per-query values (1) when allowed."""
+    if not can_see_scores(submission=submission, user=user, now=now):
+        return [], []
     competition = submission.phase.competition
+    subsets = visible_subsets(competition, now=now, user=user)
+    values: dict[int, dict[str, float]] = {}
+    for score in Score.objects.filter(submission=submission):
+        values.setdefault(score.subset_id, {})[score.metric] = score.value
     organizer = competition.is_organizer(user)
+    return (_rows(submission=submission, user=user, subsets=subsets, values=values, organizer=organizer),
+            _averages(competition=competition, subsets=subsets, values=values, organizer=organizer))
+
+
+def _rows(*, submission: Submission, user: AbstractBaseUser, subsets, values: dict, organizer: bool) -> list[dict]:
+    competition = submission.phase.competition
     per_query = {}
     if can_see_per_query(submission=submission, user=user):
         per_query = {qs.subset_id: qs.values for qs in QueryScores.objects.filter(submission=submission)}
@@ -80,21 +87,14 @@ def score_rows(*, submission: Submission, user: AbstractBaseUser, now: datetime)
             for s in subsets if s.pk in values]
 
 
-def score_averages(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> list[dict]:
-    """The group averages (K.Avg, S.Avg, Avg) over the subsets the viewer may see, as the
-    leaderboard computes them: from unrounded values, with the competition's missing-subset
-    rule, then rounded like every value a participant sees. [{"key", "label", "values"}]."""
+def _averages(*, competition, subsets, values: dict, organizer: bool) -> list[dict]:
     from evaluator.aggregate import group_means
 
     from cupboard.leaderboards.selectors import AVG_LABEL
     from cupboard.leaderboards.services import ALL, subset_groups
 
-    visible = _visible_scores(submission=submission, user=user, now=now)
-    if visible is None or not visible[1]:
+    if not values:
         return []
-    subsets, values = visible
-    competition = submission.phase.competition
-    organizer = competition.is_organizer(user)
     by_code = {s.code: values[s.pk] for s in subsets if s.pk in values}
     means = group_means(by_code, subset_groups(subsets), missing=competition.missing_subset)
     groups = sorted({s.group_id: s.group for s in subsets}.values(), key=lambda g: (g.position, g.name))
@@ -108,8 +108,7 @@ def score_averages(*, submission: Submission, user: AbstractBaseUser, now: datet
 def status_payload(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> dict:
     """What the status endpoint and the JSON API return for one submission."""
     scored = submission.status == Submission.Status.SCORED
-    rows = score_rows(submission=submission, user=user, now=now) if scored else []
-    averages = score_averages(submission=submission, user=user, now=now) if scored else []
+    rows, averages = score_tables(submission=submission, user=user, now=now) if scored else ([], [])
     return {
         "id": submission.pk, "number": submission.number, "phase": submission.phase.slug,
         "team": submission.team.name if submission.team_id else None, "is_baseline": submission.is_baseline,

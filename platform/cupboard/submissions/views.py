@@ -20,7 +20,7 @@ from .comparison import TRIALS, can_compare, comparable_submissions, comparison_
 from .forms import DisqualifyForm, GrantForm, HybridForm, UploadForm
 from .models import Submission
 from .quota import quota_grant, quota_status
-from .selectors import can_view_submission, score_averages, score_rows, status_payload, visible_run_files
+from .selectors import can_view_submission, score_tables, status_payload, visible_run_files
 from .services import phase_rescore, submission_create, submission_disqualify, submission_select_final
 
 
@@ -89,11 +89,11 @@ def detail(request, pk: int):
     """A submission: live state while scored (polls `status`), then its scores per subset."""
     submission, now = _get_submission_for_user(request, pk), timezone.now()
     competition = submission.phase.competition
-    rows = score_rows(submission=submission, user=request.user, now=now)
+    rows, averages = score_tables(submission=submission, user=request.user, now=now)
     return render(request, "submissions/detail.html", {
         "submission": submission, "competition": competition, "phase": submission.phase,
         "rows": rows, "charts": _charts(submission=submission, rows=rows, user=request.user, now=now),
-        "averages": score_averages(submission=submission, user=request.user, now=now),
+        "averages": averages,
         "metrics": competition.metrics, "decimals": competition.decimals,
         "run_files": visible_run_files(submission=submission, user=request.user, now=now),
         "is_member": submission.team is not None and user_team(competition=competition, user=request.user)
