@@ -149,7 +149,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
 elif CELERY_BROKER_URL.startswith("redis"):
     # A message not acked within this many seconds is delivered again (acks_late).
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CUPBOARD_VISIBILITY_TIMEOUT", "900")}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CUPBOARD_VISIBILITY_TIMEOUT", "900"),
+                                       "socket_connect_timeout": 2}
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -161,6 +162,10 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Sending a message from a web request gives up within about a second when the broker is
+# down (the upload is committed anyway; the stale sweeper sends its message again).
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_TIMEZONE = "UTC"
 CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "30")
 CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "120")  # seconds without progress before work counts as stale

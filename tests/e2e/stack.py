@@ -78,9 +78,11 @@ class Stack:
         self.processes.append(process)
         return process
 
-    def start_server(self) -> str:
+    def start_server(self, **env: str) -> str:
+        """`manage.py runserver` on a free port; `env` overrides the stack's (another broker)."""
         port = free_port()
-        self._spawn("server", [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"])
+        self._spawn("server", [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+                    {**self.env, **env})
         self.url = f"http://127.0.0.1:{port}"
 
         def listening():
@@ -133,6 +135,31 @@ topics_import(phase=dev, subset="sw", file=folder / "topics.sw.tsv", name="topic
 qrels_release_create(phase=dev, files={{"sw": folder / "qrels.sw.tsv"}}, actor=organizer)
 print("ready", dev.pk)
 """
+
+
+PARTICIPANT = """
+from cupboard.accounts.services import api_token_create
+from cupboard.competitions.models import Competition
+from cupboard.teams.services import team_create
+from tests.factories import make_user
+
+user = make_user({username!r})
+team_create(competition=Competition.objects.get(slug="cup"), user=user, name={team!r})
+print(api_token_create(user=user))
+"""
+
+
+def make_participant(stack: Stack, *, username: str = "cli-user", team: str = "Shell Scripts") -> str:
+    """A user in a team of the E2E Cup; returns their API token."""
+    return stack.manage("shell", "-c", PARTICIPANT.format(username=username, team=team)).strip().splitlines()[-1]
+
+
+def api_upload(stack: Stack, token: str, *runs: Path, method: str = "e2e", timeout: float = 60) -> tuple[int, dict]:
+    """POST runs to the dev phase's upload API as a script would: (HTTP status, JSON answer)."""
+    from evaluator.cli_submit import Multipart, call_api
+
+    body = Multipart({"method_name": method}, [("files", run) for run in runs])
+    return call_api(f"{stack.url}/submissions/api/cup/dev/", token, body, timeout=timeout)
 
 
 def make_data(folder: Path, *, queries: int = 30) -> dict[str, Path]:

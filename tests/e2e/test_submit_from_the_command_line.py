@@ -11,20 +11,9 @@ import sys
 
 import pytest
 
-from tests.e2e.stack import ROOT, expected_scores, prepared_stack
+from tests.e2e.stack import ROOT, expected_scores, make_participant, prepared_stack
 
 pytestmark = [pytest.mark.worker]
-
-PARTICIPANT = """
-from cupboard.accounts.services import api_token_create
-from cupboard.competitions.models import Competition
-from cupboard.teams.services import team_create
-from tests.factories import make_user
-
-user = make_user("cli-user")
-team_create(competition=Competition.objects.get(slug="cup"), user=user, name="Shell Scripts")
-print(api_token_create(user=user))
-"""
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +21,7 @@ def stack(tmp_path_factory):
     folder = tmp_path_factory.mktemp("e2e-cli")
     stack, files = prepared_stack(folder)
     with stack:
-        stack.token = stack.manage("shell", "-c", PARTICIPANT).strip().splitlines()[-1]
+        stack.token = make_participant(stack)
         stack.start_server()
         stack.start_worker()
         stack.files = files

@@ -218,3 +218,18 @@ def test_it_asks_for_a_refresh_when_a_group_was_revealed_since_the_last_one(cast
         with time_machine.travel(reveal_at + timedelta(minutes=1), tick=False):
             _get(cast.anonymous, _url(dev))
     delay.assert_called_once_with(dev.pk)
+
+
+def test_it_serves_the_page_when_the_refresh_cannot_be_sent(cast, dev):
+    from unittest import mock
+
+    from kombu.exceptions import OperationalError
+
+    from cupboard.leaderboards.tasks import refresh_leaderboard
+
+    reveal_at = cast.competition.groups.get(name="surprise").reveal_at
+    refused = OperationalError("Error 111 connecting to 127.0.0.1:6399. Connection refused.")
+    with mock.patch.object(refresh_leaderboard, "delay", side_effect=refused) as delay, \
+            time_machine.travel(reveal_at + timedelta(minutes=1), tick=False):
+        _get(cast.anonymous, _url(dev))  # 200 (the beat task rebuilds it later)
+    delay.assert_called_once_with(dev.pk)

@@ -9,6 +9,7 @@ from cupboard.submissions import services
 from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.models import RunFile, Submission
 from cupboard.submissions.services import submission_create
+from cupboard.submissions.tasks import score_submission
 from tests.factories import make_user, stored_private_files
 
 from .conftest import good_sw, upload
@@ -28,7 +29,9 @@ def refusal(world, files, **kwargs) -> SubmissionRefused:
     return caught.value
 
 
-def test_it_stores_files_and_queues(world, django_capture_on_commit_callbacks):
+def test_it_stores_files_and_queues(world, django_capture_on_commit_callbacks, monkeypatch):
+    sent = []
+    monkeypatch.setattr(score_submission, "delay", sent.append)
     with django_capture_on_commit_callbacks() as callbacks:
         submission = create(world, [(upload("run.bm25.sw.txt", good_sw()), None),
                                     (upload("mine.txt.gz", {"1": ["10#1"]}, gz=True), "te")])
@@ -39,7 +42,10 @@ def test_it_stores_files_and_queues(world, django_capture_on_commit_callbacks):
     assert files["sw"].lines == 6 and files["sw"].queries == 3 and len(files["sw"].sha256) == 64
     assert files["te"].original_name == "mine.txt.gz"
     assert files["sw"].file.read().startswith(b"1 Q0 11#0 1")
-    assert len(callbacks) == 1  # the scoring message goes out only once the row is committed
+    assert sent == []  # the scoring message goes out only once the row is committed
+    for callback in callbacks:
+        callback()
+    assert sent == [submission.pk]
 
 
 def test_it_numbers_submissions_per_team_and_phase(world):

@@ -1,5 +1,6 @@
 """Leaderboard pages and exports. Each view asks `leaderboard_for` what the viewer may
 see and renders exactly that; no view reads scores itself."""
+import logging
 from importlib.resources import files
 
 from django.http import FileResponse, Http404, HttpResponse, HttpResponseForbidden, JsonResponse
@@ -12,6 +13,8 @@ from cupboard.leaderboards.charts import leaderboard_charts
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
 from cupboard.leaderboards.tasks import refresh_leaderboard
+
+logger = logging.getLogger(__name__)
 
 
 def _get_leaderboard_for_user(request, slug: str, phase_slug: str) -> Leaderboard:
@@ -30,8 +33,12 @@ def phase(request, slug: str, phase_slug: str):
     leaderboard = _get_leaderboard_for_user(request, slug, phase_slug)
     if leaderboard.stale:
         # A group was revealed since the last refresh: rebuild in the background; this page
-        # already ranks by the columns it shows.
-        refresh_leaderboard.delay(leaderboard.phase.pk)
+        # already ranks by the columns it shows. With the broker down the beat task
+        # refresh_stale_leaderboards rebuilds it later; the page is served either way.
+        try:
+            refresh_leaderboard.delay(leaderboard.phase.pk)
+        except Exception as error:  # noqa: BLE001 - any broker error
+            logger.warning("leaderboard refresh of phase %s not sent: %s", leaderboard.phase.pk, error)
     metric = request.GET.get("metric")
     if metric not in leaderboard.metrics:
         metric = leaderboard.primary_metric

@@ -3,6 +3,7 @@
 Every refusal is a `SubmissionRefused` with a code, raised before anything is written.
 Scoring (the worker side) lives in `scoring.py`, limits in `quota.py`, fused baselines in `baselines.py`.
 """
+import logging
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -29,16 +30,29 @@ from .quota import quota_check
 from .runfiles import SpooledFile, read_run_file, read_topics_of, spool, spool_folder
 from .selectors import duplicate_submission
 
+logger = logging.getLogger(__name__)
+
+
+def submission_nudge(*, submission_ids: list[int]) -> int:
+    """Send a scoring message per id now; returns how many went out. A broker that is down is
+    not an error: the rows are committed and queued, and the stale sweeper sends them again
+    (`scoring.submission_sweep_stale`). The first failure stops the loop, so a request never
+    waits for one failed connection per submission."""
+    from .tasks import score_submission as score_submission_task
+
+    for sent, pk in enumerate(submission_ids):
+        try:
+            score_submission_task.delay(pk)
+        except Exception as error:  # noqa: BLE001 - kombu, redis, amqp and socket errors alike
+            logger.warning("scoring message for submission(s) %s not sent (%s: %s); the stale sweeper will "
+                           "send it again", submission_ids[sent:], type(error).__name__, error)
+            return sent
+    return len(submission_ids)
+
 
 def submission_enqueue(*, submission_ids: list[int]) -> None:
     """Send scoring messages once the current transaction commits (a worker must find the row)."""
-    from .tasks import score_submission as score_submission_task
-
-    def send():
-        for pk in submission_ids:
-            score_submission_task.delay(pk)
-
-    transaction.on_commit(send)
+    transaction.on_commit(lambda: submission_nudge(submission_ids=submission_ids))
 
 
 def _refuse_outside_window(*, phase: Phase, now: datetime) -> None:
