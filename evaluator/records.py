@@ -45,20 +45,30 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class ValidationReport:
-    """The outcome of validating one file: at most MAX_PROBLEMS errors are collected."""
+    """The outcome of validating one file: at most MAX_PROBLEMS errors are collected.
+
+    `truncated` means reading stopped before the end of the file (at the problem limit
+    or the depth limit), so there may be more problems than `errors` lists."""
 
     file: str
     errors: tuple[Problem, ...] = ()
     warnings: tuple[Problem, ...] = ()
     lines: int = 0
     queries: int = 0
+    truncated: bool = False
 
     @property
     def ok(self) -> bool:
         return not self.errors
 
+    @property
+    def problem_count(self) -> str:
+        """"3" or "25+": the true total when the whole file was read, else a lower bound."""
+        return f"{len(self.errors)}+" if self.truncated else str(len(self.errors))
+
     def as_dict(self) -> dict:
         return {"file": self.file, "ok": self.ok, "lines": self.lines, "queries": self.queries,
+                "problem_count": self.problem_count, "truncated": self.truncated,
                 "errors": [p.as_dict() for p in self.errors],
                 "warnings": [p.as_dict() for p in self.warnings]}
 

@@ -51,7 +51,7 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
     rules = LineRules(topics=None if topics is None else frozenset(topics),
                       docid_re=re.compile(docid_pattern.encode()) if docid_pattern else None)
     codes: dict[str, int] = {}
-    collector = RunCollector(keep_depth)
+    collector = RunCollector(keep_depth, max_depth, log)
     line, done, total = 1, 0, _plain_size(source)
     # Blocks are parsed on `threads` threads (pyarrow and numpy release the GIL) while this
     # thread gives them their qid codes and line numbers in file order; with one thread,
@@ -75,14 +75,15 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
                     break
             while queue and not log.full:
                 line = _take(queue.popleft(), line, rules, codes, log, collector)
-        except InputError as exc:
+        except InputError as exc:  # unreadable, too large, a damaged or bomb gzip: reading stopped there
+            log.stop()
             for problem in exc.problems:
                 log.error(problem.code, problem.message, problem.line, problem.column)
             return None, log.report(lines=line - 1)
         finally:
             for _, future in queue:
                 future.cancel()
-    run, queries = collector.finish(list(codes), log, topics=topics, max_depth=max_depth, tag=rules.tag or "")
+    run, queries = collector.finish(list(codes), log, topics=topics, tag=rules.tag or "")
     del collector
     if done >= _TRIM_AFTER:
         _give_back_memory()

@@ -23,6 +23,11 @@ GZIP_MAGIC = b"\x1f\x8b"
 # docids while still stopping a bomb long before it hurts a worker.
 DEFAULT_MAX_BYTES = 1 << 30
 BLOCK_SIZE = 4 << 20
+# Runs compress 4-7x (measured on synthetic depth-100 and 1000 runs, and on a run of
+# sequential docids with constant scores); a gzip expanding more than 100x is a bomb, not
+# a run. Checked once the output passes RATIO_FLOOR, so tiny files never trip it.
+DEFAULT_MAX_RATIO = 100
+RATIO_FLOOR = 4 << 20
 _READ_SIZE = 1 << 20
 
 
@@ -57,19 +62,27 @@ def _raw_chunks(handle: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
-def _gunzip(chunks: Iterator[bytes], file: str, max_bytes: int) -> Iterator[bytes]:
-    """Decompress concatenated gzip members, never producing more than max_bytes + 1 in total."""
+def _gunzip(chunks: Iterator[bytes], file: str, max_bytes: int, max_ratio: int) -> Iterator[bytes]:
+    """Decompress concatenated gzip members, never producing more than max_bytes + 1 in
+    total, nor (past RATIO_FLOOR) more than max_ratio bytes per compressed byte read."""
     inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
     budget = max_bytes + 1
     started = False
+    read = written = 0
     try:
         for chunk in chunks:
             data = chunk
+            read += len(chunk)
             while budget > 0:
                 limit = min(budget, _READ_SIZE)
                 started = started or bool(data)
                 out = inflater.decompress(data, limit)
                 budget -= len(out)
+                written += len(out)
+                if written > RATIO_FLOOR and written > max_ratio * (read - len(inflater.unconsumed_tail)):
+                    raise InputError([Problem(
+                        "gzip-ratio", f"the gzip expands more than {max_ratio}x (runs compress about 5x); "
+                        "reading stopped there", file)])
                 if out:
                     yield out
                 if inflater.eof:  # another gzip member may follow (as `cat a.gz b.gz` makes)
@@ -91,15 +104,16 @@ def _gunzip(chunks: Iterator[bytes], file: str, max_bytes: int) -> Iterator[byte
 
 
 def iter_blocks(source: Source, *, file: str, max_bytes: int = DEFAULT_MAX_BYTES,
-                block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
+                block_size: int = BLOCK_SIZE, max_ratio: int = DEFAULT_MAX_RATIO) -> Iterator[bytes]:
     """Yield the decompressed content in blocks that each end just after a newline (the
     last block may lack one). Raises InputError `too-large` as soon as the content passes
-    `max_bytes`, before reading further."""
+    `max_bytes`, and `gzip-ratio` as soon as a gzip expands past `max_ratio`, before
+    reading further: memory stays flat whatever the file holds."""
     with _open(source) as handle:
         chunks = _raw_chunks(handle)
         first = next(chunks, b"")
         if first[:2] == GZIP_MAGIC:
-            chunks = _gunzip(_prepend(first, chunks), file, max_bytes)
+            chunks = _gunzip(_prepend(first, chunks), file, max_bytes, max_ratio)
         else:
             chunks = _prepend(first, chunks)
         pending = bytearray()

@@ -32,27 +32,37 @@ INT64_MAX = 2**63 - 1
 
 @dataclass
 class ProblemLog:
-    """Errors (at most `max_problems`) and warnings (one per kind) of one file."""
+    """Errors (at most `max_problems`) and warnings (one per kind) of one file.
+
+    Reading stops once the log is `full` or `stopped` (e.g. at the depth limit): a file
+    with a million bad lines costs what its first 25 cost. The report then says the list
+    may go on (`truncated`), so nobody reads "25 problems" as the true total."""
 
     file: str
     max_problems: int = MAX_PROBLEMS
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    stopped: bool = False
 
     @property
     def full(self) -> bool:
-        return len(self.errors) >= self.max_problems
+        return self.stopped or len(self.errors) >= self.max_problems
 
     def error(self, code: str, message: str, line: int | None = None, column: int | None = None) -> None:
-        if not self.full:
+        if len(self.errors) < self.max_problems:
             self.errors.append(Problem(code, message, self.file, line, column))
+
+    def stop(self) -> None:
+        """Read no further: what comes next could only add problems to a refused file."""
+        self.stopped = True
 
     def warn(self, code: str, message: str, line: int | None = None, column: int | None = None) -> None:
         if all(w.code != code for w in self.warnings):
             self.warnings.append(Problem(code, message, self.file, line, column, severity="warning"))
 
     def report(self, *, lines: int = 0, queries: int = 0) -> ValidationReport:
-        return ValidationReport(self.file, tuple(self.errors), tuple(self.warnings), lines, queries)
+        return ValidationReport(self.file, tuple(self.errors), tuple(self.warnings), lines, queries,
+                                truncated=self.full and bool(self.errors))
 
 
 def field_of(line: bytes, pos: int) -> int:

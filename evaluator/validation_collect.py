@@ -20,6 +20,7 @@ from .validation import ProblemLog
 from .validation_fast import Rows
 
 _QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads query codes over the 64-bit key space
+_SLICE_ROWS = 4096  # repeated rows whose docids are fetched at once when reporting duplicates
 
 
 def trec_order(q: np.ndarray, scores: np.ndarray, docids: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, int, int]:
@@ -91,14 +92,15 @@ def _encode_runs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class RunCollector:
     """Gathers one file's blocks; `finish` runs the cross-line checks and builds the Run."""
 
-    def __init__(self, keep_depth: int):
-        self.keep_depth = keep_depth
+    def __init__(self, keep_depth: int, max_depth: int, log: ProblemLog):
+        self.keep_depth, self.max_depth, self.log = keep_depth, max_depth, log
         self.counts = np.zeros(0, np.int64)
         self.q: list[tuple[np.ndarray, np.ndarray]] = []
         self.keys: list[np.ndarray] = []
         self.lines: list[tuple[np.ndarray, np.ndarray]] = []
         self.docids: list[pa.Array] = []
         self.kept: list[Rows] = []
+        self.too_deep: list[tuple[int, int]] = []  # (query code, line of its first row past max_depth)
 
     def add(self, rows: Rows) -> None:
         with np.errstate(over="ignore"):
@@ -106,22 +108,25 @@ class RunCollector:
         block = np.bincount(rows.qcodes)
         if block.size > self.counts.size:
             self.counts = np.concatenate((self.counts, np.zeros(block.size - self.counts.size, np.int64)))
+        before = self.counts[:block.size].copy()
         self.counts[:block.size] += block
+        self._check_depth(rows, before)
         # kept run-length encoded (a few numbers per query): needed only to report a problem
         self.q.append(_encode_runs(rows.qcodes))
         self.lines.append(_encode_runs(rows.lines - np.arange(rows.lines.size)))
         self.docids.append(rows.docids)
         self.kept.append(_top(rows, self.keep_depth))
 
-    def finish(self, qids: list[str], log: ProblemLog, *, topics: Collection[str] | None,
-               max_depth: int, tag: str) -> tuple[Run | None, int]:
+    def finish(self, qids: list[str], log: ProblemLog, *, topics: Collection[str] | None, tag: str) -> tuple[Run | None, int]:
         if not self.counts.sum():
             if not log.errors:
                 log.error("empty-file", "the run is empty: it has no result lines")
             return None, 0
         names = np.array(qids, dtype=object)
         counts = np.concatenate((self.counts, np.zeros(len(names) - self.counts.size, np.int64)))
-        self._check_depth(counts, names, log, max_depth)
+        for code, line in self.too_deep:
+            log.error("too-deep", f"query {names[code]!r} has more than {self.max_depth:,} documents; the limit "
+                      f"is {self.max_depth:,} per query (reading stopped there)", line, 1)
         self._check_duplicates(names, log)
         queries = int(np.count_nonzero(counts))
         if topics is not None:
@@ -154,15 +159,16 @@ class RunCollector:
         lines = np.concatenate([np.repeat(*runs) + np.arange(runs[1].sum()) for runs in self.lines])
         return q, lines
 
-    def _check_depth(self, counts, names, log: ProblemLog, max_depth: int) -> None:
-        deep = np.flatnonzero(counts > max_depth)[: log.max_problems]
-        if not deep.size:
-            return
-        q, lines = self._rows()
-        for code in deep:
-            extra = np.flatnonzero(q == code)[max_depth]
-            log.error("too-deep", f"query {names[code]!r} has {counts[code]:,} documents; the limit is "
-                      f"{max_depth:,} per query", int(lines[extra]), 1)
+    def _check_depth(self, rows: Rows, before: np.ndarray) -> None:
+        """Note each query this block takes past the depth limit, at the line that does, and
+        stop reading: a file that deep is refused, whatever else it holds (a gzip of one
+        line repeated a billion times is refused after one block, not after a billion lines)."""
+        deep = np.flatnonzero((self.counts[:before.size] > self.max_depth) & (before <= self.max_depth))
+        for code in deep[: self.log.max_problems].tolist():
+            row = np.flatnonzero(rows.qcodes == code)[self.max_depth - before[code]]
+            self.too_deep.append((code, int(rows.lines[row])))
+        if deep.size:
+            self.log.stop()
 
     def _check_duplicates(self, names, log: ProblemLog) -> None:
         """Same docid twice for one query: (query, docid hash) keys sorted once; keys that
@@ -175,13 +181,19 @@ class RunCollector:
             return
         q, lines = self._rows()
         rows = np.flatnonzero(np.isin(np.concatenate(self.keys), repeated))  # file order
-        docids = take(pa.chunked_array(self.docids, pa.string()), rows).to_pylist()
         first: dict[tuple[int, str], int] = {}
-        for row, docid in zip(rows.tolist(), docids):
-            seen = first.setdefault((int(q[row]), docid), row)
-            if seen != row:
-                log.error("duplicate-docid", f"docid {docid!r} appears again for query {names[q[row]]!r} "
-                          f"(first on line {lines[seen]})", int(lines[row]), 3)
+        # In slices, and only until the log is full: a file of one line repeated has every
+        # row in `rows`, and only the first 25 repeats are ever reported.
+        for start in range(0, rows.size, _SLICE_ROWS):
+            part = rows[start:start + _SLICE_ROWS]
+            docids = take(pa.chunked_array(self.docids, pa.string()), part).to_pylist()
+            for row, docid in zip(part.tolist(), docids):
+                seen = first.setdefault((int(q[row]), docid), row)
+                if seen != row:
+                    log.error("duplicate-docid", f"docid {docid!r} appears again for query {names[q[row]]!r} "
+                              f"(first on line {lines[seen]})", int(lines[row]), 3)
+                    if log.full:
+                        return
 
 
 def _check_rank_order(q, scores, ranks, lines, order, log: ProblemLog) -> None:

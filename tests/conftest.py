@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# ../shared/data beside the checkout; CUPBOARD_SHARED_DATA names it for a checkout elsewhere (a worktree)
+SHARED_DATA = Path(os.getenv("CUPBOARD_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def port_open(port: int, host: str = "127.0.0.1") -> bool:

@@ -149,7 +149,7 @@ def test_it_stops_a_gzip_bomb_while_reading_it(tmp_path):
     elapsed = time.perf_counter() - started
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert run is None and [e.code for e in report.errors] == ["too-large"]
+    assert run is None and [e.code for e in report.errors] in (["too-large"], ["gzip-ratio"])
     assert peak < 80 << 20 and elapsed < 3  # parsed a block or two, never inflated the 100 MB
 
 
