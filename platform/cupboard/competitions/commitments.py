@@ -21,6 +21,7 @@ from django.utils import timezone
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Competition, QrelsRelease
+from cupboard.locking import locked
 
 
 def competition_publish_due(*, competition: Competition, now: datetime | None = None) -> list[AuditEvent]:
@@ -31,7 +32,7 @@ def competition_publish_due(*, competition: Competition, now: datetime | None = 
     written = []
     with transaction.atomic():
         # The competition row serialises publishers, so each event is written once.
-        Competition.objects.select_for_update().filter(pk=competition.pk).exists()
+        locked(Competition.objects.filter(pk=competition.pk)).exists()
         events = AuditEvent.objects.filter(competition=competition)
         committed = set(events.filter(action=AuditEvent.Action.QRELS_COMMITTED)
                         .values_list("details__release_id", flat=True))

@@ -20,6 +20,7 @@ from cupboard.audit.services import audit_record
 from cupboard.competitions.commitments import competition_publish_due
 from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import Phase, SubsetGroup
+from cupboard.locking import locked
 
 PHASE_SCHEDULE_FIELDS = ("visibility", "reveal_at", "hidden_qrels")
 
@@ -41,7 +42,7 @@ def phase_schedule_change(*, phase: Phase, actor: User | None, visibility: str, 
     wanted = {"visibility": visibility, "reveal_at": reveal_at, "hidden_qrels": hidden_qrels}
     with transaction.atomic():
         # The phase row is the lock: two organizers saving at once apply one after the other.
-        phase = Phase.objects.select_for_update().select_related("competition").get(pk=phase.pk)
+        phase = locked(Phase.objects.select_related("competition")).get(pk=phase.pk)
         before = {name: getattr(phase, name) for name in PHASE_SCHEDULE_FIELDS}
         changed = [name for name in PHASE_SCHEDULE_FIELDS if before[name] != wanted[name]]
         if not changed:
@@ -72,7 +73,7 @@ def group_reveal_change(*, group: SubsetGroup, actor: User | None, reveal_at: da
     visible now and the new instant lies in the future."""
     now = now or timezone.now()
     with transaction.atomic():
-        group = SubsetGroup.objects.select_for_update().select_related("competition").get(pk=group.pk)
+        group = locked(SubsetGroup.objects.select_related("competition")).get(pk=group.pk)
         before = group.reveal_at
         if before == reveal_at:
             return group
@@ -86,8 +87,9 @@ def group_reveal_change(*, group: SubsetGroup, actor: User | None, reveal_at: da
                      is_public=True,
                      summary=f"Reveal of the {group.name} group: {_shown(before) or 'none'} -> {_shown(reveal_at) or 'now'}",
                      details={"group": group.name, "before": _shown(before), "after": _shown(reveal_at)})
-        competition_publish_due(competition=group.competition, now=now)
+        # Phases (3) before the competition row (4): the lock order of cupboard/locking.py.
         _refresh(group.competition.phases.all())
+        competition_publish_due(competition=group.competition, now=now)
     return group
 
 

@@ -25,6 +25,7 @@ from cupboard.competitions.definition import definition_parse
 from cupboard.competitions.errors import CompetitionError, DefinitionError
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
 from cupboard.competitions.private_files import removed_on_error
+from cupboard.locking import locked
 
 FileSource = str | Path | bytes | IO[bytes]
 
@@ -57,7 +58,7 @@ def competition_load(*, data: dict | str | Path, actor: User | None = None) -> C
     organizers = _organizers(definition["organizers"])
     with transaction.atomic():
         # Locked so two loads of the same slug apply one after the other.
-        competition = Competition.objects.select_for_update().filter(slug=fields["slug"]).first()
+        competition = locked(Competition.objects.filter(slug=fields["slug"])).first()
         if competition is not None:
             if competition.config_version == fields["config_version"] and competition.config_sha256 == digest:
                 return competition
@@ -148,7 +149,7 @@ def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name:
     topics = _read_topics(content, name)
     digest = hashlib.sha256(content).hexdigest()
     with removed_on_error() as stored, transaction.atomic():
-        topic_set = TopicSet.objects.select_for_update().filter(phase=phase, subset=subset).first()
+        topic_set = locked(TopicSet.objects.filter(phase=phase, subset=subset)).first()
         if topic_set is not None and topic_set.sha256 == digest:
             return topic_set
         topic_set = topic_set or TopicSet(phase=phase, subset=subset)
@@ -230,7 +231,7 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
         raise CompetitionError("invalid-qrels", "the qrels were not released", problems=problems)
     with removed_on_error() as stored, transaction.atomic():
         # The phase row is the lock that keeps release numbers gap-free under concurrent uploads.
-        phase = Phase.objects.select_for_update().select_related("competition").get(pk=phase.pk)
+        phase = locked(Phase.objects.select_related("competition")).get(pk=phase.pk)
         previous = phase.qrels_releases.order_by("-number").first()
         carried = {f.subset.code: f for f in previous.files.select_related("subset")} if previous else {}
         digests = {code: hashlib.sha256(item[1]).hexdigest() for code, item in checked.items()}

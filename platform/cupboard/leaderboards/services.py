@@ -15,6 +15,7 @@ from django.utils import timezone
 from cupboard.competitions.models import Phase
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import Candidate, counted_candidate, ranked
+from cupboard.locking import locked
 from cupboard.submissions.models import Score, Submission
 
 # Key of the overall average (the "Avg" column) among the group averages.
@@ -71,8 +72,8 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     `primary_value` and ranks use the subsets revealed at the time of the refresh; call it
     again once a group is revealed (`leaderboard_refresh_competition`)."""
     # Two workers finishing at once must not interleave their delete and insert: the phase
-    # row is the lock (a no-op on SQLite, which serialises writers anyway).
-    phase = Phase.objects.select_for_update().select_related("competition").get(pk=phase.pk)
+    # row is the lock (its place in the lock order: cupboard/locking.py).
+    phase = locked(Phase.objects.select_related("competition")).get(pk=phase.pk)
     competition = phase.competition
     subsets = list(competition.subsets.select_related("group").order_by("position", "code"))
     groups = subset_groups(subsets)

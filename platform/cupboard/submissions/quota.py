@@ -15,6 +15,7 @@ from django.db.models import Sum
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase
+from cupboard.locking import locked
 from cupboard.teams.models import Team
 
 from .errors import SubmissionRefused
@@ -100,6 +101,7 @@ def quota_grant(*, team: Team, phase: Phase, extra: int, day: date | None, reaso
         raise SubmissionRefused("This team is not in this competition.", code="wrong_competition")
     if extra < 1 or not reason.strip():
         raise SubmissionRefused("A grant needs at least one slot and a reason.", code="bad_grant")
+    locked(Team.objects).get(pk=team.pk)  # a grant and an upload of this team apply in turn (cupboard/locking.py)
     grant = QuotaGrant.objects.create(team=team, phase=phase, extra=extra, day=day, reason=reason.strip(),
                                       granted_by=actor)
     span = f"on {day:%Y-%m-%d}" if day else "for the phase"

@@ -20,6 +20,7 @@ from django.utils import timezone
 from cupboard.competitions.models import Competition, QrelsRelease
 from cupboard.competitions.selectors import current_qrels_release, qrels_files
 from cupboard.leaderboards.services import leaderboard_refresh
+from cupboard.locking import locked
 
 from evaluator.benchmarks import get_benchmark
 from evaluator.qrels import read_qrels
@@ -98,7 +99,7 @@ def _score_subsets(*, submission: Submission, release: QrelsRelease, claimed_at:
 @transaction.atomic
 def _store(*, submission: Submission, release: QrelsRelease, results: list, claimed_at: datetime) -> bool:
     """Replace the submission's scores and mark it scored, if our claim still holds."""
-    if not _ours(submission_id=submission.pk, claimed_at=claimed_at).select_for_update().exists():
+    if not locked(_ours(submission_id=submission.pk, claimed_at=claimed_at)).exists():
         return False
     Score.objects.filter(submission=submission).delete()
     QueryScores.objects.filter(submission=submission).delete()

@@ -22,6 +22,7 @@ from cupboard.competitions.models import Phase, Subset
 from cupboard.competitions.private_files import removed_on_error
 from cupboard.competitions.selectors import visible_subsets
 from cupboard.leaderboards.services import leaderboard_refresh
+from cupboard.locking import locked
 from cupboard.teams.models import Membership, Team
 
 from .errors import SubmissionRefused
@@ -131,10 +132,11 @@ def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_
     stored file's name is appended to `stored` (see private_files.removed_on_error)."""
     # Lock the team row (or, for baselines, the phase row) until commit: concurrent
     # uploads of one team queue here, so the count below is exact and the cap holds.
+    # The lock order is in cupboard/locking.py.
     if team is not None:
-        Team.objects.select_for_update().get(pk=team.pk)
+        locked(Team.objects).get(pk=team.pk)
     else:
-        Phase.objects.select_for_update().get(pk=phase.pk)
+        locked(Phase.objects).get(pk=phase.pk)
     duplicate = duplicate_submission(phase=phase, team=team, sha256s={copy.sha256 for copy, _, _ in files})
     if duplicate is not None:
         return duplicate
@@ -203,7 +205,7 @@ def submission_select_final(*, submission: Submission, user: AbstractBaseUser, s
                      (Submission.Status.REJECTED, Submission.Status.FAILED)):
         raise SubmissionRefused("A rejected, failed or disqualified submission cannot count.", code="not_selectable")
     # Lock the team row: two members choosing at once must not exceed the maximum together.
-    Team.objects.select_for_update().get(pk=team.pk)
+    locked(Team.objects).get(pk=team.pk)
     limit = phase.competition.final_selection_max
     others = Submission.objects.filter(phase=phase, team=team, selected_for_final=True).exclude(pk=submission.pk)
     if selected and others.count() >= limit:
@@ -239,6 +241,8 @@ def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None) -> int:
     waiting in the queue (perhaps for these very judgments) get a fresh nudge. Returns how many
     scored submissions were queued again."""
     now = timezone.now()
+    # The phase row first (cupboard/locking.py): a refresh of this phase waits for the re-score, not in between.
+    locked(Phase.objects).get(pk=phase.pk)
     waiting = Submission.objects.filter(phase=phase, status=Submission.Status.QUEUED).update(queued_at=now)
     scored = Submission.objects.filter(phase=phase, status=Submission.Status.SCORED)
     count = scored.update(status=Submission.Status.QUEUED, attempts=0, progress=0, queued_at=now, status_reason="")
