@@ -7,9 +7,7 @@ for organizers.
 """
 from __future__ import annotations
 
-import csv
-import io
-
+from cupboard.csvexport import csv_text
 from cupboard.leaderboards.selectors import Leaderboard
 
 
@@ -21,19 +19,17 @@ def _header(leaderboard: Leaderboard) -> list[str]:
 
 
 def leaderboard_csv(leaderboard: Leaderboard) -> str:
-    """One line per row, one column per (metric, subset or average)."""
+    """One line per row, one column per (metric, subset or average); team and method names
+    that look like formulas are neutralised (`csv_text`)."""
     decimals = leaderboard.competition.decimals
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(_header(leaderboard))
     tables = [leaderboard.table(metric) for metric in leaderboard.metrics]
+    lines = [_header(leaderboard)]
     for position, entry in enumerate(leaderboard.entries):
-        line = ["" if entry.rank is None else entry.rank, entry.team, entry.method,
-                "yes" if entry.is_baseline else "", "" if entry.qrels_version is None else entry.qrels_version]
+        line = [entry.rank, entry.team, entry.method, "yes" if entry.is_baseline else "", entry.qrels_version]
         for table in tables:
             line += ["" if v is None else f"{v:.{decimals}f}" for _, v in table[position][1]]
-        writer.writerow(line)
-    return out.getvalue()
+        lines.append(line)
+    return csv_text(lines)
 
 
 def leaderboard_json(leaderboard: Leaderboard) -> dict:
