@@ -186,16 +186,16 @@ def test_it_pins_the_query_count_of_the_page(cast, dev, django_assert_num_querie
     leaderboard_refresh(phase=dev)
     anonymous, participant, organizer = client_for(None), client_for(cast.participant), client_for(cast.organizer)
 
-    # 1 phase + competition, 2 visible subsets + groups, 3 hidden groups (surprise notice),
-    # 4 rows + submissions + teams, 5 current qrels release
-    with django_assert_num_queries(5):
+    # 1 phase + competition, 2 visible subsets + groups, 3 the phase's topics (its subsets),
+    # 4 hidden groups (surprise notice), 5 rows + submissions + teams, 6 current qrels release
+    with django_assert_num_queries(6):
         anonymous.get(_url(dev))
     # the same, plus: session, user, organizer check, the viewer's team
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(10):
         participant.get(_url(dev))
     # session, user, phase + competition, organizer check, subsets + groups, the organizer
-    # check again inside visible_subsets, rows, qrels release (no hidden-groups query)
-    with django_assert_num_queries(8):
+    # check again inside visible_subsets, the phase's topics, rows, qrels release (no hidden-groups query)
+    with django_assert_num_queries(9):
         organizer.get(_url(dev))
 
 

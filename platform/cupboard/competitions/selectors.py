@@ -20,6 +20,15 @@ def visible_subsets(competition: Competition, *, now=None, user=None) -> list[Su
     return [s for s in subsets if s.group.is_revealed(now)]
 
 
+def phase_subsets(phase: Phase, subsets: list[Subset]) -> list[Subset]:
+    """Those of `subsets` that `phase` has: the ones with topics in it (MIRACL's Test A has
+    11 of the 18 languages). Columns, K.Avg / S.Avg / Avg and ranks count only these, so a
+    language a phase never had neither divides its averages nor shows an empty column; a
+    group with none of them has no average. A phase without any topics yet has them all."""
+    with_topics = set(phase.topic_sets.values_list("subset_id", flat=True))
+    return [s for s in subsets if s.pk in with_topics] if with_topics else list(subsets)
+
+
 def current_qrels_release(phase: Phase) -> QrelsRelease | None:
     """The newest judgments of a phase, which scoring uses."""
     return phase.qrels_releases.order_by("-number").first()

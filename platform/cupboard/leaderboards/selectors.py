@@ -22,7 +22,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from cupboard.competitions.models import Competition, Phase, Subset, SubsetGroup
-from cupboard.competitions.selectors import current_qrels_release, visible_subsets
+from cupboard.competitions.selectors import current_qrels_release, phase_subsets, visible_subsets
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import order_key
 from cupboard.leaderboards.services import ALL
@@ -191,7 +191,7 @@ def leaderboard_for(*, phase: Phase, user, now: datetime | None = None) -> Leade
         return Leaderboard(competition=competition, phase=phase, is_organizer=False, message=_closed_message(phase))
 
     # An organizer sees every subset; for anyone else only revealed groups exist here.
-    subsets = visible_subsets(competition, now=now, user=user if organizer else None)
+    subsets = phase_subsets(phase, visible_subsets(competition, now=now, user=user if organizer else None))
     notices = _notices(phase=phase, subsets=subsets, organizer=organizer, now=now)
     subset_columns, average_columns = _columns(subsets)
     own_team = None

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase
+from cupboard.competitions.selectors import phase_subsets
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import Candidate, counted_candidate, ranked
 from cupboard.locking import locked
@@ -75,7 +76,7 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     # row is the lock (its place in the lock order: cupboard/locking.py).
     phase = locked(Phase.objects.select_related("competition")).get(pk=phase.pk)
     competition = phase.competition
-    subsets = list(competition.subsets.select_related("group").order_by("position", "code"))
+    subsets = phase_subsets(phase, list(competition.subsets.select_related("group").order_by("position", "code")))
     groups = subset_groups(subsets)
     # Ranks (and the "best" submission) follow the average the public can see now: before a
     # surprise reveal nobody can upload those subsets, so counting them would make every

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from cupboard.competitions.selectors import is_subset_visible, visible_subsets
+from cupboard.competitions.selectors import is_subset_visible, phase_subsets, visible_subsets
 from cupboard.teams.selectors import is_member
 
 from .models import QueryScores, RunFile, Score, Submission
@@ -59,13 +59,14 @@ def score_tables(*, submission: Submission, user: AbstractBaseUser, now: datetim
 
     rows: one per visible subset that has scores, {"subset", "code", "values": {metric: value},
     "has_run", "per_query"}. averages: K.Avg, S.Avg, Avg over the visible subsets, as the
-    leaderboard computes them (from unrounded values, with the competition's missing-subset
+    leaderboard computes them (over the phase's subsets, from unrounded values, with the competition's missing-subset
     rule), {"key", "label", "values"}. Values are rounded for participants after averaging.
-    Queries: visible subsets (1-2), scores (1), run files (1), per-query values (1) when allowed."""
+    Queries: visible subsets (1-2), the phase's topics (1), scores (1), run files (1), per-query values (1)
+    when allowed."""
     if not can_see_scores(submission=submission, user=user, now=now):
         return [], []
     competition = submission.phase.competition
-    subsets = visible_subsets(competition, now=now, user=user)
+    subsets = phase_subsets(submission.phase, visible_subsets(competition, now=now, user=user))
     values: dict[int, dict[str, float]] = {}
     for score in Score.objects.filter(submission=submission):
         values.setdefault(score.subset_id, {})[score.metric] = score.value
