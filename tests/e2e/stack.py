@@ -83,12 +83,21 @@ class Stack:
         port = free_port()
         self._spawn("server", [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
                     {**self.env, **env})
-        self.url = f"http://127.0.0.1:{port}"
+        return self._listening("server", port)
 
+    def start_gunicorn(self, **env: str) -> str:
+        """gunicorn as the image runs it (docker/Dockerfile), on a free port; its log is "server"."""
+        port = free_port()
+        self._spawn("server", [str(BIN / "gunicorn"), "cupboard.wsgi", "--bind", f"127.0.0.1:{port}",
+                               "--workers", "2", "--timeout", "60"], {**self.env, **env})
+        return self._listening("server", port)
+
+    def _listening(self, name: str, port: int) -> str:
         def listening():
             with socket.socket() as sock:
                 return sock.connect_ex(("127.0.0.1", port)) == 0
-        wait_until(listening, seconds=30, what=f"runserver on port {port}\n{self.log('server')}")
+        wait_until(listening, seconds=30, what=f"{name} on port {port}\n{self.log(name)}")
+        self.url = f"http://127.0.0.1:{port}"
         return self.url
 
     def start_worker(self, name: str = "worker", **env: str) -> subprocess.Popen:

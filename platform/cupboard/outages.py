@@ -1,0 +1,85 @@
+"""Outages answer 503 with Retry-After: never a 500 traceback, never a reset connection.
+
+When PostgreSQL or the broker cannot be reached, every request that needs them fails
+with a connection error. `OutageMiddleware` (first in MIDDLEWARE, so it wraps all the
+others) turns those errors into HTTP 503 with `Retry-After`: the API's JSON error shape
+(`{"errors": [{"code": "unavailable", ...}]}`) under /submissions/api/ or when the client
+asks for JSON, a short page that needs neither the database nor templates elsewhere.
+
+Errors raised by the view reach `process_exception`. Errors raised by another middleware
+(the session saved after the view) are turned into a 500 response by Django before this
+middleware sees them; `got_request_exception`, sent first, notes the error on the request,
+and the middleware swaps that 500 for a 503.
+
+The request body is read to its end before answering: a server that answers an upload
+before the client finished sending it, then closes the socket, makes the client see a
+connection reset instead of the answer (gunicorn does exactly that).
+"""
+import logging
+import sys
+
+from django.core.signals import got_request_exception
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from kombu.exceptions import OperationalError as BrokerError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+logger = logging.getLogger(__name__)
+
+OUTAGES = (OperationalError, InterfaceError, BrokerError, RedisConnectionError, RedisTimeoutError)
+RETRY_AFTER = 30  # seconds; a restarted database or broker is usually back well within it
+API_PREFIX = "/submissions/api/"
+MESSAGE = "cupboard is briefly unavailable (its database or queue cannot be reached). Nothing was changed; " \
+          f"please try again in {RETRY_AFTER} seconds."
+PAGE = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>cupboard: back in a moment</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem">
+<h1>Back in a moment</h1><p>{MESSAGE}</p><p><a href="">Try again</a></p></body></html>
+"""
+
+
+def _drain(request: HttpRequest) -> None:
+    """Read what is left of the request body (see the module docstring)."""
+    try:
+        while request.read(1 << 16):
+            pass
+    except Exception:  # noqa: BLE001 - a body that cannot be read is no reason not to answer
+        pass
+
+
+def unavailable(request: HttpRequest, error: BaseException) -> HttpResponse:
+    """The 503 answer for `request`, JSON or HTML."""
+    logger.warning("503 for %s %s: %s: %s", request.method, request.path, type(error).__name__, error)
+    _drain(request)
+    if request.path.startswith(API_PREFIX) or "application/json" in request.headers.get("Accept", ""):
+        response = JsonResponse({"errors": [{"file": None, "line": None, "column": None, "code": "unavailable",
+                                             "message": MESSAGE}]}, status=503)
+    else:
+        response = HttpResponse(PAGE, status=503, content_type="text/html; charset=utf-8")
+    response["Retry-After"] = str(RETRY_AFTER)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _note_outage(sender, request: HttpRequest | None = None, **kwargs) -> None:
+    error = sys.exc_info()[1]
+    if request is not None and isinstance(error, OUTAGES):
+        request.cupboard_outage = error
+
+
+got_request_exception.connect(_note_outage, dispatch_uid="cupboard.outages")
+
+
+class OutageMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        error = getattr(request, "cupboard_outage", None)  # raised by a middleware below this one
+        return unavailable(request, error) if error is not None else response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        return unavailable(request, exception) if isinstance(exception, OUTAGES) else None

@@ -1,0 +1,50 @@
+"""Database and broker errors answer 503 with Retry-After, JSON on the API, a short page on
+the site; an error raised by a middleware (below OutageMiddleware) too. The real thing, a
+stopped PostgreSQL under gunicorn, is tests/e2e/test_database_outage.py."""
+import json
+
+import pytest
+from django.core.handlers.exception import convert_exception_to_response
+from django.db import InterfaceError, OperationalError
+from django.test import Client, RequestFactory
+from kombu.exceptions import OperationalError as BrokerError
+
+from cupboard.outages import OutageMiddleware
+from cupboard.submissions import api
+
+
+@pytest.mark.django_db
+def test_the_api_answers_json_503_when_the_token_cannot_be_looked_up(monkeypatch):
+    def refused(header):
+        raise OperationalError('connection failed: connection to server at "127.0.0.1", port 5432 failed')
+    monkeypatch.setattr(api, "user_from_authorization", refused)
+    response = Client().post("/submissions/api/cup/dev/", {"method_name": "x"}, HTTP_AUTHORIZATION="Token abc")
+    assert (response.status_code, response["Retry-After"]) == (503, "30")
+    assert json.loads(response.content)["errors"][0]["code"] == "unavailable"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("error", [InterfaceError("connection already closed"), BrokerError("Error 111")])
+def test_a_page_answers_a_short_html_503(monkeypatch, error):
+    def broken(*args, **kwargs):
+        raise error
+    monkeypatch.setattr("cupboard.competitions.views.render", broken)  # the page's queries run while rendering
+    response = Client().get("/", HTTP_ACCEPT="text/html")
+    assert (response.status_code, response["Retry-After"]) == (503, "30")
+    assert b"Back in a moment" in response.content and response["Content-Type"].startswith("text/html")
+
+
+def test_an_error_raised_by_a_middleware_below_is_a_503_too():
+    def session_save_fails(request):
+        raise OperationalError("server closed the connection unexpectedly")
+    handler = OutageMiddleware(convert_exception_to_response(session_save_fails))
+    response = handler(RequestFactory().get("/c/cup/", HTTP_ACCEPT="application/json"))
+    assert (response.status_code, response["Retry-After"]) == (503, "30")
+    assert json.loads(response.content)["errors"][0]["code"] == "unavailable"
+
+
+def test_other_errors_are_left_to_django():
+    def bug(request):
+        raise ZeroDivisionError
+    handler = OutageMiddleware(convert_exception_to_response(bug))
+    assert handler(RequestFactory().get("/")).status_code == 500
