@@ -8,6 +8,8 @@ Default competition (`make_competition`), MIRACL-like:
     groups   known (K.Avg, visible) = sw, te;  surprise (S.Avg, reveal_at = now + 10 days) = yo
     phases   dev    open now-10d .. now+20d, live, qrels visible
              test-b open now-1d  .. now+20d, private until now+30d, hidden qrels, final
+    teams    may form until now+20d (`entry_deadline`; without one, entry would have closed when
+             test-b opened); tests of the entry deadline pass `entry_deadline=None` or an instant
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from django.utils import timezone
 
 from cupboard.competitions.models import (Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup,
                                           TopicSet)
+from cupboard.accounts.lookalikes import name_key
 from cupboard.teams.models import Membership, Team
 
 _serial = itertools.count(1)
@@ -69,6 +72,7 @@ def make_competition(*, slug: str | None = None, title: str | None = None, bench
     `phases=False`) the phases `dev` and `test-b` described in the module docstring."""
     now = timezone.now()
     slug = slug or f"cup-{_next()}"
+    fields.setdefault("entry_deadline", now + timedelta(days=20))
     competition = Competition.objects.create(
         slug=slug, title=title or f"Cup {slug}", benchmark=benchmark, metrics=fields.pop("metrics", ["nDCG@10", "R@100"]),
         starts_at=starts_at or now - timedelta(days=10), is_published=is_published, **fields)
@@ -105,7 +109,8 @@ def make_subset(competition: Competition, *, group: SubsetGroup | str = "known",
 def make_team(competition: Competition, *, name: str | None = None, members: list[User] = ()) -> Team:
     """A team with its members (the first one counts as its creator)."""
     name = name or f"Team {_next()}"
-    team = Team.objects.create(competition=competition, name=name, slug=name.lower().replace(" ", "-"),
+    team = Team.objects.create(competition=competition, name=name, name_key=name_key(name),
+                               slug=name.lower().replace(" ", "-"),
                                created_by=members[0] if members else None)
     for user in members:
         Membership.objects.create(competition=competition, team=team, user=user)

@@ -22,7 +22,8 @@ never going back up; rows of one kind are locked one statement at a time, by pri
                       a baseline upload (the phase is the baselines' "team")
     4. competition    loading a definition; publishing due audit events (competition_publish_due,
                       called after the phase lock by qrels releases and schedule changes)
-    5. team           a team's upload (quota under the lock); final selection; a quota grant
+    5. team           a team's upload (quota under the lock); final selection; a quota grant;
+                      a join, leave or member removal (so an upload records exactly its members)
     6. submission     storing scores (scoring._store); claims and the sweeper are one
                       conditional UPDATE each, outside any longer transaction
 

@@ -49,6 +49,11 @@ def team_a(member: int, other: int, *, anon: int | None = None) -> tuple:
     return (other if anon is None else anon, member, member, other, member, other, member)
 
 
+def captain(ok: int, other: int) -> tuple:
+    """Team A's captain (participant, its first member) gets `ok`; the anonymous visitor logs in first."""
+    return (302, ok) + (other,) * 5
+
+
 def organizers(ok: int, other: int, *, anon: int | None = None) -> tuple:
     """Organizer-only things: the organizer of this competition and staff get `ok`."""
     return (other if anon is None else anon, other, other, other, ok, other, ok)
@@ -76,8 +81,15 @@ def rows(w) -> list[Row]:
         Row("teams:create", ("draft",), "GET", organizers(200, 404, anon=302)),
         Row("teams:detail", ("cup", "team-a"), "GET", every(200)),
         Row("teams:detail", ("draft", "nobody"), "GET", every(404)),
-        Row("teams:leave", ("cup", "team-a"), "GET", login(405)),
-        Row("teams:leave", ("cup", "team-a"), "POST", login(302)),  # non-members: "you are not in this team"
+        # Members are asked to confirm; non-members are sent back: "you are not in this team".
+        Row("teams:leave", ("cup", "team-a"), "GET", (302, 200, 200, 302, 302, 302, 302)),
+        Row("teams:leave", ("cup", "team-a"), "POST", login(302)),
+        # The captain (participant, Team A's first member) alone removes members and replaces the invite.
+        Row("teams:member_remove", ("cup", "team-a", "teammate"), "GET", captain(200, 403)),
+        Row("teams:member_remove", ("cup", "team-a", "teammate"), "POST", captain(302, 403)),
+        Row("teams:member_remove", ("cup", "team-a", "outsider"), "GET", captain(404, 403)),
+        Row("teams:invite_replace", ("cup", "team-a"), "GET", login(405)),
+        Row("teams:invite_replace", ("cup", "team-a"), "POST", captain(302, 403)),
         Row("submissions:detail", (a,), "GET", team_a(200, 403)),
         Row("submissions:detail", (base,), "GET", every(200)),
         Row("submissions:detail", (999999,), "GET", every(404)),

@@ -1,4 +1,5 @@
-"""An append-only log of what organizers did: qrels uploads, reveals, grants, re-scoring..."""
+"""An append-only log of what organizers did (qrels uploads, reveals, grants, re-scoring...) and of
+team changes (who created, joined or left which team)."""
 from django.conf import settings
 from django.db import models
 
@@ -16,6 +17,15 @@ class AuditEvent(models.Model):
         BASELINE_ADDED = "baseline_added"
         COMPETITION_LOADED = "competition_loaded"
         PHASE_CHANGED = "phase_changed"
+        TEAM_CREATED = "team_created"
+        TEAM_JOINED = "team_joined"
+        TEAM_LEFT = "team_left"
+        TEAM_MEMBER_REMOVED = "team_member_removed"
+        TEAM_INVITE_REPLACED = "team_invite_replaced"
+
+    # Team changes, listed on the organizers' teams page.
+    TEAM_ACTIONS = (Action.TEAM_CREATED, Action.TEAM_JOINED, Action.TEAM_LEFT, Action.TEAM_MEMBER_REMOVED,
+                    Action.TEAM_INVITE_REPLACED)
 
     competition = models.ForeignKey("competitions.Competition", on_delete=models.CASCADE, related_name="audit_events")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

@@ -13,6 +13,8 @@ Schema 1, top level (keys in [brackets] are optional):
     [description] [metrics] [primary_metric] [relevance_level] [missing_subset: zero|incomplete]
     [ranking: best|last|selected] [final_selection_max] [decimals] [max_run_depth]
     [starts_at] [published] [organizers: [username, ...]]
+    [entry_deadline]             no team created or joined from here on; default: when the final phase opens
+    [team_size_max]              members per team, default 10
     [groups: [{name, label, [reveal_at]}]]         default: the benchmark's groups
     [subsets: [{code, [name], group, [kind]}]]     default: the benchmark's subsets
     phases: [{slug, name, opens_at, closes_at, [visibility: live|private|hidden], [reveal_at],
@@ -37,7 +39,7 @@ SCHEMA_VERSION = 1
 DEFINITIONS_DIR = Path(__file__).resolve().parent / "definitions"
 TOP_KEYS = {"schema", "version", "slug", "title", "description", "benchmark", "metrics", "primary_metric",
             "relevance_level", "missing_subset", "ranking", "final_selection_max", "decimals", "max_run_depth",
-            "starts_at", "published", "organizers", "groups", "subsets", "phases"}
+            "starts_at", "published", "organizers", "entry_deadline", "team_size_max", "groups", "subsets", "phases"}
 GROUP_KEYS = {"name", "label", "reveal_at"}
 SUBSET_KEYS = {"code", "name", "group", "kind"}
 PHASE_KEYS = {"slug", "name", "opens_at", "closes_at", "visibility", "reveal_at", "hidden_qrels",
@@ -149,6 +151,8 @@ def definition_parse(data: Any) -> dict:
         "max_run_depth": r.get(data, "max_run_depth", "", int, default=1000, minimum=1),
         "starts_at": r.get(data, "starts_at", "", datetime, default=None),
         "is_published": r.get(data, "published", "", bool, default=True),
+        "entry_deadline": r.get(data, "entry_deadline", "", datetime, default=None),
+        "team_size_max": r.get(data, "team_size_max", "", int, default=10, minimum=1),
     }
     if competition["slug"] and slugify(competition["slug"]) != competition["slug"]:
         r.fail("slug", f"must be lowercase letters, digits and hyphens, not {competition['slug']!r}")

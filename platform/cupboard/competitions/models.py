@@ -46,6 +46,10 @@ class Competition(models.Model):
     max_run_depth = models.PositiveIntegerField(default=1000)
     starts_at = models.DateTimeField(default=timezone.now, help_text="Hidden qrels are committed (SHA-256) from here on")
     is_published = models.BooleanField(default=True)
+    entry_deadline = models.DateTimeField(null=True, blank=True,
+                                          help_text="No team is created or joined from here on; "
+                                                    "empty = when the final phase opens")
+    team_size_max = models.PositiveSmallIntegerField(default=10, help_text="Members a team may have")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -56,6 +60,12 @@ class Competition(models.Model):
 
     def get_absolute_url(self):
         return reverse("competitions:detail", args=[self.slug])
+
+    def entry_closes_at(self):
+        """When teams stop forming: the entry deadline, else when the (first) final phase opens, else never."""
+        if self.entry_deadline is not None:
+            return self.entry_deadline
+        return min((p.opens_at for p in self.phases.all() if p.is_final), default=None)
 
     def is_organizer(self, user) -> bool:
         """Staff organize everything; others only what they are listed on."""

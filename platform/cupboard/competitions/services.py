@@ -70,7 +70,7 @@ def competition_load(*, data: dict | str | Path, actor: User | None = None) -> C
         created = competition is None
         competition = competition or Competition(slug=fields["slug"])
         for name, value in fields.items():
-            if value is not None:
+            if value is not None or name == "entry_deadline":  # no deadline: the final phase's opening
                 setattr(competition, name, value)
         competition.config_sha256 = digest
         competition.save()

@@ -77,7 +77,7 @@ class CompetitionPlan:
         data.update(self.overrides, organizers=[ORGANIZER])
         latest = max(_instant(p["closes_at"]) for p in data["phases"])
         shift = timedelta(days=(now + self.last_deadline_in - latest).days)
-        for key in ("starts_at",):
+        for key in ("starts_at", "entry_deadline"):
             if data.get(key):
                 data[key] = _instant(data[key]) + shift
         for item in data["phases"] + data.get("groups", []):
@@ -114,7 +114,9 @@ COMPETITIONS = (
                                "title": "MIRACL dry run: surprise languages still hidden",
                                "description": "A rehearsal of the WSDM Cup on a slice of the MIRACL dev queries. "
                                               "Two surprise languages are announced ten minutes after the demo "
-                                              "was loaded; the leaderboards gain their columns and S.Avg then."},
+                                              "was loaded; the leaderboards gain their columns and S.Avg then.",
+                               # Teams may still form in the rehearsal (hana's), a day before it ends.
+                               "entry_deadline": "2023-01-23T00:00:00Z"},
                     surprise_in=timedelta(minutes=10)),
     CompetitionPlan("mrtydi.yaml", "mrtydi", {"test": PhaseSlice(0.0, 1.0, 100)}, last_deadline_in=timedelta(days=21)),
     CompetitionPlan("dureader-retrieval.yaml", "synthetic",

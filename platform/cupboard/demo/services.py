@@ -80,9 +80,11 @@ def demo_load(*, data_dir: Path | None = sources.SHARED_DATA, scale: float = 1.0
 
 
 def _team_create(*, competition: Competition, team: TeamPlan, users: dict[str, User]) -> tuple[Team, TeamPlan]:
-    created = team_create(competition=competition, user=users[team.members[0]], name=team.name)
+    # The demo's teams formed when the competition started, before its entry deadline.
+    formed = competition.starts_at
+    created = team_create(competition=competition, user=users[team.members[0]], name=team.name, now=formed)
     for member in team.members[1:]:
-        team_join(invite_code=created.invite_code, user=users[member])
+        team_join(invite_code=created.invite_code, user=users[member], now=formed)
     return created, team
 
 

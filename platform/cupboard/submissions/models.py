@@ -33,6 +33,9 @@ class Submission(models.Model):
     phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="submissions")
     team = models.ForeignKey("teams.Team", null=True, blank=True, on_delete=models.CASCADE, related_name="submissions")
     submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    # Who was in the team when it was made: each of them carries it against the limits of any
+    # team they are in later (quota.py), so leaving a team does not reset its usage.
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="submissions_as_member")
     is_baseline = models.BooleanField(default=False)
     number = models.PositiveIntegerField(help_text="1, 2, ... per team (or per baseline set) and phase")
     method_name = models.CharField(max_length=100)

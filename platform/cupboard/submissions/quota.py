@@ -1,8 +1,12 @@
 """Submission limits per team per phase: per UTC day and in total, plus organizer grants.
 
 Counting uses `Submission.COUNTS_TOWARD_LIMIT`, so rejected and failed-by-the-platform
-submissions never cost a slot. `quota_check` must run while the team row is locked (see
-`submission_create`), which is what makes the cap hold under concurrent uploads.
+submissions never cost a slot. Limits hold against people, not only teams (Kaggle's rule):
+a submission counts against its team and against every later team of each person who was
+in the team when it was made, so a new or merged team starts at the usage of its members
+(each submission once) and leaving a team resets nothing. `quota_check` must run while the
+team row is locked (see `submission_create`), which is what makes the cap hold under
+concurrent uploads; team joins and leaves take the same lock.
 """
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -10,13 +14,13 @@ from datetime import timezone as dt_timezone
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Q, QuerySet, Sum
 
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase
 from cupboard.locking import locked
-from cupboard.teams.models import Team
+from cupboard.teams.models import Membership, Team
 
 from .errors import SubmissionRefused
 from .models import QuotaGrant, Submission
@@ -58,11 +62,21 @@ def _extra(*, phase: Phase, team: Team, day: date | None) -> int:
     return grants.aggregate(extra=Sum("extra"))["extra"] or 0
 
 
-def quota_status(*, phase: Phase, team: Team, now: datetime) -> QuotaStatus:
+def counted_submissions(*, phase: Phase, team: Team, joining: tuple = ()) -> QuerySet[Submission]:
+    """The phase's submissions that count against `team` (with `joining` users added to it): its
+    own, and every one made while one of these people was in the submitting team."""
+    people = [*Membership.objects.filter(team=team).values_list("user_id", flat=True), *(u.pk for u in joining)]
+    carried = Submission.members.through.objects.filter(user_id__in=people).values("submission_id")
+    return Submission.objects.filter(Q(team=team) | Q(pk__in=carried), phase=phase,
+                                     status__in=Submission.COUNTS_TOWARD_LIMIT)
+
+
+def quota_status(*, phase: Phase, team: Team, now: datetime, joining: tuple = ()) -> QuotaStatus:
     """How many submissions the team used today (UTC) and in total, its limits with grants, and
-    when its next slot opens (now, the next UTC midnight, or never)."""
+    when its next slot opens (now, the next UTC midnight, or never). With `joining`, the same
+    for the team those users would make it."""
     day_start = utc_day_start(now)
-    counted = Submission.objects.filter(phase=phase, team=team, status__in=Submission.COUNTS_TOWARD_LIMIT)
+    counted = counted_submissions(phase=phase, team=team, joining=joining)
     used_total = counted.count()
     used_today = counted.filter(created_at__gte=day_start, created_at__lt=day_start + timedelta(days=1)).count()
     daily_limit = None if phase.daily_limit is None else \
@@ -77,6 +91,18 @@ def quota_status(*, phase: Phase, team: Team, now: datetime) -> QuotaStatus:
     if next_slot_at is not None and next_slot_at >= phase.closes_at:
         next_slot_at = None
     return QuotaStatus(used_today, daily_limit, used_total, total_limit, next_slot_at)
+
+
+def quota_overruns(*, team: Team, joining: tuple, now: datetime) -> list[tuple[Phase, QuotaStatus]]:
+    """The phases still open where the team, with `joining` added, would have used more than its
+    limits: a join that would do so is refused, like Kaggle refuses such a merge."""
+    overruns = []
+    for phase in team.competition.phases.filter(closes_at__gt=now).order_by("position"):
+        status = quota_status(phase=phase, team=team, now=now, joining=joining)
+        if (status.daily_limit is not None and status.used_today > status.daily_limit) or \
+                (status.total_limit is not None and status.used_total > status.total_limit):
+            overruns.append((phase, status))
+    return overruns
 
 
 def quota_check(*, phase: Phase, team: Team, now: datetime) -> None:

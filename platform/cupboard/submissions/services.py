@@ -146,6 +146,9 @@ def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_
     number = (siblings.aggregate(n=Max("number"))["n"] or 0) + 1
     submission = Submission.objects.create(phase=phase, team=team, submitted_by=user, is_baseline=is_baseline,
                                            number=number, status=Submission.Status.QUEUED, queued_at=now, **fields)
+    if team is not None:
+        # Under the team lock, so the members recorded are those the quota counted.
+        submission.members.set(Membership.objects.filter(team=team).values_list("user_id", flat=True))
     for copy, subset, report in files:
         run_file = RunFile(submission=submission, subset=subset, original_name=copy.name,
                            sha256=copy.sha256, size=copy.size, lines=report.lines, queries=report.queries)

@@ -13,6 +13,8 @@ def new_invite_code() -> str:
 class Team(models.Model):
     competition = models.ForeignKey("competitions.Competition", on_delete=models.CASCADE, related_name="teams")
     name = models.CharField(max_length=80)
+    name_key = models.CharField(max_length=80, help_text="The name as compared: look-alike names share it "
+                                                        "(cupboard.accounts.lookalikes)")
     slug = models.SlugField(max_length=80)
     invite_code = models.CharField(max_length=40, unique=True, default=new_invite_code)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -23,6 +25,7 @@ class Team(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["competition", "slug"], name="unique_team_slug"),
             models.UniqueConstraint(fields=["competition", "name"], name="unique_team_name"),
+            models.UniqueConstraint(fields=["competition", "name_key"], name="unique_team_name_key"),
         ]
 
     def __str__(self):

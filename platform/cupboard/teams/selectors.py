@@ -18,4 +18,12 @@ def is_member(*, team: Team, user: AbstractBaseUser) -> bool:
 
 
 def team_members(*, team: Team) -> list:
-    return [m.user for m in team.memberships.select_related("user").order_by("joined_at")]
+    """Members, earliest first: the first is the captain (see team_captain)."""
+    return [m.user for m in team.memberships.select_related("user").order_by("joined_at", "pk")]
+
+
+def team_captain(*, team: Team):
+    """The member who may remove others and replace the invite link: the earliest still in the
+    team (its creator until they leave)."""
+    first = team.memberships.select_related("user").order_by("joined_at", "pk").first()
+    return first.user if first else None

@@ -1,16 +1,30 @@
-"""Team writes: create, join with an invite code, leave.
+"""Team writes: create, join with an invite code, leave, remove a member, replace the invite.
 
 Errors are `ValidationError`s with a code, raised before anything is written; the
 database constraint `one_team_per_user_per_competition` backs the check against races.
+Every change is an audit event for the competition's organizers (their teams page lists
+them), because moving between teams is how a team would try to get around its limits.
+Joins lock the team row, as uploads do, so the members a submission records are exact.
 """
+from datetime import datetime
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Count
+from django.utils import timezone
 from django.utils.text import slugify
 
+from cupboard.accounts.lookalikes import name_key
+from cupboard.audit.models import AuditEvent
+from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Competition
+from cupboard.locking import locked
+from cupboard.submissions.models import Submission
+from cupboard.submissions.quota import quota_overruns
 
-from .models import Membership, Team
+from .models import Membership, Team, new_invite_code
+from .selectors import team_captain
 
 
 def _refuse_second_team(*, competition: Competition, user: AbstractBaseUser) -> None:
@@ -18,6 +32,13 @@ def _refuse_second_team(*, competition: Competition, user: AbstractBaseUser) -> 
     if current is not None:
         raise ValidationError(f"You are already in team {current.team.name} in this competition; leave it first.",
                               code="already_in_team")
+
+
+def _refuse_after_entry_deadline(*, competition: Competition, now: datetime) -> None:
+    closes_at = competition.entry_closes_at()
+    if closes_at is not None and now >= closes_at:
+        raise ValidationError(f"Teams could be formed until {closes_at:%Y-%m-%d %H:%M} UTC (the entry deadline); "
+                              "no team can be created or joined any more.", code="entry_closed")
 
 
 def _membership_add(*, team: Team, user: AbstractBaseUser) -> Membership:
@@ -30,37 +51,123 @@ def _membership_add(*, team: Team, user: AbstractBaseUser) -> Membership:
         raise ValidationError("You are already in a team in this competition.", code="already_in_team") from None
 
 
+def _record(*, team: Team, actor: AbstractBaseUser, action: str, summary: str, **details) -> None:
+    audit_record(competition=team.competition, actor=actor, action=action, summary=summary,
+                 details={"team": team.pk, "team_name": team.name, **details})
+
+
+def _carried(*, team: Team, user: AbstractBaseUser) -> dict[str, int]:
+    """{phase slug: submissions} the user made with this team and takes along (counted against limits)."""
+    rows = (Submission.objects.filter(team=team, members=user, status__in=Submission.COUNTS_TOWARD_LIMIT)
+            .values("phase__slug").annotate(n=Count("pk")))
+    return {row["phase__slug"]: row["n"] for row in rows}
+
+
 @transaction.atomic
-def team_create(*, competition: Competition, user: AbstractBaseUser, name: str) -> Team:
-    """Create a team; its creator becomes its first member."""
+def team_create(*, competition: Competition, user: AbstractBaseUser, name: str, now: datetime | None = None) -> Team:
+    """Create a team; its creator becomes its first member and its captain. Names that look
+    alike (Unicode look-alikes, case, spacing) count as the same name."""
+    now = now or timezone.now()
     name = " ".join(name.split())
     slug = slugify(name)[:80]
     if not slug:
         raise ValidationError("A team name needs at least one letter or digit.", code="bad_name")
+    _refuse_after_entry_deadline(competition=competition, now=now)
     _refuse_second_team(competition=competition, user=user)
+    key = name_key(name)
     if Team.objects.filter(competition=competition, slug=slug).exists() or \
-            Team.objects.filter(competition=competition, name__iexact=name).exists():
-        raise ValidationError(f"The name {name!r} is taken in this competition.", code="name_taken")
-    team = Team.objects.create(competition=competition, name=name, slug=slug, created_by=user)
+            Team.objects.filter(competition=competition, name_key=key).exists():
+        raise ValidationError(f"The name {name!r} is taken in this competition (or one that looks like it).",
+                              code="name_taken")
+    try:
+        with transaction.atomic():
+            team = Team.objects.create(competition=competition, name=name, name_key=key, slug=slug, created_by=user)
+    except IntegrityError:
+        raise ValidationError(f"The name {name!r} was just taken in this competition.", code="name_taken") from None
     _membership_add(team=team, user=user)
+    _record(team=team, actor=user, action=AuditEvent.Action.TEAM_CREATED,
+            summary=f"{user.username} created team {team.name}", user=user.username)
     return team
 
 
+def _refuse_overrun(*, team: Team, user: AbstractBaseUser, now: datetime) -> None:
+    overruns = quota_overruns(team=team, joining=(user,), now=now)
+    if overruns:
+        phase, status = overruns[0]
+        raise ValidationError(
+            f"With you, {team.name} would have used {status.used_total} submissions of {phase.name} "
+            f"({status.used_today} today), more than its limits allow: the submissions you made in "
+            "other teams count in every team you join.", code="over_limit")
+
+
 @transaction.atomic
-def team_join(*, invite_code: str, user: AbstractBaseUser) -> Team:
-    """Join the team whose invite code this is (the code is the whole secret of an invite link)."""
+def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None = None) -> Team:
+    """Join the team whose invite code this is (the code is the whole secret of an invite link).
+    Refused after the entry deadline, when the team is full, or when what the newcomer used in
+    earlier teams would take the team past a limit."""
+    now = now or timezone.now()
     team = Team.objects.select_related("competition").filter(invite_code=invite_code).first()
     if team is None:
         raise ValidationError("This invite link is not valid (it may have been replaced).", code="bad_invite")
     if Membership.objects.filter(team=team, user=user).exists():
         return team
+    # Lock the team row: uploads lock it too, so no submission is made while members change.
+    locked(Team.objects.filter(pk=team.pk)).get()
+    _refuse_after_entry_deadline(competition=team.competition, now=now)
     _refuse_second_team(competition=team.competition, user=user)
+    size_max = team.competition.team_size_max
+    if team.memberships.count() >= size_max:
+        raise ValidationError(f"{team.name} is full: a team has at most {size_max} members here.", code="team_full")
+    _refuse_overrun(team=team, user=user, now=now)
     _membership_add(team=team, user=user)
+    _record(team=team, actor=user, action=AuditEvent.Action.TEAM_JOINED,
+            summary=f"{user.username} joined team {team.name}", user=user.username)
     return team
 
 
-def team_leave(*, team: Team, user: AbstractBaseUser) -> None:
-    """Leave a team. The team and its submissions stay, even when its last member leaves."""
+def _membership_end(*, team: Team, user: AbstractBaseUser, actor: AbstractBaseUser, action: str,
+                    summary: str) -> None:
+    locked(Team.objects.filter(pk=team.pk)).get()
+    carried = _carried(team=team, user=user)
     deleted, _ = Membership.objects.filter(team=team, user=user).delete()
     if not deleted:
+        raise ValidationError(f"{user.username} is not in this team.", code="not_member")
+    if carried:
+        summary += " (carrying " + ", ".join(f"{n} in {slug}" for slug, n in sorted(carried.items())) + ")"
+    _record(team=team, actor=actor, action=action, summary=summary, user=user.username, carried=carried)
+
+
+@transaction.atomic
+def team_leave(*, team: Team, user: AbstractBaseUser) -> None:
+    """Leave a team. The team and its submissions stay, even when its last member leaves, and
+    the submissions the user took part in keep counting against the user's later teams."""
+    if not Membership.objects.filter(team=team, user=user).exists():
         raise ValidationError("You are not in this team.", code="not_member")
+    _membership_end(team=team, user=user, actor=user, action=AuditEvent.Action.TEAM_LEFT,
+                    summary=f"{user.username} left team {team.name}")
+
+
+def _refuse_unless_captain(*, team: Team, actor: AbstractBaseUser) -> None:
+    if team_captain(team=team) != actor:
+        raise ValidationError("Only the team's captain (its earliest member) can do this.", code="not_captain")
+
+
+@transaction.atomic
+def team_member_remove(*, team: Team, member: AbstractBaseUser, actor: AbstractBaseUser) -> None:
+    """The captain removes another member (who keeps carrying the usage, as when leaving)."""
+    _refuse_unless_captain(team=team, actor=actor)
+    if member == actor:
+        raise ValidationError("The captain leaves the team instead of removing themself.", code="remove_self")
+    _membership_end(team=team, user=member, actor=actor, action=AuditEvent.Action.TEAM_MEMBER_REMOVED,
+                    summary=f"{actor.username} removed {member.username} from team {team.name}")
+
+
+@transaction.atomic
+def team_invite_replace(*, team: Team, actor: AbstractBaseUser) -> Team:
+    """The captain replaces the invite link: the old one stops working at once."""
+    _refuse_unless_captain(team=team, actor=actor)
+    team.invite_code = new_invite_code()
+    Team.objects.filter(pk=team.pk).update(invite_code=team.invite_code)
+    _record(team=team, actor=actor, action=AuditEvent.Action.TEAM_INVITE_REPLACED,
+            summary=f"{actor.username} replaced the invite link of team {team.name}")
+    return team

@@ -1,7 +1,10 @@
-"""Team pages: create, join by invite link, leave, and the team page with its submissions."""
+"""Team pages: create, join by invite link, leave, the captain's member removal and invite
+replacement, and the team page with its submissions. Leaving and removing ask first: the
+submissions a member took part in keep counting against the limits of their next team."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -12,8 +15,8 @@ from cupboard.competitions.selectors import is_competition_visible
 
 from .forms import TeamForm
 from .models import Team
-from .selectors import is_member, team_members, user_team
-from .services import team_create, team_join, team_leave
+from .selectors import is_member, team_captain, team_members, user_team
+from .services import team_create, team_invite_replace, team_join, team_leave, team_member_remove
 
 
 def _get_team(competition_slug: str, team_slug: str) -> Team:
@@ -38,7 +41,8 @@ def create(request, competition_slug: str):
             messages.success(request, f"Team {team.name} created. Share its invite link with your teammates.")
             return redirect(team)
     current = user_team(competition=competition, user=request.user)
-    return render(request, "teams/create.html", {"competition": competition, "form": form, "current": current})
+    return render(request, "teams/create.html", {"competition": competition, "form": form, "current": current,
+                                                 "entry_closes_at": competition.entry_closes_at()})
 
 
 @login_required
@@ -59,9 +63,16 @@ def join(request, invite_code: str):
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def leave(request, competition_slug: str, team_slug: str):
+    """GET asks for confirmation (saying what the member takes along), POST leaves."""
     team = _get_team(competition_slug, team_slug)
+    if not is_member(team=team, user=request.user):
+        messages.error(request, "You are not in this team.")
+        return redirect(team)
+    if request.method == "GET":
+        return render(request, "teams/confirm.html", {"team": team, "member": request.user, "leaving": True,
+                                                      "entry_closes_at": team.competition.entry_closes_at()})
     try:
         team_leave(team=team, user=request.user)
     except ValidationError as error:
@@ -71,6 +82,40 @@ def leave(request, competition_slug: str, team_slug: str):
     return redirect("accounts:profile")
 
 
+def _get_team_for_captain(request, competition_slug: str, team_slug: str) -> Team:
+    team = _get_team(competition_slug, team_slug)
+    if team_captain(team=team) != request.user:
+        raise PermissionDenied("Only the team's captain can do this.")
+    return team
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def member_remove(request, competition_slug: str, team_slug: str, username: str):
+    """The captain removes a member: GET asks for confirmation, POST removes (audited)."""
+    team = _get_team_for_captain(request, competition_slug, team_slug)
+    member = get_object_or_404(User, username=username, memberships__team=team)
+    if request.method == "GET":
+        return render(request, "teams/confirm.html", {"team": team, "member": member, "leaving": False})
+    try:
+        team_member_remove(team=team, member=member, actor=request.user)
+    except ValidationError as error:
+        messages.error(request, error.messages[0])
+    else:
+        messages.success(request, f"{member.username} is no longer in {team.name}.")
+    return redirect(team)
+
+
+@login_required
+@require_POST
+def invite_replace(request, competition_slug: str, team_slug: str):
+    """The captain replaces the invite link; the old one stops working (audited)."""
+    team = _get_team_for_captain(request, competition_slug, team_slug)
+    team_invite_replace(team=team, actor=request.user)
+    messages.success(request, "New invite link made; the old one no longer works.")
+    return redirect(team)
+
+
 @require_http_methods(["GET"])
 def detail(request, competition_slug: str, team_slug: str):
     """The team page: members and submissions for teammates and organizers, the name for others."""
@@ -78,9 +123,10 @@ def detail(request, competition_slug: str, team_slug: str):
     member = is_member(team=team, user=request.user)
     insider = member or team.competition.is_organizer(request.user)  # others see the name only
     submissions = team.submissions.select_related("phase").order_by("phase__position", "-number") if insider else None
+    members = team_members(team=team) if insider else []
     return render(request, "teams/detail.html", {
         "team": team, "insider": insider, "submissions": submissions,
-        "is_member": member,
-        "members": team_members(team=team) if insider else None,
+        "is_member": member, "captain": members[0] if members else None,  # the earliest member
+        "members": members if insider else None,
         "invite_url": request.build_absolute_uri(reverse("teams:join", args=[team.invite_code])) if insider else None,
     })
