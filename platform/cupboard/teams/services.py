@@ -112,7 +112,7 @@ def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None 
     if Membership.objects.filter(team=team, user=user).exists():
         return team
     # Lock the team row: uploads lock it too, so no submission is made while members change.
-    locked(Team.objects.filter(pk=team.pk)).get()
+    locked(Team.objects).get(pk=team.pk)
     _refuse_after_entry_deadline(competition=team.competition, now=now)
     _refuse_second_team(competition=team.competition, user=user)
     size_max = team.competition.team_size_max
@@ -127,7 +127,7 @@ def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None 
 
 def _membership_end(*, team: Team, user: AbstractBaseUser, actor: AbstractBaseUser, action: str,
                     summary: str) -> None:
-    locked(Team.objects.filter(pk=team.pk)).get()
+    locked(Team.objects).get(pk=team.pk)
     carried = _carried(team=team, user=user)
     deleted, _ = Membership.objects.filter(team=team, user=user).delete()
     if not deleted:
