@@ -1,10 +1,13 @@
 """Loaded by pytest before Django (`-p tests.testenv` in pyproject.toml).
 
 Every test session gets its own var/ folder (SQLite file, broker folder, private storage)
-and a cheap password hasher, so tests never touch a developer's data and run fast.
+and a cheap password hasher, so tests never touch a developer's data and run fast. The
+checkout's templates/ and static/ are used wherever pytest is started from.
 """
 import os
 import tempfile
+from pathlib import Path
 
 os.environ.setdefault("CUPBOARD_VAR_DIR", tempfile.mkdtemp(prefix="cupboard-test-"))
 os.environ.setdefault("CUPBOARD_FAST_PASSWORD_HASHER", "true")
+os.environ.setdefault("CUPBOARD_SITE_DIR", str(Path(__file__).resolve().parents[1]))

@@ -12,8 +12,14 @@ from django.core.exceptions import ImproperlyConfigured
 
 from .envconfig import database_from_url, envbool, envint, envsecret
 
-BASE_DIR = Path(__file__).resolve().parents[2]
-VAR_DIR = Path(os.getenv("CUPBOARD_VAR_DIR", BASE_DIR / "var"))
+# The folder holding templates/ and static/: the checkout, or /app in the image (docker/Dockerfile
+# sets it). Never derived from this file's path: installed (not editable), this file sits in
+# site-packages, far from both.
+SITE_DIR = Path(os.getenv("CUPBOARD_SITE_DIR") or Path.cwd()).resolve()
+if not (SITE_DIR / "templates").is_dir():
+    raise ImproperlyConfigured(f"CUPBOARD_SITE_DIR={SITE_DIR} (default: the current folder) has no templates/ "
+                               "folder: run from the checkout or set CUPBOARD_SITE_DIR")
+VAR_DIR = Path(os.getenv("CUPBOARD_VAR_DIR", SITE_DIR / "var"))
 
 DEBUG = envbool("CUPBOARD_DEBUG", "true")
 SECRET_KEY = envsecret("SECRET_KEY")
@@ -62,7 +68,7 @@ WSGI_APPLICATION = "cupboard.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [SITE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -92,8 +98,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = Path(os.getenv("CUPBOARD_STATIC_ROOT", BASE_DIR / "staticfiles"))
-STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+STATIC_ROOT = Path(os.getenv("CUPBOARD_STATIC_ROOT", SITE_DIR / "staticfiles"))
+STATICFILES_DIRS = [SITE_DIR / "static"]
 # With debug on (laptop, tests) static files come from the finders; no collectstatic needed.
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG

@@ -2,36 +2,15 @@
 checked without one: the files the Dockerfile copies before `pip install` must be enough to
 build the package, and every service in the compose file must run a command that exists."""
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCKERFILE = ROOT / "docker" / "Dockerfile"
-
-
-def copied_before_install() -> list[str]:
-    """Sources of the `COPY src... dest` lines above the first `RUN pip install`."""
-    sources = []
-    for line in DOCKERFILE.read_text().splitlines():
-        if line.startswith("RUN pip install"):
-            return sources
-        if line.startswith("COPY ") and "--from" not in line:
-            sources += line.split()[1:-1]
-    raise AssertionError("the Dockerfile never runs pip install")
+from .dockerfile import DOCKERFILE, copy_build_context
 
 
 def test_the_files_the_image_copies_build_the_package(tmp_path):
-    context = tmp_path / "context"
-    for source in copied_before_install():
-        target = context / source
-        if (ROOT / source).is_dir():
-            shutil.copytree(ROOT / source, target, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / source, target)
+    context = copy_build_context(tmp_path / "context")
     result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
                              "--wheel-dir", str(tmp_path / "dist"), str(context)],
                             capture_output=True, text=True, timeout=300)
@@ -46,7 +25,7 @@ def test_the_files_the_image_copies_build_the_package(tmp_path):
 def test_every_compose_service_runs_something_the_image_has():
     import yaml
 
-    compose = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())
+    compose = yaml.safe_load((DOCKERFILE.parent / "compose.yaml").read_text())
     commands = {name: service.get("command") for name, service in compose["services"].items()}
     for name, command in commands.items():
         argv = command if isinstance(command, list) else (command or "").split()

@@ -1,0 +1,121 @@
+"""The image's install, without Docker: what docker/Dockerfile copies, installed as it installs it
+(`pip install .`, not editable) into a fresh virtualenv, run with the image's environment (debug
+off) behind a TLS proxy: migrate, a competition, collectstatic, then gunicorn as the image runs it.
+
+Honest and fast: the package under test (cupboard, evaluator, and the pages) is built and installed
+from the copied files alone; only its pinned dependencies are borrowed from the project's
+virtualenv, by a path line in the fresh one (not a site dir: the editable install there stays out).
+"""
+import http.client
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.stack import free_port, wait_until
+
+from .dockerfile import copy_build_context, image_command, image_env
+
+SECRET = "production-install-test-" + "k" * 40
+
+
+def _run(argv: list, *, cwd: Path, env: dict | None = None, timeout: float = 180) -> str:
+    result = subprocess.run([str(arg) for arg in argv], cwd=cwd, env=env, capture_output=True, text=True,
+                            timeout=timeout)
+    assert result.returncode == 0, f"{argv}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result.stdout
+
+
+def _fresh_venv(folder: Path) -> Path:
+    """A virtualenv that sees the project's dependencies but no cupboard."""
+    _run([sys.executable, "-m", "venv", "--without-pip", folder], cwd=folder.parent)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = folder / "lib" / version / "site-packages"
+    (site / "project-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return folder / "bin" / "python"
+
+
+def _image_environment(app: Path, var: Path) -> dict:
+    inherited = {k: v for k, v in os.environ.items()
+                 if not k.startswith(("CUPBOARD_", "DATABASE_URL", "CELERY_", "SECRET_KEY", "DJANGO_"))}
+    return {**inherited, **image_env({"/app": app, "/var/lib/cupboard": var}),
+            "SECRET_KEY": SECRET, "CUPBOARD_BEHIND_PROXY": "true"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The base URL's port of gunicorn serving the installed package, and its install folders."""
+    tmp = tmp_path_factory.mktemp("image")
+    app, var = copy_build_context(tmp / "app"), tmp / "var"
+    python = _fresh_venv(tmp / "venv")
+    _run([python, "-m", "pip", "install", "--quiet", "--no-index", "--no-build-isolation", "--no-deps",
+          "--ignore-installed", ".[s3]"], cwd=app)
+    package = Path(_run([python, "-c", "import cupboard; print(cupboard.__file__)"], cwd=tmp).strip()).parent
+    env = _image_environment(app, var)
+    for args in (["migrate", "--noinput"], ["load_competition", package / "competitions/definitions/lareqa.yaml"],
+                 ["collectstatic", "--noinput"]):
+        _run([python, "manage.py", *args], cwd=app, env=env)
+    port = free_port()
+    command = image_command()
+    assert command[0] == "gunicorn"
+    command = [python, "-m", *command]
+    command[command.index("--bind") + 1] = f"127.0.0.1:{port}"
+    command[command.index("--workers") + 1] = "1"
+    log = open(tmp / "gunicorn.log", "wb")
+    process = subprocess.Popen([str(arg) for arg in command], cwd=app, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: _listening(port) or process.poll() is not None, seconds=30, what="gunicorn")
+        assert process.poll() is None, (tmp / "gunicorn.log").read_text()
+        yield {"port": port, "package": package, "static_root": Path(env["CUPBOARD_STATIC_ROOT"])}
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+        log.close()
+
+
+def _listening(port: int) -> bool:
+    try:
+        http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
+        return True
+    except OSError:
+        return False
+
+
+def get(server, path: str, **headers) -> tuple[int, dict, bytes]:
+    """One request as a TLS proxy forwards it; redirects are not followed."""
+    connection = http.client.HTTPConnection("127.0.0.1", server["port"], timeout=30)
+    connection.request("GET", path, headers={"X-Forwarded-Proto": "https", "Host": "127.0.0.1", **headers})
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, body
+
+
+def test_it_runs_the_package_installed_not_the_copied_sources(server):
+    assert "site-packages" in server["package"].parts
+
+
+def test_pages_answer_200(server):
+    for path in ("/", "/c/lareqa/", "/leaderboards/lareqa/", "/accounts/login/", "/admin/login/"):
+        status, _, body = get(server, path)
+        assert status == 200, (path, status, body[:2000])
+    assert b"LAReQA" in get(server, "/")[2]
+
+
+def test_the_static_files_the_pages_name_are_served(server):
+    for page in ("/", "/admin/login/"):
+        names = re.findall(rb'(?:href|src)="(/static/[^"]+)"', get(server, page)[2])
+        assert names, page
+        for name in names:
+            status, headers, body = get(server, name.decode())
+            assert status == 200 and body, (page, name, status)
+
+
+def test_an_unknown_page_is_a_plain_404(server):
+    status, _, body = get(server, "/no-such-page/")
+    assert status == 404
+    assert b"URLconf" not in body and b"admin/" not in body
