@@ -2,7 +2,8 @@
 
 Every test session gets its own var/ folder (SQLite file, broker folder, private storage)
 and a cheap password hasher, so tests never touch a developer's data and run fast. The
-checkout's templates/ and static/ are used wherever pytest is started from.
+checkout's templates/ and static/ are used wherever pytest is started from. Debug is on (it
+is off by default): pages are requested over plain http and no SECRET_KEY is needed.
 """
 import os
 import tempfile
@@ -11,3 +12,4 @@ from pathlib import Path
 os.environ.setdefault("CUPBOARD_VAR_DIR", tempfile.mkdtemp(prefix="cupboard-test-"))
 os.environ.setdefault("CUPBOARD_FAST_PASSWORD_HASHER", "true")
 os.environ.setdefault("CUPBOARD_SITE_DIR", str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("CUPBOARD_DEBUG", "true")

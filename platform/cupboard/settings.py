@@ -1,9 +1,11 @@
 """cupboard settings: one module, every knob an environment variable.
 
-With no variables at all cupboard runs on a laptop: SQLite in ./var, Celery on a
-filesystem transport in ./var/broker, run files in ./var/private. Production sets
-DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis or RabbitMQ), SECRET_KEY and
-CUPBOARD_DEBUG=false; see docker/.
+Debug is off unless CUPBOARD_DEBUG=true, and with debug off SECRET_KEY is required: nothing
+insecure happens by forgetting a variable. `make demo` and the tests set CUPBOARD_DEBUG=true.
+Otherwise the defaults run on a laptop: SQLite in ./var, Celery on a filesystem transport in
+./var/broker, run files in ./var/private, static files served by WhiteNoise from the source
+folders until collectstatic has run. Production sets DATABASE_URL (PostgreSQL),
+CELERY_BROKER_URL (Redis or RabbitMQ) and SECRET_KEY; see docker/.
 """
 import os
 from pathlib import Path
@@ -21,7 +23,7 @@ if not (SITE_DIR / "templates").is_dir():
                                "folder: run from the checkout or set CUPBOARD_SITE_DIR")
 VAR_DIR = Path(os.getenv("CUPBOARD_VAR_DIR", SITE_DIR / "var"))
 
-DEBUG = envbool("CUPBOARD_DEBUG", "true")
+DEBUG = envbool("CUPBOARD_DEBUG", "false")
 SECRET_KEY = envsecret("SECRET_KEY")
 if not SECRET_KEY:
     if not DEBUG:
@@ -100,8 +102,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.getenv("CUPBOARD_STATIC_ROOT", SITE_DIR / "staticfiles"))
 STATICFILES_DIRS = [SITE_DIR / "static"]
-# With debug on (laptop, tests) static files come from the finders; no collectstatic needed.
-WHITENOISE_USE_FINDERS = DEBUG
+# Files not collected yet (a checkout, debug on or off) are served from the finders.
+WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
 # Run files, topics and hidden qrels live in private storage: never under STATIC or a
