@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .benchmarks import BENCHMARKS, Benchmark, get_benchmark
+from .benchmarks.generic import DEFAULT_SUBSET
+
+GENERIC = "generic"
+UNLIMITED = 2**62  # trec_eval's depth when -M is not given: every document of the run
 from .naming import expand_inputs
 from .progress import Progress
 from .qrels import read_qrels
@@ -33,12 +39,22 @@ class Inputs:
     warnings: list[Problem] = field(default_factory=list)
 
     def by_subset(self, paths: Sequence[str]) -> dict[str, str]:
-        """{code: path}; a file whose language cannot be told, or a language given twice, is an error."""
+        """{code: path}; a file whose subset cannot be told, a subset the benchmark does not
+        declare (never dropped silently), or a subset given twice, is an error. In the
+        generic profile any NAME=PATH is a subset, and one unnamed file is `default`."""
         found: dict[str, str] = {}
-        for code, path in expand_inputs(paths, self.benchmark.codes):
+        # the generic profile still tells `run.bm25.sw.txt` is sw, by every benchmark's codes
+        known = self.benchmark.codes or sorted({c for b in BENCHMARKS.values() for c in b.codes})
+        inputs = expand_inputs(paths, known)
+        for code, path in inputs:
+            if code is None and self.benchmark.open_subsets and len(inputs) == 1:
+                code = DEFAULT_SUBSET
             if code is None:
-                self.errors.append(Problem("unknown-subset", "cannot tell the language from the file name; "
-                                           "give it as LANG=PATH", path))
+                self.errors.append(Problem("unknown-subset", "cannot tell the subset from the file name; "
+                                           "give it as NAME=PATH", path))
+            elif not self.benchmark.open_subsets and code not in self.benchmark.codes:
+                self.errors.append(Problem("unknown-subset", f"{self.benchmark.key} has no subset {code!r} "
+                                           f"(it has {', '.join(self.benchmark.codes)})", path))
             elif code in found:
                 self.errors.append(Problem("duplicate-subset", f"{code!r} is also given by {found[code]}", path))
             else:
@@ -71,7 +87,8 @@ class Inputs:
                 continue
             bar = Progress(f"reading {code}", enabled=progress)
             run, report = read_run(path, topics=self.topics.get(code), docid_pattern=self.benchmark.docid_pattern,
-                                   max_depth=max_depth, keep_depth=keep_depth, progress=bar.update)
+                                   max_depth=max_depth, keep_depth=keep_depth, progress=bar.update,
+                                   strict_tags=not self.benchmark.open_subsets)
             bar.close()
             self.errors += report.errors
             self.warnings += report.warnings
@@ -84,15 +101,32 @@ class Inputs:
 
 
 def add_common(parser: argparse.ArgumentParser, *, formats: Sequence[str] = ("table", "json", "csv")) -> None:
-    parser.add_argument("--benchmark", default="miracl", choices=sorted(BENCHMARKS),
-                        help="languages, docid pattern, default metrics and groups (default: miracl)")
+    parser.add_argument("--benchmark", choices=sorted(BENCHMARKS),
+                        help="languages, docid pattern, run rules, default metrics and groups (default: the "
+                             "benchmark the file names carry, e.g. qrels.miracl-v1.0-sw-dev.tsv, else generic: "
+                             "any TREC collection as trec_eval reads it)")
     parser.add_argument("--format", choices=formats, default=formats[0])
     parser.add_argument("--progress", action="store_true", default=None,
                         help="draw a progress bar on stderr (default: only when stderr is a terminal)")
 
 
 def benchmark_of(args: argparse.Namespace) -> Benchmark:
-    return get_benchmark(args.benchmark)
+    """--benchmark when given; else the one benchmark whose name the input files carry
+    (`qrels.miracl-v1.0-sw-dev.tsv`, `run.miracl.bm25.sw.dev.txt`), saying so on stderr;
+    else the generic profile."""
+    if args.benchmark:
+        return get_benchmark(args.benchmark)
+    given = [getattr(args, key, None) or [] for key in ("qrels", "run", "topics", "run_a", "run_b")]
+    flat = [arg for args_of in given for item in args_of for arg in (item if isinstance(item, list) else [item])]
+    names = [os.path.basename(path).lower() for _, path in expand_inputs(flat, ())]
+    named = {key for key in BENCHMARKS if key != GENERIC for name in names
+             if re.search(rf"(?<![a-z0-9]){key}(?![a-z])", name)}
+    if len(named) == 1:
+        key = named.pop()
+        print(f"python -m evaluator: the files are named as {key}'s; using --benchmark {key} "
+              f"(--benchmark {GENERIC} reads them as any TREC files)", file=sys.stderr)
+        return get_benchmark(key)
+    return get_benchmark(GENERIC)
 
 
 def report_problems(inputs: Inputs, fmt: str) -> None:

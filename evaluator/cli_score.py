@@ -12,7 +12,8 @@ import sys
 
 from .aggregate import MISSING_RULES, group_means
 from .benchmarks import ALL, Benchmark
-from .cli import Inputs, add_common, benchmark_of, print_json, report_problems
+from .cli import UNLIMITED, Inputs, add_common, benchmark_of, print_json, report_problems
+from .metrics import parse_metric, trec_name
 from .parallel import Job, Outcome, Scoring, score_submission
 from .progress import Progress
 from .records import Problem, Qrels
@@ -33,12 +34,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="an average column; repeatable (default: the benchmark's groups)")
     parser.add_argument("--missing", choices=MISSING_RULES, default="zero",
                         help="a language with qrels but no run counts 0, or leaves its groups incomplete")
-    parser.add_argument("--depth", type=int, default=100, help="documents per query that are scored")
-    parser.add_argument("--max-depth", type=int, default=1000, help="most documents a run may have per query")
+    parser.add_argument("--depth", type=int, help="documents per query that are scored, as trec_eval -M (default: "
+                        "all of them, as trec_eval; 100 with a --benchmark, as its competitions)")
+    parser.add_argument("--max-depth", type=int, help="most documents a run may have per query (default: no limit; "
+                        "1000 with a --benchmark)")
     parser.add_argument("--per-query", action="store_true", help="add each query's values")
+    parser.add_argument("--digits", type=int, metavar="N",
+                        help="--format trec: N significant digits (17: exact) instead of trec_eval's 4 decimals")
     parser.add_argument("--workers", type=int, metavar="N",
                         help="languages scored at once, each in its own process (default: one per core)")
-    add_common(parser)
+    add_common(parser, formats=("table", "json", "csv", "trec"))
     parser.set_defaults(func=score_command)
     return parser
 
@@ -63,30 +68,37 @@ def score_command(args: argparse.Namespace) -> int:
     """Read qrels, topics and runs, score each language, print the table; 1 if any input is rejected."""
     benchmark = benchmark_of(args)
     metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else list(benchmark.metrics)
+    generic = benchmark.open_subsets
+    depth = args.depth or (UNLIMITED if generic else 100)
+    max_depth = args.max_depth or (UNLIMITED if generic else 1000)
     try:
         # an unknown metric is a usage error: say so before reading gigabytes
-        Evaluator(Qrels({}), metrics, depth=args.depth)
+        Evaluator(Qrels({}), metrics, depth=depth)
     except ValueError as exc:
         print(f"python -m evaluator score: {exc}", file=sys.stderr)
         return 2
     inputs = Inputs(benchmark)
     jobs = plan_jobs(inputs, args)
     scoring = Scoring(tuple(metrics), relevance_level=benchmark.relevance_level, gain=benchmark.gain,
-                      depth=args.depth, max_depth=args.max_depth, docid_pattern=benchmark.docid_pattern,
-                      per_query=args.per_query)
+                      depth=depth, max_depth=max_depth, docid_pattern=benchmark.docid_pattern,
+                      per_query=args.per_query or args.format == "trec", strict_tags=not generic)
     outcomes = score_submission(jobs, scoring=scoring, workers=args.workers, done=_progress(jobs, args.progress))
     for outcome in outcomes.values():
         _collect(inputs, outcome)
     if inputs.errors:
         report_problems(inputs, args.format)
         return 1
-    # columns in the benchmark's order (known languages, then surprise ones), not file order
-    order = [code for code in benchmark.codes if code in outcomes and outcomes[code].result is not None]
+    # columns in the benchmark's order (known languages, then surprise ones), then any others as given
+    scored = [code for code, outcome in outcomes.items() if outcome.result is not None]
+    order = [code for code in benchmark.codes if code in scored] + [c for c in scored if c not in benchmark.codes]
     results = {code: outcomes[code].result for code in order}
     subsets = {code: result.means for code, result in results.items()}
     with_qrels = [job.subset for job in jobs if job.qrels is not None]
     groups = group_means(subsets, parse_groups(args.group, benchmark, with_qrels), missing=args.missing)
-    if args.format == "json":
+    if args.format == "trec":
+        write_trec(results, args.digits)
+        report_problems(inputs, args.format)
+    elif args.format == "json":
         document = {"subsets": subsets, "groups": groups, **inputs.problems_as_dict()}
         if args.per_query:
             document["per_query"] = {code: result.per_query for code, result in results.items()}
@@ -116,8 +128,7 @@ def plan_jobs(inputs: Inputs, args: argparse.Namespace) -> list[Job]:
 
 def _collect(inputs: Inputs, outcome: Outcome) -> None:
     inputs.errors += outcome.errors
-    if outcome.report is not None:
-        inputs.warnings += outcome.report.warnings
+    inputs.warnings += outcome.warnings
 
 
 def _progress(jobs: list[Job], enabled: bool | None):
@@ -161,3 +172,23 @@ def write_per_query(results: dict) -> None:
         for metric, values in result.per_query.items():
             for qid, value in values.items():
                 print(f"{code}\t{metric}\t{qid}\t{value:.4f}")
+
+
+def write_trec(results: dict, digits: int | None) -> None:
+    """`trec_eval -q -c` lines, `measure<TAB>qid<TAB>value` with trec_eval's measure names:
+    each judged query (in trec_eval's qid order, those the run lacks at 0, as `-c` prints
+    them) with all its measures, then `all`
+    (the mean over every judged query; the sum for counts). Several subsets print one
+    block each, as several trec_eval calls would. A metric trec_eval lacks keeps its own
+    name. Values as trec_eval's %6.4f, or with `digits` significant digits (%.17g: exact)."""
+    def show(value: float) -> str:
+        return f"{value:.4f}" if digits is None else f"{value:.{digits}g}"
+
+    for result in results.values():
+        names = {metric: trec_name(parse_metric(metric)) or metric for metric in result.means}
+        first = next(iter(result.per_query.values()), {})
+        for qid in sorted(first, key=str.encode):
+            for metric, name in names.items():
+                print(f"{name:<22}\t{qid}\t{show(result.per_query[metric][qid])}")
+        for metric, name in names.items():
+            print(f"{name:<22}\tall\t{show(result.means[metric])}")

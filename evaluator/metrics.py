@@ -6,7 +6,8 @@ Names follow ir_measures (`nDCG@10`, `R@100`, `RR@10`, `AP`, `P(rel=2)@10`,
 paper's trec_eval command line can be looked up directly.
 
 What every metric means is trec_eval's (`-c`), which `evaluator.scoring` implements and
-the test suite checks against pytrec_eval query by query:
+the test suite checks query by query against trec_eval 10 built from its source, at full
+precision (tests/evaluator/test_trec_eval_differential.py):
 
 - every query in the qrels counts; a query the run omits scores 0 on every metric;
 - documents are ordered by score descending, then docid descending (byte order), the
@@ -38,7 +39,8 @@ class Judgments(Protocol):
     """What kernels need from the qrels side (implemented by `evaluator.scoring.JudgmentIndex`)."""
 
     def relevant_counts(self, rel: int) -> np.ndarray: ...
-    def ideal_dcg(self, gain: str, cutoff: int) -> np.ndarray: ...
+    def nonrelevant_counts(self, rel: int) -> np.ndarray: ...
+    def ideal_dcg(self, gain: str, cutoff: int | None) -> np.ndarray: ...
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -76,18 +78,21 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
-def ndcg(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
+def ndcg(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.ndarray:
     """nDCG@k (Järvelin & Kekäläinen, TOIS 2002; trec_eval `ndcg_cut`): DCG of the top k,
     sum of gain / log2(rank + 1) with 1-based ranks, divided by the DCG of the ideal
-    ordering of every judged document of the query cut at k. Graded: the relevance level
-    does not apply, as in trec_eval."""
-    top = r.rank < cutoff
+    ordering of every judged document of the query cut at k. Without k (trec_eval `ndcg`)
+    the DCG is over the whole ranking (up to the depth) and the ideal over every judged
+    document, however many: 150 relevant documents with the first 100 retrieved score
+    0.7448, not 1. Graded: the relevance level does not apply, as in trec_eval."""
+    top = r.rank < (cutoff or r.depth)
     dcg = _per_query(r, top, gains(r.label, gain) / np.log2(r.rank + 2.0))
     return _ratio(dcg, r.judgments.ideal_dcg(gain, cutoff))
 
 
-def _relevant_in_top(r: Ranked, cutoff: int, rel: int) -> np.ndarray:
-    return (r.rank < cutoff) & r.judged & (r.label >= rel)
+def _relevant_in_top(r: Ranked, cutoff: int | None, rel: int) -> np.ndarray:
+    """Relevant rows within the cutoff (None: the whole ranking, up to the depth)."""
+    return (r.rank < (cutoff or r.depth)) & r.judged & (r.label >= rel)
 
 
 def recall(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
@@ -121,12 +126,44 @@ def average_precision(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndar
     documents in the top k, of the precision at their rank, divided by the number of
     relevant documents judged (not by k: unretrieved relevant documents count 0)."""
     hits = _relevant_in_top(r, cutoff, rel)
-    running = np.cumsum(hits)
-    starts = np.flatnonzero(np.r_[True, r.qidx[1:] != r.qidx[:-1]]) if len(hits) else np.zeros(0, int)
-    before = (running[starts] - hits[starts])  # hits counted before each query's first row
-    within = running - np.repeat(before, np.diff(np.r_[starts, len(hits)]))
-    total = _per_query(r, hits, within / (r.rank + 1.0))
+    total = _per_query(r, hits, _within_query_cumsum(r, hits) / (r.rank + 1.0))
     return _ratio(total, r.judgments.relevant_counts(rel))
+
+
+def bpref(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.ndarray:
+    """bpref (Buckley & Voorhees, SIGIR 2004; trec_eval `bpref`): over the R relevant
+    documents, the mean of 1 - min(n, R) / min(N, R) at each relevant one retrieved, n being
+    the judged non-relevant documents above it and N all judged non-relevant ones (label 0
+    up to the relevance level). Unjudged documents and negative labels are skipped."""
+    nonrel = r.judged & (r.label >= 0) & (r.label < rel)
+    hits = _relevant_in_top(r, cutoff, rel)
+    before = _within_query_cumsum(r, nonrel)
+    counts = r.judgments.relevant_counts(rel)
+    big_r = counts[r.qidx]
+    cap = np.minimum(r.judgments.nonrelevant_counts(rel)[r.qidx], big_r)
+    share = 1.0 - np.divide(np.minimum(before, big_r), cap, out=np.zeros(len(cap)), where=cap > 0)
+    return _ratio(_per_query(r, hits, np.where(before > 0, share, 1.0)), counts)
+
+
+def r_precision(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.ndarray:
+    """R-precision (trec_eval `Rprec`): relevant documents in the top R / R, R being the
+    query's relevant documents judged."""
+    counts = r.judgments.relevant_counts(rel)
+    return _ratio(_per_query(r, _relevant_in_top(r, cutoff, rel) & (r.rank < counts[r.qidx])), counts)
+
+
+def relevant_retrieved(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.ndarray:
+    """num_rel_ret (trec_eval): relevant documents retrieved within the depth; its
+    summary over queries is the sum, as trec_eval prints it."""
+    return _per_query(r, _relevant_in_top(r, cutoff, rel))
+
+
+def _within_query_cumsum(r: Ranked, flags: np.ndarray) -> np.ndarray:
+    """How many rows of the same query up to and including each row have `flags` set."""
+    running = np.cumsum(flags)
+    starts = np.flatnonzero(np.r_[True, r.qidx[1:] != r.qidx[:-1]]) if len(flags) else np.zeros(0, int)
+    before = running[starts] - flags[starts]
+    return running - np.repeat(before, np.diff(np.r_[starts, len(flags)]))
 
 
 def judged(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
@@ -143,9 +180,10 @@ class Family:
     """One metric family: its canonical name, whether it takes a cutoff, which params it accepts."""
 
     name: str
-    cutoff: Literal["required", "optional"]
+    cutoff: Literal["required", "optional", "none"]
     params: frozenset[str]
     kernel: Kernel
+    summary: Literal["mean", "sum"] = "mean"  # how queries' values combine (trec_eval sums counts)
 
 
 # The registry. Adding a metric means adding a kernel above and a row here.
@@ -157,22 +195,27 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("P", "required", frozenset({"rel"}), precision),
     Family("Success", "required", frozenset({"rel"}), success),
     Family("Judged", "required", frozenset(), judged),
+    Family("Bpref", "none", frozenset({"rel"}), bpref),
+    Family("Rprec", "none", frozenset({"rel"}), r_precision),
+    Family("NumRelRet", "none", frozenset({"rel"}), relevant_retrieved, "sum"),
 )}
 
 # Lower-cased spellings people use -> canonical family name.
 ALIASES: dict[str, str] = {
     "ndcg": "nDCG", "r": "R", "recall": "R", "rr": "RR", "mrr": "RR", "ap": "AP", "map": "AP",
     "p": "P", "precision": "P", "success": "Success", "judged": "Judged",
+    "bpref": "Bpref", "rprec": "Rprec", "numrelret": "NumRelRet",
 }
 
 # trec_eval measure names -> (family, whether the number after '_' is the cutoff).
 TREC_NAMES: dict[str, str] = {
     "ndcg_cut": "nDCG", "ndcg": "nDCG", "recall": "R", "recip_rank": "RR", "map": "AP",
-    "map_cut": "AP", "P": "P", "success": "Success",
+    "map_cut": "AP", "P": "P", "success": "Success", "bpref": "Bpref", "Rprec": "Rprec",
+    "num_rel_ret": "NumRelRet",
 }
 
 _IR_MEASURES = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>\d+))?$")
-_TREC = re.compile(r"^(?P<name>ndcg_cut|recall|map_cut|P|success)_(?P<cutoff>\d+)$|^(?P<plain>recip_rank|map|ndcg)$")
+_TREC = re.compile(r"^(?P<name>ndcg_cut|recall|map_cut|P|success)_(?P<cutoff>\d+)$|^(?P<plain>recip_rank|map|ndcg|bpref|Rprec|num_rel_ret)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +242,8 @@ class Metric:
 
 
 def _bad(name: str, why: str) -> ValueError:
-    known = ", ".join(["nDCG@k", "R@k", "RR@k", "MRR@k", "AP", "AP@k", "P@k", "Success@k", "Judged@k"])
+    known = ", ".join(["nDCG@k", "R@k", "RR@k", "MRR@k", "AP", "AP@k", "P@k", "Success@k", "Judged@k", "Bpref",
+                       "Rprec", "NumRelRet", "or trec_eval's names"])
     return ValueError(f"unknown metric {name!r}: {why} (known: {known}; params: rel=N, gain=label|exp)")
 
 
@@ -247,6 +291,25 @@ def parse_metric(name: str) -> Metric:
     cutoff = int(match.group("cutoff")) if match.group("cutoff") else None
     if cutoff is None and family.cutoff == "required":
         raise _bad(name, f"{family.name} needs a cutoff, e.g. {family.name}@10")
+    if cutoff is not None and family.cutoff == "none":
+        raise _bad(name, f"{family.name} takes no cutoff")
     if cutoff is not None and cutoff < 1:
         raise _bad(name, "the cutoff must be at least 1")
     return Metric(family.name, cutoff, **_parse_params(name, match.group("params"), family))
+
+
+_TREC_OF = {"nDCG": ("ndcg", "ndcg_cut"), "R": (None, "recall"), "RR": ("recip_rank", None), "AP": ("map", "map_cut"),
+            "P": (None, "P"), "Success": (None, "success"), "Bpref": ("bpref", None), "Rprec": ("Rprec", None),
+            "NumRelRet": ("num_rel_ret", None)}
+
+
+def trec_name(metric: Metric) -> str | None:
+    """trec_eval's name for a metric (`ndcg_cut_10`, `map`, `recip_rank`...), or None when
+    trec_eval has no such measure (RR@10, Judged@10, a rel= or gain= parameter, or recall
+    without a cutoff)."""
+    if metric.rel is not None or metric.gain not in (None, "label"):
+        return None
+    plain, cut = _TREC_OF.get(metric.family, (None, None))
+    if metric.cutoff is None:
+        return plain
+    return f"{cut}_{metric.cutoff}" if cut else None

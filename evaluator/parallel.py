@@ -55,6 +55,7 @@ class Scoring:
     max_depth: int = 1000
     docid_pattern: str | None = None
     per_query: bool = True  # False: results carry means only (less to compute and to send back)
+    strict_tags: bool = True  # False: any run tag, as trec_eval (see read_run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +68,13 @@ class Outcome:
     topics_errors: tuple[Problem, ...] = ()
     report: ValidationReport | None = None
     result: SubsetResult | None = None
+    qrels_warnings: tuple[Problem, ...] = ()
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """Every warning: qrels, run, then how the run's queries met the judged ones."""
+        return (*self.qrels_warnings, *(self.report.warnings if self.report else ()),
+                *(self.result.warnings if self.result else ()))
 
     @property
     def errors(self) -> tuple[Problem, ...]:
@@ -106,10 +114,12 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
     """Read one language's files, validate its run, and score it when nothing was rejected.
     The run is validated even when its qrels or topics are not, so one pass lists every
     problem of every file."""
-    evaluator, qrels_errors = None, ()
+    evaluator, qrels_errors, qrels_warnings = None, (), ()
     if job.qrels is not None:
         try:
-            evaluator = Evaluator(read_qrels(job.qrels), scoring.metrics, relevance_level=scoring.relevance_level,
+            qrels = read_qrels(job.qrels)
+            qrels_warnings = qrels.warnings
+            evaluator = Evaluator(qrels, scoring.metrics, relevance_level=scoring.relevance_level,
                                   gain=scoring.gain, depth=scoring.depth)
         except InputError as exc:
             qrels_errors = exc.problems
@@ -122,10 +132,11 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
     if job.run is None:
         return Outcome(job.subset, qrels_errors, topics_errors)
     run, report = read_run(job.run, topics=topics, docid_pattern=scoring.docid_pattern,
-                           max_depth=scoring.max_depth, keep_depth=scoring.depth, threads=threads)
+                           max_depth=scoring.max_depth, keep_depth=scoring.depth, threads=threads,
+                           strict_tags=scoring.strict_tags)
     usable = run is not None and evaluator is not None and not topics_errors
-    result = evaluator.score(run, subset=job.subset, per_query=scoring.per_query) if usable else None
-    return Outcome(job.subset, qrels_errors, topics_errors, report, result)
+    result = evaluator.score(run, subset=job.subset, per_query=scoring.per_query, name=job.run) if usable else None
+    return Outcome(job.subset, qrels_errors, topics_errors, report, result, qrels_warnings)
 
 
 def usable_cores() -> int:

@@ -1,4 +1,4 @@
-"""Reading qrels: `qid Q0 docid label` or `qid 0 docid label`, tab or space separated.
+"""Reading qrels: `qid Q0 docid label` or `qid 0 docid label`, fields split on whitespace.
 
 Labels are integers (0/1 for MIRACL and Mr. TyDi, 0-6 for CLIRMatrix); judged
 non-relevant rows are kept, since they define which queries are judged. A test-B-sized
@@ -14,9 +14,9 @@ import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
 from .columns import numbers
-from .records import InputError, JudgedColumns, Qrels
+from .records import InputError, JudgedColumns, Problem, Qrels
 from .sources import Source, iter_blocks, source_name, split_lines
-from .validation import BOM, MAX_FIELD_BYTES, RANK_RE, ProblemLog, decoded_lines
+from .validation import BOM, MAX_FIELD_BYTES, ProblemLog, decoded_lines, is_integer
 from .validation_fast import docid_hashes, text_bytes
 
 _NAMES = ["qid", "iteration", "docid", "label"]
@@ -26,16 +26,25 @@ _QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 def read_qrels(source: Source, *, name: str | None = None) -> Qrels:
-    """Judgments qid -> {docid: label}. Raises InputError listing up to 25 problems with
-    file and line (wrong column count, non-integer label, the same docid judged twice)."""
+    """Judgments qid -> {docid: label}, read as trec_eval reads them: fields split on runs of
+    whitespace, lines starting with `#` skipped (one warning counts them), blank lines
+    skipped. Raises InputError listing up to 25 problems with file, line and column (a
+    missing or extra column, a label that is not a 64-bit integer, a docid judged twice)."""
     file = source_name(source, name)
     data = b"".join(iter_blocks(source, file=file))
-    data = data[len(BOM):] if data.startswith(BOM) else data
-    return _read_fast(data) or _read_exact(data, file)
+    warnings = []
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+        warnings.append(Problem("bom", "the file starts with a UTF-8 byte order mark; it was ignored", file, 1,
+                                severity="warning"))
+    qrels = _read_fast(data) or _read_exact(data, file)
+    qrels.warnings = (*warnings, *qrels.warnings)
+    return qrels
 
 
 def _read_fast(data: bytes) -> Qrels | None:
-    if not data.strip() or b"\r" in data or b"\x00" in data or (b"\t" in data and b" " in data):
+    if (not data.strip() or b"\r" in data or b"\x00" in data or (b"\t" in data and b" " in data)
+            or data.startswith(b"#") or b"\n#" in data):
         return None
     try:
         table = pcsv.read_csv(pa.py_buffer(data), pcsv.ReadOptions(column_names=_NAMES, use_threads=False),
@@ -43,7 +52,10 @@ def _read_fast(data: bytes) -> Qrels | None:
                               _CONVERT)
     except pa.ArrowInvalid:
         return None
-    qid, _, docid, label = (table.column(n).combine_chunks() for n in _NAMES)
+    columns = [table.column(n).combine_chunks() for n in _NAMES]
+    if min(pc.min(pc.binary_length(c)).as_py() for c in columns) < 1:
+        return None  # an empty field (two separators in a row, a line of spaces): the exact reader says where
+    qid, _, docid, label = columns
     digits = text_bytes(label)
     if not np.all((digits - np.uint8(48) < 10) | (digits == 45)) or max(
             pc.max(pc.binary_length(qid)).as_py(), pc.max(pc.binary_length(docid)).as_py()) > MAX_FIELD_BYTES:
@@ -51,7 +63,7 @@ def _read_fast(data: bytes) -> Qrels | None:
     try:
         labels = numbers(pc.cast(label, pa.int64()))
     except pa.ArrowInvalid:
-        return None
+        return None  # e.g. beyond 64 bits
     qid = pc.dictionary_encode(qid)
     codes = numbers(qid.indices).astype(np.int64)
     with np.errstate(over="ignore"):
@@ -64,16 +76,22 @@ def _read_fast(data: bytes) -> Qrels | None:
 def _read_exact(data: bytes, file: str) -> Qrels:
     log = ProblemLog(file)
     judgments: dict[str, dict[str, int]] = {}
+    comments = 0
     for number, text in decoded_lines(split_lines(data), log):
+        if text.startswith("#"):
+            comments += 1
+            continue
         fields = text.split()
         if len(fields) != 4:
-            log.error("columns", f"expected 4 columns (qid Q0 docid label), found {len(fields)}", number)
+            missing = f": the {_NAMES[len(fields)]} column is missing" if len(fields) < 4 else ""
+            log.error("columns", f"expected 4 columns (qid Q0 docid label), found {len(fields)}{missing}", number,
+                      min(len(fields) + 1, 5))
             continue
         qid, _, docid, label = fields
         if max(len(qid.encode()), len(docid.encode())) > MAX_FIELD_BYTES:
             log.error("field-too-long", f"qid or docid is longer than {MAX_FIELD_BYTES} bytes", number)
-        elif not RANK_RE.fullmatch(label.encode()) or not label.isascii():
-            log.error("bad-label", f"label {label!r} is not an integer", number, 4)
+        elif not is_integer(label.encode()) or not label.isascii():
+            log.error("bad-label", f"label {label[:40]!r} is not a 64-bit integer", number, 4)
         else:
             docs = judgments.setdefault(qid, {})
             if docid in docs:
@@ -83,4 +101,6 @@ def _read_exact(data: bytes, file: str) -> Qrels:
         log.error("empty-file", "the qrels file has no judgments")
     if log.errors:
         raise InputError(log.errors)
-    return Qrels(judgments)
+    if comments:
+        log.warn("comment-lines", f"{comments} line(s) starting with # were skipped, as trec_eval does")
+    return Qrels(judgments, warnings=tuple(log.warnings))

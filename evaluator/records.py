@@ -81,6 +81,7 @@ class SubsetResult:
     subset: str
     means: dict[str, float]
     per_query: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> qid -> value
+    warnings: tuple[Problem, ...] = ()  # how the run's queries met the judged ones
 
 
 class Run:
@@ -166,13 +167,14 @@ class Qrels:
     Readers build it from columns (`Qrels(columns=...)`), which is all scoring needs; the
     dict of dicts is made on first use of `judgments`."""
 
-    __slots__ = ("_judgments", "_columns")
+    __slots__ = ("_judgments", "_columns", "warnings")
 
     def __init__(self, judgments: dict[str, dict[str, int]] | None = None, *,
-                 columns: JudgedColumns | None = None):
+                 columns: JudgedColumns | None = None, warnings: tuple[Problem, ...] = ()):
         if (judgments is None) == (columns is None):
             raise TypeError("give either judgments or columns")
         self._judgments, self._columns = judgments, columns
+        self.warnings = warnings  # what the reader skipped or fixed (a BOM, comment lines)
 
     @property
     def judgments(self) -> dict[str, dict[str, int]]:

@@ -89,11 +89,15 @@ class LineRules:
 
     topics: frozenset[str] | None = None
     docid_re: re.Pattern[bytes] | None = None
+    # strict (a competition): tags as TAG_RE and one per run; else any tag, as trec_eval reads
+    strict_tags: bool = True
     tag: str | None = None  # the run's tag, set by its first line with a valid tag
     other_tags: set[str] = field(default_factory=set)
 
     def check(self, raw: bytes, number: int, log: ProblemLog) -> tuple[str, str, int, float] | None:
-        """Check one line (without its "\\n"); return (qid, docid, rank, score) when it is valid."""
+        """Check one line (without its "\\n"); return (qid, docid, rank, score) when it is valid.
+        Fields are split on runs of whitespace and lines past the sixth field are ignored,
+        as trec_eval reads them; blank and `#` lines are skipped (each kind said once)."""
         if len(raw) > MAX_LINE_BYTES:
             log.error("line-too-long", f"line is {len(raw):,} bytes long; the limit is {MAX_LINE_BYTES:,}", number)
             return None
@@ -107,12 +111,19 @@ class LineRules:
             log.error("bad-utf8", f"invalid UTF-8 at byte {exc.start + 1} of the line", number, field_of(raw, exc.start))
             return None
         fields = raw.split()
-        if not fields:
-            log.error("empty-line", "line is empty", number)
+        if not fields or fields[0].startswith(b"#"):
+            kind = "blank-lines" if not fields else "comment-lines"
+            log.warn(kind, f"{'blank' if not fields else '# comment'} lines are skipped, as trec_eval does "
+                     f"(first on line {number})", number)
             return None
-        if len(fields) != 6:
-            log.error("columns", f"expected 6 columns (qid Q0 docid rank score tag), found {len(fields)}", number)
+        if len(fields) < 6:
+            log.error("columns", f"expected 6 columns (qid Q0 docid rank score tag), found {len(fields)}: "
+                      f"the {RUN_COLUMNS[len(fields)]} column is missing", number, len(fields) + 1)
             return None
+        if len(fields) > 6:
+            log.warn("extra-columns", f"lines have more than 6 columns (first on line {number}); the rest of "
+                     "each line is ignored, as trec_eval does", number, 7)
+            fields = fields[:6]
         ok = True
         for column, value in enumerate(fields[:5], start=1):
             if len(value) > MAX_FIELD_BYTES:
@@ -129,7 +140,7 @@ class LineRules:
                       f"{self.docid_re.pattern.decode()}", number, 3)
             ok = False
         if not is_integer(rank_b):
-            log.error("bad-rank", f"rank {_show(rank_b)} is not an integer", number, 4)
+            log.error("bad-rank", f"rank {_show(rank_b)} is not a 64-bit integer", number, 4)
             ok = False
         if not is_finite_decimal(score_b):
             log.error("bad-score", f"score {_show(score_b)} is not a finite decimal number", number, 5)
@@ -137,12 +148,18 @@ class LineRules:
         return (qid, docid, int(rank_b), float(score_b)) if self.check_tag(tag_b, number, log) and ok else None
 
     def check_tag(self, tag_b: bytes, number: int, log: ProblemLog) -> bool:
-        if not TAG_RE.fullmatch(tag_b):
+        if self.strict_tags and not TAG_RE.fullmatch(tag_b):
             log.error("bad-tag", f"run tag {_show(tag_b)} is not 1-20 characters from A-Z a-z 0-9 _ . -", number, 6)
+            return False
+        if len(tag_b) > MAX_FIELD_BYTES:
+            log.error("field-too-long", f"tag is {len(tag_b)} bytes long; the limit is {MAX_FIELD_BYTES}", number, 6)
             return False
         tag = tag_b.decode()
         if self.tag is None:
             self.tag = tag
+        elif tag != self.tag and not self.strict_tags:
+            log.warn("several-tags", f"run tag {tag!r} differs from {self.tag!r} (line {number}); trec_eval "
+                     "would name the run after its last line", number, 6)
         elif tag != self.tag:
             if tag not in self.other_tags:
                 self.other_tags.add(tag)

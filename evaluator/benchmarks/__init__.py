@@ -48,6 +48,9 @@ class Benchmark:
     splits: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # Non-TREC source formats: format name -> function(source, **options) -> (topics, qrels).
     converters: Mapping[str, Callable] = field(default_factory=lambda: MappingProxyType({}))
+    # True for the generic profile: any subset code, any run tag (trec_eval's reading);
+    # a benchmark refuses codes it does not declare and keeps its run rules.
+    open_subsets: bool = False
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -65,10 +68,10 @@ class Benchmark:
 
 
 def _registry() -> dict[str, Benchmark]:
-    from . import clirmatrix, dureader, lareqa, miracl, mrtydi
+    from . import clirmatrix, dureader, generic, lareqa, miracl, mrtydi
 
     return {b.key: b for b in (miracl.BENCHMARK, mrtydi.BENCHMARK, dureader.BENCHMARK,
-                               clirmatrix.BENCHMARK, lareqa.BENCHMARK)}
+                               clirmatrix.BENCHMARK, lareqa.BENCHMARK, generic.BENCHMARK)}
 
 
 BENCHMARKS: dict[str, Benchmark] = _registry()

@@ -1,7 +1,11 @@
-"""Agreement with trec_eval: every metric, query by query, equals pytrec_eval to 1e-9.
+"""A second engine agrees: every metric, query by query, equals pytrec_eval to 1e-9 on the
+real MIRACL and Mr. TyDi qrels.
 
-pytrec_eval (trec_eval's C code) is the reference; queries it does not return (missing
-from the run) are filled with 0, which is trec_eval -c. Runs are generated from the qrels
+pytrec_eval is NOT an exact reference: it wraps trec_eval's C code but stores scores as
+32-bit floats, so scores closer than float32 can tell apart become ties (issue 16, item 8).
+Here every score is a multiple of 1/4, exact in float32, so exact agreement is expected;
+the exact reference is trec_eval itself (test_trec_eval_differential.py). Queries
+pytrec_eval does not return (missing from the run) are filled with 0, which is trec_eval -c. Runs are generated from the qrels
 with a fixed seed: relevant, judged non-relevant and unjudged documents, tied scores,
 missing queries and queries outside the qrels.
 """

@@ -121,3 +121,27 @@ def test_it_runs_as_a_module(files):
                            "--run", *files["runs"], "--format", "json"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["subsets"]["sw"]["R@100"] == 0.5
+
+
+def test_it_warns_when_no_run_query_is_judged_and_counts_missing_ones(tmp_path, capsys):
+    (tmp_path / "q.txt").write_bytes(b"\xef\xbb\xbf1 0 d1 1\n2 0 d2 1\n3 0 d3 1\n")
+    (tmp_path / "none.txt").write_text("01 Q0 d1 1 3 r\n02 Q0 d2 1 3 r\n")
+    (tmp_path / "some.txt").write_text("1 Q0 d1 1 3 r\n7 Q0 d2 1 3 r\n")
+    code, out, err = run_cli(capsys, "score", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "none.txt"))
+    assert code == 0 and "none of the run's 2 query ids is a judged query" in err and "[bom]" in err
+    code, out, _ = run_cli(capsys, "score", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "some.txt"),
+                           "--format", "json")
+    warnings = {w["code"]: w["message"] for w in json.loads(out)["warnings"]}
+    assert warnings["unjudged-queries"].startswith("1 of the run's 2 queries")
+    assert warnings["queries-not-in-run"].startswith("2 of 3 judged queries")
+
+
+def test_it_scores_any_trec_collection_without_a_flag_at_trec_eval_depth(tmp_path, capsys):
+    (tmp_path / "qrels").write_text("301 0 FBIS3-10082 1\n301 0 FBIS3-10169 0\n")
+    lines = [f"301 Q0 FT{i}-1 {i} {1000 - i} Anserini+RM3 # trailing\n" for i in range(1, 150)]
+    (tmp_path / "run").write_text("".join(lines) + "301 Q0 FBIS3-10082 150 1 Anserini+RM3 # trailing\n")
+    code, out, err = run_cli(capsys, "score", "--qrels", str(tmp_path / "qrels"), "--run", str(tmp_path / "run"),
+                             "--metrics", "map,recip_rank", "--format", "trec")
+    assert code == 0 and out.splitlines() == ["map                   \t301\t0.0067", "recip_rank            \t301\t0.0067",
+                                              "map                   \tall\t0.0067", "recip_rank            \tall\t0.0067"]
+    assert err.count("extra-columns") == 1

@@ -43,8 +43,22 @@ def test_it_exits_1_and_lists_errors_with_file_line_and_code(tmp_path, capsys):
 def test_it_rejects_a_run_whose_language_it_cannot_tell(tmp_path, capsys):
     bad = tmp_path / "run.txt"
     bad.write_text("1 Q0 1#1 1 1.0 t\n")
-    assert main(["validate", "--run", str(bad)]) == 1
+    assert main(["validate", "--benchmark", "miracl", "--run", str(bad)]) == 1
     assert "unknown-subset" in capsys.readouterr().out
+
+
+def test_it_reads_an_unnamed_run_as_any_trec_run_without_a_benchmark(tmp_path, capsys):
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 FBIS3-27619 1 1.0 Anserini+RM3 comment\n")
+    assert main(["validate", "--run", str(run)]) == 0
+    assert "extra-columns" in capsys.readouterr().out
+
+
+def test_it_refuses_a_subset_the_benchmark_does_not_declare(tmp_path, capsys):
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 1#1 1 1.0 t\n")
+    assert main(["validate", "--benchmark", "dureader", "--run", f"en={run}"]) == 1
+    assert "dureader has no subset 'en'" in capsys.readouterr().out
 
 
 def test_it_runs_as_a_module(tmp_path):

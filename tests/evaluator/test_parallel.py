@@ -46,7 +46,7 @@ def test_it_scores_as_the_single_file_api_does(submission):
     for job in submission[:2]:
         topics = read_topics(job.topics)
         run, report = read_run(job.run, topics=topics, docid_pattern=SCORING.docid_pattern)
-        expected = Evaluator(read_qrels(job.qrels), SCORING.metrics).score(run, subset=job.subset)
+        expected = Evaluator(read_qrels(job.qrels), SCORING.metrics).score(run, subset=job.subset, name=job.run)
         assert outcomes[job.subset].result == expected
         assert outcomes[job.subset].report == report
 

@@ -33,12 +33,38 @@ def test_it_reads_gzip_topics():
     ("1 Q0 d1 1\n1 Q0 d2 yes\n", "bad-label", 2),
     ("1 Q0 d1 1\n1 Q0 d1 0\n", "duplicate-judgment", 2),
     ("", "empty-file", None),
+    # issue 16: empty fields made judgments and queries; a label past 64 bits crashed
+    ("1 0 d1 1\n1 0  1\n1 0 d2 1\n", "columns", 2),
+    ("1\t0\td1\t1\n\t0\td2\t1\n", "columns", 2),
+    ("1 0 d1 1\n1  d2 1\n", "columns", 2),
+    ("1 0 d1 99999999999999999999\n", "bad-label", 1),
+    ("1 0 d1 1 extra\n", "columns", 1),
 ])
 def test_it_rejects_bad_qrels_with_file_and_line(tmp_path, content, code, line):
     (tmp_path / "q.txt").write_text(content)
     with pytest.raises(InputError) as caught:
         read_qrels(tmp_path / "q.txt")
     assert [(p.code, p.line, p.file) for p in caught.value.problems] == [(code, line, str(tmp_path / "q.txt"))]
+
+
+def test_it_names_the_missing_column(tmp_path):
+    (tmp_path / "q.txt").write_text("1 0 d1 1\n1 0  1\n")
+    with pytest.raises(InputError) as caught:
+        read_qrels(tmp_path / "q.txt")
+    assert caught.value.problems[0].column == 4 and "label column is missing" in caught.value.problems[0].message
+
+
+def test_it_skips_comment_and_blank_lines_counting_comments_in_one_warning(tmp_path):
+    (tmp_path / "q.txt").write_text("# judged by 3\n1 0 d1 1\n   \n# and by 4\n2 0 d2 0\n\n")
+    qrels = read_qrels(tmp_path / "q.txt")
+    assert qrels.judgments == {"1": {"d1": 1}, "2": {"d2": 0}}
+    assert [(w.code, w.message[:1]) for w in qrels.warnings] == [("comment-lines", "2")]
+
+
+def test_it_splits_on_runs_of_whitespace_and_warns_of_a_bom(tmp_path):
+    (tmp_path / "q.txt").write_bytes(b"\xef\xbb\xbf1 \t0  d1\t 1 \r\n 2 0 d2 0\n")
+    qrels = read_qrels(tmp_path / "q.txt")
+    assert qrels.judgments == {"1": {"d1": 1}, "2": {"d2": 0}} and [w.code for w in qrels.warnings] == ["bom"]
 
 
 @pytest.mark.parametrize("content, code, line", [

@@ -26,11 +26,23 @@ def only_error(tmp_path, content: bytes, **options):
 
 
 class TestRejections:
-    def test_it_rejects_a_wrong_number_of_columns(self, tmp_path):
-        assert only_error(tmp_path, GOOD + b"3 Q0 13#1 1 1.0\n") == ("columns", 4, None)
+    def test_it_rejects_a_missing_column_naming_it(self, tmp_path):
+        assert only_error(tmp_path, GOOD + b"3 Q0 13#1 1 1.0\n") == ("columns", 4, 6)
+        assert only_error(tmp_path, b"1 Q0  10#0   3.5 bm25\n") == ("columns", 1, 6)
 
-    def test_it_rejects_an_empty_line(self, tmp_path):
-        assert only_error(tmp_path, b"1 Q0 10#0 1 3.5 bm25\n\n2 Q0 12#1 1 1.0 bm25\n") == ("empty-line", 2, None)
+    def test_it_skips_blank_and_comment_lines_with_one_warning_each(self, tmp_path):
+        (tmp_path / "run.txt").write_bytes(b"1 Q0 10#0 1 3.5 bm25\n\n  \n# note\n2 Q0 12#1 1 1.0 bm25\n\n")
+        run, report = read_run(tmp_path / "run.txt")
+        assert report.ok and len(run) == 2
+        assert [(w.code, w.line) for w in report.warnings] == [("blank-lines", 2), ("comment-lines", 4)]
+
+    def test_it_ignores_trailing_columns_with_one_warning(self, tmp_path):
+        (tmp_path / "run.txt").write_bytes(b"1 Q0 10#0 1 3.5 bm25 extra\n2 Q0 12#1 1 1.0 bm25 x y\n")
+        run, report = read_run(tmp_path / "run.txt")
+        assert report.ok and run.tag == "bm25" and [(w.code, w.line) for w in report.warnings] == [("extra-columns", 1)]
+
+    def test_it_refuses_a_rank_beyond_64_bits(self, tmp_path):
+        assert only_error(tmp_path, b"1 Q0 10#0 99999999999999999999 3.5 bm25\n") == ("bad-rank", 1, 4)
 
     def test_it_rejects_an_over_long_field(self, tmp_path):
         assert only_error(tmp_path, GOOD + b"3 " + b"Q" * 101 + b" 13#1 1 1.0 bm25\n") == ("field-too-long", 4, 2)
