@@ -50,8 +50,9 @@ def make_phase(competition: Competition, *, slug: str | None = None, name: str |
                position: int | None = None, opens_at: datetime | None = None, closes_at: datetime | None = None,
                visibility: str = Phase.Visibility.LIVE, reveal_at: datetime | None = None,
                hidden_qrels: bool = False, per_query_visible: bool = True, daily_limit: int | None = None,
-               total_limit: int | None = None, is_final: bool = False) -> Phase:
-    """A phase open from yesterday for twenty days, live, unless told otherwise."""
+               total_limit: int | None = None, is_final: bool = False, ranking: str | None = None) -> Phase:
+    """A phase open from yesterday for twenty days, live, unless told otherwise; ranked by
+    each team's best run, or on a final phase by the runs it selects (as the YAML defaults)."""
     now = timezone.now()
     slug = slug or f"phase-{_next()}"
     if position is None:
@@ -61,7 +62,8 @@ def make_phase(competition: Competition, *, slug: str | None = None, name: str |
         competition=competition, slug=slug, name=name or slug, position=position, opens_at=opens_at,
         closes_at=closes_at or max(opens_at, now) + timedelta(days=20), visibility=visibility,
         reveal_at=reveal_at, hidden_qrels=hidden_qrels, per_query_visible=per_query_visible,
-        daily_limit=daily_limit, total_limit=total_limit, is_final=is_final)
+        daily_limit=daily_limit, total_limit=total_limit, is_final=is_final,
+        ranking=ranking or (Phase.Ranking.SELECTED if is_final else Phase.Ranking.BEST))
 
 
 def make_competition(*, slug: str | None = None, title: str | None = None, benchmark: str = "miracl",

@@ -2,7 +2,7 @@
 import pytest
 import time_machine
 
-from cupboard.competitions.models import Competition
+from cupboard.competitions.models import Competition, Phase
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.submissions.models import Submission
@@ -12,9 +12,11 @@ from tests.leaderboards.conftest import make_scored, ndcg
 pytestmark = pytest.mark.django_db
 
 
-def _phase(cast, **competition_fields):
+def _phase(cast, *, ranking: str | None = None, **competition_fields):
     if competition_fields:
         Competition.objects.filter(pk=cast.competition.pk).update(**competition_fields)
+    if ranking:
+        Phase.objects.filter(competition=cast.competition, slug="dev").update(ranking=ranking)
     return cast.competition.phases.get(slug="dev")
 
 
@@ -65,7 +67,7 @@ def test_it_breaks_ties_within_a_team_by_the_earlier_submission(cast):
 
 
 def test_it_counts_the_last_submission_when_configured(cast):
-    phase = _phase(cast, ranking=Competition.Ranking.LAST)
+    phase = _phase(cast, ranking=Phase.Ranking.LAST)
     make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.9, te=0.9, yo=0.9), minutes_ago=30)
     last = make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.1, te=0.1, yo=0.1), minutes_ago=10)
     make_scored(phase, team=cast.team_a, status=Submission.Status.SCORING, minutes_ago=1)
@@ -76,7 +78,7 @@ def test_it_counts_the_last_submission_when_configured(cast):
 
 
 def test_it_counts_the_best_selected_submission_else_the_last(cast):
-    phase = _phase(cast, ranking=Competition.Ranking.SELECTED)
+    phase = _phase(cast, ranking=Phase.Ranking.SELECTED)
     make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.9, te=0.9, yo=0.9), minutes_ago=40)
     make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.2, te=0.2, yo=0.2), minutes_ago=30, selected=True)
     chosen = make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.4, te=0.4, yo=0.4), minutes_ago=20, selected=True)

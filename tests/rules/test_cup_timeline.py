@@ -21,7 +21,7 @@ import pytest
 from django.urls import reverse
 
 from cupboard.audit.models import AuditEvent
-from cupboard.competitions.models import Competition
+from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.services import qrels_release_create
 from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.models import Submission
@@ -41,7 +41,7 @@ pytestmark = pytest.mark.django_db
 def cup(time_machine) -> World:
     time_machine.move_to(T0, tick=False)
     world = build_world()
-    Competition.objects.filter(pk=world.competition.pk).update(ranking=Competition.Ranking.SELECTED)
+    world.competition.phases.update(ranking=Phase.Ranking.SELECTED)
     world.test_b.daily_limit = 2
     world.test_b.save(update_fields=["daily_limit"])
     return world

@@ -22,7 +22,7 @@ class PhaseInline(admin.StackedInline):
     model = Phase
     extra = 0
     fields = (("slug", "name", "position"), ("opens_at", "closes_at"), ("visibility", "reveal_at"),
-              ("hidden_qrels", "per_query_visible", "is_final"), ("daily_limit", "total_limit"))
+              ("hidden_qrels", "per_query_visible", "is_final", "ranking"), ("daily_limit", "total_limit"))
 
 
 @admin.register(Competition)
@@ -51,7 +51,7 @@ class SubsetAdmin(admin.ModelAdmin):
 @admin.register(Phase)
 class PhaseAdmin(admin.ModelAdmin):
     list_display = ("competition", "slug", "name", "opens_at", "closes_at", "visibility", "reveal_at",
-                    "hidden_qrels", "daily_limit", "total_limit", "is_final")
+                    "hidden_qrels", "daily_limit", "total_limit", "is_final", "ranking")
     list_filter = ("competition", "visibility", "hidden_qrels")
 
 

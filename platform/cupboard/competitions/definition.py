@@ -11,14 +11,20 @@ Schema 1, top level (keys in [brackets] are optional):
     version: 3                   this competition's definition version; a higher one updates
     slug, title, benchmark       benchmark = a key of evaluator.benchmarks
     [description] [metrics] [primary_metric] [relevance_level] [missing_subset: zero|incomplete]
-    [ranking: best|last|selected] [final_selection_max] [decimals] [max_run_depth]
+    [ranking: best|last|selected] (the final phases' default) [final_selection_max] [decimals] [max_run_depth]
     [starts_at] [published] [organizers: [username, ...]]
     [entry_deadline]             no team created or joined from here on; default: when the final phase opens
     [team_size_max]              members per team, default 10
     [groups: [{name, label, [reveal_at]}]]         default: the benchmark's groups
     [subsets: [{code, [name], group, [kind]}]]     default: the benchmark's subsets
     phases: [{slug, name, opens_at, closes_at, [visibility: live|private|hidden], [reveal_at],
-              [hidden_qrels], [per_query_visible], [daily_limit], [total_limit], [is_final]}]
+              [hidden_qrels], [per_query_visible], [daily_limit], [total_limit], [is_final],
+              [ranking: best|last|selected]}]
+
+Which run of a team counts is set per phase (`ranking`): by default its best on every
+phase but the final one, where the runs the team selects count. A top-level `ranking`
+is the default of the final phases only, so `ranking: selected` no longer makes a test
+upload on a live phase replace the team's standing.
 
 Instants must carry a UTC offset (`2023-01-19T23:59:59Z`): a competition's deadline must
 not depend on the server's zone.
@@ -43,7 +49,7 @@ TOP_KEYS = {"schema", "version", "slug", "title", "description", "benchmark", "m
 GROUP_KEYS = {"name", "label", "reveal_at"}
 SUBSET_KEYS = {"code", "name", "group", "kind"}
 PHASE_KEYS = {"slug", "name", "opens_at", "closes_at", "visibility", "reveal_at", "hidden_qrels",
-              "per_query_visible", "daily_limit", "total_limit", "is_final"}
+              "per_query_visible", "daily_limit", "total_limit", "is_final", "ranking"}
 
 
 class _Reader:
@@ -144,8 +150,6 @@ def definition_parse(data: Any) -> dict:
                                  default=getattr(benchmark, "relevance_level", 1)),
         "missing_subset": r.get(data, "missing_subset", "", str, default=Competition.MissingSubset.ZERO,
                                 choices=Competition.MissingSubset.values),
-        "ranking": r.get(data, "ranking", "", str, default=Competition.Ranking.BEST,
-                         choices=Competition.Ranking.values),
         "final_selection_max": r.get(data, "final_selection_max", "", int, default=2, minimum=1),
         "decimals": r.get(data, "decimals", "", int, default=3, minimum=0),
         "max_run_depth": r.get(data, "max_run_depth", "", int, default=1000, minimum=1),
@@ -163,7 +167,8 @@ def definition_parse(data: Any) -> dict:
             r.fail(f"organizers[{index}]", f"must be a username, not {name!r}")
     groups = _groups(data, benchmark, r)
     subsets = _subsets(data, benchmark, {g["name"] for g in groups}, r)
-    phases = _phases(data, r)
+    final_ranking = r.get(data, "ranking", "", str, default=Phase.Ranking.SELECTED, choices=Phase.Ranking.values)
+    phases = _phases(data, r, final_ranking=final_ranking or Phase.Ranking.SELECTED)
     if r.problems:
         raise DefinitionError(r.problems)
     return {"competition": competition, "organizers": organizers, "groups": groups, "subsets": subsets,
@@ -253,7 +258,7 @@ def _subsets(data: dict, benchmark, group_names: set[str], r: _Reader) -> list[d
     return subsets
 
 
-def _phases(data: dict, r: _Reader) -> list[dict]:
+def _phases(data: dict, r: _Reader, *, final_ranking: str) -> list[dict]:
     phases, seen = [], set()
     if not data.get("phases"):
         r.fail("phases", "at least one phase is required")
@@ -270,6 +275,8 @@ def _phases(data: dict, r: _Reader) -> list[dict]:
             "total_limit": r.get(item, "total_limit", path, int, default=None, minimum=0),
             "is_final": r.get(item, "is_final", path, bool, default=False),
         }
+        default = final_ranking if phase["is_final"] else Phase.Ranking.BEST
+        phase["ranking"] = r.get(item, "ranking", path, str, default=default, choices=Phase.Ranking.values)
         if phase["slug"] and slugify(phase["slug"]) != phase["slug"]:
             r.fail(f"{path}.slug", f"must be lowercase letters, digits and hyphens, not {phase['slug']!r}")
         if phase["slug"] in seen:

@@ -19,11 +19,6 @@ def private_storage():
 
 
 class Competition(models.Model):
-    class Ranking(models.TextChoices):
-        BEST = "best", "Best scored submission"
-        LAST = "last", "Last scored submission"
-        SELECTED = "selected", "Submissions the team selected"
-
     class MissingSubset(models.TextChoices):
         ZERO = "zero", "Count a missing subset as 0"
         INCOMPLETE = "incomplete", "Mark the average incomplete"
@@ -40,7 +35,6 @@ class Competition(models.Model):
     primary_metric = models.CharField(max_length=40, default="nDCG@10")
     relevance_level = models.PositiveSmallIntegerField(default=1, help_text="Label at or above which a document is relevant")
     missing_subset = models.CharField(max_length=12, choices=MissingSubset.choices, default=MissingSubset.ZERO)
-    ranking = models.CharField(max_length=10, choices=Ranking.choices, default=Ranking.BEST)
     final_selection_max = models.PositiveSmallIntegerField(default=2)
     decimals = models.PositiveSmallIntegerField(default=3, help_text="Rounding of scores shown to participants")
     max_run_depth = models.PositiveIntegerField(default=1000)
@@ -125,6 +119,13 @@ class Phase(models.Model):
         PRIVATE = "private", "Private until the reveal instant"
         HIDDEN = "hidden", "Hidden from participants"
 
+    class Ranking(models.TextChoices):
+        """Which of a team's scored submissions its leaderboard row shows (leaderboards.ranking)."""
+
+        BEST = "best", "Best scored submission"
+        LAST = "last", "Last scored submission"
+        SELECTED = "selected", "Submissions the team selected"
+
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="phases")
     slug = models.SlugField(max_length=40)
     name = models.CharField(max_length=80)
@@ -137,7 +138,9 @@ class Phase(models.Model):
     per_query_visible = models.BooleanField(default=True, help_text="Participants may see their per-query values")
     daily_limit = models.PositiveIntegerField(null=True, blank=True, help_text="Per team per UTC day; empty = no limit")
     total_limit = models.PositiveIntegerField(null=True, blank=True, help_text="Per team for the phase; empty = no limit")
-    is_final = models.BooleanField(default=False, help_text="Teams select the submissions that count")
+    is_final = models.BooleanField(default=False, help_text="The phase that decides the competition")
+    ranking = models.CharField(max_length=10, choices=Ranking.choices, default=Ranking.BEST,
+                               help_text="Which run of a team counts: best on live phases, selected on the final one")
 
     class Meta:
         ordering = ["competition", "position"]

@@ -142,7 +142,7 @@ def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict
                           system=system, quality=quality, spread=0.08, seed=team.slug)
             submission = _scored(submission_create(phase=phase, team=team, user=users[team_plan.members[-1]],
                                                    files=files, method_name=team_plan.methods[number]))
-            if phase.is_final and number == per_team - 1:
+            if phase.ranking == Phase.Ranking.SELECTED and number == per_team - 1:
                 submission_select_final(submission=submission, user=users[team_plan.members[0]], selected=True)
     log(f"{phase}: 3 baselines and {per_team * len(teams)} team submissions scored")
 

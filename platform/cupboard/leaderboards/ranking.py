@@ -38,7 +38,7 @@ def _latest(candidates: list[Candidate]) -> Candidate:
 
 
 def counted_candidate(candidates: list[Candidate], *, ranking: str) -> Candidate:
-    """The one submission of a team that its row shows, per `Competition.Ranking`:
+    """The one submission of a team that its row shows, per its phase's `Phase.Ranking`:
 
     best      the best by the primary metric's overall average
     last      the most recently submitted scored one (submission time, not scoring time:

@@ -68,7 +68,7 @@ def _row(*, phase: Phase, submission: Submission, candidate: Candidate, rank: in
 @transaction.atomic
 def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     """Recompute and store the rows of `phase` from its scores: one per team (the submission
-    `competition.ranking` counts), one per baseline (unranked). Returns them in rank order.
+    the phase's `ranking` counts), one per baseline (unranked). Returns them in rank order.
 
     `primary_value` and ranks use the subsets revealed at the time of the refresh; call it
     again once a group is revealed (`leaderboard_refresh_competition`)."""
@@ -92,7 +92,7 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
             baselines.append(candidate)
         elif submission.team_id is not None:
             by_team[submission.team_id].append(candidate)
-    counted = ranked([counted_candidate(c, ranking=competition.ranking) for c in by_team.values()])
+    counted = ranked([counted_candidate(c, ranking=phase.ranking) for c in by_team.values()])
     rows = [_row(phase=phase, submission=submissions[c.submission_id], candidate=c, rank=rank)
             for rank, c in enumerate(counted, start=1)]
     rows += [_row(phase=phase, submission=submissions[c.submission_id], candidate=c, rank=None)
