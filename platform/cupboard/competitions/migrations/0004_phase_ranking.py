@@ -27,7 +27,7 @@ def _to_competition(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("competitions", "0002_config_sha256"),
+        ("competitions", "0003_entry_deadline_team_size"),
     ]
 
     operations = [
