@@ -39,6 +39,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--max-depth", type=int, help="most documents a run may have per query (default: no limit; "
                         "1000 with a --benchmark)")
     parser.add_argument("--per-query", action="store_true", help="add each query's values")
+    parser.add_argument("--check", action="store_true",
+                        help="recompute every score with pytrec_eval and fail on any difference beyond 1e-9 "
+                             "(on float32 scores, as pytrec_eval keeps them; see docs/evaluator.md)")
     parser.add_argument("--digits", type=int, metavar="N",
                         help="--format trec: N significant digits (17: exact) instead of trec_eval's 4 decimals")
     parser.add_argument("--workers", type=int, metavar="N",
@@ -81,7 +84,8 @@ def score_command(args: argparse.Namespace) -> int:
     jobs = plan_jobs(inputs, args)
     scoring = Scoring(tuple(metrics), relevance_level=benchmark.relevance_level, gain=benchmark.gain,
                       depth=depth, max_depth=max_depth, docid_pattern=benchmark.docid_pattern,
-                      per_query=args.per_query or args.format == "trec", strict_tags=not generic)
+                      per_query=args.per_query or args.format == "trec", strict_tags=not generic,
+                      check=args.check)
     outcomes = score_submission(jobs, scoring=scoring, workers=args.workers, done=_progress(jobs, args.progress))
     for outcome in outcomes.values():
         _collect(inputs, outcome)

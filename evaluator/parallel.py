@@ -56,6 +56,7 @@ class Scoring:
     docid_pattern: str | None = None
     per_query: bool = True  # False: results carry means only (less to compute and to send back)
     strict_tags: bool = True  # False: any run tag, as trec_eval (see read_run)
+    check: bool = False  # recompute with pytrec_eval (evaluator.check)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,17 +70,19 @@ class Outcome:
     report: ValidationReport | None = None
     result: SubsetResult | None = None
     qrels_warnings: tuple[Problem, ...] = ()
+    checked: tuple[Problem, ...] = ()  # what `--check` found (evaluator.check)
 
     @property
     def warnings(self) -> tuple[Problem, ...]:
-        """Every warning: qrels, run, then how the run's queries met the judged ones."""
+        """Every warning: qrels, run, how the run's queries met the judged ones, the check."""
         return (*self.qrels_warnings, *(self.report.warnings if self.report else ()),
-                *(self.result.warnings if self.result else ()))
+                *(self.result.warnings if self.result else ()), *(p for p in self.checked if p.severity == "warning"))
 
     @property
     def errors(self) -> tuple[Problem, ...]:
-        """Every error found in the job's files: qrels, topics, then run."""
-        return (*self.qrels_errors, *self.topics_errors, *(self.report.errors if self.report else ()))
+        """Every error found in the job's files (qrels, topics, then run) and by the check."""
+        return (*self.qrels_errors, *self.topics_errors, *(self.report.errors if self.report else ()),
+                *(p for p in self.checked if p.severity == "error"))
 
 
 def score_submission(jobs: Sequence[Job], *, scoring: Scoring, workers: int | None = None,
@@ -136,7 +139,12 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
                            strict_tags=scoring.strict_tags)
     usable = run is not None and evaluator is not None and not topics_errors
     result = evaluator.score(run, subset=job.subset, per_query=scoring.per_query, name=job.run) if usable else None
-    return Outcome(job.subset, qrels_errors, topics_errors, report, result, qrels_warnings)
+    checked = ()
+    if usable and scoring.check:
+        from .check import check_with_pytrec_eval
+
+        checked = tuple(check_with_pytrec_eval(evaluator, qrels, run, file=job.run))
+    return Outcome(job.subset, qrels_errors, topics_errors, report, result, qrels_warnings, checked)
 
 
 def usable_cores() -> int:
