@@ -144,6 +144,14 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 CUPBOARD_MAX_UPLOAD_BYTES = envint("CUPBOARD_MAX_UPLOAD_BYTES", str(512 * 1024 * 1024))
 
 # Celery. The database row is the truth; a message is only a nudge carrying an id.
+# Recovery (submissions/scoring.py, workers.py): a scoring worker beats every third of
+# CUPBOARD_STALE_AFTER; silent that long, its work is taken over (at once when the worker
+# process is known to be gone). With these defaults a killed worker's submissions are
+# scored again within 30 s.
+CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "15")
+CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "10")
+# A queued submission whose message seems lost (broker down at upload) is nudged again after this long.
+CUPBOARD_RENUDGE_AFTER = envint("CUPBOARD_RENUDGE_AFTER", "60")
 CELERY_BROKER_URL = os.getenv("CELERY_BROKER_URL", "filesystem://")
 CELERY_BROKER_TRANSPORT_OPTIONS = {}
 if CELERY_BROKER_URL.startswith("filesystem://"):
@@ -158,8 +166,11 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     for _folder in ("queue", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
 elif CELERY_BROKER_URL.startswith("redis"):
-    # A message not acked within this many seconds is delivered again (acks_late).
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CUPBOARD_VISIBILITY_TIMEOUT", "900"),
+    # A message not acked within this many seconds is delivered again (acks_late): a whole
+    # worker killed mid-task gets its message back after the stale period, not 15 minutes.
+    # A long task's message may come back while it runs; the claim makes that copy a no-op.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CUPBOARD_VISIBILITY_TIMEOUT",
+                                                                    str(CUPBOARD_STALE_AFTER)),
                                        "socket_connect_timeout": 2}
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_ACKS_LATE = True
@@ -177,11 +188,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_TIMEZONE = "UTC"
-CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "30")
-CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "120")  # seconds without progress before work counts as stale
 CUPBOARD_MAX_ATTEMPTS = envint("CUPBOARD_MAX_ATTEMPTS", "3")
-# Test hook, off by default: seconds a worker waits right after claiming a submission, so an
-# end-to-end test can kill it mid-task (tests/e2e/test_worker_killed_mid_task.py). Never set it in production.
+# Test hook, off by default: seconds a worker waits right after claiming a submission for the
+# first time, so an end-to-end test can kill it mid-task (tests/e2e/test_worker_killed_mid_task.py,
+# tests/submissions/test_worker.py). Never set it in production.
 CUPBOARD_SCORING_PAUSE = envint("CUPBOARD_SCORING_PAUSE", "0")
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-submissions": {

@@ -1,4 +1,9 @@
 """submission_score: the worker side. Claims, idempotence, scores, rejections, retries."""
+import os
+import socket
+import subprocess
+import sys
+import time
 from datetime import timedelta
 from unittest import mock
 
@@ -13,9 +18,16 @@ from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions import scoring
 from cupboard.submissions.scoring import submission_score, submission_sweep_stale
 from cupboard.submissions.services import submission_create
+from cupboard.submissions.workers import heartbeat, worker_id
 from tests.factories import make_qrels_release
 
 from .conftest import good_sw, upload
+
+
+@pytest.fixture(autouse=True)
+def stale_after(settings):
+    """The stale period these tests are written for (the default is shorter)."""
+    settings.CUPBOARD_STALE_AFTER = 120
 
 
 @pytest.fixture
@@ -70,6 +82,38 @@ def test_it_takes_over_a_stale_claim(world, queued):
     assert submission_score(submission_id=queued.pk) == "scored"
     queued.refresh_from_db()
     assert queued.attempts == 2
+
+
+def _claimed_by(queued, claimed_by: str) -> None:
+    now = timezone.now()
+    Submission.objects.filter(pk=queued.pk).update(status=Submission.Status.SCORING, attempts=1, claimed_at=now,
+                                                   heartbeat_at=now, claimed_by=claimed_by)
+
+
+def test_it_takes_over_at_once_a_claim_whose_worker_process_is_gone(world, queued):
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    _claimed_by(queued, f"{socket.gethostname()}:{finished.stdout.strip()}")  # heartbeat fresh, process gone
+    assert submission_score(submission_id=queued.pk) == "scored"
+    queued.refresh_from_db()
+    assert queued.attempts == 2 and queued.claimed_by == worker_id()
+
+
+@pytest.mark.parametrize("holder", ["alive", "other host", "this process"])
+def test_it_leaves_a_fresh_claim_whose_worker_may_be_alive(world, queued, holder):
+    claimed_by = {"alive": f"{socket.gethostname()}:{os.getppid()}", "other host": "elsewhere.example:1",
+                  "this process": worker_id()}[holder]
+    _claimed_by(queued, claimed_by)
+    assert submission_score(submission_id=queued.pk) == "skipped"
+
+
+def test_it_beats_in_a_thread_while_the_block_runs(settings):
+    settings.CUPBOARD_STALE_AFTER = 3  # a beat a second
+    beats = []
+    with heartbeat(lambda: beats.append(time.monotonic()) or True):
+        time.sleep(3.5)
+    during = len(beats)
+    time.sleep(1.5)
+    assert during >= 2 and len(beats) == during  # none after the block
 
 
 def test_it_does_not_take_over_a_long_claim_whose_worker_reports_progress(world, queued):

@@ -11,6 +11,12 @@ from cupboard.submissions.services import submission_create
 from .conftest import good_sw, upload
 
 
+@pytest.fixture(autouse=True)
+def periods(settings):
+    """The stale and re-nudge periods these tests are written for (the defaults are shorter)."""
+    settings.CUPBOARD_STALE_AFTER = settings.CUPBOARD_RENUDGE_AFTER = 120
+
+
 @pytest.fixture
 def submission(world):
     return submission_create(phase=world.dev, team=world.team_a, user=world.participant, method_name="BM25",

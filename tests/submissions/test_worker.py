@@ -27,14 +27,16 @@ from .conftest import good_sw, upload
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
-def start_worker(log) -> subprocess.Popen:
-    """`celery -A cupboard worker` on the test database, the same broker and the same private storage."""
+def start_worker(log, *options: str, **env: str) -> subprocess.Popen:
+    """`celery -A cupboard worker` on the test database, the same broker and the same private storage,
+    in a session of its own (so the whole worker can be killed). Options replace `--pool=solo`."""
     url = urlparse(os.environ["DATABASE_URL"])._replace(path="/" + connection.settings_dict["NAME"]).geturl()
-    env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": settings.CELERY_BROKER_URL}
+    env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": settings.CELERY_BROKER_URL, **env}
     celery = Path(sys.executable).with_name("celery")
-    return subprocess.Popen([str(celery), "-A", "cupboard", "worker", "--pool=solo", "--without-mingle",
-                             "--without-gossip", "-l", "info", "-n", f"test-{os.getpid()}@%h"],
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
+    return subprocess.Popen([str(celery), "-A", "cupboard", "worker", *(options or ["--pool=solo"]),
+                             "--without-mingle", "--without-gossip", "-l", "info",
+                             "-n", f"test-{os.getpid()}-{time.monotonic_ns()}@%h"],
+                            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def wait_for(submission: Submission, status: str, *, seconds: float = 60) -> Submission:
@@ -48,19 +50,30 @@ def wait_for(submission: Submission, status: str, *, seconds: float = 60) -> Sub
 
 
 @pytest.fixture
-def worker(tmp_path):
+def broker():
     if not settings.CELERY_BROKER_URL.startswith(("redis", "amqp")):
         pytest.skip("needs CELERY_BROKER_URL=redis://... or amqp://... (make test-postgres sets both in turn)")
     if settings.CELERY_BROKER_URL.startswith("amqp") and not port_open(5672):
         pytest.skip("no RabbitMQ on 127.0.0.1:5672")
+
+
+@pytest.fixture
+def worker(tmp_path, broker):
     with open(tmp_path / "worker.log", "wb") as log:
         process = start_worker(log)
         yield process
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
 
 
 def test_it_scores_through_a_real_worker_and_a_second_message_is_harmless(world, worker):
@@ -73,3 +86,55 @@ def test_it_scores_through_a_real_worker_and_a_second_message_is_harmless(world,
     submission.refresh_from_db()
     assert submission.attempts == 1 and submission.status == Submission.Status.SCORED
     assert worker.poll() is None
+
+
+def _claimed_by_worker(world) -> tuple[Submission, int]:
+    """A submission, claimed by a worker paused mid-task (CUPBOARD_SCORING_PAUSE): (it, the pid holding it)."""
+    submission = submission_create(phase=world.dev, team=world.team_a, user=world.participant, method_name="BM25",
+                                   files=[(upload("run.sw.txt", good_sw()), None)])
+    wait_for(submission, Submission.Status.SCORING, seconds=60)
+    return submission, int(submission.claimed_by.rsplit(":", 1)[1])
+
+
+def _rescored_within(submission: Submission, seconds: float) -> float:
+    started = time.monotonic()
+    wait_for(submission, Submission.Status.SCORED, seconds=seconds)
+    took = time.monotonic() - started
+    print(f"\nscored again {took:.1f} s after the kill")  # the README's recovery times (pytest -s)
+    assert submission.attempts == 2 and submission.scores.count() == 6
+    return took
+
+
+def test_a_killed_pool_child_s_submission_is_scored_again_within_30_s(world, broker, tmp_path):
+    """The child dies; its message comes back at once (reject_on_worker_lost) to a new child of
+    the same worker, which sees that the claiming process is gone and takes it (default settings)."""
+    with open(tmp_path / "worker.log", "wb") as log:
+        worker = start_worker(log, "--pool=prefork", "--concurrency=1", CUPBOARD_SCORING_PAUSE="60")
+        try:
+            submission, child = _claimed_by_worker(world)
+            assert child != worker.pid
+            os.kill(child, signal.SIGKILL)
+            _rescored_within(submission, 30)
+            assert worker.poll() is None
+        finally:
+            stop(worker)
+
+
+def test_a_killed_worker_s_submission_is_scored_again_within_30_s(world, broker, tmp_path):
+    """The whole worker (parent and children) dies; another worker with the default settings
+    (its beat runs the sweeper) scores the submission again."""
+    with open(tmp_path / "doomed.log", "wb") as doomed_log, open(tmp_path / "rescuer.log", "wb") as rescuer_log:
+        doomed = start_worker(doomed_log, "--pool=prefork", "--concurrency=1", CUPBOARD_SCORING_PAUSE="60")
+        rescuer = None
+        try:
+            submission, _ = _claimed_by_worker(world)
+            rescuer = start_worker(rescuer_log, "--pool=solo", "-B", "--schedule", str(tmp_path / "beat-schedule"))
+            deadline = time.monotonic() + 60
+            while b"ready" not in (tmp_path / "rescuer.log").read_bytes() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            os.killpg(doomed.pid, signal.SIGKILL)
+            _rescored_within(submission, 30)
+        finally:
+            stop(doomed)
+            if rescuer is not None:
+                stop(rescuer)

@@ -47,8 +47,10 @@ class Submission(models.Model):
     status_reason = models.TextField(blank=True, help_text="Why it was rejected or failed, for its team")
     attempts = models.PositiveSmallIntegerField(default=0)
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it")
+    claimed_by = models.CharField(max_length=255, blank=True,
+                                  help_text="host:pid of the worker process that last took it (submissions.workers)")
     heartbeat_at = models.DateTimeField(null=True, blank=True,
-                                        help_text="When the scoring worker last reported progress")
+                                        help_text="When the scoring worker last said it is alive")
     queued_at = models.DateTimeField(null=True, blank=True,
                                      help_text="When a scoring message was last sent; the sweeper re-sends old ones")
     progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done while scoring")

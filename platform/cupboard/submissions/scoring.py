@@ -3,9 +3,12 @@
 The submission row is the truth. A worker claims it with a conditional update and proceeds
 only if it changed one row; it writes scores and the final state only while its claim still
 holds, so running the task twice, or a second worker taking over stale work, is harmless.
-Scoring work is stale when its worker reported no progress (`heartbeat_at`) for
-CUPBOARD_STALE_AFTER seconds, not when it was claimed that long ago: a long job that is still
-moving through its subsets keeps its claim.
+Scoring work is stale when its worker said nothing (`heartbeat_at`) for CUPBOARD_STALE_AFTER
+seconds, not when it was claimed that long ago: the scoring process beats in a thread while it
+works, so a long job keeps its claim while its process lives (see workers.py). Work of a worker
+process of this host that no longer exists is taken over at once, stale or not.
+A queued submission whose message seems lost (a broker outage at upload) is nudged again after
+CUPBOARD_RENUDGE_AFTER seconds.
 """
 import logging
 import time
@@ -29,6 +32,7 @@ from evaluator.scoring import Evaluator
 from .models import QueryScores, Score, Submission
 from .runfiles import read_run_file, read_topics_of
 from .services import submission_enqueue
+from .workers import heartbeat, is_gone, worker_id
 
 logger = logging.getLogger(__name__)
 
@@ -48,15 +52,27 @@ def _with_last_sign_of_life() -> QuerySet:
 
 
 def _silent_scoring(now: datetime) -> Q:
-    """Scoring rows whose worker reported no progress for CUPBOARD_STALE_AFTER seconds: dead, or stuck."""
+    """Scoring rows whose worker said nothing for CUPBOARD_STALE_AFTER seconds: its process is gone or frozen."""
     return Q(status=Submission.Status.SCORING, last_sign_of_life__lt=_stale_before(now))
 
 
+def _abandoned(submission_id: int) -> Q:
+    """The row, if a worker process of this host claimed it and no longer exists (a killed pool
+    child whose message came back): no reason to wait for its claim to go stale."""
+    row = (Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORING).exclude(claimed_by="")
+           .values("claimed_by", "claimed_at").first())
+    if row is None or not is_gone(row["claimed_by"]):
+        return Q(pk__in=[])
+    logger.info("submission %s: its worker %s is gone; taking it over", submission_id, row["claimed_by"])
+    return Q(status=Submission.Status.SCORING, **row)
+
+
 def _claim(*, submission_id: int, now: datetime) -> bool:
-    claimable = Q(status=Submission.Status.QUEUED) | _silent_scoring(now)
+    claimable = Q(status=Submission.Status.QUEUED) | _silent_scoring(now) | _abandoned(submission_id)
     changed = _with_last_sign_of_life().filter(claimable, pk=submission_id,
                                                attempts__lt=settings.CUPBOARD_MAX_ATTEMPTS).update(
-        status=Submission.Status.SCORING, attempts=F("attempts") + 1, claimed_at=now, heartbeat_at=now, progress=0)
+        status=Submission.Status.SCORING, attempts=F("attempts") + 1, claimed_at=now, heartbeat_at=now,
+        claimed_by=worker_id(), progress=0)
     return changed == 1
 
 
@@ -134,9 +150,15 @@ def submission_score(*, submission_id: int) -> str:
     claimed_at = timezone.now()
     if not _claim(submission_id=submission_id, now=claimed_at):
         return "skipped"  # another worker got there first, or there is nothing left to do
-    if settings.CUPBOARD_SCORING_PAUSE:
-        time.sleep(settings.CUPBOARD_SCORING_PAUSE)  # only for the kill-mid-task test (see settings)
+    ours = _ours(submission_id=submission_id, claimed_at=claimed_at)
+    with heartbeat(lambda: ours.update(heartbeat_at=timezone.now()) == 1):
+        return _score_claimed(submission_id=submission_id, claimed_at=claimed_at)
+
+
+def _score_claimed(*, submission_id: int, claimed_at: datetime) -> str:
     submission = Submission.objects.select_related("phase__competition").get(pk=submission_id)
+    if settings.CUPBOARD_SCORING_PAUSE and submission.attempts == 1:
+        time.sleep(settings.CUPBOARD_SCORING_PAUSE)  # only for the kill-mid-task tests (see settings)
     release = current_qrels_release(submission.phase)
     if release is None:
         # Not a failure: judgments are not in yet. phase_rescore nudges it when they arrive.
@@ -165,11 +187,11 @@ def submission_score(*, submission_id: int) -> str:
 
 
 def submission_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
-    """Re-queue work stale for more than CUPBOARD_STALE_AFTER seconds: scoring claims whose worker
-    reported no progress for that long, and queued submissions whose message seems lost. Out of
-    attempts -> failed, with the reason. Nothing is cancelled silently. Returns counts, for the log."""
+    """Re-queue scoring claims whose worker said nothing for CUPBOARD_STALE_AFTER seconds, and
+    nudge queued submissions whose message seems lost (queued CUPBOARD_RENUDGE_AFTER seconds ago).
+    Out of attempts -> failed, with the reason. Nothing is cancelled silently. Returns counts, for the log."""
     now = now or timezone.now()
-    old = _stale_before(now)
+    old = now - timedelta(seconds=settings.CUPBOARD_RENUDGE_AFTER)
     counts = {"requeued": 0, "renudged": 0, "failed": 0}
     stale = _with_last_sign_of_life().filter(
         _silent_scoring(now)
