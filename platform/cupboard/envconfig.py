@@ -5,6 +5,7 @@ laptop. Booleans must be spelled out: a typo must fail loudly, not switch a
 production server into debug mode.
 """
 import os
+import re
 from urllib.parse import parse_qs, unquote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
@@ -61,3 +62,25 @@ def database_from_url(url: str) -> dict:
             "OPTIONS": options,
         }
     raise ImproperlyConfigured(f"DATABASE_URL scheme {parsed.scheme!r} is not supported (sqlite, postgres)")
+
+
+def cache_from_url(url: str) -> dict:
+    """A CACHES entry from `locmem://` (one process) or `redis://host:6379/1` (shared)."""
+    scheme = urlparse(url).scheme
+    if scheme == "locmem":
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    if scheme in {"redis", "rediss"}:
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    raise ImproperlyConfigured(f"CUPBOARD_CACHE_URL scheme {scheme!r} is not supported (locmem, redis)")
+
+
+def rates_from_env(text: str, defaults: dict[str, str]) -> dict[str, str]:
+    """`defaults` with the rates named in `scope=count/period,...` replaced; unknown scopes fail."""
+    rates = dict(defaults)
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        scope, _, rate = item.partition("=")
+        if scope.strip() not in defaults or not re.fullmatch(r"[1-9][0-9]*/[0-9]*[smhd]?", rate.strip()):
+            raise ImproperlyConfigured(f"CUPBOARD_RATES: {item!r}; write scope=count/period (10/15m, 5/h) "
+                                       f"with a scope of {', '.join(defaults)}")
+        rates[scope.strip()] = rate.strip()
+    return rates

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .envconfig import database_from_url, envbool, envint, envsecret
+from .envconfig import cache_from_url, database_from_url, envbool, envint, envsecret, rates_from_env
 
 # The folder holding templates/ and static/: the checkout, or /app in the image (docker/Dockerfile
 # sets it). Never derived from this file's path: installed (not editable), this file sits in
@@ -216,12 +216,23 @@ CELERY_BEAT_SCHEDULE = {
 SESSION_COOKIE_SECURE = not DEBUG and envbool("CUPBOARD_SECURE_COOKIES", "true")
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = not DEBUG and envbool("CUPBOARD_SSL_REDIRECT", "true")
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if envbool("CUPBOARD_BEHIND_PROXY", "false") else None
+# Behind a TLS proxy: trust its X-Forwarded-Proto, and the address it appends to X-Forwarded-For.
+CUPBOARD_BEHIND_PROXY = envbool("CUPBOARD_BEHIND_PROXY", "false")
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if CUPBOARD_BEHIND_PROXY else None
 SECURE_HSTS_SECONDS = 0 if DEBUG else envint("CUPBOARD_HSTS_SECONDS", "31536000")
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+
+# The cache holds rate-limit counters only (cupboard/throttle.py); every web process must share
+# it in production (redis://host:6379/1), a laptop's single process may keep it in memory.
+CACHES = {"default": cache_from_url(os.getenv("CUPBOARD_CACHE_URL", "locmem://"))}
+# Rates: failed log-ins per account and per address, sign-ups and new teams per address, API
+# requests per token. CUPBOARD_RATES="login-account=5/15m,api-token=120/m" changes some.
+CUPBOARD_RATES = rates_from_env(os.getenv("CUPBOARD_RATES", ""), {
+    "login-account": "10/15m", "login-address": "30/15m", "signup-address": "10/h",
+    "team-create-address": "10/h", "api-token": "60/m"})
 
 LOGGING = {
     "version": 1,

@@ -1,5 +1,6 @@
 """API tokens: created on the profile page, shown once, stored only as a digest."""
 import pytest
+from django.contrib.sessions.models import Session
 from django.urls import reverse
 
 from cupboard.accounts.models import ApiToken, token_digest
@@ -38,16 +39,20 @@ def test_it_refuses_revoked_tokens_and_inactive_users(user):
     assert not ApiToken.objects.exists()
 
 
-def test_it_shows_a_new_token_once_on_the_profile_page(user):
+def test_it_shows_a_new_token_once_and_keeps_it_nowhere_in_clear(user):
     client = client_for(user)
-    client.post(reverse("accounts:token_create"))
-    first = client.get(reverse("accounts:profile")).content.decode()
+    answer = client.post(reverse("accounts:token_create"))
+    first = answer.content.decode()
     raw_prefix = ApiToken.objects.get(user=user).prefix
-    assert raw_prefix in first and "Copy it now" in first
+    assert raw_prefix in first and "Copy it now" in first and "no-store" in answer["Cache-Control"]
     shown = [line for line in first.splitlines() if 'class="token"' in line][0]
-    assert user_from_authorization("Token " + shown.split(">")[1].split("<")[0]) == user
+    raw = shown.split(">")[1].split("<")[0]
+    assert user_from_authorization("Token " + raw) == user
+    # Neither the session table nor the token table holds it.
+    assert not any(raw in str(s.get_decoded()) or raw in s.session_data for s in Session.objects.all())
+    assert not ApiToken.objects.filter(digest__contains=raw[3:]).exists()
     second = client.get(reverse("accounts:profile")).content.decode()
-    assert 'class="token"' not in second
+    assert 'class="token"' not in second and raw not in second
 
 
 def test_it_needs_a_login(db):

@@ -6,7 +6,7 @@ from . import views
 app_name = "accounts"
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
-    path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("profile/", views.profile, name="profile"),
     path("profile/token/", views.token_create, name="token_create"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -1,22 +1,65 @@
-"""Sign-up, profile and API token; log in and out are Django's own views."""
+"""Sign-up, log-in, profile and API token; log-out is Django's own view.
+
+Log-in failures are counted per account and per address, sign-ups per address
+(cupboard/throttle.py): past the rate the page answers 429 and says when to try again,
+whether the password is right or not."""
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
+from cupboard.throttle import client_address, throttle_count, throttle_wait
+
 from .forms import SignupForm
+from .lookalikes import name_key
 from .models import ApiToken
 from .services import api_token_create
+
+
+def throttled(request, wait: int, *, what: str):
+    """The 429 page: what was refused and how long to wait."""
+    minutes = max(1, round(wait / 60))
+    response = render(request, "throttled.html", {"what": what, "minutes": minutes}, status=429)
+    response["Retry-After"] = str(wait)
+    return response
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in, refused for a while after too many failures for the account or the address."""
+
+    template_name = "accounts/login.html"
+
+    def _keys(self) -> list[tuple[str, str]]:
+        return [("login-account", name_key(self.request.POST.get("username", ""))),
+                ("login-address", client_address(self.request))]
+
+    def post(self, request, *args, **kwargs):
+        wait = max(throttle_wait(scope, key) for scope, key in self._keys())
+        if wait:
+            return throttled(request, wait, what="Too many failed log-ins for this account or from this address")
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form):
+        for scope, key in self._keys():
+            throttle_count(scope, key)
+        return super().form_invalid(form)
 
 
 @require_http_methods(["GET", "POST"])
 def signup(request):
     """Create an account and log straight in; `next` brings the user back where they were."""
     form = SignupForm(request.POST or None)
+    if request.method == "POST":
+        wait = throttle_wait("signup-address", client_address(request))
+        if wait:
+            return throttled(request, wait, what="Too many accounts were created from this address")
     if request.method == "POST" and form.is_valid():
         user = form.save()
+        throttle_count("signup-address", client_address(request))
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         next_url = request.POST.get("next") or request.GET.get("next")
         if next_url and url_has_allowed_host_and_scheme(next_url, {request.get_host()}):
@@ -25,21 +68,27 @@ def signup(request):
     return render(request, "accounts/signup.html", {"form": form, "next": request.GET.get("next", "")})
 
 
+def _profile(request, *, new_token: str | None = None):
+    token = ApiToken.objects.filter(user=request.user).first()
+    memberships = request.user.memberships.select_related("team__competition").order_by("-joined_at")
+    return render(request, "accounts/profile.html", {
+        "token": token, "new_token": new_token, "memberships": memberships})
+
+
 @login_required
 @require_http_methods(["GET"])
 def profile(request):
     """The user's teams and API token (only its prefix; the full token is shown once, on creation)."""
-    token = ApiToken.objects.filter(user=request.user).first()
-    memberships = request.user.memberships.select_related("team__competition").order_by("-joined_at")
-    return render(request, "accounts/profile.html", {
-        "token": token, "new_token": request.session.pop("new_api_token", None), "memberships": memberships,
-    })
+    return _profile(request)
 
 
 @login_required
 @require_POST
 def token_create(request):
-    """Generate a new API token, replacing the old one; shown once on the next profile page."""
-    request.session["new_api_token"] = api_token_create(user=request.user)
+    """Generate a new API token, replacing the old one, and show it in this one answer: it is
+    stored nowhere in clear (not even in the session until the next page), and not cached."""
+    raw = api_token_create(user=request.user)
     messages.success(request, "New API token created. Copy it now: it will not be shown again.")
-    return redirect("accounts:profile")
+    response = _profile(request, new_token=raw)
+    add_never_cache_headers(response)
+    return response

@@ -19,6 +19,7 @@ from cupboard.accounts.selectors import user_from_authorization
 from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import is_competition_visible
 from cupboard.teams.selectors import user_team
+from cupboard.throttle import throttle_take
 
 from .errors import SubmissionRefused
 from .models import Submission
@@ -39,6 +40,12 @@ def token_required(view):
         user = user_from_authorization(header) if header else (request.user if request.user.is_authenticated else None)
         if user is None:
             return _error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
+        # Per token (or per user, for a session): a runaway script must not hog the web processes.
+        wait = throttle_take("api-token", header or f"user:{user.pk}")
+        if wait:
+            response = _error(429, "throttled", f"Too many requests with this token; try again in {wait} s.")
+            response["Retry-After"] = str(wait)
+            return response
         request.user = user
         return view(request, *args, **kwargs)
     return csrf_exempt(wrapper)

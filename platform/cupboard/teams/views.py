@@ -10,8 +10,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from cupboard.accounts.views import throttled
 from cupboard.competitions.models import Competition
 from cupboard.competitions.selectors import is_competition_visible
+from cupboard.throttle import client_address, throttle_count, throttle_wait
 
 from .forms import TeamForm
 from .models import Team
@@ -32,12 +34,16 @@ def create(request, competition_slug: str):
     if not is_competition_visible(competition, user=request.user):
         raise Http404("No such competition")  # a draft: only its organizers know it exists
     form = TeamForm(request.POST or None)
+    address = client_address(request)
+    if request.method == "POST" and (wait := throttle_wait("team-create-address", address)):
+        return throttled(request, wait, what="Too many teams were created from this address")
     if request.method == "POST" and form.is_valid():
         try:
             team = team_create(competition=competition, user=request.user, name=form.cleaned_data["name"])
         except ValidationError as error:
             form.add_error("name", error)
         else:
+            throttle_count("team-create-address", address)
             messages.success(request, f"Team {team.name} created. Share its invite link with your teammates.")
             return redirect(team)
     current = user_team(competition=competition, user=request.user)

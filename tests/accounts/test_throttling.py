@@ -1,0 +1,97 @@
+"""Rate limits on the doors people would hammer: log-in per account and per address, sign-up and
+team creation per address, the API per token (issue 11: 40 wrong passwords, then the right one, got in)."""
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client, override_settings
+from django.urls import reverse
+
+from cupboard.accounts.services import api_token_create
+from cupboard.teams.models import Team
+from tests.factories import make_competition, make_user
+
+RATES = {"login-account": "5/15m", "login-address": "8/15m", "signup-address": "2/h",
+         "team-create-address": "2/h", "api-token": "3/m"}
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rates")]
+
+
+@pytest.fixture
+def rates():
+    with override_settings(CUPBOARD_RATES=RATES):
+        yield
+
+
+def log_in(username: str, password: str, *, address: str = "192.0.2.1", **headers):
+    return Client(REMOTE_ADDR=address, **headers).post(reverse("accounts:login"),
+                                                        {"username": username, "password": password})
+
+
+def test_it_locks_an_account_after_failed_log_ins_even_for_the_right_password():
+    make_user("ada", password="right-password")
+    assert all(log_in("ada", f"wrong{i}").status_code == 200 for i in range(5))
+    locked = log_in("ada", "right-password")
+    assert locked.status_code == 429 and int(locked["Retry-After"]) > 0
+    assert "Too many failed log-ins" in locked.content.decode()
+    # From elsewhere too: the account is what is guarded ("Ada" is the same account).
+    assert log_in("Ada", "right-password", address="198.51.100.9").status_code == 429
+    # Another account from another address logs in.
+    make_user("bob", password="right-password")
+    assert log_in("bob", "right-password", address="198.51.100.9").status_code == 302
+
+
+def test_it_locks_an_address_that_tries_many_accounts():
+    make_user("carol", password="right-password")
+    for i in range(8):
+        log_in(f"nobody{i}", "guess")
+    assert log_in("carol", "right-password").status_code == 429
+    assert log_in("carol", "right-password", address="198.51.100.9").status_code == 302
+
+
+def test_it_does_not_count_successful_log_ins():
+    make_user("dora", password="right-password")
+    assert all(log_in("dora", "right-password").status_code == 302 for _ in range(7))
+
+
+def test_it_reads_the_address_from_the_proxy_only_behind_one():
+    make_user("erin", password="right-password")
+    for i in range(8):
+        log_in(f"nobody{i}", "guess", address="10.0.0.2", HTTP_X_FORWARDED_FOR=f"203.0.113.{i}")
+    # Not behind a proxy: the forged header changes nothing, every try came from 10.0.0.2.
+    assert log_in("erin", "right-password", address="10.0.0.2", HTTP_X_FORWARDED_FOR="203.0.113.99").status_code == 429
+    with override_settings(CUPBOARD_BEHIND_PROXY=True):
+        # Behind it, 10.0.0.2 is the proxy and each client is the address it appended.
+        assert log_in("erin", "right-password", address="10.0.0.2",
+                      HTTP_X_FORWARDED_FOR="203.0.113.99").status_code == 302
+
+
+def sign_up(client: Client, username: str):
+    return client.post(reverse("accounts:signup"), {"username": username, "email": f"{username}@example.org",
+                                                    "password1": "a-Long-passw0rd", "password2": "a-Long-passw0rd"})
+
+
+def test_it_limits_sign_ups_per_address():
+    assert sign_up(Client(REMOTE_ADDR="192.0.2.7"), "u1").status_code == 302
+    assert sign_up(Client(REMOTE_ADDR="192.0.2.7"), "u2").status_code == 302
+    refused = sign_up(Client(REMOTE_ADDR="192.0.2.7"), "u3")
+    assert refused.status_code == 429 and not User.objects.filter(username="u3").exists()
+    assert sign_up(Client(REMOTE_ADDR="192.0.2.8"), "u3").status_code == 302
+
+
+def test_it_limits_team_creation_per_address():
+    competition = make_competition()
+    url = reverse("teams:create", args=[competition.slug])
+    for n in range(3):
+        client = Client(REMOTE_ADDR="192.0.2.7")
+        client.force_login(make_user())
+        response = client.post(url, {"name": f"Team {n}"})
+    assert response.status_code == 429
+    assert sorted(Team.objects.values_list("name", flat=True)) == ["Team 0", "Team 1"]
+
+
+def test_it_limits_api_requests_per_token():
+    user = make_user()
+    first, second = api_token_create(user=user), api_token_create(user=make_user())
+    url = reverse("submissions:api_status", args=[999999])
+    answers = [Client(HTTP_AUTHORIZATION=f"Token {first}").get(url) for _ in range(4)]
+    assert [a.status_code for a in answers] == [404, 404, 404, 429]
+    assert answers[-1].json()["errors"][0]["code"] == "throttled" and int(answers[-1]["Retry-After"]) > 0
+    assert Client(HTTP_AUTHORIZATION=f"Token {second}").get(url).status_code == 404
