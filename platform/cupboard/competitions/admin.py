@@ -1,15 +1,55 @@
 """Set-up without code: every competitions model in the admin, a competition with its
-groups, subsets and phases inline. Qrels are released through `import_qrels` or
-`qrels_release_create` (validation, hashing, re-scoring), so the admin shows them read-only."""
-from django.contrib import admin
+groups, subsets and phases inline.
 
+The admin never hides what is public (competitions/schedule.py). Who sees what, and when,
+is read-only here once a row exists: a phase's visibility, reveal instant and hidden
+judgments, a group's reveal, and instants already passed (a phase's opening, the
+competition's start, from which hidden judgments are committed). They change in the
+organizer area, which audits each change and refuses to hide what is public. Qrels are
+released through `import_qrels` or `qrels_release_create` and removed only through
+`qrels_release_delete`; a phase, subset or competition holding anything public cannot be
+deleted (deleting would cascade to its public judgments and leaderboard)."""
+from django.contrib import admin, messages
+from django.utils import timezone
+
+from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import (Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup,
                                           TopicSet)
+from cupboard.competitions.schedule import (PHASE_SCHEDULE_FIELDS, leaderboard_is_public, qrels_release_delete,
+                                            qrels_release_is_public)
+
+SCHEDULE_NOTE = "Change it in the organizer area (audited; what is public cannot be hidden again)."
+
+
+def _phase_holds_public(phase: Phase, now) -> bool:
+    return leaderboard_is_public(phase, now) or any(qrels_release_is_public(r, now) for r in phase.qrels_releases.all())
+
+
+def _passed(instant, now) -> bool:
+    return instant is not None and instant <= now
+
+
+class _GuardedDelete:
+    """Delete one object at a time, and only when it holds nothing public: the bulk action
+    would skip `has_delete_permission(obj)`."""
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    def holds_public(self, obj, now) -> bool:
+        raise NotImplementedError
+
+    def has_delete_permission(self, request, obj=None):
+        allowed = super().has_delete_permission(request, obj)
+        return allowed and (obj is None or not self.holds_public(obj, timezone.now()))
 
 
 class SubsetGroupInline(admin.TabularInline):
     model = SubsetGroup
     extra = 0
+    readonly_fields = ("reveal_at",)  # new groups get theirs on their own add page
 
 
 class SubsetInline(admin.TabularInline):
@@ -23,36 +63,66 @@ class PhaseInline(admin.StackedInline):
     extra = 0
     fields = (("slug", "name", "position"), ("opens_at", "closes_at"), ("visibility", "reveal_at"),
               ("hidden_qrels", "per_query_visible", "is_final", "ranking"), ("daily_limit", "total_limit"))
+    readonly_fields = PHASE_SCHEDULE_FIELDS  # new phases get theirs on their own add page
 
 
 @admin.register(Competition)
-class CompetitionAdmin(admin.ModelAdmin):
+class CompetitionAdmin(_GuardedDelete, admin.ModelAdmin):
     list_display = ("slug", "title", "benchmark", "primary_metric", "starts_at", "is_published", "config_version")
     list_filter = ("benchmark", "is_published")
     search_fields = ("slug", "title")
     filter_horizontal = ("organizers",)
-    readonly_fields = ("config_version", "config_sha256", "created_at")
     inlines = [SubsetGroupInline, SubsetInline, PhaseInline]
+
+    def get_readonly_fields(self, request, obj=None):
+        fixed = ("config_version", "config_sha256", "created_at")
+        return fixed + ("starts_at",) if obj and _passed(obj.starts_at, timezone.now()) else fixed
+
+    def holds_public(self, obj, now) -> bool:
+        return any(_phase_holds_public(phase, now) for phase in obj.phases.all())
 
 
 @admin.register(SubsetGroup)
-class SubsetGroupAdmin(admin.ModelAdmin):
+class SubsetGroupAdmin(_GuardedDelete, admin.ModelAdmin):
     list_display = ("competition", "name", "label", "reveal_at", "position")
     list_filter = ("competition",)
 
+    def get_readonly_fields(self, request, obj=None):
+        return ("reveal_at",) if obj else ()
+
+    def holds_public(self, obj, now) -> bool:
+        return obj.is_revealed(now) and obj.subsets.exists()
+
 
 @admin.register(Subset)
-class SubsetAdmin(admin.ModelAdmin):
+class SubsetAdmin(_GuardedDelete, admin.ModelAdmin):
     list_display = ("competition", "code", "name", "kind", "group", "position")
     list_filter = ("competition", "kind")
     search_fields = ("code", "name")
 
+    def holds_public(self, obj, now) -> bool:
+        return any(qrels_release_is_public(f.release, now)
+                   for f in obj.qrels_files.select_related("release__phase__competition"))
+
 
 @admin.register(Phase)
-class PhaseAdmin(admin.ModelAdmin):
+class PhaseAdmin(_GuardedDelete, admin.ModelAdmin):
     list_display = ("competition", "slug", "name", "opens_at", "closes_at", "visibility", "reveal_at",
                     "hidden_qrels", "daily_limit", "total_limit", "is_final", "ranking")
     list_filter = ("competition", "visibility", "hidden_qrels")
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return ()
+        return PHASE_SCHEDULE_FIELDS + (("opens_at",) if _passed(obj.opens_at, timezone.now()) else ())
+
+    def render_change_form(self, request, context, *args, obj=None, **kwargs):
+        if obj is not None:
+            context["subtitle"] = f"Visibility, reveal and hidden judgments: {SCHEDULE_NOTE}"
+        return super().render_change_form(request, context, *args, obj=obj, **kwargs)
+
+    def holds_public(self, obj, now) -> bool:
+        return _phase_holds_public(obj, now)
 
 
 @admin.register(TopicSet)
@@ -77,7 +147,7 @@ class QrelsFileInline(admin.TabularInline):
 
 
 @admin.register(QrelsRelease)
-class QrelsReleaseAdmin(admin.ModelAdmin):
+class QrelsReleaseAdmin(_GuardedDelete, admin.ModelAdmin):
     list_display = ("phase", "number", "note", "created_by", "created_at")
     list_filter = ("phase__competition",)
     readonly_fields = ("phase", "number", "created_by", "created_at")
@@ -85,6 +155,21 @@ class QrelsReleaseAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def holds_public(self, obj, now) -> bool:
+        return qrels_release_is_public(obj, now)
+
+    def get_deleted_objects(self, objs, request):
+        """Its files go with it, though they cannot be deleted on their own."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, perms_needed - {QrelsFile._meta.verbose_name}, protected
+
+    def delete_model(self, request, obj):
+        """Through the service: audited, refused (again, under the phase lock) once public."""
+        try:
+            qrels_release_delete(release=obj, actor=request.user)
+        except CompetitionError as error:
+            self.message_user(request, error.message, messages.ERROR)
 
 
 @admin.register(QrelsFile)
@@ -95,3 +180,6 @@ class QrelsFileAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a release's files go with it (`qrels_release_delete`)

@@ -1,14 +1,21 @@
 """Writes that change who sees what, and when: a phase's leaderboard visibility, reveal
-instant and hidden judgments, and a subset group's reveal (the surprise schedule).
+instant and hidden judgments, a subset group's reveal (the surprise schedule), and the
+removal of a qrels release.
 
 Each change is one audited event (public: the instants it moves are on the competition
 page anyway, and participants may check that the schedule was not bent), then the
 leaderboards are rebuilt at once, because ranks count only the columns revealed at the
-time of a refresh. A change that would hide again what is already public is refused:
-judgments downloaded or languages uploaded to cannot be taken back.
+time of a refresh.
+
+Nothing public becomes hidden: a leaderboard shown, judgments downloadable or committed
+(their SHA-256 published), a group revealed cannot be taken back, whoever asks. The rule
+lives here (`*_refusal`) and every way in applies it: the organizer area, `competition_load`
+for a new version of a YAML file, and the admin, which is read-only for these fields and
+deletes qrels releases through `qrels_release_delete`.
 """
 from __future__ import annotations
 
+import copy
 from datetime import datetime
 
 from django.contrib.auth.models import User
@@ -19,7 +26,7 @@ from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.commitments import competition_publish_due
 from cupboard.competitions.errors import CompetitionError
-from cupboard.competitions.models import Phase, SubsetGroup
+from cupboard.competitions.models import Phase, QrelsRelease, SubsetGroup
 from cupboard.locking import locked
 
 PHASE_SCHEDULE_FIELDS = ("visibility", "reveal_at", "hidden_qrels")
@@ -29,13 +36,43 @@ def _shown(value) -> str | bool | None:
     return value.isoformat() if isinstance(value, datetime) else value
 
 
+def leaderboard_is_public(phase: Phase, now: datetime) -> bool:
+    """Whether anyone may have seen the phase's leaderboard: it has opened and is revealed
+    (a live phase that has not opened yet has shown nothing, and may still become private)."""
+    return phase.opens_at <= now and phase.is_revealed(now)
+
+
+def phase_schedule_refusal(phase: Phase, *, wanted: dict, now: datetime) -> CompetitionError | None:
+    """Why giving `phase` the schedule `wanted` ({visibility, reveal_at, hidden_qrels}, some
+    of them) would hide what is public at `now`; None when it would not."""
+    after = copy.copy(phase)
+    for name, value in wanted.items():
+        setattr(after, name, value)
+    if leaderboard_is_public(phase, now) and not leaderboard_is_public(after, now):
+        return CompetitionError("leaderboard-already-public",
+                                f"the leaderboard of {phase.name} is already public and cannot be hidden again")
+    if phase.qrels_are_public(now) and not after.qrels_are_public(now) and phase.qrels_releases.exists():
+        return CompetitionError("qrels-already-public",
+                                f"the judgments of {phase.name} are already public and cannot be hidden again")
+    return None
+
+
+def group_reveal_refusal(group: SubsetGroup, *, reveal_at: datetime | None, now: datetime) -> CompetitionError | None:
+    """Why moving `group`'s reveal to `reveal_at` would hide it again; None when it would not."""
+    if group.is_revealed(now) and reveal_at is not None and reveal_at > now:
+        return CompetitionError("group-already-revealed",
+                                f"the {group.name} group is already revealed and cannot be hidden again")
+    return None
+
+
 def phase_schedule_change(*, phase: Phase, actor: User | None, visibility: str, reveal_at: datetime | None,
                           hidden_qrels: bool, now: datetime | None = None) -> Phase:
     """Set a phase's `visibility`, `reveal_at` and `hidden_qrels`; audited, leaderboard refreshed.
 
-    Nothing changed: nothing written. Refused with `unknown-visibility`, or with
-    `qrels-already-public` when the phase's released judgments are downloadable now and
-    would not be afterwards."""
+    Nothing changed: nothing written. Refused with `unknown-visibility`, with
+    `leaderboard-already-public` when its leaderboard has been shown and would not be
+    afterwards (live to private before the reveal, a reveal moved into the future), or with
+    `qrels-already-public` when its released judgments are downloadable now and would not be."""
     if visibility not in Phase.Visibility.values:
         raise CompetitionError("unknown-visibility", f"{visibility!r} is not one of {', '.join(Phase.Visibility.values)}")
     now = now or timezone.now()
@@ -47,12 +84,11 @@ def phase_schedule_change(*, phase: Phase, actor: User | None, visibility: str, 
         changed = [name for name in PHASE_SCHEDULE_FIELDS if before[name] != wanted[name]]
         if not changed:
             return phase
-        was_public = phase.qrels_are_public(now)
+        refusal = phase_schedule_refusal(phase, wanted=wanted, now=now)
+        if refusal is not None:
+            raise refusal
         for name in changed:
             setattr(phase, name, wanted[name])
-        if was_public and not phase.qrels_are_public(now) and phase.qrels_releases.exists():
-            raise CompetitionError("qrels-already-public",
-                                   f"the judgments of {phase.name} are already public and cannot be hidden again")
         phase.save(update_fields=changed)
         visibility_moved = {"visibility", "reveal_at"} & set(changed)
         action = AuditEvent.Action.VISIBILITY_CHANGED if visibility_moved else AuditEvent.Action.PHASE_CHANGED
@@ -77,9 +113,9 @@ def group_reveal_change(*, group: SubsetGroup, actor: User | None, reveal_at: da
         before = group.reveal_at
         if before == reveal_at:
             return group
-        if group.is_revealed(now) and reveal_at is not None and reveal_at > now:
-            raise CompetitionError("group-already-revealed",
-                                   f"the {group.name} group is already revealed and cannot be hidden again")
+        refusal = group_reveal_refusal(group, reveal_at=reveal_at, now=now)
+        if refusal is not None:
+            raise refusal
         group.reveal_at = reveal_at
         group.save(update_fields=["reveal_at"])
         # Only the group's name and instants: its subsets' codes may still be a secret.
@@ -91,6 +127,31 @@ def group_reveal_change(*, group: SubsetGroup, actor: User | None, reveal_at: da
         _refresh(group.competition.phases.all())
         competition_publish_due(competition=group.competition, now=now)
     return group
+
+
+def qrels_release_is_public(release: QrelsRelease, now: datetime) -> bool:
+    """Whether a release's files are downloadable, or their SHA-256 published on the
+    commitments page and in the audit log (hidden judgments, from the competition's start)."""
+    phase = release.phase
+    return phase.qrels_are_public(now) or (phase.hidden_qrels and now >= phase.competition.starts_at)
+
+
+def qrels_release_delete(*, release: QrelsRelease, actor: User | None, now: datetime | None = None) -> None:
+    """Remove a release nobody has seen (e.g. uploaded to the wrong phase); audited for the
+    organizers. Refused with `qrels-already-public` once its files or hashes are public:
+    removing it would take 18 published SHA-256 off the commitments page."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        phase = locked(Phase.objects.select_related("competition")).get(pk=release.phase_id)
+        release = QrelsRelease.objects.select_related("phase__competition").get(pk=release.pk)
+        if qrels_release_is_public(release, now):
+            raise CompetitionError("qrels-already-public", f"qrels v{release.number} of {phase.name} are public "
+                                                           "(files or SHA-256) and cannot be removed")
+        audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.PHASE_CHANGED,
+                     summary=f"{phase.name}: qrels v{release.number} removed before anyone saw it",
+                     details={"phase": phase.slug, "removed_release": release.number})
+        release.delete()
+        _refresh([phase])
 
 
 def _refresh(phases) -> None:

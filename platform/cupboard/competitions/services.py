@@ -17,6 +17,7 @@ import yaml
 from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.utils import timezone
 
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
@@ -25,6 +26,7 @@ from cupboard.competitions.definition import definition_parse
 from cupboard.competitions.errors import CompetitionError, DefinitionError
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
 from cupboard.competitions.private_files import removed_on_error
+from cupboard.competitions.schedule import PHASE_SCHEDULE_FIELDS, group_reveal_refusal, phase_schedule_refusal
 from cupboard.locking import locked
 
 FileSource = str | Path | bytes | IO[bytes]
@@ -68,6 +70,8 @@ def competition_load(*, data: dict | str | Path, actor: User | None = None) -> C
                                        f"raise version above it to change it"], code=code,
                                       message="the competition already has this or a newer definition")
         created = competition is None
+        if not created:
+            _refuse_hiding_public(competition, definition, now=timezone.now())
         competition = competition or Competition(slug=fields["slug"])
         for name, value in fields.items():
             if value is not None or name == "entry_deadline":  # no deadline: the final phase's opening
@@ -88,6 +92,31 @@ def _organizers(usernames: list[str]) -> list[User]:
     if missing:
         raise DefinitionError(missing)
     return [users[name] for name in usernames]
+
+
+def _refuse_hiding_public(competition: Competition, definition: dict, *, now) -> None:
+    """A new version may not hide what is public (competitions/schedule.py): a revealed
+    group, a shown leaderboard, downloadable judgments, or hashes committed at the start."""
+    problems = []
+    starts_at = definition["competition"]["starts_at"]
+    if starts_at is not None and competition.starts_at <= now < starts_at:
+        problems.append("starts_at: the competition has started (hidden judgments' SHA-256 are public); "
+                        "it cannot start later")
+    groups = {g.name: g for g in competition.groups.all()}
+    for index, spec in enumerate(definition["groups"]):
+        group = groups.get(spec["name"])
+        refusal = group and group_reveal_refusal(group, reveal_at=spec["reveal_at"], now=now)
+        if refusal:
+            problems.append(f"groups[{index}].reveal_at: {refusal.message}")
+    phases = {p.slug: p for p in competition.phases.all()}
+    for index, spec in enumerate(definition["phases"]):
+        phase = phases.get(spec["slug"])
+        refusal = phase and phase_schedule_refusal(
+            phase, wanted={name: spec[name] for name in PHASE_SCHEDULE_FIELDS}, now=now)
+        if refusal:
+            problems.append(f"phases[{index}]: {refusal.message}")
+    if problems:
+        raise DefinitionError(problems, code="hides-public", message="the new version would hide what is public")
 
 
 def _apply_structure(competition: Competition, definition: dict) -> None:
