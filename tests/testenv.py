@@ -13,3 +13,5 @@ os.environ.setdefault("CUPBOARD_VAR_DIR", tempfile.mkdtemp(prefix="cupboard-test
 os.environ.setdefault("CUPBOARD_FAST_PASSWORD_HASHER", "true")
 os.environ.setdefault("CUPBOARD_SITE_DIR", str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("CUPBOARD_DEBUG", "true")
+# Never a developer's ./staticfiles: its manifest would decide the static names pages print.
+os.environ.setdefault("CUPBOARD_STATIC_ROOT", os.path.join(os.environ["CUPBOARD_VAR_DIR"], "staticfiles"))

@@ -102,6 +102,11 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.getenv("CUPBOARD_STATIC_ROOT", SITE_DIR / "staticfiles"))
 STATICFILES_DIRS = [SITE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "cupboard.staticfiles.PlotlyFinder",  # plotly/plotly.min.js from the plotly package
+]
 # Files not collected yet (a checkout, debug on or off) are served from the finders.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
@@ -134,8 +139,8 @@ else:
 STORAGES = {
     "default": _private_storage,
     "private": _private_storage,
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
-                    if not DEBUG else "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    # Once collected: hashed names, gzipped copies, cached for a year (cupboard/staticfiles.py).
+    "staticfiles": {"BACKEND": "cupboard.staticfiles.StaticStorage"},
 }
 
 # Uploads: run files are large; Django streams anything over this to a temp file.

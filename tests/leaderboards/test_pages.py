@@ -3,11 +3,13 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import timezone
 
 from cupboard.competitions.models import Competition, Phase, Subset
 from cupboard.leaderboards.services import leaderboard_refresh
+from cupboard.staticfiles import PLOTLY
 from tests.factories import make_competition, make_subset, make_team
 from tests.leaderboards.conftest import make_scored, ndcg
 from tests.personas import client_for
@@ -125,14 +127,14 @@ def test_it_404s_for_an_unpublished_competition(cast, dev):
 def test_it_draws_bars_with_plotly_served_locally(cast, dev):
     html = _get(cast.anonymous, _url(dev))
 
-    assert html.count(f'<script src="{reverse("leaderboards:plotly_js")}"></script>') == 1
+    assert html.count(f'<script src="{static(PLOTLY)}"></script>') == 1
     assert '"type":"bar"' in html and "1. Team A: a-run" in html and "BM25 (baseline)" in html
     assert "cdn.plot.ly" not in html and "cdn.jsdelivr" not in html
     assert HEATMAP_TRACE not in html
 
 
 def test_it_serves_plotly_js_from_the_installed_package(db):
-    response = client_for(None).get(reverse("leaderboards:plotly_js"))
+    response = client_for(None).get(static(PLOTLY))
 
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/javascript")

@@ -6,16 +6,20 @@ Honest and fast: the package under test (cupboard, evaluator, and the pages) is 
 from the copied files alone; only its pinned dependencies are borrowed from the project's
 virtualenv, by a path line in the fresh one (not a site dir: the editable install there stays out).
 """
+import gzip
 import http.client
+import json
 import os
 import re
 import subprocess
 import sys
 import sysconfig
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
 
+from cupboard.staticfiles import PLOTLY
 from tests.e2e.stack import free_port, wait_until
 
 from .dockerfile import copy_build_context, image_command, image_env
@@ -113,6 +117,17 @@ def test_the_static_files_the_pages_name_are_served(server):
         for name in names:
             status, headers, body = get(server, name.decode())
             assert status == 200 and body, (page, name, status)
+            assert "immutable" in headers["cache-control"], (name, headers)  # a hashed name
+
+
+def test_plotly_is_served_gzipped_and_cacheable_for_a_year(server):
+    manifest = json.loads((server["static_root"] / "staticfiles.json").read_text())
+    status, headers, body = get(server, "/static/" + manifest["paths"][PLOTLY], **{"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["content-encoding"] == "gzip"
+    max_age = int(re.search(r"max-age=(\d+)", headers["cache-control"]).group(1))
+    assert max_age >= 365 * 24 * 3600 and "immutable" in headers["cache-control"]
+    original = (files("plotly") / "package_data" / "plotly.min.js").read_bytes()
+    assert len(body) < len(original) / 3 and gzip.decompress(body) == original
 
 
 def test_an_unknown_page_is_a_plain_404(server):

@@ -62,7 +62,7 @@ def test_it_reads_database_urls():
 REQUEST = """
 from django.test import Client
 client = Client(HTTP_HOST="localhost")
-for path in ("/no-such-page/", "/static/cupboard.css"):
+for path in ("/no-such-page/", "/static/cupboard.css", "/static/plotly/plotly.min.js"):
     response = client.get(path, secure=True)
     body = response.content if hasattr(response, "content") else b"".join(response.streaming_content)
     print(path, response.status_code, body[:4000])
@@ -73,7 +73,8 @@ def test_debug_is_off_by_default_and_pages_and_static_files_still_work(tmp_path)
     """Only a secret is set: the 404 page lists no URL patterns, WhiteNoise serves static from the checkout."""
     result = _manage("shell", "-c", REQUEST, SECRET_KEY="k" * 50, CUPBOARD_VAR_DIR=str(tmp_path))
     assert result.returncode == 0, result.stderr
-    not_found, static = [line for line in result.stdout.splitlines() if line.startswith("/")]
+    not_found, static, plotly = [line for line in result.stdout.splitlines() if line.startswith("/")]
     assert not_found.startswith("/no-such-page/ 404 ")
     assert "URLconf" not in not_found and "admin/" not in not_found
     assert static.startswith("/static/cupboard.css 200 ")
+    assert plotly.startswith("/static/plotly/plotly.min.js 200 ")

@@ -3,7 +3,7 @@
 Charts take their data from the viewer's `Leaderboard` (already filtered and rounded), so
 they can never show a column or a value the table hides. plotly is imported lazily: only
 the leaderboard page pays for it. The HTML never loads plotly.js from a CDN; the page
-includes it once from our own URL (`leaderboards:plotly_js`).
+includes it once as our own static file (`plotly/plotly.min.js`, see cupboard/staticfiles.py).
 """
 from __future__ import annotations
 

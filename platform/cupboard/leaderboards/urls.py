@@ -4,7 +4,6 @@ from . import views
 
 app_name = "leaderboards"
 urlpatterns = [
-    path("plotly.min.js", views.plotly_js, name="plotly_js"),
     path("<slug:slug>/", views.competition, name="competition"),
     path("<slug:slug>/<slug:phase_slug>/", views.phase, name="phase"),
     path("<slug:slug>/<slug:phase_slug>.csv", views.export_csv, name="export_csv"),

@@ -1,11 +1,9 @@
 """Leaderboard pages and exports. Each view asks `leaderboard_for` what the viewer may
 see and renders exactly that; no view reads scores itself."""
 import logging
-from importlib.resources import files
 
-from django.http import FileResponse, Http404, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, render
-from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET
 
 from cupboard.competitions.models import Competition, Phase
@@ -78,10 +76,3 @@ def competition(request, slug: str):
         raise Http404("No such competition")
     return render(request, "leaderboards/competition.html", {"competition": competition, "boards": boards})
 
-
-@require_GET
-@cache_control(public=True, max_age=30 * 24 * 3600)
-def plotly_js(request):
-    """plotly.js as shipped inside the plotly package: pages never depend on a CDN."""
-    path = files("plotly") / "package_data" / "plotly.min.js"
-    return FileResponse(path.open("rb"), content_type="text/javascript; charset=utf-8")
