@@ -222,6 +222,7 @@ def submit_command(args: argparse.Namespace) -> int:
         return 2
     files = upload_files(args)
     missing = [str(path) for _, path in files if not path.is_file()]
+    missing += [path for _, path in expand_inputs(args.topics, known=()) if not Path(path).exists()]
     if missing:
         print(f"no such file: {', '.join(missing)}", file=sys.stderr)
         return 2

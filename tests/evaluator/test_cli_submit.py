@@ -64,3 +64,11 @@ def test_it_says_when_the_server_cannot_be_reached(tmp_path, capsys):
 def test_it_names_a_run_file_that_is_not_there(tmp_path, capsys):
     assert main(submit(tmp_path, "--token", "t", "--run", f"sw={tmp_path / 'nope.txt'}")) == 2
     assert f"no such file: {tmp_path / 'nope.txt'}" in capsys.readouterr().err
+
+
+def test_it_names_a_topics_file_that_is_not_there(tmp_path, capsys):
+    run = tmp_path / "run.mine.sw.dev.txt"
+    run.write_text("1 Q0 10#0 1 2.0 mine\n")
+    missing = tmp_path / "topics.miracl-v1.0-sw-dev.tsv"
+    assert main(submit(tmp_path, "--token", "t", "--run", str(run), "--topics", str(missing))) == 2
+    assert f"no such file: {missing}" in capsys.readouterr().err

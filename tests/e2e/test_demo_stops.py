@@ -1,0 +1,71 @@
+"""Ctrl-C on `make demo` stops everything within 5 s: scripts/run-demo with its server, its
+supervised worker and its beat all up, then SIGINT to its process group as a terminal sends it.
+Before, `celery worker -B` sat at "beat: Shutting down" for a minute and more."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.stack import ROOT, free_port, wait_until
+
+pytestmark = [pytest.mark.worker]
+
+
+def group_members(pgid: int) -> list[int]:
+    """Processes still alive in a process group (zombies are gone for our purpose)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(stat.parent.name))
+    return members
+
+
+def test_ctrl_c_stops_server_worker_and_beat_within_five_seconds(tmp_path):
+    port = free_port()
+    env = {**os.environ, "CUPBOARD_VAR_DIR": str(tmp_path), "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+           "CELERY_BROKER_URL": "filesystem://", "PORT": str(port), "VENV": str(Path(sys.executable).parents[1])}
+    out = open(tmp_path / "run-demo.out", "wb")
+    demo = subprocess.Popen([str(ROOT / "scripts" / "run-demo")], cwd=ROOT, env=env, stdout=out,
+                            stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        def listening():
+            with socket.socket() as sock:
+                return sock.connect_ex(("127.0.0.1", port)) == 0
+        wait_until(listening, seconds=60, what="the demo's server")
+        wait_until(lambda: "ready" in (tmp_path / "worker.log").read_text(errors="replace"), seconds=60,
+                   what="the demo's worker")
+        wait_until(lambda: "beat: Starting" in (tmp_path / "beat.log").read_text(errors="replace"), seconds=60,
+                   what="the demo's beat")
+        pids = [int(p) for p in re.findall(r"(?:worker|beat|web) pid (\d+)", (tmp_path / "run-demo.out").read_text())]
+        assert len(pids) == 3
+        assert all(group_members(pid) for pid in pids)
+
+        started = time.monotonic()
+        os.killpg(demo.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C
+        demo.wait(timeout=10)
+        took = time.monotonic() - started
+        assert took < 5, f"run-demo took {took:.1f} s to stop"
+        wait_until(lambda: not any(group_members(pid) for pid in pids), seconds=1,
+                   what=f"every process of the demo to be gone: {[group_members(p) for p in pids]}")
+    finally:
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGKILL)
+        for pid in re.findall(r"(?:worker|beat|web) pid (\d+)", (tmp_path / "run-demo.out").read_text()):
+            try:
+                os.killpg(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        out.close()
