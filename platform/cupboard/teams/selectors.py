@@ -1,9 +1,12 @@
 """Team reads: who is in which team, and what a viewer may see of a team."""
 from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Prefetch, Q
 
+from cupboard.audit.models import AuditEvent
 from cupboard.competitions.models import Competition
+from cupboard.submissions.models import Submission
 
-from .models import Team
+from .models import Membership, Team
 
 
 def user_team(*, competition: Competition, user: AbstractBaseUser) -> Team | None:
@@ -27,3 +30,26 @@ def team_captain(*, team: Team):
     team (its creator until they leave)."""
     first = team.memberships.select_related("user").order_by("joined_at", "pk").first()
     return first.user if first else None
+
+
+def teams_overview(*, competition: Competition) -> dict:
+    """The organizers' teams page: each team with its members (captain first) and its submissions
+    per phase (all / counting against the limits), and the competition's team changes, newest first.
+    Four queries, whatever the number of teams."""
+    phases = list(competition.phases.order_by("position"))
+    memberships = Prefetch("memberships", queryset=Membership.objects.select_related("user").order_by("joined_at", "pk"))
+    teams = list(Team.objects.filter(competition=competition).prefetch_related(memberships).order_by("name"))
+    for team in teams:
+        team.competition = competition  # its address names the competition: no query per team
+    counts = (Submission.objects.filter(phase__competition=competition, team__isnull=False)
+              .values("team_id", "phase_id")
+              .annotate(total=Count("pk"), counted=Count("pk", filter=Q(status__in=Submission.COUNTS_TOWARD_LIMIT))))
+    by_team: dict[int, dict[int, dict]] = {}
+    for row in counts:
+        by_team.setdefault(row["team_id"], {})[row["phase_id"]] = row
+    rows = [{"team": team, "members": [m.user for m in team.memberships.all()],
+             "per_phase": [by_team.get(team.pk, {}).get(phase.pk, {"total": 0, "counted": 0}) for phase in phases]}
+            for team in teams]
+    events = (AuditEvent.objects.filter(competition=competition, action__in=AuditEvent.TEAM_ACTIONS)
+              .select_related("actor")[:500])
+    return {"phases": phases, "rows": rows, "events": list(events)}
