@@ -62,6 +62,17 @@ class LoadDemoTests(TestCase):
         organizer = User.objects.get(username="organizer")
         self.assertIn("yo", [c.label for c in leaderboard_for(phase=dry, user=organizer).columns])
 
+    def test_it_lets_hana_form_a_team_in_the_dry_run_but_not_in_the_cup(self):
+        from django.core.exceptions import ValidationError
+
+        from cupboard.teams.services import team_create
+
+        hana = User.objects.get(username="hana")
+        team_create(competition=Competition.objects.get(slug="miracl-dry-run"), user=hana, name="Hana's team")
+        with self.assertRaises(ValidationError) as caught:  # Test B, the final phase, is open
+            team_create(competition=Competition.objects.get(slug="miracl-wsdm-cup"), user=hana, name="Hana's team")
+        self.assertEqual(caught.exception.code, "entry_closed")
+
     def test_it_lets_the_demo_accounts_log_in(self):
         self.assertTrue(self.client.login(username="alice", password=PASSWORD))
         self.assertTrue(User.objects.get(username="admin").is_superuser)

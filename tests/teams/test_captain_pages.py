@@ -69,3 +69,21 @@ class InviteThroughSignupTestCase(PersonasTestCase):
         self.assertContains(client.get(invite), "Join Team B")
         client.post(invite)
         self.assertTrue(self.team_b.memberships.filter(user=User.objects.get(username="newcomer")).exists())
+
+
+class EntryClosedPagesTestCase(PersonasTestCase):
+    def test_it_says_entry_is_closed_before_anyone_posts(self):
+        from datetime import timedelta
+
+        from django.utils import timezone
+
+        self.competition.entry_deadline = timezone.now() - timedelta(minutes=1)
+        self.competition.save()
+        for url in (reverse("teams:create", args=["cup"]), reverse("teams:join", args=[self.team_b.invite_code])):
+            page = self.client_for(self.staff).get(url)
+            self.assertContains(page, "(the entry deadline)")
+            self.assertNotContains(page, 'type="submit">Create team')
+            self.assertNotContains(page, "Join Team B</button>")
+        refused = self.client_for(self.staff).post(reverse("teams:create", args=["cup"]), {"name": "Late"})
+        self.assertContains(refused, "(the entry deadline)")
+        self.assertFalse(Team.objects.filter(name="Late").exists())

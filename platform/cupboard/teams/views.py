@@ -8,6 +8,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from cupboard.accounts.views import throttled
@@ -24,6 +25,12 @@ from .services import team_create, team_invite_replace, team_join, team_leave, t
 def _get_team(competition_slug: str, team_slug: str) -> Team:
     return get_object_or_404(Team.objects.select_related("competition"),
                              competition__slug=competition_slug, slug=team_slug)
+
+
+def _entry(competition: Competition) -> dict:
+    """When teams stop forming, and whether they already have (the pages say so before any POST)."""
+    closes_at = competition.entry_closes_at()
+    return {"entry_closes_at": closes_at, "entry_closed": closes_at is not None and timezone.now() >= closes_at}
 
 
 @login_required
@@ -48,7 +55,7 @@ def create(request, competition_slug: str):
             return redirect(team)
     current = user_team(competition=competition, user=request.user)
     return render(request, "teams/create.html", {"competition": competition, "form": form, "current": current,
-                                                 "entry_closes_at": competition.entry_closes_at()})
+                                                 **_entry(competition)})
 
 
 @login_required
@@ -65,7 +72,7 @@ def join(request, invite_code: str):
             messages.success(request, f"You joined {team.name}.")
             return redirect(team)
     current = user_team(competition=team.competition, user=request.user)
-    return render(request, "teams/join.html", {"team": team, "current": current})
+    return render(request, "teams/join.html", {"team": team, "current": current, **_entry(team.competition)})
 
 
 @login_required
