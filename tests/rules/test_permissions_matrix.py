@@ -139,6 +139,16 @@ def rows(w) -> list[Row]:
         Row("competitions:detail", ("cup",), "GET", every(200)),
         Row("competitions:detail", ("draft",), "GET", organizers(200, 404)),
         Row("competitions:commitments", ("cup",), "GET", every(200)),
+        Row("competitions:page", ("cup", "rules"), "GET", every(200)),
+        Row("competitions:page", ("cup", "faq"), "GET", every(404)),  # a page the YAML leaves out
+        Row("competitions:page", ("draft", "rules"), "GET", organizers(200, 404)),
+        Row("competitions:how_to_submit", ("cup",), "GET", every(200)),
+        Row("competitions:how_to_submit", ("draft",), "GET", organizers(200, 404)),
+        Row("competitions:topics_archive", ("cup", "dev"), "GET", every(200)),
+        Row("competitions:topics_archive", ("cup", "nope"), "GET", every(404)),
+        Row("competitions:topics_archive", ("draft", "dev"), "GET", every(404)),  # no topics yet, organizers too
+        Row("competitions:sample_submission", ("cup", "dev"), "GET", every(200)),
+        Row("competitions:sample_submission", ("draft", "dev"), "GET", every(404)),
         Row("competitions:topics", ("cup", "dev", "sw"), "GET", every(200)),
         Row("competitions:topics", ("cup", "dev", "yo"), "GET", organizers(200, 404)),
         Row("competitions:topics", ("cup", "dev", "zz"), "GET", every(404)),

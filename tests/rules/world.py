@@ -90,6 +90,9 @@ def build_world() -> World:
     qrels_release_create(phase=test_b, files={c: qrels_text(j) for c, j in TEST_B_JUDGMENTS.items()},
                          actor=cast.organizer)
     draft = make_competition(slug="draft", organizers=[cast.organizer], is_published=False)
+    for competition in (cast.competition, draft):  # the organizers' own pages (competitions/pages.py)
+        competition.pages = {"rules": "Be **fair**."}
+        competition.save(update_fields=["pages"])
     return World(
         cast=cast, dev=dev, test_b=test_b, draft=draft,
         sub_a_dev=submit(dev, team=cast.team_a, user=cast.participant, tag=TAG_A),

@@ -15,6 +15,7 @@ Schema 1, top level (keys in [brackets] are optional):
     [starts_at] [published] [organizers: [username, ...]]
     [entry_deadline]             no team created or joined from here on; default: when the final phase opens
     [team_size_max]              members per team, default 10
+    [pages: {overview, rules, data, evaluation, faq}]   the competition's own pages, Markdown (each optional)
     [groups: [{name, label, [reveal_at]}]]         default: the benchmark's groups
     [subsets: [{code, [name], group, [kind]}]]     default: the benchmark's subsets
     phases: [{slug, name, opens_at, closes_at, [visibility: live|private|hidden], [reveal_at],
@@ -45,7 +46,7 @@ SCHEMA_VERSION = 1
 DEFINITIONS_DIR = Path(__file__).resolve().parent / "definitions"
 TOP_KEYS = {"schema", "version", "slug", "title", "description", "benchmark", "metrics", "primary_metric",
             "relevance_level", "missing_subset", "ranking", "final_selection_max", "decimals", "max_run_depth",
-            "starts_at", "published", "organizers", "entry_deadline", "team_size_max", "groups", "subsets", "phases"}
+            "starts_at", "published", "organizers", "entry_deadline", "team_size_max", "pages", "groups", "subsets", "phases"}
 GROUP_KEYS = {"name", "label", "reveal_at"}
 SUBSET_KEYS = {"code", "name", "group", "kind"}
 PHASE_KEYS = {"slug", "name", "opens_at", "closes_at", "visibility", "reveal_at", "hidden_qrels",
@@ -157,6 +158,7 @@ def definition_parse(data: Any) -> dict:
         "is_published": r.get(data, "published", "", bool, default=True),
         "entry_deadline": r.get(data, "entry_deadline", "", datetime, default=None),
         "team_size_max": r.get(data, "team_size_max", "", int, default=10, minimum=1),
+        "pages": _pages(data, r),
     }
     if competition["slug"] and slugify(competition["slug"]) != competition["slug"]:
         r.fail("slug", f"must be lowercase letters, digits and hyphens, not {competition['slug']!r}")
@@ -173,6 +175,20 @@ def definition_parse(data: Any) -> dict:
         raise DefinitionError(r.problems)
     return {"competition": competition, "organizers": organizers, "groups": groups, "subsets": subsets,
             "phases": phases}
+
+
+def _pages(data: dict, r: _Reader) -> dict[str, str]:
+    """{page name: Markdown}, in the order the competition page lists them; blank pages dropped."""
+    from cupboard.competitions.pages import PAGES
+
+    pages = r.get(data, "pages", "", dict, default={}) or {}
+    r.unknown_keys(pages, set(PAGES), "pages")
+    found = {}
+    for name in PAGES:
+        text = r.get(pages, name, "pages", str, default="")
+        if text and text.strip():
+            found[name] = text
+    return found
 
 
 def _benchmark(key: str, r: _Reader):

@@ -44,6 +44,9 @@ class Competition(models.Model):
                                           help_text="No team is created or joined from here on; "
                                                     "empty = when the final phase opens")
     team_size_max = models.PositiveSmallIntegerField(default=10, help_text="Members a team may have")
+    pages = models.JSONField(default=dict, blank=True,
+                             help_text="The organizer's own pages in Markdown, by name: overview, rules, data, "
+                                       "evaluation, faq (competitions/pages.py)")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,14 +1,20 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from cupboard.teams.views_manage import manage_teams
 
-from . import views, views_manage
+from . import views, views_manage, views_pages
 
 app_name = "competitions"
 urlpatterns = [
     path("", views.competition_list, name="list"),
     path("c/<slug:slug>/", views.competition_detail, name="detail"),
     path("c/<slug:slug>/commitments/", views.commitments, name="commitments"),
+    path("c/<slug:slug>/how-to-submit/", views_pages.how_to_submit, name="how_to_submit"),
+    re_path(r"^c/(?P<slug>[-a-zA-Z0-9_]+)/(?P<page>overview|rules|data|evaluation|faq)/$",
+            views_pages.competition_page, name="page"),
+    path("c/<slug:slug>/<slug:phase_slug>/topics.zip", views_pages.topics_archive, name="topics_archive"),
+    path("c/<slug:slug>/<slug:phase_slug>/sample-submission.zip", views_pages.sample_submission,
+         name="sample_submission"),
     path("c/<slug:slug>/manage/", views_manage.manage, name="manage"),
     path("c/<slug:slug>/manage/teams/", manage_teams, name="manage_teams"),
     path("c/<slug:slug>/manage/groups/<slug:group_name>/reveal/", views_manage.group_reveal, name="manage_group"),

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 from cupboard.competitions import selectors
 from cupboard.competitions.commitments import competition_publish_due
 from cupboard.competitions.models import Competition, Phase
+from cupboard.competitions.pages import page_links
 from cupboard.teams.selectors import user_team
 
 
@@ -57,6 +58,7 @@ def competition_detail(request, slug: str):
         "hidden_groups": selectors.hidden_group_notices(competition, now=now, user=request.user),
         "phases": selectors.phase_downloads(competition, now=now, user=request.user),
         "team": user_team(competition=competition, user=request.user),
+        "pages": page_links(competition),
     }
     return render(request, "competitions/detail.html", context)
 

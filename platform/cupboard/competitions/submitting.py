@@ -1,0 +1,133 @@
+"""What a participant needs to submit to a phase, built from the phase itself: a valid run
+example on its real topic ids, the file names, the exact CLI command, and the two archives
+(all topics of the phase; a sample submission of one valid run per language).
+
+Everything here starts from `selectors.phase_downloads`, so it shows exactly the topics the
+viewer may download: a surprise language stays out of the examples, the command and both
+archives until its reveal, and a phase's topics until it opens.
+"""
+from __future__ import annotations
+
+import io
+import shlex
+import zipfile
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from cupboard.competitions import selectors
+from cupboard.competitions.models import Competition, Phase, TopicSet
+
+EXAMPLE_TAG = "mine"
+SAMPLE_TAG = "sample"
+SAMPLE_DEPTH = 3  # documents per query in the sample runs: enough to show the ranking, small to read
+
+
+def run_name(*, tag: str, code: str, phase: Phase) -> str:
+    """`run.mine.sw.dev.txt`: the server reads the language between the dots."""
+    return f"run.{tag}.{code}.{phase.slug}.txt"
+
+
+def topic_ids(topic_set: TopicSet) -> list[str]:
+    """The query ids of a stored topics file, in file order."""
+    from evaluator.topics import read_topics
+
+    with topic_set.file.open("rb") as stored:
+        return list(read_topics(io.BytesIO(stored.read()), name=topic_set.original_name))
+
+
+def run_lines(qids: list[str], *, tag: str, depth: int = SAMPLE_DEPTH) -> list[str]:
+    """TREC run lines (`qid Q0 docid rank score tag`) with made-up `ARTICLE#PASSAGE` docids,
+    which every benchmark's docid rule accepts; nothing here comes from the judgments."""
+    return [f"{qid} Q0 {1000 + 10 * n + rank}#0 {rank + 1} {depth - rank:.1f} {tag}"
+            for n, qid in enumerate(qids) for rank in range(depth)]
+
+
+@dataclass
+class PhaseGuide:
+    phase: Phase
+    topic_sets: list[TopicSet]
+    example: list[str]
+    example_name: str
+    command: str
+    is_open: bool
+    quota: object | None  # QuotaStatus for the viewer's team, when there is one
+
+    @property
+    def example_text(self) -> str:
+        return "\n".join(self.example)
+
+
+def phase_guides(competition: Competition, *, user, team, server: str, now=None) -> list[PhaseGuide]:
+    """One guide per phase, with what this viewer may see of it."""
+    now = now or timezone.now()
+    guides = []
+    for row in selectors.phase_downloads(competition, now=now, user=user):
+        phase, topic_sets = row["phase"], row["topics"]
+        example, example_name = [], ""
+        if topic_sets:
+            first = topic_sets[0]
+            example = run_lines(topic_ids(first)[:2], tag=EXAMPLE_TAG)
+            example_name = run_name(tag=EXAMPLE_TAG, code=first.subset.code, phase=phase)
+        guides.append(PhaseGuide(
+            phase=phase, topic_sets=topic_sets, example=example, example_name=example_name,
+            command=cli_command(competition, phase, topic_sets, server=server),
+            is_open=phase.opens_at <= now < phase.closes_at, quota=_quota(phase, team, now)))
+    return guides
+
+
+def cli_command(competition: Competition, phase: Phase, topic_sets: list[TopicSet], *, server: str) -> str:
+    """The `cupboard-eval submit` line for this phase, one run per language the viewer sees."""
+    runs = [run_name(tag=EXAMPLE_TAG, code=t.subset.code, phase=phase) for t in topic_sets] or ["RUN_FILE"]
+    parts = ["cupboard-eval submit", f"--server {shlex.quote(server)}", f"--competition {competition.slug}",
+             f"--phase {phase.slug}", '--method "my first run"', "--run " + " ".join(runs)]
+    if topic_sets:
+        parts.append("--topics " + " ".join(shlex.quote(t.original_name) for t in topic_sets))
+    parts.append("--wait")
+    return " \\\n    ".join(parts)
+
+
+def _quota(phase: Phase, team, now):
+    if team is None:
+        return None
+    from cupboard.submissions.quota import quota_status
+
+    return quota_status(phase=phase, team=team, now=now)
+
+
+def topics_archive(phase: Phase, *, user, now=None) -> bytes | None:
+    """A zip of every topics file of the phase the viewer may download, under their published
+    names; None when there is none (the view's 404)."""
+    topic_sets = _downloadable(phase, user=user, now=now)
+    if not topic_sets:
+        return None
+    files = {}
+    for topic_set in topic_sets:
+        with topic_set.file.open("rb") as stored:
+            files[topic_set.original_name] = stored.read()
+    return _zipped(files)
+
+
+def sample_submission(phase: Phase, *, user, now=None) -> bytes | None:
+    """A zip of valid run files, one per language the viewer sees, each answering every topic
+    of the phase (made-up documents): unzip, then upload them as they are to see the form work."""
+    topic_sets = _downloadable(phase, user=user, now=now)
+    if not topic_sets:
+        return None
+    return _zipped({run_name(tag=SAMPLE_TAG, code=t.subset.code, phase=phase):
+                    ("\n".join(run_lines(topic_ids(t), tag=SAMPLE_TAG)) + "\n").encode() for t in topic_sets})
+
+
+def _zipped(files: dict[str, bytes]) -> bytes:
+    """A zip of {name: content} with a fixed timestamp: the same files give the same bytes."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, content in files.items():
+            archive.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), content,
+                             compress_type=zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+def _downloadable(phase: Phase, *, user, now=None) -> list[TopicSet]:
+    rows = selectors.phase_downloads(phase.competition, now=now, user=user)
+    return next((row["topics"] for row in rows if row["phase"].pk == phase.pk), [])

@@ -1,0 +1,129 @@
+"""A competition's own pages from its YAML (Markdown rendered safely), the generated How to submit
+page, and the two archives: what they show, and that a surprise language stays out until its reveal."""
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from datetime import timedelta
+
+import pytest
+import yaml
+from django.urls import reverse
+from django.utils import timezone
+
+from cupboard.competitions.definition import DEFINITIONS_DIR, definition_parse
+from cupboard.competitions.errors import DefinitionError
+from cupboard.competitions.pages import render_markdown
+from evaluator.runs import read_run
+from tests.factories import make_topics
+from tests.personas import client_for, personas  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+
+QIDS = ["4017", "9215", "12003"]
+
+
+@pytest.fixture
+def cup(personas):
+    competition = personas.competition
+    competition.pages = {"rules": "1. **One** team per person.\n\n<script>alert('x')</script>\n\n"
+                                  "[click](javascript:alert(1)) [MIRACL](https://example.org/miracl)"}
+    competition.save()
+    dev = competition.phases.get(slug="dev")
+    for code in ("sw", "te", "yo"):
+        make_topics(dev, code, QIDS if code == "sw" else [f"{code}-{q}" for q in QIDS])
+    return personas
+
+
+def zip_names(response) -> dict[str, str]:
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        return {name: archive.read(name).decode() for name in archive.namelist()}
+
+
+def test_a_page_renders_markdown_without_running_anything(cup):
+    body = client_for(cup.participant).get(reverse("competitions:page", args=["cup", "rules"])).content.decode()
+    assert "<strong>One</strong>" in body
+    assert "<script>alert" not in body and "&lt;script&gt;" in body
+    assert 'href="javascript:' not in body
+    assert 'href="https://example.org/miracl"' in body
+    assert client_for(cup.participant).get(reverse("competitions:page", args=["cup", "faq"])).status_code == 404
+
+
+def test_the_competition_page_links_the_filled_pages_and_how_to_submit(cup):
+    body = client_for(cup.anonymous).get(reverse("competitions:detail", args=["cup"])).content.decode()
+    assert reverse("competitions:page", args=["cup", "rules"]) in body
+    assert reverse("competitions:page", args=["cup", "faq"]) not in body
+    assert reverse("competitions:how_to_submit", args=["cup"]) in body
+    assert reverse("competitions:topics_archive", args=["cup", "dev"]) in body
+
+
+def test_how_to_submit_builds_the_example_and_command_from_the_phase(cup):
+    body = client_for(cup.participant).get(reverse("competitions:how_to_submit", args=["cup"])).content.decode()
+    assert "4017 Q0 1000#0 1 3.0 mine" in body and "9215 Q0 1010#0 1 3.0 mine" in body
+    assert "--competition cup" in body and "--phase dev" in body
+    assert "run.mine.sw.dev.txt run.mine.te.dev.txt" in body
+    assert "--topics topics.cup-sw-dev.tsv topics.cup-te-dev.tsv" in body
+    assert "--server http://testserver" in body
+    assert "pip install" in body and "cupboard-eval submit" in body
+    assert "Left for your team: no limit" in body  # dev has no limits
+
+
+def test_how_to_submit_shows_the_limits_left_today(cup):
+    test_b = cup.competition.phases.get(slug="test-b")  # 5 a day
+    make_topics(test_b, "sw", QIDS)
+    body = client_for(cup.participant).get(reverse("competitions:how_to_submit", args=["cup"])).content.decode()
+    assert "Left for your team: 5 today." in body
+    anonymous = client_for(cup.anonymous).get(reverse("competitions:how_to_submit", args=["cup"])).content.decode()
+    assert "Left for your team" not in anonymous and "Log in" in anonymous
+
+
+def test_surprise_languages_stay_out_of_the_guide_and_archives_until_their_reveal(cup, time_machine):
+    urls = [reverse("competitions:how_to_submit", args=["cup"]),
+            reverse("competitions:topics_archive", args=["cup", "dev"]),
+            reverse("competitions:sample_submission", args=["cup", "dev"])]
+    for persona in (cup.anonymous, cup.participant, cup.outsider):
+        guide, topics, sample = (client_for(persona).get(url) for url in urls)
+        assert "run.mine.yo" not in guide.content.decode() and "yo-4017" not in guide.content.decode()
+        assert sorted(zip_names(topics)) == ["topics.cup-sw-dev.tsv", "topics.cup-te-dev.tsv"]
+        assert sorted(zip_names(sample)) == ["run.sample.sw.dev.txt", "run.sample.te.dev.txt"]
+    organizer = zip_names(client_for(cup.organizer).get(urls[2]))
+    assert "run.sample.yo.dev.txt" in organizer
+    time_machine.move_to(timezone.now() + timedelta(days=11))  # after the surprise group's reveal
+    assert "run.sample.yo.dev.txt" in zip_names(client_for(cup.participant).get(urls[2]))
+
+
+def test_the_sample_submission_holds_valid_runs_for_every_topic(cup, tmp_path):
+    files = zip_names(client_for(cup.participant).get(reverse("competitions:sample_submission", args=["cup", "dev"])))
+    path = tmp_path / "run.sample.sw.dev.txt"
+    path.write_text(files["run.sample.sw.dev.txt"])
+    run, report = read_run(str(path), topics={q: "" for q in QIDS}, docid_pattern=r"[0-9]+#[0-9]+", max_depth=100)
+    assert run is not None and not report.errors, report.errors
+    assert sorted(set(run.qids)) == sorted(QIDS)
+
+
+def test_an_unpublished_competition_shows_nothing_to_non_organizers(cup):
+    draft = cup.other_competition
+    draft.is_published, draft.pages = False, {"overview": "Secret plans."}
+    draft.save()
+    for name, args in (("competitions:page", [draft.slug, "overview"]), ("competitions:how_to_submit", [draft.slug]),
+                       ("competitions:topics_archive", [draft.slug, "dev"])):
+        assert client_for(cup.participant).get(reverse(name, args=args)).status_code == 404
+    assert b"Secret plans." in client_for(cup.other_organizer).get(
+        reverse("competitions:page", args=[draft.slug, "overview"])).content
+
+
+def test_the_definition_reads_pages_and_names_a_wrong_key():
+    data = yaml.safe_load((DEFINITIONS_DIR / "miracl-wsdm-cup.yaml").read_text())
+    assert set(definition_parse(data)["competition"]["pages"]) == {"overview", "rules", "data", "evaluation", "faq"}
+    data["pages"] = {"rulez": "x", "faq": 3}
+    with pytest.raises(DefinitionError) as error:
+        definition_parse(data)
+    assert "pages.rulez: unknown key" in str(error.value.problems)
+    assert any(p.startswith("pages.faq: must be text") for p in error.value.problems)
+
+
+def test_the_cup_pages_never_name_a_surprise_language():
+    pages = yaml.safe_load((DEFINITIONS_DIR / "miracl-wsdm-cup.yaml").read_text())["pages"]
+    html = " ".join(str(render_markdown(text)) for text in pages.values()).lower()
+    assert not re.findall(r"\b(de|yo|german|yoruba)\b", html)

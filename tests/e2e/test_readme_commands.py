@@ -1,0 +1,86 @@
+"""The README's participant commands work as written: the shell blocks of the demo walk-through's
+upload step and of "For participants" run, in order, in one folder, against runserver and a
+real worker holding the Cup's dev phase as the demo has it (dates shifted to now, the shipped
+sw and yo samples as topics and judgments). The only changes made to the text: the server's
+address, the virtualenv's path, the samples' folder, and the token (set, not `...`)."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import textwrap
+
+import pytest
+
+from tests.e2e.stack import BIN, ROOT, Stack, wait_until
+
+pytestmark = [pytest.mark.worker]
+
+SETUP = """
+from django.utils import timezone
+from cupboard.accounts.services import api_token_create
+from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
+from cupboard.demo.plan import COMPETITIONS
+from evaluator.samples import sample_path
+from tests.factories import make_team, make_user
+
+organizer = make_user("organizer")
+cup = competition_load(data=COMPETITIONS[0].definition_data(now=timezone.now()), actor=organizer)
+dev = cup.phases.get(slug="dev")
+for code in ("sw", "yo"):
+    topics_import(phase=dev, subset=code, file=sample_path("topics", code), name=f"topics.demo-miracl-dev-{code}.tsv")
+qrels_release_create(phase=dev, files={code: sample_path("qrels", code) for code in ("sw", "yo")}, actor=organizer)
+alice = make_user("alice")
+make_team(cup, name="Lighthouse", members=[alice])  # the demo forms its teams before entry closes
+print(api_token_create(user=alice))
+"""
+
+
+def section(text: str, heading: str) -> str:
+    start = text.index(f"\n## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end > 0 else None]
+
+
+def shell_blocks(text: str) -> list[str]:
+    """The ```sh blocks, dedented (a block inside a list item is indented with it)."""
+    return [textwrap.dedent(body) for _, body in re.findall(r"^( *)```sh\n(.*?)^\1```", text, flags=re.S | re.M)]
+
+
+def readme_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    demo = [block for block in shell_blocks(section(readme, "Demo")) if "evaluator submit" in block]
+    return demo + shell_blocks(section(readme, "For participants"))
+
+
+def as_run_here(block: str, *, url: str) -> str:
+    block = "\n".join(line for line in block.splitlines() if not line.startswith("export CUPBOARD_TOKEN="))
+    return (block.replace("http://127.0.0.1:8000", url).replace(".venv/bin/", f"{BIN}/")
+            .replace("S=evaluator/samples", f"S={ROOT}/evaluator/samples"))
+
+
+def test_the_participant_commands_of_the_readme_run(tmp_path):
+    blocks = readme_commands()
+    assert len(blocks) >= 4 and any("validate" in b for b in blocks) and any("curl" in b for b in blocks)
+    stack = Stack(tmp_path / "stack")
+    (tmp_path / "stack").mkdir()
+    work = tmp_path / "participant"
+    work.mkdir()
+    with stack:
+        stack.manage("migrate", "--noinput", timeout=180)
+        token = stack.manage("shell", "-c", SETUP).strip().splitlines()[-1]
+        stack.start_server()
+        stack.start_worker()
+        env = {**os.environ, "CUPBOARD_TOKEN": token}
+        for block in blocks:
+            result = subprocess.run(["bash", "-euo", "pipefail", "-c", as_run_here(block, url=stack.url)], cwd=work,
+                                    env=env, capture_output=True, text=True, timeout=300)
+            assert result.returncode == 0, f"{block}\nexit {result.returncode}\n{result.stdout}\n{result.stderr}"
+            if "evaluator submit" in block:
+                assert "submission #1 scored" in result.stdout, result.stdout + result.stderr
+            if "api/$ID/" in block:
+                assert '"status": "scored"' in result.stdout.replace('"status":"scored"', '"status": "scored"')
+        wait_until(lambda: stack.query("SELECT status, method_name FROM submissions_submission")
+                   == [("scored", "my first run")], seconds=30, what="the README's run to be stored once")
+    assert (work / "topics.demo-miracl-dev-sw.tsv").read_text().startswith(
+        (ROOT / "evaluator/samples/topics.miracl-v1.0-sw-dev.tsv").read_text().splitlines()[0])
