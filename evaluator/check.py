@@ -18,7 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
-from .metrics import parse_metric, trec_name
+from .metric_names import parse_metric, trec_name
 from .records import Problem, Qrels, Run
 from .scoring import Evaluator
 

@@ -24,7 +24,6 @@ from .naming import expand_inputs
 from .progress import Progress
 from .qrels import read_qrels
 from .records import InputError, Problem, Qrels, Run
-from .runs import read_run
 from .topics import read_topics
 
 
@@ -85,6 +84,8 @@ class Inputs:
             if self.topics and code not in self.topics:
                 self.errors.append(Problem("no-topics", f"no topics were given for {code!r}", path))
                 continue
+            from .runs import read_run  # numpy and pyarrow: only when a run is read here
+
             bar = Progress(f"reading {code}", enabled=progress)
             run, report = read_run(path, topics=self.topics.get(code), docid_pattern=self.benchmark.docid_pattern,
                                    max_depth=max_depth, keep_depth=keep_depth, progress=bar.update,

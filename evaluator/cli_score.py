@@ -13,11 +13,10 @@ import sys
 from .aggregate import MISSING_RULES, group_means
 from .benchmarks import ALL, Benchmark
 from .cli import UNLIMITED, Inputs, add_common, benchmark_of, print_json, report_problems
-from .metrics import parse_metric, trec_name
-from .parallel import Job, Outcome, Scoring, score_submission
+from .metric_names import parse_metric, parse_metrics, trec_name
+from .jobs import Job, Outcome, Scoring
 from .progress import Progress
-from .records import Problem, Qrels
-from .scoring import Evaluator
+from .records import Problem
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -42,6 +41,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--check", action="store_true",
                         help="recompute every score with pytrec_eval and fail on any difference beyond 1e-9 "
                              "(on float32 scores, as pytrec_eval keeps them; see docs/evaluator.md)")
+    parser.add_argument("--engine", choices=("auto", "vectorised"), default="auto",
+                        help="auto: small plain runs in pure Python (no numpy start-up), the rest vectorised; "
+                             "vectorised: always numpy/pyarrow (both are tested against trec_eval)")
     parser.add_argument("--digits", type=int, metavar="N",
                         help="--format trec: N significant digits (17: exact) instead of trec_eval's 4 decimals")
     parser.add_argument("--workers", type=int, metavar="N",
@@ -76,7 +78,7 @@ def score_command(args: argparse.Namespace) -> int:
     max_depth = args.max_depth or (UNLIMITED if generic else 1000)
     try:
         # an unknown metric is a usage error: say so before reading gigabytes
-        Evaluator(Qrels({}), metrics, depth=depth)
+        parse_metrics(metrics, depth)
     except ValueError as exc:
         print(f"python -m evaluator score: {exc}", file=sys.stderr)
         return 2
@@ -86,7 +88,8 @@ def score_command(args: argparse.Namespace) -> int:
                       depth=depth, max_depth=max_depth, docid_pattern=benchmark.docid_pattern,
                       per_query=args.per_query or args.format == "trec", strict_tags=not generic,
                       check=args.check)
-    outcomes = score_submission(jobs, scoring=scoring, workers=args.workers, done=_progress(jobs, args.progress))
+    outcomes = score_jobs(jobs, scoring=scoring, workers=args.workers, progress=args.progress,
+                          small=args.engine == "auto" and not args.check)
     for outcome in outcomes.values():
         _collect(inputs, outcome)
     if inputs.errors:
@@ -113,6 +116,29 @@ def score_command(args: argparse.Namespace) -> int:
             write_per_query(results)
         report_problems(inputs, args.format)
     return 0
+
+
+def score_jobs(jobs: list[Job], *, scoring: Scoring, workers: int | None, progress: bool | None,
+               small: bool = True) -> dict[str, Outcome]:
+    """Small plain runs by the pure-Python engine when `small` (no numpy or pyarrow to
+    import: a small collection takes about trec_eval's time), the others, and any it
+    declines, by the vectorised one on every core."""
+    from .small import score_small_job
+
+    done, outcomes = _progress(jobs, progress), {}
+    for job in jobs if small else ():
+        outcome = score_small_job(job, scoring=scoring)
+        if outcome is not None:
+            outcomes[job.subset] = outcome
+            done(outcome, len(outcomes), len(jobs))
+    rest = [job for job in jobs if job.subset not in outcomes]
+    if rest:
+        from .parallel import score_submission
+
+        first = len(outcomes)
+        outcomes.update(score_submission(rest, scoring=scoring, workers=workers,
+                                         done=lambda outcome, count, of: done(outcome, first + count, len(jobs))))
+    return {job.subset: outcomes[job.subset] for job in jobs}
 
 
 def plan_jobs(inputs: Inputs, args: argparse.Namespace) -> list[Job]:

@@ -18,8 +18,6 @@ import json
 import os
 import sys
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -122,6 +120,9 @@ def call_api(url: str, token: str, body: Multipart | None = None, *, progress: P
              timeout: float = 300) -> tuple[int, dict]:
     """(HTTP status, JSON document) for a GET, or a POST of `body`; API refusals (4xx with
     errors as data) are returned, not raised."""
+    import urllib.error  # with http and ssl: only when calling the platform
+    import urllib.request
+
     headers = {"Authorization": f"Token {token}", "Accept": "application/json"}
     data = None
     if body is not None:

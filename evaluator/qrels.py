@@ -8,21 +8,16 @@ reader, which says where each problem is.
 """
 from __future__ import annotations
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pcsv
+import re
 
-from .columns import numbers
 from .records import InputError, JudgedColumns, Problem, Qrels
 from .sources import Source, iter_blocks, source_name, split_lines
 from .validation import BOM, MAX_FIELD_BYTES, ProblemLog, decoded_lines, is_integer
-from .validation_fast import docid_hashes, text_bytes
 
 _NAMES = ["qid", "iteration", "docid", "label"]
-_CONVERT = pcsv.ConvertOptions(column_types={name: pa.string() for name in _NAMES}, null_values=[],
-                               strings_can_be_null=False, quoted_strings_can_be_null=False)
-_QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)
+# Below this size the per-line reader is as quick as starting pyarrow, and needs no numpy:
+# a small collection is scored without importing either (see evaluator.small).
+SMALL_QRELS_BYTES = 2 << 20
 
 
 def read_qrels(source: Source, *, name: str | None = None) -> Qrels:
@@ -37,19 +32,30 @@ def read_qrels(source: Source, *, name: str | None = None) -> Qrels:
         data = data[len(BOM):]
         warnings.append(Problem("bom", "the file starts with a UTF-8 byte order mark; it was ignored", file, 1,
                                 severity="warning"))
-    qrels = _read_fast(data) or _read_exact(data, file)
+    small = len(data) <= SMALL_QRELS_BYTES
+    qrels = (_read_plain(data) if small else _read_fast(data)) or _read_exact(data, file)
     qrels.warnings = (*warnings, *qrels.warnings)
     return qrels
 
 
 def _read_fast(data: bytes) -> Qrels | None:
+    """Qrels read by pyarrow in one go, or None when anything needs the per-line reader."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    from .columns import numbers
+    from .validation_fast import docid_hashes, text_bytes
+
     if (not data.strip() or b"\r" in data or b"\x00" in data or (b"\t" in data and b" " in data)
             or data.startswith(b"#") or b"\n#" in data):
         return None
     try:
         table = pcsv.read_csv(pa.py_buffer(data), pcsv.ReadOptions(column_names=_NAMES, use_threads=False),
                               pcsv.ParseOptions(delimiter="\t" if b"\t" in data else " ", quote_char=False),
-                              _CONVERT)
+                              pcsv.ConvertOptions(column_types={name: pa.string() for name in _NAMES}, null_values=[],
+                                                  strings_can_be_null=False, quoted_strings_can_be_null=False))
     except pa.ArrowInvalid:
         return None
     columns = [table.column(n).combine_chunks() for n in _NAMES]
@@ -67,10 +73,33 @@ def _read_fast(data: bytes) -> Qrels | None:
     qid = pc.dictionary_encode(qid)
     codes = numbers(qid.indices).astype(np.int64)
     with np.errstate(over="ignore"):
-        keys = np.sort(docid_hashes(docid) + codes.astype(np.uint64) * _QUERY_MIX)
+        keys = np.sort(docid_hashes(docid) + codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
     if np.any(keys[1:] == keys[:-1]):
         return None  # maybe a docid judged twice: the exact reader says where
     return Qrels(columns=JudgedColumns(qid.dictionary.to_pylist(), codes, docid, labels))
+
+
+_PLAIN = re.compile(rb"(?:[!-~]+[ \t]+[!-~]+[ \t]+[!-~]+[ \t]+[+-]?[0-9]{1,18}[ \t]*\n)*")
+
+
+def _read_plain(data: bytes) -> Qrels | None:
+    """A small all-ASCII file of plain lines, split at once in pure Python (no numpy); None
+    when anything needs the per-line reader (a comment, a blank line, a CR, a long field,
+    a docid judged twice...)."""
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    if not data.isascii() or data.startswith(b"#") or b"\n#" in data or not _PLAIN.fullmatch(data):
+        return None
+    fields = data.split()
+    qids, docids = fields[0::4], fields[2::4]
+    if max(map(len, qids)) > MAX_FIELD_BYTES or max(map(len, docids)) > MAX_FIELD_BYTES:
+        return None
+    judgments: dict[str, dict[str, int]] = {}
+    for qid, docid, label in zip(map(bytes.decode, qids), map(bytes.decode, docids), map(int, fields[3::4])):
+        judgments.setdefault(qid, {})[docid] = label
+    if sum(map(len, judgments.values())) != len(qids):
+        return None  # a docid judged twice
+    return Qrels(judgments)
 
 
 def _read_exact(data: bytes, file: str) -> Qrels:

@@ -18,8 +18,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .columns import column, numbers, numbers_or, strings, take
-from .metrics import FAMILIES, GAIN_ALIASES, GAINS, Metric, Ranked, gains, parse_metric
-from .records import Problem, Qrels, Run, SubsetResult
+from .metric_names import parse_metrics
+from .metrics import FAMILIES, GAIN_ALIASES, GAINS, KERNELS, Metric, Ranked, gains
+from .coverage import coverage
+from .records import Qrels, Run, SubsetResult
 
 
 def trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> np.ndarray:
@@ -136,10 +138,7 @@ class Evaluator:
             raise ValueError(f"gain must be one of {', '.join(GAINS)}, not {gain!r}")
         if depth < 1:
             raise ValueError("depth must be at least 1")
-        self.metrics: dict[str, Metric] = {name: parse_metric(name) for name in metrics}
-        for name, metric in self.metrics.items():
-            if metric.cutoff is not None and metric.cutoff > depth:
-                raise ValueError(f"{name} looks deeper than the evaluation depth {depth}")
+        self.metrics: dict[str, Metric] = parse_metrics(metrics, depth)
         self.relevance_level = relevance_level
         self.gain = gain
         self.depth = depth
@@ -176,7 +175,7 @@ class Evaluator:
     def per_query_arrays(self, run: Run | None) -> dict[str, np.ndarray]:
         """Each metric's value for every qrels query, in qrels order (`self.index.qids`)."""
         ranked = self.rank(run)
-        return {name: FAMILIES[m.family].kernel(
+        return {name: KERNELS[m.family](
                     ranked, m.cutoff,
                     rel=self.relevance_level if m.rel is None else m.rel, gain=m.gain or self.gain)
                 for name, m in self.metrics.items()}
@@ -194,26 +193,8 @@ class Evaluator:
         values_of = {name: dict(zip(qids, v.tolist())) for name, v in values.items()} if per_query else {}
         ran = set(run.query_codes()[0].tolist()) if run is not None and len(run) else set()
         return SubsetResult(subset=subset, means=means, per_query=values_of,
-                            warnings=self.coverage(ran, name or subset or "run"))
+                            warnings=coverage(ran, qids, name or subset or "run"))
 
-    def coverage(self, ran: set[str], file: str) -> tuple[Problem, ...]:
-        """Warnings a user needs and trec_eval never gives, from the run's query ids: none
-        matches a judged query (`01` against `1`), run queries nobody judged (dropped),
-        judged queries the run lacks (each scores 0, as with `trec_eval -c`)."""
-        judged = self.index.number
-        unjudged = sorted(ran.difference(judged))
-        missing = [q for q in self.index.qids if q not in ran]
-        found = []
-        if ran and len(unjudged) == len(ran) and judged:
-            found.append(("no-matching-queries", f"none of the run's {len(ran)} query ids is a judged query "
-                          f"(run: {', '.join(unjudged[:3])}; qrels: {', '.join(self.index.qids[:3])}): it scores 0"))
-        elif unjudged:
-            found.append(("unjudged-queries", f"{len(unjudged)} of the run's {len(ran)} queries are not in the "
-                          f"qrels and are not scored (e.g. {', '.join(unjudged[:5])})"))
-        if missing and len(missing) < len(judged) or missing and not ran:
-            found.append(("queries-not-in-run", f"{len(missing)} of {len(judged)} judged queries are not in the "
-                          f"run and score 0 (e.g. {', '.join(missing[:5])})"))
-        return tuple(Problem(code, message, file, severity="warning") for code, message in found)
 
 
 def _summary(metric: Metric, values: np.ndarray) -> float:

@@ -168,6 +168,14 @@ class LineRules:
         return True
 
 
+def warn_missing_queries(log: ProblemLog, topics, present) -> None:
+    """The topics a run has no line for: they score 0 (trec_eval -c)."""
+    missing = sorted(set(topics) - set(present))
+    if missing:
+        log.warn("missing-queries", f"{len(missing)} of {len(set(topics))} queries have no results and "
+                 f"score 0 (e.g. {', '.join(missing[:5])})")
+
+
 def decoded_lines(lines, log: ProblemLog):
     """Text lines of a qrels or topics file from `sources.iter_lines`: BOM dropped, bad
     UTF-8 and NUL bytes logged and skipped, blank lines skipped (editors leave them at the end)."""

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from .columns import column, numbers, take
 from .records import Run
-from .validation import ProblemLog
+from .validation import ProblemLog, warn_missing_queries
 from .validation_fast import Rows
 
 _QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads query codes over the 64-bit key space
@@ -130,10 +130,7 @@ class RunCollector:
         self._check_duplicates(names, log)
         queries = int(np.count_nonzero(counts))
         if topics is not None:
-            missing = sorted(set(topics) - set(names[counts > 0]))
-            if missing:
-                log.warn("missing-queries", f"{len(missing)} of {len(set(topics))} queries have no results and "
-                         f"score 0 (e.g. {', '.join(missing[:5])})")
+            warn_missing_queries(log, topics, names[counts > 0].tolist())
         kq = np.concatenate([k.qcodes for k in self.kept])
         scores = np.concatenate([k.scores for k in self.kept])
         ranks = np.concatenate([k.ranks for k in self.kept])

@@ -47,10 +47,10 @@ def reference(binary, qrels, run) -> dict | None:
     return _parse(done.stdout.decode())
 
 
-def ours(qrels, run) -> tuple[dict | None, str]:
+def ours(qrels, run, engine: str = "auto") -> tuple[dict | None, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["score", "--benchmark", "generic", "--qrels", str(qrels), "--run", str(run),
+        code = main(["score", "--benchmark", "generic", "--qrels", str(qrels), "--run", str(run), "--engine", engine,
                      "--metrics", ",".join(MEASURES), "--format", "trec", "--digits", "17", "--workers", "1"])
     return (_parse(out.getvalue()) if code == 0 else None), err.getvalue()
 
@@ -63,12 +63,12 @@ def _parse(text: str) -> dict:
     return values
 
 
-def _compare(trec_eval, tmp_path, name, qrels_text, run_text):
+def _compare(trec_eval, tmp_path, name, qrels_text, run_text, engine="auto"):
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_bytes(qrels_text.encode())
     run.write_bytes(run_text.encode())
     expected = reference(trec_eval, qrels, run)
-    got, stderr = ours(qrels, run)
+    got, stderr = ours(qrels, run, engine)
     if expected is None or got is None:
         assert expected is None and got is None, f"{name}: only one refuses\n{stderr}"
         assert "Traceback" not in stderr and "error" in stderr, f"{name}: no clear error\n{stderr}"
@@ -78,14 +78,20 @@ def _compare(trec_eval, tmp_path, name, qrels_text, run_text):
     assert not wrong, f"{name}: {len(wrong)} values differ, e.g. {list(wrong.items())[:3]}"
 
 
+# auto: small plain runs go to the pure-Python engine (evaluator.small), the rest to numpy
+ENGINES = ("auto", "vectorised")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name, qrels_text, run_text", MINIMAL, ids=[case[0] for case in MINIMAL])
-def test_it_agrees_with_trec_eval_on_the_minimal_cases(trec_eval, tmp_path, name, qrels_text, run_text):
-    _compare(trec_eval, tmp_path, name, qrels_text, run_text)
+def test_it_agrees_with_trec_eval_on_the_minimal_cases(trec_eval, tmp_path, name, qrels_text, run_text, engine):
+    _compare(trec_eval, tmp_path, name, qrels_text, run_text, engine)
 
 
-def test_it_agrees_with_trec_eval_on_generated_cases(trec_eval, tmp_path):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_it_agrees_with_trec_eval_on_generated_cases(trec_eval, tmp_path, engine):
     for seed in SEEDS:
-        _compare(trec_eval, tmp_path, *generated_case(seed))
+        _compare(trec_eval, tmp_path, *generated_case(seed), engine)
 
 
 def test_it_reports_the_cases_the_issue_names(trec_eval, tmp_path):

@@ -65,6 +65,7 @@ def generated_case(seed: int) -> tuple[str, str, str]:
     unjudged documents, queries missing on either side, odd whitespace in some cases."""
     rng = random.Random(seed)
     odd = rng.random() < 0.3
+    tidy = not odd and rng.random() < 0.5  # as toolkits write runs: by query, scores falling, no ties
     qids = _ids(rng, rng.randint(1, 6), rng.choice(["numeric", "padded", "unicode", "trec"]))
     labels = rng.choice([(0, 1), (0, 1, 2, 3), (-1, 0, 1, 2)])
     pool = _ids(rng, rng.randint(5, 400), rng.choice(["numeric", "trec", "unicode"]))
@@ -78,8 +79,9 @@ def generated_case(seed: int) -> tuple[str, str, str]:
         if rng.random() < 0.85:  # a few judged queries the run lacks
             depth = rng.randint(1, len(pool))
             scale = rng.choice([1, 3, 1000])  # few distinct scores: many ties
+            tidy_scores = sorted(rng.sample(range(10**6), depth), reverse=True)
             for rank, docid in enumerate(rng.sample(pool, depth), start=1):
-                score = rng.randint(0, scale) / rng.choice([1, 7, 3.5])
+                score = tidy_scores[rank - 1] / 7 if tidy else rng.randint(0, scale) / rng.choice([1, 7, 3.5])
                 fields = [qid, "Q0", docid, str(rank), repr(score), "run"]
                 if odd and rng.random() < 0.1:
                     fields.append("trailing")
@@ -88,5 +90,6 @@ def generated_case(seed: int) -> tuple[str, str, str]:
                     run.append(rng.choice(["", "   "]))
     while qrels and qrels[-1].startswith("#"):
         qrels.pop()  # trec_eval reads past a last `#` line and calls the file malformed
-    rng.shuffle(run)
+    if not tidy:
+        rng.shuffle(run)
     return f"seed-{seed}", "\n".join(qrels) + "\n", "\n".join(run) + ("\n" if run else "")

@@ -1,0 +1,105 @@
+"""The pure-Python engine (evaluator.small) and the vectorised one agree: fed the same
+random and malformed files, the small engine either declines (and the vectorised one
+reads the file, reporting any problem) or gives the same report and the same scores."""
+import random
+
+import pytest
+
+from evaluator.jobs import Job, Scoring
+from evaluator.parallel import score_job
+from evaluator.small import score_small_job
+
+from .trec_cases import MEASURES
+
+SCORING = Scoring(MEASURES + ("Judged@10", "nDCG(gain=exp)@10", "P(rel=2)@5", "RR@10"), depth=100, max_depth=140,
+                  strict_tags=False)
+TOPICS = "".join(f"q{i}\tquery {i}\n" for i in range(8))
+
+# Ways to spoil one line of a good run; each must be declined or read the same by both.
+SPOIL = [
+    lambda f: f[:5], lambda f: f + ["extra"], lambda f: [f[0], "", *f[1:]],
+    lambda f: [*f[:4], "nan", f[5]], lambda f: [*f[:4], "1_0", f[5]], lambda f: [*f[:4], "1e999", f[5]],
+    lambda f: [*f[:3], "99999999999999999999", *f[4:]], lambda f: [*f[:3], "-3", *f[4:]],
+    lambda f: [*f[:5], "other"], lambda f: [*f[:5], "bad+tag"], lambda f: [f[0], f[1], "é" + f[2], *f[3:]],
+    lambda f: ["#" + f[0], *f[1:]], lambda f: [f[0], f[1], "d" * 101, *f[3:]], lambda f: ["q99", *f[1:]],
+    lambda f: [*f[:4], f[4] + "0", f[5]], lambda f: [*f[:3], "0" + f[3], *f[4:]], lambda f: [f[0], "0", *f[2:]],
+]
+
+
+def good_run(rng: random.Random) -> list[list[str]]:
+    lines = []
+    for q in rng.sample(range(8), rng.randint(1, 8)):
+        docs = rng.sample(range(150), rng.randint(1, 140))
+        scores = sorted(rng.sample(range(10**6), len(docs)), reverse=True)
+        lines += [[f"q{q}", "Q0", f"d{d}", str(rank), str(s / 13), "run"] for rank, (d, s) in enumerate(zip(docs, scores), 1)]
+    return lines
+
+
+def qrels_text(rng: random.Random) -> str:
+    return "".join(f"q{q} 0 d{d} {rng.choice([-1, 0, 1, 2, 3])}\n" for q in range(7) for d in rng.sample(range(150), 30))
+
+
+def both(tmp_path, qrels: str, run: str, *, topics: bool):
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_bytes(run.encode())
+    (tmp_path / "t").write_text(TOPICS)
+    job = Job("x", str(tmp_path / "q"), str(tmp_path / "r"), str(tmp_path / "t") if topics else None)
+    return score_small_job(job, scoring=SCORING), score_job(job, scoring=SCORING, threads=1)
+
+
+def same(small, big) -> None:
+    assert big.errors == () and small.report == big.report and small.warnings == big.warnings
+    assert small.result.means.keys() == big.result.means.keys()
+    for metric, value in big.result.means.items():
+        assert small.result.means[metric] == pytest.approx(value, abs=1e-12), metric
+        for qid, v in big.result.per_query[metric].items():
+            assert small.result.per_query[metric][qid] == pytest.approx(v, abs=1e-12), (metric, qid)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_it_reads_and_scores_good_runs_as_the_vectorised_engine(tmp_path, seed):
+    rng = random.Random(seed)
+    run = "".join(" ".join(line) + "\n" for line in good_run(rng))
+    small, big = both(tmp_path, qrels_text(rng), run, topics=seed % 2 == 0)
+    assert small is not None, "a plain run must take the pure-Python path"
+    same(small, big)
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_it_declines_or_agrees_on_spoilt_runs(tmp_path, seed):
+    rng = random.Random(seed)
+    lines = good_run(rng)
+    for _ in range(rng.choice([0, 1, 1, 2])):
+        at = rng.randrange(len(lines))
+        lines[at] = rng.choice(SPOIL)(lines[at])
+    odd = rng.random() < 0.3  # odd separators and line ends in some lines
+    run = "".join(rng.choice([" "] * 20 + ["  ", "\t"] if odd else [" "]).join(line)
+                  + rng.choice(["\n"] * 30 + ["\r\n", " \n", "\n\n"] if odd else ["\n"]) for line in lines)
+    if rng.random() < 0.2:
+        lines.append(lines[0])  # a duplicate
+        run += " ".join(lines[0]) + "\n"
+    small, big = both(tmp_path, qrels_text(rng), run, topics=seed % 3 == 0)
+    if small is not None:
+        same(small, big)
+        TAKEN.append(seed)
+
+
+def test_some_spoilt_runs_were_taken_by_the_small_engine():
+    """Else the test above would compare nothing (it runs first: pytest keeps file order)."""
+    assert len(TAKEN) >= 10, TAKEN
+
+
+TAKEN: list[int] = []
+
+
+def test_a_small_collection_is_scored_without_importing_numpy_or_pyarrow(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "q").write_text("1 0 d1 1\n1 0 d2 0\n")
+    (tmp_path / "r").write_text("1 Q0 d2 1 2.5 run\n1 Q0 d1 2 1.5 run\n")
+    script = ("import sys; from evaluator.cli import main; "
+              f"code = main(['score', '--qrels', {str(tmp_path / 'q')!r}, '--run', {str(tmp_path / 'r')!r}]); "
+              "print(code, 'numpy' in sys.modules, 'pyarrow' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "0 False False"
