@@ -23,7 +23,8 @@ never going back up; rows of one kind are locked one statement at a time, by pri
     4. competition    loading a definition; publishing due audit events (competition_publish_due,
                       called after the phase lock by qrels releases and schedule changes)
     5. team           a team's upload (quota under the lock); final selection; a quota grant;
-                      a join, leave or member removal (so an upload records exactly its members)
+                      a join, leave or member removal (so an upload records exactly its members);
+                      a merge locks both teams, by primary key
     6. submission     storing scores (scoring._store); claims and the sweeper are one
                       conditional UPDATE each, outside any longer transaction
 

@@ -76,6 +76,9 @@ def rows(w) -> list[Row]:
         Row("teams:join", (invite,), "GET", login(200)),
         # Members go to their team page; another team's member is refused (the page again); the rest join.
         Row("teams:join", (invite,), "POST", (302, 302, 302, 200, 302, 302, 302)),
+        # Merging: every logged-in POST ends on a redirect (merged, or back to the invite with the reason).
+        Row("teams:merge", (invite,), "GET", login(405)),
+        Row("teams:merge", (invite,), "POST", login(302)),
         Row("teams:create", ("cup",), "GET", login(200)),
         Row("teams:create", ("cup",), "POST", (302, 200, 200, 200, 302, 302, 302), {"name": "Fresh team"}),
         Row("teams:create", ("draft",), "GET", organizers(200, 404, anon=302)),

@@ -1,37 +1,21 @@
 """Limits hold against people, not only teams (issue 15, finding 3): a member who leaves a team
 that used its slots, and founds or joins another, carries what the team used."""
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
+from datetime import timedelta
 
 import pytest
 import time_machine
 from django.core.exceptions import ValidationError
 
-from cupboard.competitions.models import Phase
 from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.quota import quota_status
-from cupboard.submissions.services import submission_create
 from cupboard.teams.services import team_create, team_join, team_leave
 from tests.factories import make_user
-from tests.submissions.conftest import upload, world  # noqa: F401
-
-NOON = datetime(2030, 5, 10, 12, 0, tzinfo=dt_timezone.utc)
+from tests.teams.conftest import NOON, limit_test_b, send
 
 
 @pytest.fixture
-def limited(world):  # noqa: F811
-    Phase.objects.filter(pk=world.test_b.pk).update(daily_limit=2, total_limit=3, opens_at=NOON - timedelta(days=5),
-                                                    closes_at=NOON + timedelta(days=5))
-    world.competition.entry_deadline = NOON + timedelta(days=5)
-    world.competition.save()
-    world.test_b.refresh_from_db()
-    return world
-
-
-def send(world, team, user, n: int):
-    # Distinct content each time, or the service would return the earlier submission.
-    return submission_create(phase=world.test_b, team=team, user=user, method_name=f"m{n}",
-                             files=[(upload("run.sw.txt", {"1": [f"{n}#0"]}), None)])
+def limited(world):
+    return limit_test_b(world, daily=2, total=3, entry_deadline=NOON + timedelta(days=5))
 
 
 def test_it_keeps_the_limits_of_a_member_who_leaves_and_founds_a_new_team(limited):
@@ -48,9 +32,9 @@ def test_it_keeps_the_limits_of_a_member_who_leaves_and_founds_a_new_team(limite
         # The team left behind keeps its own usage too.
         assert quota_status(phase=w.test_b, team=w.team_a, now=NOON).used_today == 2
     with time_machine.travel(NOON + timedelta(days=1), tick=False):
-        send(w, lantern, w.teammate, 3)
+        send(w, lantern, w.teammate, 3, at=NOON + timedelta(days=1))
         with pytest.raises(SubmissionRefused) as caught:
-            send(w, lantern, w.teammate, 4)
+            send(w, lantern, w.teammate, 4, at=NOON + timedelta(days=1))
         assert caught.value.code == "total_limit"
 
 

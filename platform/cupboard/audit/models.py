@@ -22,10 +22,11 @@ class AuditEvent(models.Model):
         TEAM_LEFT = "team_left"
         TEAM_MEMBER_REMOVED = "team_member_removed"
         TEAM_INVITE_REPLACED = "team_invite_replaced"
+        TEAM_MERGED = "team_merged"
 
     # Team changes, listed on the organizers' teams page.
     TEAM_ACTIONS = (Action.TEAM_CREATED, Action.TEAM_JOINED, Action.TEAM_LEFT, Action.TEAM_MEMBER_REMOVED,
-                    Action.TEAM_INVITE_REPLACED)
+                    Action.TEAM_INVITE_REPLACED, Action.TEAM_MERGED)
 
     competition = models.ForeignKey("competitions.Competition", on_delete=models.CASCADE, related_name="audit_events")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

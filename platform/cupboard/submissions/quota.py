@@ -62,21 +62,25 @@ def _extra(*, phase: Phase, team: Team, day: date | None) -> int:
     return grants.aggregate(extra=Sum("extra"))["extra"] or 0
 
 
-def counted_submissions(*, phase: Phase, team: Team, joining: tuple = ()) -> QuerySet[Submission]:
-    """The phase's submissions that count against `team` (with `joining` users added to it): its
-    own, and every one made while one of these people was in the submitting team."""
-    people = [*Membership.objects.filter(team=team).values_list("user_id", flat=True), *(u.pk for u in joining)]
+def counted_submissions(*, phase: Phase, team: Team, joining: tuple = (),
+                        merging: Team | None = None) -> QuerySet[Submission]:
+    """The phase's submissions that count against `team` (with `joining` users, or the whole
+    `merging` team, added to it): its own, and every one made while one of these people was in
+    the submitting team."""
+    teams = [team] if merging is None else [team, merging]
+    people = [*Membership.objects.filter(team__in=teams).values_list("user_id", flat=True), *(u.pk for u in joining)]
     carried = Submission.members.through.objects.filter(user_id__in=people).values("submission_id")
-    return Submission.objects.filter(Q(team=team) | Q(pk__in=carried), phase=phase,
+    return Submission.objects.filter(Q(team__in=teams) | Q(pk__in=carried), phase=phase,
                                      status__in=Submission.COUNTS_TOWARD_LIMIT)
 
 
-def quota_status(*, phase: Phase, team: Team, now: datetime, joining: tuple = ()) -> QuotaStatus:
+def quota_status(*, phase: Phase, team: Team, now: datetime, joining: tuple = (),
+                 merging: Team | None = None) -> QuotaStatus:
     """How many submissions the team used today (UTC) and in total, its limits with grants, and
-    when its next slot opens (now, the next UTC midnight, or never). With `joining`, the same
-    for the team those users would make it."""
+    when its next slot opens (now, the next UTC midnight, or never). With `joining` (users) or
+    `merging` (a team), the same for the team they would make it."""
     day_start = utc_day_start(now)
-    counted = counted_submissions(phase=phase, team=team, joining=joining)
+    counted = counted_submissions(phase=phase, team=team, joining=joining, merging=merging)
     used_total = counted.count()
     used_today = counted.filter(created_at__gte=day_start, created_at__lt=day_start + timedelta(days=1)).count()
     daily_limit = None if phase.daily_limit is None else \
@@ -93,12 +97,13 @@ def quota_status(*, phase: Phase, team: Team, now: datetime, joining: tuple = ()
     return QuotaStatus(used_today, daily_limit, used_total, total_limit, next_slot_at)
 
 
-def quota_overruns(*, team: Team, joining: tuple, now: datetime) -> list[tuple[Phase, QuotaStatus]]:
-    """The phases still open where the team, with `joining` added, would have used more than its
-    limits: a join that would do so is refused, like Kaggle refuses such a merge."""
+def quota_overruns(*, team: Team, now: datetime, joining: tuple = (),
+                   merging: Team | None = None) -> list[tuple[Phase, QuotaStatus]]:
+    """The phases still open where the team, with `joining` users or the `merging` team added,
+    would have used more than its limits: such a join or merge is refused, as on Kaggle."""
     overruns = []
     for phase in team.competition.phases.filter(closes_at__gt=now).order_by("position"):
-        status = quota_status(phase=phase, team=team, now=now, joining=joining)
+        status = quota_status(phase=phase, team=team, now=now, joining=joining, merging=merging)
         if (status.daily_limit is not None and status.used_today > status.daily_limit) or \
                 (status.total_limit is not None and status.used_total > status.total_limit):
             overruns.append((phase, status))

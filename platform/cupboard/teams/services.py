@@ -1,4 +1,4 @@
-"""Team writes: create, join with an invite code, leave, remove a member, replace the invite.
+"""Team writes: create, join with an invite code, merge, leave, remove a member, replace the invite.
 
 Errors are `ValidationError`s with a code, raised before anything is written; the
 database constraint `one_team_per_user_per_competition` backs the check against races.
@@ -11,7 +11,7 @@ from datetime import datetime
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db.models import Count, Max
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -19,6 +19,7 @@ from cupboard.accounts.lookalikes import name_key
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Competition
+from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.locking import locked
 from cupboard.submissions.models import Submission
 from cupboard.submissions.quota import quota_overruns
@@ -90,14 +91,22 @@ def team_create(*, competition: Competition, user: AbstractBaseUser, name: str, 
     return team
 
 
-def _refuse_overrun(*, team: Team, user: AbstractBaseUser, now: datetime) -> None:
-    overruns = quota_overruns(team=team, joining=(user,), now=now)
+def _refuse_overrun(*, team: Team, now: datetime, joining: tuple = (), merging: Team | None = None) -> None:
+    overruns = quota_overruns(team=team, now=now, joining=joining, merging=merging)
     if overruns:
         phase, status = overruns[0]
+        who = "With you" if merging is None else f"Merged with {merging.name}"
         raise ValidationError(
-            f"With you, {team.name} would have used {status.used_total} submissions of {phase.name} "
-            f"({status.used_today} today), more than its limits allow: the submissions you made in "
-            "other teams count in every team you join.", code="over_limit")
+            f"{who}, {team.name} would have used {status.used_total} submissions of {phase.name} "
+            f"({status.used_today} today), more than its limits allow: the submissions people made in "
+            "other teams count in every team they join.", code="over_limit")
+
+
+def _refuse_too_many(*, team: Team, newcomers: int) -> None:
+    size_max = team.competition.team_size_max
+    if team.memberships.count() + newcomers > size_max:
+        raise ValidationError(f"{team.name} would be too large: a team has at most {size_max} members here.",
+                              code="team_full")
 
 
 @transaction.atomic
@@ -115,10 +124,8 @@ def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None 
     locked(Team.objects).get(pk=team.pk)
     _refuse_after_entry_deadline(competition=team.competition, now=now)
     _refuse_second_team(competition=team.competition, user=user)
-    size_max = team.competition.team_size_max
-    if team.memberships.count() >= size_max:
-        raise ValidationError(f"{team.name} is full: a team has at most {size_max} members here.", code="team_full")
-    _refuse_overrun(team=team, user=user, now=now)
+    _refuse_too_many(team=team, newcomers=1)
+    _refuse_overrun(team=team, now=now, joining=(user,))
     _membership_add(team=team, user=user)
     _record(team=team, actor=user, action=AuditEvent.Action.TEAM_JOINED,
             summary=f"{user.username} joined team {team.name}", user=user.username)
@@ -171,3 +178,47 @@ def team_invite_replace(*, team: Team, actor: AbstractBaseUser) -> Team:
     _record(team=team, actor=actor, action=AuditEvent.Action.TEAM_INVITE_REPLACED,
             summary=f"{actor.username} replaced the invite link of team {team.name}")
     return team
+
+
+def _submissions_move(*, source: Team, target: Team) -> set:
+    """Give the source team's submissions to the target, numbered after the target's own, per
+    phase. Final choices beyond the competition's maximum are dropped (the target's kept first).
+    Returns the phases whose leaderboards changed."""
+    limit = target.competition.final_selection_max
+    phases = set()
+    for submission in Submission.objects.filter(team=source).select_related("phase").order_by("phase", "number"):
+        theirs = Submission.objects.filter(phase=submission.phase, team=target)
+        number = (theirs.aggregate(n=Max("number"))["n"] or 0) + 1
+        selected = submission.selected_for_final and theirs.filter(selected_for_final=True).count() < limit
+        Submission.objects.filter(pk=submission.pk).update(team=target, number=number, selected_for_final=selected)
+        phases.add(submission.phase)
+    return phases
+
+
+@transaction.atomic
+def team_merge(*, team: Team, invite_code: str, actor: AbstractBaseUser, now: datetime | None = None) -> Team:
+    """Merge `team` into the team whose invite code this is: asked by `team`'s captain, agreed to
+    by the other team through its invite link. Members and submissions move (the merged members
+    join now, so the target's captain stays captain). Refused after the entry (merger) deadline,
+    past the size limit, or when the merged team's usage would pass a limit (Kaggle's rule)."""
+    now = now or timezone.now()
+    target = Team.objects.select_related("competition").filter(invite_code=invite_code).first()
+    if target is None:
+        raise ValidationError("This invite link is not valid (it may have been replaced).", code="bad_invite")
+    if target.pk == team.pk or target.competition_id != team.competition_id:
+        raise ValidationError("A team merges into another team of the same competition.", code="bad_merge")
+    for pk in sorted([team.pk, target.pk]):  # rows of one kind: one at a time, by primary key
+        locked(Team.objects).get(pk=pk)
+    _refuse_unless_captain(team=team, actor=actor)
+    _refuse_after_entry_deadline(competition=target.competition, now=now)
+    moving = list(team.memberships.select_related("user"))
+    _refuse_too_many(team=target, newcomers=len(moving))
+    _refuse_overrun(team=target, now=now, merging=team)
+    phases = _submissions_move(source=team, target=target)
+    Membership.objects.filter(team=team).update(team=target, joined_at=now)
+    _record(team=target, actor=actor, action=AuditEvent.Action.TEAM_MERGED,
+            summary=f"{actor.username} merged team {team.name} ({', '.join(m.user.username for m in moving)}) "
+                    f"into team {target.name}", merged_team=team.pk, merged_team_name=team.name,
+            users=[m.user.username for m in moving])
+    transaction.on_commit(lambda: [leaderboard_refresh(phase=phase) for phase in phases])
+    return target

@@ -19,7 +19,7 @@ from cupboard.throttle import client_address, throttle_count, throttle_wait
 from .forms import TeamForm
 from .models import Team
 from .selectors import is_member, team_captain, team_members, user_team
-from .services import team_create, team_invite_replace, team_join, team_leave, team_member_remove
+from .services import team_create, team_invite_replace, team_join, team_leave, team_member_remove, team_merge
 
 
 def _get_team(competition_slug: str, team_slug: str) -> Team:
@@ -72,7 +72,27 @@ def join(request, invite_code: str):
             messages.success(request, f"You joined {team.name}.")
             return redirect(team)
     current = user_team(competition=team.competition, user=request.user)
-    return render(request, "teams/join.html", {"team": team, "current": current, **_entry(team.competition)})
+    may_merge = current is not None and current != team and team_captain(team=current) == request.user
+    return render(request, "teams/join.html", {"team": team, "current": current, "may_merge": may_merge,
+                                               **_entry(team.competition)})
+
+
+@login_required
+@require_POST
+def merge(request, invite_code: str):
+    """The captain of another team merges it into this invite's team (offered on the invite page)."""
+    team = get_object_or_404(Team.objects.select_related("competition"), invite_code=invite_code)
+    current = user_team(competition=team.competition, user=request.user)
+    if current is None:
+        messages.error(request, "You are in no team to merge.")
+        return redirect("teams:join", invite_code)
+    try:
+        team_merge(team=current, invite_code=invite_code, actor=request.user)
+    except ValidationError as error:
+        messages.error(request, error.messages[0])
+        return redirect("teams:join", invite_code)
+    messages.success(request, f"{current.name} merged into {team.name}.")
+    return redirect(team)
 
 
 @login_required
