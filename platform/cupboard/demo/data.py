@@ -5,6 +5,10 @@ Real files when the machine has them (MIRACL v1.0 dev and Mr. TyDi v1.1 test und
 MIRACL-shaped synthetic data (`evaluator.synthetic`), so a fresh clone loads the same
 competitions, only smaller. Each phase gets its own slice of a subset's queries: the
 demo's test sets are held-out dev queries, not the hidden MIRACL test sets.
+
+Synthetic data is seeded per competition (`CompetitionPlan.seed`), and its query ids start
+at `seed * QID_SPAN`: with one seed for all, Mr. TyDi's hidden test judgments were MIRACL's
+public dev judgments of the same language, which anyone could download.
 """
 from __future__ import annotations
 
@@ -22,6 +26,8 @@ from evaluator.topics import read_topics
 
 # The folder with MIRACL and Mr. TyDi files, next to the repository, when it exists.
 SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+# Synthetic query ids of seed s lie in [s * QID_SPAN, (s + 1) * QID_SPAN): no two seeds share one.
+QID_SPAN = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -53,8 +59,9 @@ def _read(topics: Path, qrels: Path, origin: str) -> SubsetData:
 
 
 def synthetic_subset(code: str, *, count: int, max_label: int = 1, seed: int = 0) -> SubsetData:
-    """MIRACL-shaped synthetic queries and ~10 judgments each; with `max_label` above 1,
-    relevant documents get graded labels 1..max_label (CLIRMatrix)."""
+    """MIRACL-shaped synthetic queries and ~10 judgments each, drawn with `seed` and numbered
+    from `seed * QID_SPAN`; with `max_label` above 1, relevant documents get graded labels
+    1..max_label (CLIRMatrix)."""
     with tempfile.TemporaryDirectory(prefix="cupboard-demo-") as folder:
         topics = synthetic.make_topics(Path(folder) / "topics.tsv", language=code, count=count, seed=seed)
         qrels = synthetic.make_qrels(Path(folder) / "qrels.tsv", language=code, count=count, seed=seed)
@@ -64,10 +71,18 @@ def synthetic_subset(code: str, *, count: int, max_label: int = 1, seed: int = 0
         graded = {qid: {doc: int(rng.integers(1, max_label + 1)) if label else 0 for doc, label in docs.items()}
                   for qid, docs in data.judgments.items()}
         data = SubsetData(data.topics, graded, "synthetic")
-    return data
+    return _numbered_from(data, seed * QID_SPAN)
 
 
-def miracl_subset(code: str, *, data_dir: Path | None, count: int) -> SubsetData:
+def _numbered_from(data: SubsetData, offset: int) -> SubsetData:
+    def qid(old: str) -> str:
+        return str(int(old) + offset)
+
+    return SubsetData({qid(q): text for q, text in data.topics.items()},
+                      {qid(q): docs for q, docs in data.judgments.items()}, data.origin)
+
+
+def miracl_subset(code: str, *, data_dir: Path | None, count: int, seed: int = 0) -> SubsetData:
     """A MIRACL language's dev topics and qrels: real, sample or synthetic (in that order)."""
     folder = data_dir / "miracl-v1.0-dev" if data_dir else None
     if folder and (folder / f"topics.miracl-v1.0-{code}-dev.tsv").exists():
@@ -75,13 +90,13 @@ def miracl_subset(code: str, *, data_dir: Path | None, count: int) -> SubsetData
                      "MIRACL v1.0 dev")
     if sample_path("topics", code).exists():
         return _read(sample_path("topics", code), sample_path("qrels", code), "MIRACL v1.0 dev sample")
-    return synthetic_subset(code, count=count)
+    return synthetic_subset(code, count=count, seed=seed)
 
 
-def mrtydi_subset(code: str, *, data_dir: Path | None, count: int) -> SubsetData:
+def mrtydi_subset(code: str, *, data_dir: Path | None, count: int, seed: int = 0) -> SubsetData:
     """A Mr. TyDi language's test topics and qrels: real, else synthetic."""
     folder = data_dir / "mrtydi-v1.1-test" if data_dir else None
     if folder and (folder / f"topics.mrtydi-v1.1-{code}.test.txt.gz").exists():
         return _read(folder / f"topics.mrtydi-v1.1-{code}.test.txt.gz", folder / f"qrels.mrtydi-v1.1-{code}.test.txt",
                      "Mr. TyDi v1.1 test")
-    return synthetic_subset(code, count=count)
+    return synthetic_subset(code, count=count, seed=seed)

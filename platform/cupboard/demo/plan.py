@@ -58,6 +58,7 @@ class CompetitionPlan:
     definition: str  # file in competitions/definitions
     data: str  # "miracl", "mrtydi" or "synthetic" (see demo.data)
     phases: dict[str, PhaseSlice]
+    seed: int  # of its synthetic data; one per competition, so none shares judgments with another
     depth: int = 100  # run depth of generated runs
     synthetic_count: int = 24  # queries per subset when there is no real data
     max_label: int = 1
@@ -106,10 +107,10 @@ def _instant(value) -> datetime:
 _MIRACL_PHASES = {"dev": PhaseSlice(0.0, 0.5, 120), "test-a": PhaseSlice(0.5, 0.75, 80),
                   "test-b": PhaseSlice(0.75, 1.0, 80)}
 COMPETITIONS = (
-    CompetitionPlan("miracl-wsdm-cup.yaml", "miracl", _MIRACL_PHASES, per_team=3),
+    CompetitionPlan("miracl-wsdm-cup.yaml", "miracl", _MIRACL_PHASES, seed=1, per_team=3),
     CompetitionPlan("miracl-wsdm-cup.yaml", "miracl",
                     {"dev": PhaseSlice(0.0, 0.5, 30), "test-a": PhaseSlice(0.5, 0.75, 20),
-                     "test-b": PhaseSlice(0.75, 1.0, 20)},
+                     "test-b": PhaseSlice(0.75, 1.0, 20)}, seed=2,
                     overrides={"slug": "miracl-dry-run",
                                "title": "MIRACL dry run: surprise languages still hidden",
                                "description": "A rehearsal of the WSDM Cup on a slice of the MIRACL dev queries. "
@@ -118,12 +119,13 @@ COMPETITIONS = (
                                # Teams may still form in the rehearsal (hana's), a day before it ends.
                                "entry_deadline": "2023-01-23T00:00:00Z"},
                     surprise_in=timedelta(minutes=10)),
-    CompetitionPlan("mrtydi.yaml", "mrtydi", {"test": PhaseSlice(0.0, 1.0, 100)}, last_deadline_in=timedelta(days=21)),
+    CompetitionPlan("mrtydi.yaml", "mrtydi", {"test": PhaseSlice(0.0, 1.0, 100)}, seed=3,
+                    last_deadline_in=timedelta(days=21)),
     CompetitionPlan("dureader-retrieval.yaml", "synthetic",
-                    {"dev": PhaseSlice(0.0, 0.5, 100), "test": PhaseSlice(0.5, 1.0, 100)},
+                    {"dev": PhaseSlice(0.0, 0.5, 100), "test": PhaseSlice(0.5, 1.0, 100)}, seed=4,
                     depth=50, synthetic_count=60, last_deadline_in=timedelta(days=21)),
-    CompetitionPlan("clirmatrix.yaml", "synthetic", {"test": PhaseSlice(0.0, 1.0, 100)},
+    CompetitionPlan("clirmatrix.yaml", "synthetic", {"test": PhaseSlice(0.0, 1.0, 100)}, seed=5,
                     depth=20, synthetic_count=12, max_label=6, last_deadline_in=timedelta(days=21)),
-    CompetitionPlan("lareqa.yaml", "synthetic", {"test": PhaseSlice(0.0, 1.0, 100)},
+    CompetitionPlan("lareqa.yaml", "synthetic", {"test": PhaseSlice(0.0, 1.0, 100)}, seed=6,
                     depth=50, synthetic_count=20, last_deadline_in=timedelta(days=21)),
 )

@@ -90,10 +90,10 @@ def _team_create(*, competition: Competition, team: TeamPlan, users: dict[str, U
 
 def _subset_data(plan: CompetitionPlan, code: str, *, data_dir: Path | None, count: int) -> SubsetData:
     if plan.data == "miracl":
-        return sources.miracl_subset(code, data_dir=data_dir, count=count)
+        return sources.miracl_subset(code, data_dir=data_dir, count=count, seed=plan.seed)
     if plan.data == "mrtydi":
-        return sources.mrtydi_subset(code, data_dir=data_dir, count=count)
-    return sources.synthetic_subset(code, count=count, max_label=plan.max_label)
+        return sources.mrtydi_subset(code, data_dir=data_dir, count=count, seed=plan.seed)
+    return sources.synthetic_subset(code, count=count, max_label=plan.max_label, seed=plan.seed)
 
 
 def _phase_data(*, plan: CompetitionPlan, phase: Phase, data_dir: Path | None, scale: float) -> dict[str, SubsetData]:

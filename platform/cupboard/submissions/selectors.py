@@ -25,7 +25,13 @@ def can_view_submission(*, submission: Submission, user: AbstractBaseUser) -> bo
 
 def visible_run_files(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> list[RunFile]:
     """The run files a viewer may list and download: a public baseline's run for a surprise
-    language is as hidden as the language itself until its group's reveal."""
+    language is as hidden as the language itself until its group's reveal. On a phase whose
+    judgments are still hidden, baselines' runs are the organizers' until the judgments are
+    public: organizers make baselines knowing the judgments (the demo's are generated from
+    them), and a run that scores well spells out relevant documents."""
+    phase = submission.phase
+    if submission.is_baseline and not phase.qrels_are_public(now) and not phase.competition.is_organizer(user):
+        return []
     run_files = submission.run_files.select_related("subset__group", "subset__competition")
     return [f for f in run_files if is_subset_visible(f.subset, now=now, user=user)]
 
