@@ -52,7 +52,7 @@ class Stack:
                 "DATABASE_URL": self.postgres.url, "CELERY_BROKER_URL": self.redis.url,
                 "CUPBOARD_DEBUG": "false", "SECRET_KEY": "loadtest-only-" + "x" * 40,
                 "ALLOWED_HOSTS": "127.0.0.1", "CUPBOARD_BEHIND_PROXY": "true",
-                "CUPBOARD_VAR_DIR": str(self.folder / "var"),
+                "CUPBOARD_SITE_DIR": str(ROOT), "CUPBOARD_VAR_DIR": str(self.folder / "var"),
                 "CUPBOARD_STATIC_ROOT": str(self.folder / "staticfiles")}
 
     def log(self, name: str) -> Path:
