@@ -62,6 +62,14 @@ def test_it_returns_the_existing_submission_for_the_same_files(world):
     assert Submission.objects.count() == 1
 
 
+def test_a_repeat_of_files_a_submission_lost_makes_a_new_submission(world):
+    broken = create(world, [(upload("a.sw.txt", good_sw()), None)])
+    lost = broken.run_files.get()
+    lost.file.storage.delete(lost.file.name)  # as an outage at upload did before commits kept their files
+    again = create(world, [(upload("a.sw.txt", good_sw()), None)])
+    assert again.pk != broken.pk and again.run_files.get().file.read().startswith(b"1 Q0 11#0 1")
+
+
 def test_it_refuses_before_the_phase_opens(world):
     with time_machine.travel(world.test_b.opens_at - timedelta(minutes=1)):
         error = refusal(world, [(upload("a.sw.txt", good_sw()), None)], phase=world.test_b)

@@ -10,6 +10,7 @@ from unittest import mock
 import pytest
 import time_machine
 from django.core.files.base import ContentFile
+from django.db import OperationalError
 from django.test import override_settings
 from django.utils import timezone
 
@@ -114,6 +115,20 @@ def test_it_beats_in_a_thread_while_the_block_runs(settings):
     during = len(beats)
     time.sleep(1.5)
     assert during >= 2 and len(beats) == during  # none after the block
+
+
+def test_a_missed_beat_does_not_stop_the_heartbeat(settings):
+    settings.CUPBOARD_STALE_AFTER = 3
+    calls = []
+
+    def beat():
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            raise OperationalError("database is locked")
+        return True
+    with heartbeat(beat):
+        time.sleep(3.5)
+    assert len(calls) >= 2
 
 
 def test_it_does_not_take_over_a_long_claim_whose_worker_reports_progress(world, queued):

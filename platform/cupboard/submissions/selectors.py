@@ -132,10 +132,14 @@ def status_payload(*, submission: Submission, user: AbstractBaseUser, now: datet
 
 
 def duplicate_submission(*, phase, team, sha256s: set[str]) -> Submission | None:
-    """A pending or scored submission of the same team (or baseline set) and phase with exactly these files."""
+    """A pending or scored submission of the same team (or baseline set) and phase with exactly
+    these files, all still in storage: a submission whose files were lost (an upload during a
+    broker outage, before commits kept their files) can never be scored, so a repeat of its
+    files makes a new submission instead of answering with that broken one."""
     candidates = Submission.objects.filter(phase=phase, team=team, is_baseline=team is None,
                                            status__in=Submission.COUNTS_TOWARD_LIMIT).prefetch_related("run_files")
     for candidate in candidates.order_by("-created_at")[:50]:
-        if {f.sha256 for f in candidate.run_files.all()} == sha256s:
+        files = candidate.run_files.all()
+        if {f.sha256 for f in files} == sha256s and all(f.file.storage.exists(f.file.name) for f in files):
             return candidate
     return None

@@ -65,10 +65,12 @@ def heartbeat(beat: Callable[[], bool]) -> Iterator[None]:
 
     def run():
         try:
-            while not stop.wait(heartbeat_interval()) and beat():
-                pass
-        except Exception:  # noqa: BLE001 - a missed beat only lets the sweeper decide; scoring goes on
-            logger.exception("heartbeat failed")
+            while not stop.wait(heartbeat_interval()):
+                try:
+                    if not beat():
+                        return
+                except Exception as error:  # noqa: BLE001 - one missed beat (a busy SQLite) is no reason to stop
+                    logger.warning("heartbeat missed: %s: %s", type(error).__name__, error)
         finally:
             connection.close()  # this thread's own connection
 

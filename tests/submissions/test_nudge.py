@@ -1,0 +1,61 @@
+"""Sending a scoring message gives up quickly when the broker cannot answer, so an upload
+(already committed) answers instead of hanging: a Redis of the test's own that refuses
+connections, then one that is frozen (SIGSTOP: connections open, nothing answers)."""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+from tests.e2e.stack import ROOT, free_port, wait_until
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server")
+
+NUDGE = """
+import time
+import django
+django.setup()
+from cupboard.submissions.services import submission_nudge
+submission_nudge(submission_ids=[1])  # connects while the broker answers
+print("ready", flush=True)
+input()  # the test freezes the broker now
+started = time.monotonic()
+sent = submission_nudge(submission_ids=[2, 3])
+print(sent, round(time.monotonic() - started, 1), flush=True)
+"""
+
+
+@pytest.fixture
+def redis_port():
+    port, folder = free_port(), tempfile.mkdtemp(prefix="cupboard-redis-")
+    server = subprocess.Popen(["redis-server", "--port", str(port), "--save", "", "--dir", folder],
+                              stdout=subprocess.DEVNULL)
+    wait_until(lambda: subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).returncode == 0,
+               seconds=10, what="redis-server")
+    yield port, server
+    os.kill(server.pid, signal.SIGCONT)
+    server.kill()
+    server.wait(timeout=10)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_frozen_broker_fails_the_send_within_seconds(redis_port):
+    port, server = redis_port
+    env = {**os.environ, "CELERY_BROKER_URL": f"redis://127.0.0.1:{port}/0", "DJANGO_SETTINGS_MODULE": "cupboard.settings"}
+    nudger = subprocess.Popen([sys.executable, "-c", NUDGE], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert nudger.stdout.readline().strip() == "ready", nudger.stderr.read()
+        os.kill(server.pid, signal.SIGSTOP)
+        nudger.stdin.write("\n")
+        nudger.stdin.flush()
+        out, err = nudger.communicate(timeout=30)  # it hung for good before socket_timeout was set
+    finally:
+        nudger.kill()
+    sent, seconds = out.split()
+    assert sent == "0" and float(seconds) < 15, err
+    assert "the stale sweeper will send it again" in err
