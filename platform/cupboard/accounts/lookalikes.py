@@ -25,6 +25,9 @@ _CONFUSABLES = str.maketrans({
 
 def name_key(name: str) -> str:
     """The form two names are compared in; equal keys mean the names look alike."""
+    if name.isascii() and name.isprintable():
+        # Most names: nothing to normalise, map or drop (sign-up compares every username).
+        return " ".join(name.lower().split())
     text = unicodedata.normalize("NFKC", name).casefold()
     text = "".join(ch for ch in text if unicodedata.category(ch) not in {"Cf", "Cc"})
     text = text.translate(_CONFUSABLES)
