@@ -204,15 +204,17 @@ def print_scores(submission: dict) -> None:
           + (f": {submission['status_reason']}" if submission.get("status_reason") else ""))
     scores = submission.get("scores") or {}
     if submission["status"] == "scored" and not scores:
-        print("scores are not shown for this phase until its reveal")
+        print("valid and scored; this phase shows no score until its reveal" if submission.get("shown") == "status"
+              else "scores are not shown for this phase until its reveal")
     if not scores:
         return
+    decimals = submission.get("decimals", 3)
     rows = list((submission.get("averages") or {}).items()) + sorted(scores.items())
     metrics = list(dict.fromkeys(m for _, values in rows for m in values))  # the competition's order
     width = max(len(name) for name, _ in rows) + 2
     print("".ljust(width) + "  ".join(f"{m:>9}" for m in metrics))
     for name, values in rows:
-        cells = [f"{values[m]:>9.3f}" if values.get(m) is not None else f"{'-':>9}" for m in metrics]
+        cells = [f"{values[m]:>9.{decimals}f}" if values.get(m) is not None else f"{'-':>9}" for m in metrics]
         print(name.ljust(width) + "  ".join(cells))
 
 

@@ -1,7 +1,7 @@
 """The shared personas and factories build the world other tests rely on."""
 import hashlib
 
-from cupboard.competitions.selectors import visible_subsets
+from cupboard.competitions.viewer import Viewer
 from tests.factories import make_qrels_release, make_topics
 from tests.personas import PersonasTestCase, outsider, personas, staff  # noqa: F401
 
@@ -18,9 +18,9 @@ def test_it_gives_each_persona_its_role(personas):
 
 
 def test_it_hides_the_surprise_group_by_default(personas):
-    codes = [s.code for s in visible_subsets(personas.competition, user=personas.outsider)]
+    codes = [s.code for s in Viewer(personas.outsider, personas.competition).subsets]
     assert codes == ["sw", "te"]
-    assert [s.code for s in visible_subsets(personas.competition, user=personas.organizer)] == ["sw", "te", "yo"]
+    assert [s.code for s in Viewer(personas.organizer, personas.competition).subsets] == ["sw", "te", "yo"]
 
 
 def test_it_writes_topics_and_qrels_files_with_their_hash(personas):

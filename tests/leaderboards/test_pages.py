@@ -51,7 +51,7 @@ def test_it_leaves_surprise_languages_out_of_the_page_before_the_reveal(cast, de
     # (plotly's default template holds numbers like 0.777..., so the values are chosen to be unique)
     assert "0.654" not in html and "0.543" not in html
     assert '"x":["sw","te"]' in html
-    assert "1 surprise subset, announced on" in html
+    assert "1 surprise language, announced on" in html
 
 
 def test_it_shows_surprise_languages_on_the_page_from_the_reveal_on(cast, dev):
@@ -188,16 +188,16 @@ def test_it_pins_the_query_count_of_the_page(cast, dev, django_assert_num_querie
     leaderboard_refresh(phase=dev)
     anonymous, participant, organizer = client_for(None), client_for(cast.participant), client_for(cast.organizer)
 
-    # 1 phase + competition, 2 visible subsets + groups, 3 the phase's topics (its subsets),
-    # 4 hidden groups (surprise notice), 5 rows + submissions + teams, 6 current qrels release
-    with django_assert_num_queries(6):
+    # 1 phase + competition, 2 subsets + groups (the hidden groups' notice comes from them too),
+    # 3 the phase's topics (its subsets), 4 rows + submissions + teams, 5 current qrels release
+    with django_assert_num_queries(5):
         anonymous.get(_url(dev))
-    # the same, plus: session, user, organizer check, the viewer's team
-    with django_assert_num_queries(10):
-        participant.get(_url(dev))
-    # session, user, phase + competition, organizer check, subsets + groups, the organizer
-    # check again inside visible_subsets, the phase's topics, rows, qrels release (no hidden-groups query)
+    # the same, plus: session, user, organizer check (once per request), the viewer's team
     with django_assert_num_queries(9):
+        participant.get(_url(dev))
+    # session, user, phase + competition, organizer check, subsets + groups, the phase's topics,
+    # rows, qrels release
+    with django_assert_num_queries(8):
         organizer.get(_url(dev))
 
 

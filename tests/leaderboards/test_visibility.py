@@ -48,7 +48,7 @@ def test_it_hides_surprise_columns_and_their_average_before_the_reveal(cast, dev
     assert _columns(leaderboard) == ["K.Avg", "Avg", "sw", "te"]
     assert all(set(e.values) == {"sw", "te"} for e in leaderboard.entries)
     assert all(set(e.averages) == {"known", "all"} for e in leaderboard.entries)
-    assert leaderboard.notices == [f"1 surprise subset, announced on "
+    assert leaderboard.notices == [f"1 surprise language, announced on "
                                    f"{cast.competition.groups.get(name='surprise').reveal_at:%Y-%m-%d %H:%M} UTC."]
 
 

@@ -20,6 +20,8 @@ from datetime import timezone as dt_timezone
 import pytest
 from django.urls import reverse
 
+from cupboard.accounts.services import api_token_create
+
 from cupboard.audit.models import AuditEvent
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.services import qrels_release_create
@@ -89,8 +91,9 @@ def check_surprise_hidden(w: World) -> None:
                           files=[(upload(f"run.{code}.txt", run_bytes(tag="y")), code if chosen else None)])
                   for code in ("yo", "zz"))
         assert (yo.code, yo.message.replace("yo", "??")) == (zz.code, zz.message.replace("zz", "??"))
-    api = client_for(w.participant).post(reverse("submissions:api_upload", args=["cup", "dev"]),
-                                         {"method_name": "x", "file_yo": upload("a.txt", run_bytes(tag="api"))})
+    api = client_for(None).post(reverse("submissions:api_upload", args=["cup", "dev"]),
+                                {"method_name": "x", "file_yo": upload("a.txt", run_bytes(tag="api"))},
+                                HTTP_AUTHORIZATION=f"Token {api_token_create(user=w.participant)}")
     assert api.status_code == 400 and api.json()["errors"][0]["code"] == "unknown_subset"
 
 

@@ -20,7 +20,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from cupboard.submissions.models import Submission
 from tests.personas import client_for
-from tests.rules.world import SURPRISE_WORD, TAG_A, TAG_B, TAG_BASELINE, build_world, hidden_markers
+from tests.rules.world import SURPRISE_WORD, TAG_A, TAG_B, TAG_BASELINE, TAG_DRAFT, build_world, hidden_markers
 
 PERSONAS = ("anonymous", "participant", "teammate", "outsider", "organizer", "other_organizer", "staff")
 NON_ORGANIZERS = ("anonymous", "participant", "teammate", "outsider", "other_organizer")
@@ -83,6 +83,8 @@ def rows(w) -> list[Row]:
         Row("teams:create", ("cup",), "POST", (302, 200, 200, 200, 302, 302, 302), {"name": "Fresh team"}),
         Row("teams:create", ("draft",), "GET", organizers(200, 404, anon=302)),
         Row("teams:detail", ("cup", "team-a"), "GET", every(200)),
+        # A draft's team pages, invites, submissions and files: organizers only, even for its members.
+        Row("teams:detail", ("draft", "draft-team"), "GET", organizers(200, 404)),
         Row("teams:detail", ("draft", "nobody"), "GET", every(404)),
         # Members are asked to confirm; non-members are sent back: "you are not in this team".
         Row("teams:leave", ("cup", "team-a"), "GET", (302, 200, 200, 302, 302, 302, 302)),
@@ -93,6 +95,13 @@ def rows(w) -> list[Row]:
         Row("teams:member_remove", ("cup", "team-a", "outsider"), "GET", captain(404, 403)),
         Row("teams:invite_replace", ("cup", "team-a"), "GET", login(405)),
         Row("teams:invite_replace", ("cup", "team-a"), "POST", captain(302, 403)),
+        Row("teams:join", (w.draft_team.invite_code,), "GET", organizers(200, 404, anon=302)),
+        Row("teams:join", (w.draft_team.invite_code,), "POST", organizers(302, 404, anon=302)),
+        Row("teams:leave", ("draft", "draft-team"), "POST", organizers(302, 404, anon=302)),
+        Row("submissions:detail", (w.draft_sub.pk,), "GET", organizers(200, 404)),
+        Row("submissions:status", (w.draft_sub.pk,), "GET", organizers(200, 404)),
+        Row("submissions:download", (w.draft_sub.pk, "sw"), "GET", organizers(200, 404)),
+        Row("submissions:api_status", (w.draft_sub.pk,), "GET", organizers(200, 404, anon=401)),
         Row("submissions:detail", (a,), "GET", team_a(200, 403)),
         Row("submissions:detail", (base,), "GET", every(200)),
         Row("submissions:detail", (999999,), "GET", every(404)),
@@ -115,6 +124,9 @@ def rows(w) -> list[Row]:
         Row("submissions:grant", (b,), "POST", organizers(302, 403, anon=302), {"extra": "1", "reason": "outage"}),
         Row("submissions:api_status", (a,), "GET", team_a(200, 404, anon=401)),
         Row("submissions:api_status", (base,), "GET", login(200, anon=401)),
+        # The API takes tokens only: a logged-in session without one is refused (no CSRF hole).
+        Row("submissions:api_status", (a,), "GET", every(401), {"session_only": True}),
+        Row("submissions:api_upload", ("cup", "dev"), "POST", every(401), {"session_only": True}),
         Row("submissions:api_upload", ("cup", "dev"), "GET", login(405, anon=401)),
         Row("submissions:api_upload", ("cup", "dev"), "POST", login(400, anon=401), {"method_name": "x"}),
         Row("submissions:api_upload", ("draft", "dev"), "POST", organizers(400, 404, anon=401),
@@ -219,12 +231,26 @@ def admin_rows() -> list[Row]:
     return result
 
 
+def _token(world, persona: str) -> str:
+    """The persona's API token, made once per world (the JSON API takes tokens only)."""
+    from cupboard.accounts.services import api_token_create
+
+    tokens = world.__dict__.setdefault("tokens", {})
+    if persona not in tokens:
+        tokens[persona] = api_token_create(user=getattr(world, persona))
+    return tokens[persona]
+
+
 def request(world, row: Row, persona: str):
-    """One request by one persona; POSTs are rolled back so every persona sees the same world."""
+    """One request by one persona; POSTs are rolled back so every persona sees the same world.
+    API rows authenticate with the persona's token (the anonymous visitor has none)."""
     url = reverse(row.name, args=row.args)
+    headers, data = {}, dict(row.data or {})
+    if row.name.startswith("submissions:api_") and persona != "anonymous" and not data.pop("session_only", False):
+        headers["HTTP_AUTHORIZATION"] = f"Token {_token(world, persona)}"
     with transaction.atomic():
         client = client_for(getattr(world, persona))
-        response = client.post(url, row.data or {}) if row.method == "POST" else client.get(url, row.data or {})
+        response = client.post(url, data, **headers) if row.method == "POST" else client.get(url, data, **headers)
         transaction.set_rollback(True)
     return response
 
@@ -240,6 +266,8 @@ class PermissionsMatrixTests(TestCase):
     @classmethod
     def setUpTestData(cls):
         cls.world = build_world()
+        for persona in PERSONAS[1:]:
+            _token(cls.world, persona)
 
     def test_it_has_a_row_for_every_url(self):
         covered = {row.name for row in rows(self.world)} | {row.name for row in admin_rows()}
@@ -269,6 +297,7 @@ class PermissionsMatrixTests(TestCase):
                 if SURPRISE_WORD.search(body):
                     leaks.append(f"{where}: the surprise code yo")
                 foreign = {"participant": [TAG_B], "teammate": [TAG_B], "outsider": [TAG_A]}.get(persona, [TAG_A, TAG_B])
+                foreign.append(TAG_DRAFT)
                 leaks += [f"{where}: run file {tag}" for tag in foreign if tag in body]
         assert not leaks, "\n".join(leaks)
 

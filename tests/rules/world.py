@@ -21,11 +21,12 @@ from cupboard.competitions.services import qrels_release_create
 from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
-from tests.factories import make_competition, make_topics, qrels_text
+from tests.factories import make_competition, make_team, make_topics, qrels_text
 from tests.personas import Cast, build_cast
 
 QIDS = ["1", "2", "3", "4"]
 TAG_A, TAG_B, TAG_BASELINE = "tagTeamAlphaSecret", "tagTeamBravoSecret", "tagPublicBaseline"
+TAG_DRAFT = "tagDraftTeamSecret"
 # Found by runs: ARTICLE#PASSAGE ids per (subset, phase); the hidden ones nobody retrieves.
 DEV_JUDGMENTS = {code: {q: {f"{q}0{i}#{i}": int(i < 2) + int(i == 0) for i in range(3)} for q in QIDS}
                  for code in ("sw", "te", "yo")}
@@ -56,6 +57,8 @@ class World:
     dev: object
     test_b: object
     draft: object
+    draft_team: object
+    draft_sub: Submission
     sub_a_dev: Submission
     sub_a_test_b: Submission
     sub_b_dev: Submission
@@ -89,12 +92,18 @@ def build_world() -> World:
     qrels_release_create(phase=dev, files={c: qrels_text(j) for c, j in DEV_JUDGMENTS.items()}, actor=cast.organizer)
     qrels_release_create(phase=test_b, files={c: qrels_text(j) for c, j in TEST_B_JUDGMENTS.items()},
                          actor=cast.organizer)
+    # A draft with real objects in it: a team (the outsider's) and its submission, as when a
+    # competition is unpublished after teams formed. Nobody but its organizers may see any of it.
     draft = make_competition(slug="draft", organizers=[cast.organizer], is_published=False)
     for competition in (cast.competition, draft):  # the organizers' own pages (competitions/pages.py)
         competition.pages = {"rules": "Be **fair**."}
         competition.save(update_fields=["pages"])
+    draft_dev = draft.phases.get(slug="dev")
+    make_topics(draft_dev, "sw", QIDS)
+    draft_team = make_team(draft, name="Draft Team", members=[cast.outsider])
     return World(
-        cast=cast, dev=dev, test_b=test_b, draft=draft,
+        cast=cast, dev=dev, test_b=test_b, draft=draft, draft_team=draft_team,
+        draft_sub=submit(draft_dev, team=draft_team, user=cast.outsider, tag=TAG_DRAFT, codes=("sw",), score=False),
         sub_a_dev=submit(dev, team=cast.team_a, user=cast.participant, tag=TAG_A),
         sub_a_test_b=submit(test_b, team=cast.team_a, user=cast.participant, tag=TAG_A, shift=1),
         sub_b_dev=submit(dev, team=cast.team_b, user=cast.outsider, tag=TAG_B, shift=2),

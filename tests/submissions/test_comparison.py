@@ -77,6 +77,7 @@ def test_every_offered_submission_can_be_compared_and_no_other(world):
     """comparable_submissions spells can_compare's rule as a query: the two must agree."""
     from django.utils import timezone
 
+    from cupboard.competitions.viewer import Viewer
     from cupboard.submissions.comparison import can_compare, comparable_submissions
     from cupboard.submissions.models import Submission
 
@@ -86,7 +87,7 @@ def test_every_offered_submission_can_be_compared_and_no_other(world):
     for user in (world.anonymous, world.participant, world.teammate, world.outsider, world.organizer,
                  world.other_organizer):
         for submission in runs:
-            offered = set(comparable_submissions(submission=submission, user=user, now=now))
+            offered = set(comparable_submissions(Viewer(user, submission.phase.competition, now), submission))
             allowed = {o for o in Submission.objects.exclude(pk=submission.pk)
-                       if can_compare(a=submission, b=o, user=user, now=now)}
+                       if can_compare(Viewer(user, submission.phase.competition, now), submission, o)}
             assert offered == allowed, (user, submission)

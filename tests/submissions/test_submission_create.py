@@ -120,9 +120,21 @@ def test_it_lists_every_invalid_line_of_every_file(world):
     assert all(p.message for p in error.problems)
 
 
-def test_it_refuses_no_files_and_no_method_name(world):
-    assert refusal(world, []).code == "no_files"
-    assert refusal(world, [(upload("a.sw.txt", good_sw()), None)], method_name="  ").code == "no_method_name"
+def _form_errors(form_class, data: dict, files: dict) -> dict[str, set[str]]:
+    from django.utils.datastructures import MultiValueDict
+
+    form = form_class(data, MultiValueDict(files), subsets=[])
+    assert not form.is_valid()
+    return {field: {e.code for e in errors} for field, errors in form.errors.as_data().items()}
+
+
+@pytest.mark.parametrize("form_class", ["UploadForm", "ApiUploadForm"])
+def test_the_forms_refuse_no_files_and_no_method_name(form_class):
+    """The service trusts its forms for these (it checks only what needs the database)."""
+    from cupboard.submissions import forms
+
+    errors = _form_errors(getattr(forms, form_class), {"method_name": "  "}, {})
+    assert errors["method_name"] == {"required"} and errors["files"] & {"required", "no_files"}
 
 
 def test_it_lets_organizers_add_baselines_any_time(world):
@@ -140,9 +152,13 @@ def test_it_does_not_count_the_clock_of_the_client(world):
         assert refusal(world, [(upload("a.sw.txt", good_sw()), None)]).code == "phase_closed"
 
 
-def test_it_refuses_links_that_are_not_web_addresses(world):
-    error = refusal(world, [(upload("a.sw.txt", good_sw()), None)], paper_url="javascript:alert(1)")
-    assert error.code == "bad_url" and "paper_url" in error.message
+@pytest.mark.parametrize("form_class", ["UploadForm", "ApiUploadForm"])
+def test_the_forms_refuse_links_that_are_not_web_addresses(form_class):
+    from cupboard.submissions import forms
+
+    errors = _form_errors(getattr(forms, form_class), {"method_name": "x", "paper_url": "javascript:alert(1)"},
+                          {"files": [upload("a.sw.txt", good_sw())]})
+    assert errors == {"paper_url": {"invalid"}}
 
 
 def test_a_failure_after_the_files_are_stored_leaves_neither_rows_nor_files(world, monkeypatch):

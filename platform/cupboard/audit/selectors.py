@@ -4,9 +4,7 @@ from django.db.models import QuerySet
 from cupboard.audit.models import AuditEvent
 
 
-def audit_events_for(competition, *, user) -> QuerySet[AuditEvent]:
+def audit_events_for(viewer) -> QuerySet[AuditEvent]:
     """All events for the competition's organizers; only public ones for anyone else."""
-    events = AuditEvent.objects.filter(competition=competition).select_related("actor")
-    if competition.is_organizer(user):
-        return events
-    return events.filter(is_public=True)
+    events = AuditEvent.objects.filter(competition=viewer.competition).select_related("actor")
+    return events if viewer.is_organizer else events.filter(is_public=True)

@@ -19,13 +19,16 @@ Schema 1, top level (keys in [brackets] are optional):
     [groups: [{name, label, [reveal_at]}]]         default: the benchmark's groups
     [subsets: [{code, [name], group, [kind]}]]     default: the benchmark's subsets
     phases: [{slug, name, opens_at, closes_at, [visibility: live|private|hidden], [reveal_at],
-              [hidden_qrels], [per_query_visible], [daily_limit], [total_limit], [is_final],
-              [ranking: best|last|selected]}]
+              [before_reveal: everything|own|status], [hidden_qrels], [per_query_visible],
+              [daily_limit], [total_limit], [is_final], [ranking: best|last|selected]}]
 
 Which run of a team counts is set per phase (`ranking`): by default its best on every
 phase but the final one, where the runs the team selects count. A top-level `ranking`
 is the default of the final phases only, so `ranking: selected` no longer makes a test
 upload on a live phase replace the team's standing.
+
+`before_reveal` is what participants see of a phase's runs until `reveal_at` (default own:
+each team its own scores; status: only "valid and scored"); see competitions/viewer.py.
 
 Instants must carry a UTC offset (`2023-01-19T23:59:59Z`): a competition's deadline must
 not depend on the server's zone.
@@ -49,7 +52,7 @@ TOP_KEYS = {"schema", "version", "slug", "title", "description", "benchmark", "m
             "starts_at", "published", "organizers", "entry_deadline", "team_size_max", "pages", "groups", "subsets", "phases"}
 GROUP_KEYS = {"name", "label", "reveal_at"}
 SUBSET_KEYS = {"code", "name", "group", "kind"}
-PHASE_KEYS = {"slug", "name", "opens_at", "closes_at", "visibility", "reveal_at", "hidden_qrels",
+PHASE_KEYS = {"slug", "name", "opens_at", "closes_at", "visibility", "reveal_at", "before_reveal", "hidden_qrels",
               "per_query_visible", "daily_limit", "total_limit", "is_final", "ranking"}
 
 
@@ -285,6 +288,8 @@ def _phases(data: dict, r: _Reader, *, final_ranking: str) -> list[dict]:
             "visibility": r.get(item, "visibility", path, str, default=Phase.Visibility.LIVE,
                                 choices=Phase.Visibility.values),
             "reveal_at": r.get(item, "reveal_at", path, datetime, default=None),
+            "before_reveal": r.get(item, "before_reveal", path, str, default=Phase.BeforeReveal.OWN,
+                                   choices=Phase.BeforeReveal.values),
             "hidden_qrels": r.get(item, "hidden_qrels", path, bool, default=False),
             "per_query_visible": r.get(item, "per_query_visible", path, bool, default=True),
             "daily_limit": r.get(item, "daily_limit", path, int, default=None, minimum=0),

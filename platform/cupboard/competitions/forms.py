@@ -69,11 +69,27 @@ class _RevealForm(forms.Form):
         return value
 
 
+# What each rule lets a team learn, said plainly on the form (the README says the same).
+BEFORE_REVEAL_CHOICES = [
+    (Phase.BeforeReveal.EVERYTHING, "Everything, as it comes: its runs' scores, per-query values (where the phase "
+                                    "shows them) and charts beside the baselines. A team can tune on this phase's "
+                                    "judgments run by run."),
+    (Phase.BeforeReveal.OWN, "Its own scores only: per language and averages of its own runs; no other team's, no "
+                             "baseline's, no per-query value. A team still learns which of its runs does better on "
+                             "these judgments, and a one-line run tells it whether one document is relevant."),
+    (Phase.BeforeReveal.STATUS, "Only \"valid and scored\": no score, rank, per-query value or chart until the "
+                                "reveal. A team learns nothing about the judgments (the strictest Cups' final phase)."),
+]
+
+
 class PhaseScheduleForm(_RevealForm):
     visibility = forms.ChoiceField(choices=Phase.Visibility.choices)
     reveal_at = _instant_field("UTC, e.g. 2023-01-30 00:00. When a private leaderboard and hidden "
                                "judgments become public; empty = never.")
     hidden_qrels = forms.BooleanField(required=False, label="Hide the judgments until the reveal")
+    before_reveal = forms.ChoiceField(
+        label="Before the reveal, each team sees", widget=forms.RadioSelect, choices=BEFORE_REVEAL_CHOICES, required=False,
+        help_text="Private and hidden phases only: a live phase shows everything as it comes.")
 
 
 class GroupRevealForm(_RevealForm):

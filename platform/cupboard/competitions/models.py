@@ -65,10 +65,10 @@ class Competition(models.Model):
         return min((p.opens_at for p in self.phases.all() if p.is_final), default=None)
 
     def is_organizer(self, user) -> bool:
-        """Staff organize everything; others only what they are listed on."""
-        if not user.is_authenticated:
-            return False
-        return user.is_staff or self.organizers.filter(pk=user.pk).exists()
+        """For services checking an actor; the rule itself is `Viewer.is_organizer`."""
+        from cupboard.competitions.viewer import Viewer
+
+        return Viewer(user, self).is_organizer
 
 
 class SubsetGroup(models.Model):
@@ -129,6 +129,13 @@ class Phase(models.Model):
         LAST = "last", "Last scored submission"
         SELECTED = "selected", "Submissions the team selected"
 
+    class BeforeReveal(models.TextChoices):
+        """What participants see of the phase's runs before its reveal (see competitions/viewer.py)."""
+
+        EVERYTHING = "everything", "Everything: each team's scores, per-query values and charts as they come"
+        OWN = "own", "Own scores: each team sees its own scores, nobody else's (baselines' neither)"
+        STATUS = "status", "Status only: 'valid and scored', no score, rank, per-query value or chart"
+
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="phases")
     slug = models.SlugField(max_length=40)
     name = models.CharField(max_length=80)
@@ -138,6 +145,8 @@ class Phase(models.Model):
     visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.LIVE)
     reveal_at = models.DateTimeField(null=True, blank=True, help_text="When a private leaderboard becomes public")
     hidden_qrels = models.BooleanField(default=False, help_text="Qrels never served; only aggregates shown")
+    before_reveal = models.CharField(max_length=10, choices=BeforeReveal.choices, default=BeforeReveal.OWN,
+                                     help_text="What participants see of runs before the reveal (live phases: everything)")
     per_query_visible = models.BooleanField(default=True, help_text="Participants may see their per-query values")
     daily_limit = models.PositiveIntegerField(null=True, blank=True, help_text="Per team per UTC day; empty = no limit")
     total_limit = models.PositiveIntegerField(null=True, blank=True, help_text="Per team for the phase; empty = no limit")

@@ -29,7 +29,7 @@ from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import Phase, QrelsRelease, SubsetGroup
 from cupboard.locking import locked
 
-PHASE_SCHEDULE_FIELDS = ("visibility", "reveal_at", "hidden_qrels")
+PHASE_SCHEDULE_FIELDS = ("visibility", "reveal_at", "hidden_qrels", "before_reveal")
 
 
 def _shown(value) -> str | bool | None:
@@ -66,8 +66,9 @@ def group_reveal_refusal(group: SubsetGroup, *, reveal_at: datetime | None, now:
 
 
 def phase_schedule_change(*, phase: Phase, actor: User | None, visibility: str, reveal_at: datetime | None,
-                          hidden_qrels: bool, now: datetime | None = None) -> Phase:
-    """Set a phase's `visibility`, `reveal_at` and `hidden_qrels`; audited, leaderboard refreshed.
+                          hidden_qrels: bool, before_reveal: str | None = None, now: datetime | None = None) -> Phase:
+    """Set a phase's `visibility`, `reveal_at`, `hidden_qrels` and what participants see before
+    the reveal (`before_reveal`, empty = unchanged); audited, leaderboard refreshed.
 
     Nothing changed: nothing written. Refused with `unknown-visibility`, with
     `leaderboard-already-public` when its leaderboard has been shown and would not be
@@ -75,11 +76,16 @@ def phase_schedule_change(*, phase: Phase, actor: User | None, visibility: str, 
     `qrels-already-public` when its released judgments are downloadable now and would not be."""
     if visibility not in Phase.Visibility.values:
         raise CompetitionError("unknown-visibility", f"{visibility!r} is not one of {', '.join(Phase.Visibility.values)}")
+    if before_reveal and before_reveal not in Phase.BeforeReveal.values:
+        raise CompetitionError("unknown-before-reveal",
+                               f"{before_reveal!r} is not one of {', '.join(Phase.BeforeReveal.values)}")
     now = now or timezone.now()
-    wanted = {"visibility": visibility, "reveal_at": reveal_at, "hidden_qrels": hidden_qrels}
+    wanted = {"visibility": visibility, "reveal_at": reveal_at, "hidden_qrels": hidden_qrels,
+              "before_reveal": before_reveal or phase.before_reveal}
     with transaction.atomic():
         # The phase row is the lock: two organizers saving at once apply one after the other.
         phase = locked(Phase.objects.select_related("competition")).get(pk=phase.pk)
+        wanted["before_reveal"] = before_reveal or phase.before_reveal
         before = {name: getattr(phase, name) for name in PHASE_SCHEDULE_FIELDS}
         changed = [name for name in PHASE_SCHEDULE_FIELDS if before[name] != wanted[name]]
         if not changed:

@@ -1,23 +1,7 @@
-"""Reads about competitions that span relations. Everything that decides what a viewer
-may see of a competition's subsets goes through here, so surprise languages stay hidden
-in one place."""
-from django.utils import timezone
-
-from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset
-
-
-def is_competition_visible(competition: Competition, *, user) -> bool:
-    """Published competitions are for everyone; a draft only for the organizers preparing it."""
-    return competition.is_published or competition.is_organizer(user)
-
-
-def visible_subsets(competition: Competition, *, now=None, user=None) -> list[Subset]:
-    """Subsets whose group is revealed at `now`; organizers see all of them."""
-    subsets = list(competition.subsets.select_related("group").order_by("position", "code"))
-    if user is not None and competition.is_organizer(user):
-        return subsets
-    now = now or timezone.now()
-    return [s for s in subsets if s.group.is_revealed(now)]
+"""Reads about competitions that span relations. What a viewer may see is decided by
+their `Viewer` (competitions/viewer.py); these functions only fetch what it allows."""
+from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease
+from cupboard.competitions.viewer import Viewer
 
 
 def phase_subsets(phase: Phase, subsets: list[Subset]) -> list[Subset]:
@@ -39,90 +23,53 @@ def qrels_files(release: QrelsRelease) -> dict[str, QrelsFile]:
     return {f.subset.code: f for f in release.files.select_related("subset")}
 
 
-def is_subset_visible(subset: Subset, *, now=None, user=None) -> bool:
-    """One subset's visibility, by the same rule as `visible_subsets`."""
-    if user is not None and subset.competition.is_organizer(user):
-        return True
-    return subset.group.is_revealed(now or timezone.now())
-
-
-def hidden_group_notices(competition: Competition, *, now=None, user=None) -> list[dict]:
-    """What a viewer may know of groups still hidden: how many subsets and when they are
-    announced, nothing else (no code, name, or per-phase count)."""
-    if user is not None and competition.is_organizer(user):
-        return []
-    now = now or timezone.now()
-    notices = []
-    for group in competition.groups.all():
-        if group.is_revealed(now):
-            continue
-        kinds = list(group.subsets.values_list("kind", flat=True))
-        if kinds:
-            noun = _KIND_NOUNS.get(kinds[0], ("subset", "subsets"))[len(kinds) != 1]
-            notices.append({"text": f"{len(kinds)} {group.name} {noun}", "reveal_at": group.reveal_at})
-    return notices
-
-
-_KIND_NOUNS = {Subset.Kind.LANGUAGE: ("language", "languages"), Subset.Kind.PAIR: ("language pair", "language pairs"),
-               Subset.Kind.TEST_SET: ("test set", "test sets")}
-
-
-def phase_downloads(competition: Competition, *, now=None, user=None) -> list[dict]:
-    """Per phase, the topics and qrels files this viewer may download, for the detail page.
-
-    Topics: subsets the viewer sees, once the phase has opened (organizers: always).
-    Qrels: the current release's files once `Phase.qrels_are_public` (organizers: always)."""
-    now = now or timezone.now()
-    organizer = user is not None and competition.is_organizer(user)
-    visible = {s.pk for s in visible_subsets(competition, now=now, user=user)}
+def phase_downloads(viewer: Viewer) -> list[dict]:
+    """Per phase, the topics and qrels files this viewer may download, for the detail page:
+    files of the subsets they see, topics once `sees_topics`, qrels once `sees_qrels`."""
     rows = []
-    for phase in competition.phases.prefetch_related("topic_sets__subset", "qrels_releases__files__subset"):
-        topics = sorted((t for t in phase.topic_sets.all() if t.subset_id in visible), key=lambda t: t.subset.position)
-        if not organizer and now < phase.opens_at:
-            topics = []
+    for phase in viewer.competition.phases.prefetch_related("topic_sets__subset", "qrels_releases__files__subset"):
+        topics = []
+        if viewer.sees_topics(phase):
+            topics = sorted((t for t in phase.topic_sets.all() if viewer.sees_subset(t.subset)),
+                            key=lambda t: t.subset.position)
         release = max(phase.qrels_releases.all(), key=lambda r: r.number, default=None)
         qrels = []
-        if release is not None and (organizer or phase.qrels_are_public(now)):
-            qrels = sorted((f for f in release.files.all() if f.subset_id in visible), key=lambda f: f.subset.position)
+        if release is not None and viewer.sees_qrels(phase):
+            qrels = sorted((f for f in release.files.all() if viewer.sees_subset(f.subset)),
+                           key=lambda f: f.subset.position)
         rows.append({"phase": phase, "topics": topics, "release": release, "qrels": qrels})
     return rows
 
 
-def downloadable_qrels_file(phase: Phase, *, number: int, code: str, now=None, user=None) -> QrelsFile | None:
+def downloadable_qrels_file(viewer: Viewer, phase: Phase, *, number: int, code: str) -> QrelsFile | None:
     """A qrels file this viewer may fetch, or None: unknown, hidden and not-yet-public look alike."""
     qrels_file = (QrelsFile.objects.select_related("subset__group", "subset__competition", "release")
                   .filter(release__phase=phase, release__number=number, subset__code=code).first())
-    if qrels_file is None or not is_subset_visible(qrels_file.subset, now=now, user=user):
+    if qrels_file is None or not viewer.sees_subset(qrels_file.subset) or not viewer.sees_qrels(phase):
         return None
-    if (user is not None and phase.competition.is_organizer(user)) or phase.qrels_are_public(now):
-        return qrels_file
-    return None
+    return qrels_file
 
 
-def downloadable_topic_set(phase: Phase, *, code: str, now=None, user=None):
+def downloadable_topic_set(viewer: Viewer, phase: Phase, *, code: str):
     """A topics file this viewer may fetch, or None (same 404 for unknown and hidden)."""
     topic_set = phase.topic_sets.select_related("subset__group", "subset__competition").filter(subset__code=code).first()
-    if topic_set is None or not is_subset_visible(topic_set.subset, now=now, user=user):
+    if topic_set is None or not viewer.sees_subset(topic_set.subset) or not viewer.sees_topics(phase):
         return None
-    if user is not None and phase.competition.is_organizer(user):
-        return topic_set
-    return topic_set if (now or timezone.now()) >= phase.opens_at else None
+    return topic_set
 
 
-def commitments(competition: Competition, *, now=None, user=None) -> list[dict]:
+def commitments(viewer: Viewer) -> list[dict]:
     """Every hidden-qrels file's SHA-256, by phase and version, from the competition's start
     (organizers: always). Subsets still hidden show no code and sort by hash."""
-    now = now or timezone.now()
-    organizer = user is not None and competition.is_organizer(user)
-    if not organizer and now < competition.starts_at:
+    if not viewer.sees_commitments():
         return []
     rows = []
-    files = (QrelsFile.objects.filter(release__phase__competition=competition, release__phase__hidden_qrels=True)
+    files = (QrelsFile.objects.filter(release__phase__competition=viewer.competition, release__phase__hidden_qrels=True)
              .select_related("release__phase", "subset__group"))
     for f in files:
-        shown = organizer or f.subset.group.is_revealed(now)
+        shown = viewer.sees_subset(f.subset)
         rows.append({"phase": f.release.phase, "release": f.release, "subset": f.subset if shown else None,
-                     "sha256": f.sha256, "downloadable": organizer or (shown and f.release.phase.qrels_are_public(now))})
+                     "sha256": f.sha256, "downloadable": shown and viewer.sees_qrels(f.release.phase)})
     rows.sort(key=lambda r: (r["phase"].position, -r["release"].number, r["subset"] is None,
                              r["subset"].position if r["subset"] else r["sha256"]))
     return rows

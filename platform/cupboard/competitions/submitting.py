@@ -13,7 +13,6 @@ import shlex
 import zipfile
 from dataclasses import dataclass
 
-from django.utils import timezone
 
 from cupboard.competitions import selectors
 from cupboard.competitions.models import Competition, Phase, TopicSet
@@ -58,11 +57,11 @@ class PhaseGuide:
         return "\n".join(self.example)
 
 
-def phase_guides(competition: Competition, *, user, team, server: str, now=None) -> list[PhaseGuide]:
-    """One guide per phase, with what this viewer may see of it."""
-    now = now or timezone.now()
+def phase_guides(viewer, *, server: str) -> list[PhaseGuide]:
+    """One guide per phase, with what this viewer (competitions/viewer.py) may see of it."""
+    competition, team, now = viewer.competition, viewer.team, viewer.now
     guides = []
-    for row in selectors.phase_downloads(competition, now=now, user=user):
+    for row in selectors.phase_downloads(viewer):
         phase, topic_sets = row["phase"], row["topics"]
         example, example_name = [], ""
         if topic_sets:
@@ -95,10 +94,10 @@ def _quota(phase: Phase, team, now):
     return quota_status(phase=phase, team=team, now=now)
 
 
-def topics_archive(phase: Phase, *, user, now=None) -> bytes | None:
+def topics_archive(viewer, phase: Phase) -> bytes | None:
     """A zip of every topics file of the phase the viewer may download, under their published
     names; None when there is none (the view's 404)."""
-    topic_sets = _downloadable(phase, user=user, now=now)
+    topic_sets = _downloadable(viewer, phase)
     if not topic_sets:
         return None
     files = {}
@@ -108,10 +107,10 @@ def topics_archive(phase: Phase, *, user, now=None) -> bytes | None:
     return _zipped(files)
 
 
-def sample_submission(phase: Phase, *, user, now=None) -> bytes | None:
+def sample_submission(viewer, phase: Phase) -> bytes | None:
     """A zip of valid run files, one per language the viewer sees, each answering every topic
     of the phase (made-up documents): unzip, then upload them as they are to see the form work."""
-    topic_sets = _downloadable(phase, user=user, now=now)
+    topic_sets = _downloadable(viewer, phase)
     if not topic_sets:
         return None
     return _zipped({run_name(tag=SAMPLE_TAG, code=t.subset.code, phase=phase):
@@ -128,6 +127,6 @@ def _zipped(files: dict[str, bytes]) -> bytes:
     return out.getvalue()
 
 
-def _downloadable(phase: Phase, *, user, now=None) -> list[TopicSet]:
-    rows = selectors.phase_downloads(phase.competition, now=now, user=user)
+def _downloadable(viewer, phase: Phase) -> list[TopicSet]:
+    rows = selectors.phase_downloads(viewer)
     return next((row["topics"] for row in rows if row["phase"].pk == phase.pk), [])

@@ -17,10 +17,12 @@ from cupboard.competitions.models import Competition, Phase, SubsetGroup
 from cupboard.competitions.schedule import PHASE_SCHEDULE_FIELDS, group_reveal_change, phase_schedule_change
 from cupboard.competitions.selectors import organizer_overview
 from cupboard.competitions.services import qrels_release_create, topics_import_files
+from cupboard.competitions.viewer import viewer_for
+
 
 def _get_competition_for_organizer(request, slug: str) -> Competition:
     competition = Competition.objects.filter(slug=slug).first()
-    if competition is None or not competition.is_organizer(request.user):
+    if competition is None or not viewer_for(request, competition).is_organizer:
         raise Http404("No such competition")
     return competition
 

@@ -1,19 +1,17 @@
 """A competition's own pages (the organizer's Markdown), its generated "How to submit" page, and
 the archives it links: a phase's topics as one zip and a sample submission.
 
-Visibility is the detail page's: an unpublished competition is a 404 to non-organizers
-(`_get_competition_for_user`), and the guide and archives are built from
+Visibility is the detail page's: the viewer's (competitions/viewer.py). An unpublished
+competition is a 404 to non-organizers, and the guide and archives are built from
 `selectors.phase_downloads`, so surprise languages stay out until their reveal.
 """
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from cupboard.competitions import submitting
 from cupboard.competitions.pages import PAGES, page_links, render_markdown
-from cupboard.competitions.views import _get_competition_for_user, _get_phase_for_user
-from cupboard.teams.selectors import user_team
+from cupboard.competitions.views import _get_competition_for_user, _get_phase_for_user, _get_viewer
 
 
 @require_GET
@@ -33,13 +31,12 @@ def competition_page(request, slug: str, page: str):
 def how_to_submit(request, slug: str):
     """Run format with an example on a phase's real topic ids, file names, the exact CLI command
     per phase and how to get it, the viewer's team's limits left today, and the downloads."""
-    competition = _get_competition_for_user(request, slug)
-    team = user_team(competition=competition, user=request.user)
+    viewer = _get_viewer(request, slug)
     server = request.build_absolute_uri("/").rstrip("/")
-    guides = submitting.phase_guides(competition, user=request.user, team=team, server=server)
     return render(request, "competitions/how_to_submit.html", {
-        "competition": competition, "pages": page_links(competition), "current": "how-to-submit",
-        "guides": guides, "team": team, "now": timezone.now(), "server": server})
+        "competition": viewer.competition, "pages": page_links(viewer.competition), "current": "how-to-submit",
+        "guides": submitting.phase_guides(viewer, server=server), "team": viewer.team, "now": viewer.now,
+        "server": server})
 
 
 def _zip(content: bytes | None, name: str) -> HttpResponse:
@@ -53,12 +50,12 @@ def _zip(content: bytes | None, name: str) -> HttpResponse:
 @require_GET
 def topics_archive(request, slug: str, phase_slug: str):
     """Every topics file of a phase the viewer may download, as one zip."""
-    phase = _get_phase_for_user(request, slug, phase_slug)
-    return _zip(submitting.topics_archive(phase, user=request.user), f"topics.{slug}.{phase_slug}.zip")
+    viewer, phase = _get_phase_for_user(request, slug, phase_slug)
+    return _zip(submitting.topics_archive(viewer, phase), f"topics.{slug}.{phase_slug}.zip")
 
 
 @require_GET
 def sample_submission(request, slug: str, phase_slug: str):
     """Valid run files for the phase, one per language the viewer sees (made-up documents)."""
-    phase = _get_phase_for_user(request, slug, phase_slug)
-    return _zip(submitting.sample_submission(phase, user=request.user), f"sample-submission.{slug}.{phase_slug}.zip")
+    viewer, phase = _get_phase_for_user(request, slug, phase_slug)
+    return _zip(submitting.sample_submission(viewer, phase), f"sample-submission.{slug}.{phase_slug}.zip")

@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cupboard.competitions.models import Competition, Phase
-from cupboard.competitions.selectors import visible_subsets
+from cupboard.competitions.viewer import Viewer
 from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
 from cupboard.submissions.baselines import baseline_hybrid_create
 from cupboard.submissions.scoring import submission_score
@@ -132,7 +132,7 @@ def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict
                                                    method_name=name, is_baseline=True)))
     _scored(baseline_hybrid_create(phase=phase, baseline_a=baselines[0], baseline_b=baselines[1], alpha=0.5,
                                    user=organizer))
-    visible = {s.code for s in visible_subsets(phase.competition, user=users[LONER])}
+    visible = {s.code for s in Viewer(users[LONER], phase.competition).subsets}
     per_team = min([per_team, *(n for n in (phase.daily_limit, phase.total_limit) if n)])
     for number in range(per_team):
         for team, team_plan in teams:

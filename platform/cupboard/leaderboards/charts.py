@@ -11,7 +11,11 @@ from cupboard.leaderboards.selectors import Column, Entry, Leaderboard
 
 TOP_TEAMS = 10
 HEATMAP_TEAMS = 5
-BAR_HOVER = "%{x}: %{y}<extra>%{fullData.name}</extra>"  # subset: value, then the bar's series
+
+
+def bar_hover(decimals: int) -> str:
+    """subset: value (to the competition's decimals), then the bar's series."""
+    return f"%{{x}}: %{{y:.{decimals}f}}<extra>%{{fullData.name}}</extra>"
 
 
 def _charted_entries(leaderboard: Leaderboard, top: int) -> list[Entry]:
@@ -33,7 +37,7 @@ def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS):
     for entry in _charted_entries(leaderboard, top):
         figure.add_trace(go.Bar(
             name=_name(entry), x=[c.label for c in columns], y=[entry.cell(c, metric) for c in columns],
-            marker_pattern_shape="/" if entry.is_baseline else "", hovertemplate=BAR_HOVER))
+            marker_pattern_shape="/" if entry.is_baseline else "", hovertemplate=bar_hover(leaderboard.decimals)))
     figure.update_layout(barmode="group", title=f"{metric} per subset", yaxis_title=metric,
                          legend_title_text="Top teams and baselines", margin={"t": 50, "b": 40})
     return figure
@@ -70,8 +74,8 @@ def heatmap_figure(leaderboard: Leaderboard, *, metric: str, top: int = HEATMAP_
         return z
 
     figure = go.Figure(go.Heatmap(z=grid(entries[0]), x=targets, y=sources, colorscale="Viridis",
-                                  colorbar_title=metric, texttemplate="%{z:.3f}",
-                                  hovertemplate="%{y} → %{x}: %{z}<extra></extra>"))
+                                  colorbar_title=metric, texttemplate=f"%{{z:.{leaderboard.decimals}f}}",
+                                  hovertemplate=f"%{{y}} → %{{x}}: %{{z:.{leaderboard.decimals}f}}<extra></extra>"))
     figure.update_layout(title=f"{metric} by source (rows) and target (columns)", xaxis_title="target",
                          yaxis_title="source", yaxis_autorange="reversed", xaxis_side="top", margin={"t": 110})
     if len(entries) > 1:
@@ -87,13 +91,14 @@ def submission_figure(*, name: str, values: dict[str, float | None], leaderboard
     import plotly.graph_objects as go
 
     codes = list(values)
-    figure = go.Figure(go.Bar(name=name, x=codes, y=[values[c] for c in codes], hovertemplate=BAR_HOVER))
+    hover = bar_hover(leaderboard.decimals)
+    figure = go.Figure(go.Bar(name=name, x=codes, y=[values[c] for c in codes], hovertemplate=hover))
     columns = {c.key: c for c in leaderboard.subset_columns}
     baselines = [e for e in leaderboard.entries if e.is_baseline and e.url != own_url] if leaderboard.visible else []
     for entry in baselines:
         figure.add_trace(go.Bar(name=f"{entry.method} (baseline)", x=codes, marker_pattern_shape="/",
                                 y=[entry.cell(columns[c], metric) if c in columns else None for c in codes],
-                                hovertemplate=BAR_HOVER))
+                                hovertemplate=hover))
     figure.update_layout(barmode="group", title=f"{metric} per subset", yaxis_title=metric, margin={"t": 50, "b": 40})
     return figure
 

@@ -1,10 +1,9 @@
 """Leaderboards as one viewer may see them.
 
-Every rule about who sees what on a leaderboard is applied here and only here: phase
-visibility (live / private until the reveal / hidden), surprise subsets and their group
-averages (absent until their group's reveal), rounding, links to submissions. Pages, charts
-and exports render what `leaderboard_for` returns and read nothing else, so a rule fixed
-here is fixed everywhere. Nothing per query is ever read.
+The rules (phase visibility, surprise subsets and their group averages, rounding, which
+rows link to a submission) are the viewer's (competitions/viewer.py); this module applies
+its answers to the stored rows. Pages, charts and exports render what `leaderboard_for`
+returns and read nothing else. Nothing per query is ever read.
 
 Decision on the overall average ("Avg") before a surprise reveal: for non-organizers it is
 the mean over the revealed subsets only (with the competition's missing-subset rule);
@@ -18,15 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count
 from django.utils import timezone
 
 from cupboard.competitions.models import Competition, Phase, Subset, SubsetGroup
-from cupboard.competitions.selectors import current_qrels_release, phase_subsets, visible_subsets
+from cupboard.competitions.selectors import current_qrels_release, phase_subsets
+from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import order_key
 from cupboard.leaderboards.services import ALL
-from cupboard.teams.models import Membership
 
 AVG_LABEL = "Avg"
 
@@ -78,6 +76,7 @@ class Leaderboard:
     qrels_version: int | None = None
     mixed_qrels: bool = False
     rounded_to: int | None = None
+    decimals: int = 3  # digits shown on the page and charts
     stale: bool = False  # refreshed before a group's reveal: its counted submissions may change
 
     @property
@@ -97,27 +96,6 @@ class Leaderboard:
         """Rows with their (column, value) cells for `metric`, in the order of `columns`."""
         columns = self.columns
         return [(entry, [(c, entry.cell(c, metric)) for c in columns]) for entry in self.entries]
-
-
-def _closed_message(phase: Phase) -> str:
-    if phase.reveal_at is None:
-        return "The leaderboard of this phase is not public."
-    return f"The leaderboard of this phase is not public until {phase.reveal_at:%Y-%m-%d %H:%M} UTC."
-
-
-def _rounded(scores: dict[str, dict[str, float | None]], decimals: int | None) -> dict:
-    if decimals is None:
-        return scores
-    return {key: {metric: None if value is None else round(value, decimals) for metric, value in by_metric.items()}
-            for key, by_metric in scores.items()}
-
-
-def _hidden_groups_notices(competition: Competition, *, now: datetime) -> list[str]:
-    """What a participant may know of groups still hidden: how many subsets, and when."""
-    hidden = (competition.groups.filter(reveal_at__gt=now).annotate(size=Count("subsets")).filter(size__gt=0)
-              .order_by("reveal_at").values_list("size", "reveal_at"))
-    return [f"{size} surprise subset{'s' if size != 1 else ''}, announced on {reveal_at:%Y-%m-%d %H:%M} UTC."
-            for size, reveal_at in hidden]
 
 
 def _columns(subsets: list[Subset]) -> tuple[list[Column], list[Column]]:
@@ -144,22 +122,24 @@ def _entry_scores(row: LeaderboardRow, *, codes: list[str], group_names: list[st
     return values, averages
 
 
-def _notices(*, phase: Phase, subsets: list[Subset], organizer: bool, now: datetime) -> list[str]:
-    if not organizer:
-        return _hidden_groups_notices(phase.competition, now=now)
+def _notices(viewer: Viewer, phase: Phase, subsets: list[Subset]) -> list[str]:
+    if not viewer.is_organizer:
+        return [str(notice) for notice in viewer.hidden_groups]
+    now = viewer.now
     notices = [f"{s.code} ({s.group.label}) is shown to organizers only until {s.group.reveal_at:%Y-%m-%d %H:%M} UTC."
                for s in subsets if not s.group.is_revealed(now)]
     if not phase.is_revealed(now):
-        notices.insert(0, "Only organizers see this leaderboard. " + _closed_message(phase))
+        notices.insert(0, "Only organizers see this leaderboard. " + viewer.closed_message(phase))
     return notices
 
 
-def _entries(rows: list[LeaderboardRow], *, competition: Competition, subset_columns: list[Column],
-             average_columns: list[Column], partial: bool, organizer: bool, own_team: int | None) -> list[Entry]:
+def _entries(rows: list[LeaderboardRow], *, viewer: Viewer, subset_columns: list[Column],
+             average_columns: list[Column], partial: bool) -> list[Entry]:
     """Rows filtered to the viewer's columns, ordered and ranked by the Avg they show, rounded."""
+    competition, organizer = viewer.competition, viewer.is_organizer
+    own_team = viewer.team.pk if not organizer and viewer.team is not None else None
     codes = [c.key for c in subset_columns]
     group_names = [c.key for c in average_columns if c.key != ALL]
-    decimals = None if organizer else competition.decimals
     scored = []
     for row in rows:
         values, averages = _entry_scores(row, codes=codes, group_names=group_names, partial=partial,
@@ -176,31 +156,26 @@ def _entries(rows: list[LeaderboardRow], *, competition: Competition, subset_col
             method=row.submission.method_name, is_baseline=row.is_baseline, is_own=is_own,
             url=row.submission.get_absolute_url() if organizer or is_own or row.is_baseline else None,
             submitted_at=row.submission.created_at, qrels_version=row.qrels_release_number,
-            values=_rounded(values, decimals), averages=_rounded(averages, decimals)))
+            values=viewer.rounded_table(values), averages=viewer.rounded_table(averages)))
     return entries
 
 
-def leaderboard_for(*, phase: Phase, user, now: datetime | None = None) -> Leaderboard:
-    """The leaderboard of `phase` as `user` (a User or AnonymousUser) may see it at `now`."""
-    now = now or timezone.now()
-    competition = phase.competition
-    organizer = competition.is_organizer(user)
-    if not organizer and not competition.is_published:
+def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, viewer: Viewer | None = None) -> Leaderboard:
+    """The leaderboard of `phase` as its `viewer` (or `user` at `now`) may see it."""
+    viewer = viewer or Viewer(user, phase.competition, now)
+    competition, organizer, now = phase.competition, viewer.is_organizer, viewer.now
+    if not viewer.sees_competition:
         return Leaderboard(competition=competition, phase=phase, is_organizer=False, exists=False)
-    if not organizer and not phase.is_revealed(now):
-        return Leaderboard(competition=competition, phase=phase, is_organizer=False, message=_closed_message(phase))
+    if not viewer.sees_leaderboard(phase):
+        return Leaderboard(competition=competition, phase=phase, is_organizer=False, decimals=viewer.decimals,
+                           message=viewer.closed_message(phase))
 
-    # An organizer sees every subset; for anyone else only revealed groups exist here.
-    subsets = phase_subsets(phase, visible_subsets(competition, now=now, user=user if organizer else None))
-    notices = _notices(phase=phase, subsets=subsets, organizer=organizer, now=now)
+    subsets = phase_subsets(phase, viewer.subsets)
+    notices = _notices(viewer, phase, subsets)
     subset_columns, average_columns = _columns(subsets)
-    own_team = None
-    if user.is_authenticated and not organizer:
-        own_team = Membership.objects.filter(competition=competition, user=user).values_list("team_id", flat=True).first()
     rows = list(phase.leaderboard_rows.select_related("submission", "team"))
-    entries = _entries(rows, competition=competition, subset_columns=subset_columns,
-                       average_columns=average_columns, partial=not organizer and bool(notices),
-                       organizer=organizer, own_team=own_team)
+    entries = _entries(rows, viewer=viewer, subset_columns=subset_columns, average_columns=average_columns,
+                       partial=not organizer and bool(viewer.hidden_groups))
     release = current_qrels_release(phase)
     version = release.number if release else None
     refreshed_at = min((row.computed_at for row in rows), default=None)
@@ -208,7 +183,7 @@ def leaderboard_for(*, phase: Phase, user, now: datetime | None = None) -> Leade
         competition=competition, phase=phase, is_organizer=organizer, visible=True, notices=notices,
         subset_columns=subset_columns, average_columns=average_columns, entries=entries, qrels_version=version,
         mixed_qrels=any(e.qrels_version != version for e in entries),
-        rounded_to=None if organizer else competition.decimals,
+        rounded_to=viewer.rounded_to, decimals=viewer.decimals,
         stale=refreshed_at is not None and any(refreshed_at < s.group.reveal_at <= now
                                                for s in subsets if s.group.reveal_at))
 
@@ -222,16 +197,14 @@ class PhaseBoard:
     message: str
 
 
-def phase_boards(*, competition: Competition, user, now: datetime | None = None) -> list[PhaseBoard] | None:
-    """Each phase of `competition` with whether `user` may see its leaderboard at `now`;
-    None when the competition is unpublished and the viewer is no organizer."""
-    now = now or timezone.now()
-    organizer = competition.is_organizer(user)
-    if not organizer and not competition.is_published:
+def phase_boards(viewer: Viewer) -> list[PhaseBoard] | None:
+    """Each phase of the viewer's competition with whether they may see its leaderboard;
+    None when they may not see the competition."""
+    if not viewer.sees_competition:
         return None
-    return [PhaseBoard(phase=phase, visible=organizer or phase.is_revealed(now),
-                       message="" if organizer or phase.is_revealed(now) else _closed_message(phase))
-            for phase in competition.phases.order_by("position")]
+    return [PhaseBoard(phase=phase, visible=viewer.sees_leaderboard(phase),
+                       message="" if viewer.sees_leaderboard(phase) else viewer.closed_message(phase))
+            for phase in viewer.competition.phases.order_by("position")]
 
 
 def stale_phase_ids(*, now: datetime | None = None) -> list[int]:

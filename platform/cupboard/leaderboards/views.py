@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from cupboard.competitions.models import Competition, Phase
+from cupboard.competitions.viewer import viewer_for
 from cupboard.leaderboards.charts import leaderboard_charts
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
@@ -18,7 +19,7 @@ logger = logging.getLogger(__name__)
 def _get_leaderboard_for_user(request, slug: str, phase_slug: str) -> Leaderboard:
     """The viewer's leaderboard of a phase; 404 when the phase does not exist for them."""
     phase = get_object_or_404(Phase.objects.select_related("competition"), competition__slug=slug, slug=phase_slug)
-    leaderboard = leaderboard_for(phase=phase, user=request.user)
+    leaderboard = leaderboard_for(phase=phase, viewer=viewer_for(request, phase.competition))
     if not leaderboard.exists:
         raise Http404("No such leaderboard")
     return leaderboard
@@ -71,7 +72,7 @@ def export_json(request, slug: str, phase_slug: str):
 def competition(request, slug: str):
     """Every phase of a competition with a link to its leaderboard (or why it is closed)."""
     competition = get_object_or_404(Competition, slug=slug)
-    boards = phase_boards(competition=competition, user=request.user)
+    boards = phase_boards(viewer_for(request, competition))
     if boards is None:
         raise Http404("No such competition")
     return render(request, "leaderboards/competition.html", {"competition": competition, "boards": boards})

@@ -17,13 +17,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cupboard.accounts.selectors import user_from_authorization
 from cupboard.competitions.models import Phase
-from cupboard.competitions.selectors import is_competition_visible
-from cupboard.teams.selectors import user_team
+from cupboard.competitions.viewer import viewer_for
 from cupboard.throttle import throttle_take
 
 from .errors import SubmissionRefused
+from .forms import ApiUploadForm
 from .models import Submission
-from .selectors import can_view_submission, status_payload
+from .selectors import status_payload
 from .services import submission_create
 
 
@@ -33,15 +33,17 @@ def _error(status: int, code: str, message: str) -> JsonResponse:
 
 
 def token_required(view):
-    """Authenticate with `Authorization: Token <token>` (a logged-in session works too)."""
+    """Authenticate with `Authorization: Token <token>` and nothing else. The views are
+    csrf_exempt, so a session cookie must not count here: a page on another site could
+    otherwise post as the logged-in user (browsers send cookies, never our header)."""
     @wraps(view)
     def wrapper(request, *args, **kwargs):
         header = request.headers.get("Authorization", "")
-        user = user_from_authorization(header) if header else (request.user if request.user.is_authenticated else None)
+        user = user_from_authorization(header)
         if user is None:
             return _error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
-        # Per token (or per user, for a session): a runaway script must not hog the web processes.
-        wait = throttle_take("api-token", header or f"user:{user.pk}")
+        # Per token: a runaway script must not hog the web processes.
+        wait = throttle_take("api-token", header)
         if wait:
             response = _error(429, "throttled", f"Too many requests with this token; try again in {wait} s.")
             response["Retry-After"] = str(wait)
@@ -51,34 +53,29 @@ def token_required(view):
     return csrf_exempt(wrapper)
 
 
-def _file_pairs(request) -> list:
-    pairs = [(f, None) for f in request.FILES.getlist("files")]
-    pairs += [(f, key.removeprefix("file_")) for key in request.FILES if key.startswith("file_")
-              for f in request.FILES.getlist(key)]
-    return pairs
-
-
 @token_required
 @require_POST
 def upload(request, competition_slug: str, phase_slug: str):
     """Create a submission from multipart run files; 201 with its state, 200 for a repeat, 400 with errors."""
     phase = Phase.objects.select_related("competition").filter(
         competition__slug=competition_slug, slug=phase_slug).first()
-    if phase is None or not is_competition_visible(phase.competition, user=request.user):
+    if phase is None or not viewer_for(request, phase.competition).sees_competition:
         return _error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
-    team = user_team(competition=phase.competition, user=request.user)
-    is_baseline = request.POST.get("is_baseline", "").lower() in {"1", "true", "yes"}
+    viewer = viewer_for(request, phase.competition)
+    form = ApiUploadForm(request.POST, request.FILES, subsets=viewer.subsets)
+    if not form.is_valid():
+        return JsonResponse({"errors": form.errors_as_data()}, status=400)
     started = timezone.now()
     try:
         submission = submission_create(
-            phase=phase, team=team, user=request.user, files=_file_pairs(request),
-            method_name=request.POST.get("method_name", ""), description=request.POST.get("description", ""),
-            paper_url=request.POST.get("paper_url", ""), code_url=request.POST.get("code_url", ""),
-            is_baseline=is_baseline)
+            phase=phase, team=viewer.team, user=request.user, files=form.file_pairs(),
+            method_name=form.cleaned_data["method_name"], description=form.cleaned_data["description"],
+            paper_url=form.cleaned_data["paper_url"], code_url=form.cleaned_data["code_url"],
+            is_baseline=form.cleaned_data["is_baseline"])
     except SubmissionRefused as error:
         return JsonResponse({"errors": error.as_error_list()}, status=400)
     created = submission.created_at >= started
-    payload = status_payload(submission=submission, user=request.user, now=timezone.now())
+    payload = status_payload(viewer, submission)
     payload["url"] = request.build_absolute_uri(submission.get_absolute_url())
     return JsonResponse(payload, status=201 if created else 200)
 
@@ -88,6 +85,7 @@ def upload(request, competition_slug: str, phase_slug: str):
 def status(request, pk: int):
     """A submission's state and the scores the caller may see."""
     submission = Submission.objects.select_related("phase__competition", "team").filter(pk=pk).first()
-    if submission is None or not can_view_submission(submission=submission, user=request.user):
+    viewer = viewer_for(request, submission.phase.competition) if submission is not None else None
+    if viewer is None or not viewer.sees_submission(submission):
         return _error(404, "not_found", "No such submission, or it belongs to another team.")
-    return JsonResponse(status_payload(submission=submission, user=request.user, now=timezone.now()))
+    return JsonResponse(status_payload(viewer, submission))

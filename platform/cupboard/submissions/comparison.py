@@ -9,59 +9,55 @@ open (their team's and the public baselines).
 """
 from __future__ import annotations
 
-from datetime import datetime
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 
 from evaluator.significance import paired_t_test, randomization_test
 
-from cupboard.competitions.selectors import visible_subsets
+from cupboard.competitions.viewer import Viewer
 
 from .models import QueryScores, Submission
-from .selectors import can_see_scores, can_view_submission, phase_shows_per_query
 
 TRIALS = 10_000  # randomization trials: p within about +-0.005 of its limit at p = 0.05
 SEED = 0         # the same pair always gets the same p
 
 
-def _per_query_allowed(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> bool:
-    phase = submission.phase
-    if phase.competition.is_organizer(user):
+def _per_query_allowed(viewer: Viewer, submission: Submission) -> bool:
+    """Figures derived from its per-query values: where the viewer may open the submission and
+    the phase shows such values to them (organizers: always). A baseline counts as shown when
+    its scores are (its per-query values themselves are never listed)."""
+    if viewer.is_organizer:
         return True
-    return (submission.status == Submission.Status.SCORED and can_view_submission(submission=submission, user=user)
-            and can_see_scores(submission=submission, user=user, now=now)
-            and phase_shows_per_query(phase))
+    return (submission.status == Submission.Status.SCORED and viewer.sees_submission(submission)
+            and viewer.sees_scores(submission) and viewer.phase_shows_per_query(submission.phase))
 
 
-def can_compare(*, a: Submission, b: Submission, user: AbstractBaseUser, now: datetime) -> bool:
-    """Both scored, in the same phase, and each one's per-query values visible to `user`."""
+def can_compare(viewer: Viewer, a: Submission, b: Submission) -> bool:
+    """Both scored, in the same phase, and each one's per-query values visible to the viewer."""
     return (a.pk != b.pk and a.phase_id == b.phase_id
             and a.status == b.status == Submission.Status.SCORED
-            and _per_query_allowed(submission=a, user=user, now=now)
-            and _per_query_allowed(submission=b, user=user, now=now))
+            and _per_query_allowed(viewer, a) and _per_query_allowed(viewer, b))
 
 
-def comparable_submissions(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> list[Submission]:
-    """The other scored submissions of the phase `user` may compare `submission` with, newest
+def comparable_submissions(viewer: Viewer, submission: Submission) -> list[Submission]:
+    """The other scored submissions of the phase the viewer may compare `submission` with, newest
     first: for organizers all of them; for a team member the team's and the baselines, on
     phases that show per-query values. The same rule as `can_compare`, in a few queries."""
-    if not _per_query_allowed(submission=submission, user=user, now=now):
+    if not _per_query_allowed(viewer, submission):
         return []
     others = (Submission.objects.filter(phase=submission.phase, status=Submission.Status.SCORED)
               .exclude(pk=submission.pk).select_related("team").order_by("-created_at"))
-    if not user.is_authenticated:
-        others = others.filter(is_baseline=True)
-    elif not submission.phase.competition.is_organizer(user):
-        others = others.filter(Q(is_baseline=True) | Q(team__memberships__user=user))
-    return list(others)
+    if not viewer.is_organizer:
+        own = Q(team=viewer.team) if viewer.team is not None else Q(pk__in=[])
+        others = others.filter(Q(is_baseline=True) | own)
+    return [other for other in others if _per_query_allowed(viewer, other)]
 
 
-def comparison_rows(*, a: Submission, b: Submission, user: AbstractBaseUser, now: datetime) -> list[dict]:
+def comparison_rows(viewer: Viewer, a: Submission, b: Submission) -> list[dict]:
     """One row per visible subset both submissions scored, and per metric: {"subset", "metric",
     "a", "b", "difference", "queries", "p_t", "p_randomization"}, or {"subset", "metric", "problem"} when they cannot be paired."""
     competition = a.phase.competition
-    subsets = visible_subsets(competition, now=now, user=user)
+    subsets = viewer.subsets
     values = {}
     for row in QueryScores.objects.filter(submission__in=[a, b], subset__in=subsets):
         values[(row.submission_id, row.subset_id)] = row.values

@@ -50,6 +50,44 @@ class UploadForm(forms.Form):
         return [(f, chosen) for f in self.cleaned_data["files"]]
 
 
+class ApiUploadForm(UploadForm):
+    """The JSON API's upload: `files` (language from each name) and/or `file_<code>` fields;
+    `is_baseline` as true/false (organizers; the service refuses anyone else)."""
+
+    is_baseline = forms.CharField(required=False)
+
+    def __init__(self, *args, **kwargs):
+        kwargs["organizer"] = True  # keep is_baseline: the service decides who may add baselines
+        super().__init__(*args, **kwargs)
+        self.fields["files"].required = False
+        del self.fields["subset"]
+
+    def clean_is_baseline(self) -> bool:
+        value = self.cleaned_data["is_baseline"].strip().lower()
+        if value not in {"", "0", "1", "true", "false", "yes", "no"}:
+            raise forms.ValidationError("is_baseline: say true or false, not %(value)r", code="bad_boolean",
+                                        params={"value": value})
+        return value in {"1", "true", "yes"}
+
+    def clean(self):
+        cleaned = forms.Form.clean(self)
+        named = [(f, key.removeprefix("file_")) for key in self.files if key.startswith("file_")
+                 for f in self.files.getlist(key)]
+        self.pairs = [(f, None) for f in cleaned.get("files") or []] + named
+        if not self.pairs:
+            self.add_error("files", forms.ValidationError("Send at least one run file.", code="no_files"))
+        return cleaned
+
+    def file_pairs(self) -> list:
+        return self.pairs
+
+    def errors_as_data(self) -> list[dict]:
+        """Every error as {"file", "line", "column", "code", "message"}, like a refusal."""
+        return [{"file": None, "line": None, "column": None, "code": error.code or "invalid",
+                 "message": f"{field}: {' '.join(error.messages)}" if field != "__all__" else " ".join(error.messages)}
+                for field, errors in self.errors.as_data().items() for error in errors]
+
+
 class GrantForm(forms.Form):
     extra = forms.IntegerField(min_value=1, max_value=100)
     day = forms.DateField(required=False, help_text="UTC day (YYYY-MM-DD); empty = for the whole phase")

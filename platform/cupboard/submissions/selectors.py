@@ -1,29 +1,15 @@
-"""Submission reads: who may see a submission, its files and which of its scores.
+"""Submission reads: a submission's files and scores, as its viewer may see them.
 
-Scores of subsets still hidden (surprise languages before their reveal) are left out for
-everyone but organizers; values are rounded to `competition.decimals` for participants;
-per-query values go to organizers, or to the team when the phase shows them and its
-judgments are not hidden.
+Which submissions, files, scores and per-query values a person may see is their `Viewer`'s
+answer (competitions/viewer.py); this module only reads what it allows.
 """
-from datetime import datetime
-
-from django.contrib.auth.models import AbstractBaseUser
-
-from cupboard.competitions.selectors import is_subset_visible, phase_subsets, visible_subsets
-from cupboard.teams.selectors import is_member
+from cupboard.competitions.selectors import phase_subsets
+from cupboard.competitions.viewer import Viewer
 
 from .models import QueryScores, RunFile, Score, Submission
 
 
-def can_view_submission(*, submission: Submission, user: AbstractBaseUser) -> bool:
-    """Baselines are public; a team's submission is for its members and the organizers."""
-    if submission.is_baseline:
-        return True
-    return submission.phase.competition.is_organizer(user) or \
-        (submission.team is not None and is_member(team=submission.team, user=user))
-
-
-def visible_run_files(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> list[RunFile]:
+def visible_run_files(viewer: Viewer, submission: Submission) -> list[RunFile]:
     """The run files a viewer may list and download: a public baseline's run for a surprise
     language is as hidden as the language itself until its group's reveal. On a phase whose
     judgments are still hidden, baselines' runs are the organizers' until the judgments are
@@ -33,68 +19,39 @@ def visible_run_files(*, submission: Submission, user: AbstractBaseUser, now: da
     if submission.is_baseline and not phase.qrels_are_public(now) and not phase.competition.is_organizer(user):
         return []
     run_files = submission.run_files.select_related("subset__group", "subset__competition")
-    return [f for f in run_files if is_subset_visible(f.subset, now=now, user=user)]
+    return [f for f in run_files if viewer.sees_subset(f.subset)]
 
 
-def can_see_scores(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> bool:
-    """On a hidden phase, participants learn their scores only at its reveal."""
-    phase = submission.phase
-    return phase.competition.is_organizer(user) or phase.visibility != phase.Visibility.HIDDEN or \
-        phase.is_revealed(now)
-
-
-def phase_shows_per_query(phase) -> bool:
-    """Participants may see per-query values (or figures derived from them) on this phase:
-    it is set to show them and its judgments are not hidden."""
-    return phase.per_query_visible and not phase.hidden_qrels
-
-
-def can_see_per_query(*, submission: Submission, user: AbstractBaseUser) -> bool:
-    phase = submission.phase
-    if phase.competition.is_organizer(user):
-        return True
-    return not submission.is_baseline and phase_shows_per_query(phase)
-
-
-def _for_viewer(value: float | None, *, competition, organizer: bool) -> float | None:
-    return value if organizer or value is None else round(value, competition.decimals)
-
-
-def score_tables(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> tuple[list[dict], list[dict]]:
+def score_tables(viewer: Viewer, submission: Submission) -> tuple[list[dict], list[dict]]:
     """(rows, averages) the viewer may see; both empty when scores are hidden from them.
 
     rows: one per visible subset that has scores, {"subset", "code", "values": {metric: value},
     "has_run", "per_query"}. averages: K.Avg, S.Avg, Avg over the visible subsets, as the
     leaderboard computes them (over the phase's subsets, from unrounded values, with the competition's missing-subset
     rule), {"key", "label", "values"}. Values are rounded for participants after averaging.
-    Queries: visible subsets (1-2), the phase's topics (1), scores (1), run files (1), per-query values (1)
-    when allowed."""
-    if not can_see_scores(submission=submission, user=user, now=now):
+    Queries: the phase's topics (1), scores (1), run files (1), per-query values (1) when allowed."""
+    if not viewer.sees_scores(submission):
         return [], []
-    competition = submission.phase.competition
-    subsets = phase_subsets(submission.phase, visible_subsets(competition, now=now, user=user))
+    subsets = phase_subsets(submission.phase, viewer.subsets)
     values: dict[int, dict[str, float]] = {}
     for score in Score.objects.filter(submission=submission):
         values.setdefault(score.subset_id, {})[score.metric] = score.value
-    organizer = competition.is_organizer(user)
-    return (_rows(submission=submission, user=user, subsets=subsets, values=values, organizer=organizer),
-            _averages(competition=competition, subsets=subsets, values=values, organizer=organizer))
+    return _rows(viewer, submission, subsets, values), _averages(viewer, subsets, values)
 
 
-def _rows(*, submission: Submission, user: AbstractBaseUser, subsets, values: dict, organizer: bool) -> list[dict]:
-    competition = submission.phase.competition
+def _rows(viewer: Viewer, submission: Submission, subsets, values: dict) -> list[dict]:
+    metrics = viewer.competition.metrics
     per_query = {}
-    if can_see_per_query(submission=submission, user=user):
+    if viewer.sees_per_query(submission):
         per_query = {qs.subset_id: qs.values for qs in QueryScores.objects.filter(submission=submission)}
     with_runs = {f.subset_id for f in submission.run_files.all()}
     return [{"subset": s, "code": s.code, "has_run": s.pk in with_runs,
-             "values": {m: _for_viewer(values[s.pk].get(m), competition=competition, organizer=organizer)
-                        for m in competition.metrics},
+             "values": {m: viewer.rounded(values[s.pk].get(m)) for m in metrics},
              "per_query": per_query.get(s.pk)}
             for s in subsets if s.pk in values]
 
 
-def _averages(*, competition, subsets, values: dict, organizer: bool) -> list[dict]:
+def _averages(viewer: Viewer, subsets, values: dict) -> list[dict]:
     from evaluator.aggregate import group_means
 
     from cupboard.leaderboards.selectors import AVG_LABEL
@@ -102,20 +59,20 @@ def _averages(*, competition, subsets, values: dict, organizer: bool) -> list[di
 
     if not values:
         return []
+    competition = viewer.competition
     by_code = {s.code: values[s.pk] for s in subsets if s.pk in values}
     means = group_means(by_code, subset_groups(subsets), missing=competition.missing_subset)
     groups = sorted({s.group_id: s.group for s in subsets}.values(), key=lambda g: (g.position, g.name))
     labels = {g.name: g.label for g in groups} | {ALL: AVG_LABEL}
-    return [{"key": key, "label": labels[key],
-             "values": {m: _for_viewer(means[key].get(m), competition=competition, organizer=organizer)
-                        for m in competition.metrics}}
+    return [{"key": key, "label": labels[key], "values": {m: viewer.rounded(means[key].get(m)) for m in competition.metrics}}
             for key in labels if key in means]
 
 
-def status_payload(*, submission: Submission, user: AbstractBaseUser, now: datetime) -> dict:
-    """What the status endpoint and the JSON API return for one submission."""
+def status_payload(viewer: Viewer, submission: Submission) -> dict:
+    """What the status endpoint and the JSON API return for one submission. `shown` says what
+    the viewer sees of its runs now (`Phase.BeforeReveal`); "status": no score at all."""
     scored = submission.status == Submission.Status.SCORED
-    rows, averages = score_tables(submission=submission, user=user, now=now) if scored else ([], [])
+    rows, averages = score_tables(viewer, submission) if scored else ([], [])
     return {
         "id": submission.pk, "number": submission.number, "phase": submission.phase.slug,
         "team": submission.team.name if submission.team_id else None, "is_baseline": submission.is_baseline,
@@ -128,6 +85,7 @@ def status_payload(*, submission: Submission, user: AbstractBaseUser, now: datet
         "scores": {row["code"]: row["values"] for row in rows},
         "averages": {average["key"]: average["values"] for average in averages},
         "per_query": {row["code"]: row["per_query"] for row in rows if row["per_query"] is not None},
+        "shown": viewer.before_reveal(submission.phase), "decimals": viewer.decimals,
     }
 
 

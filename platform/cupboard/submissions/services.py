@@ -7,9 +7,7 @@ import logging
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
 from django.core.files import File
-from django.core.validators import URLValidator
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -20,7 +18,7 @@ from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, Subset
 from cupboard.competitions.private_files import removed_on_error
-from cupboard.competitions.selectors import visible_subsets
+from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.locking import locked
 from cupboard.teams.models import Membership, Team
@@ -69,7 +67,7 @@ def _refuse_outside_window(*, phase: Phase, now: datetime) -> None:
 def _resolve_subsets(*, phase: Phase, user: AbstractBaseUser, files, now: datetime) -> list[Subset]:
     """The subset of each file: chosen, or read from its name. A hidden (not yet revealed)
     subset is refused exactly like an unknown code, so the refusal gives nothing away."""
-    known = {s.code: s for s in visible_subsets(phase.competition, now=now, user=user)}
+    known = {s.code: s for s in Viewer(user, phase.competition, now).subsets}
     chosen = []
     for uploaded, code in files:
         name = getattr(uploaded, "name", "") or "run"
@@ -103,20 +101,11 @@ def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset]
     return reports
 
 
-def _refuse_bad_links(**links: str) -> None:
-    for field, url in links.items():
-        try:
-            if url:
-                URLValidator(schemes=["http", "https"])(url)
-        except ValidationError:
-            raise SubmissionRefused(f"{field}: {url!r} is not an http(s) address.", code="bad_url") from None
-
-
 def _check_submitter(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_baseline: bool,
                      now: datetime) -> None:
     if is_baseline:
         # Organizers add baselines to any phase at any time, outside every team and limit.
-        if not phase.competition.is_organizer(user):
+        if not Viewer(user, phase.competition, now).is_organizer:
             raise SubmissionRefused("Only organizers can add baselines.", code="not_organizer")
         return
     _refuse_outside_window(phase=phase, now=now)
@@ -169,18 +158,15 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
                       is_baseline: bool = False) -> Submission:
     """Accept a set of run files (one per subset) as a queued submission, or refuse with a reason.
 
-    `files` is a list of (uploaded file, subset code or None). Checks run in this order: window,
-    team membership, subsets, validation, then the quota under a lock. Re-sending the same files
-    while the first submission is pending or scored returns that submission.
+    `files` is a non-empty list of (uploaded file, subset code or None); the fields come checked
+    by a form (UploadForm, ApiUploadForm: a method name, http(s) links). Checks run in this
+    order: window, team membership, subsets, validation, then the quota under a lock.
+    Re-sending the same files while the first submission is pending or scored returns that
+    submission.
     """
     now = timezone.now()
     _check_submitter(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now)
     team = None if is_baseline else team
-    if not files:
-        raise SubmissionRefused("Send at least one run file.", code="no_files")
-    if not method_name.strip():
-        raise SubmissionRefused("Give the method a name.", code="no_method_name")
-    _refuse_bad_links(paper_url=paper_url, code_url=code_url)
     subsets = _resolve_subsets(phase=phase, user=user, files=files, now=now)
     with spool_folder() as folder:
         spooled = [spool(uploaded, name=uploaded.name, folder=folder, index=i)
@@ -188,7 +174,7 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
         reports = _validate(phase=phase, spooled=spooled, subsets=subsets)
         with removed_on_error() as stored:
             submission = _create_rows(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now,
-                                      fields={"method_name": method_name.strip()[:100], "description": description,
+                                      fields={"method_name": method_name, "description": description,
                                               "paper_url": paper_url, "code_url": code_url},
                                       files=list(zip(spooled, subsets, reports)), stored=stored)
     return submission
@@ -224,7 +210,7 @@ def submission_select_final(*, submission: Submission, user: AbstractBaseUser, s
 def submission_disqualify(*, submission: Submission, actor: AbstractBaseUser, reason: str) -> Submission:
     """Take a submission off the leaderboard (organizers only; audited). Its scores are kept."""
     competition = submission.phase.competition
-    if not competition.is_organizer(actor):
+    if not Viewer(actor, competition).is_organizer:
         raise SubmissionRefused("Only organizers can disqualify a submission.", code="not_organizer")
     if not reason.strip():
         raise SubmissionRefused("Say why the submission is disqualified.", code="no_reason")

@@ -5,14 +5,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from cupboard.competitions.models import Phase
-from cupboard.competitions.selectors import is_competition_visible, visible_subsets
+from cupboard.competitions.viewer import Viewer, viewer_for
 from cupboard.leaderboards.charts import as_html, difference_figure, submission_figure
 from cupboard.leaderboards.selectors import leaderboard_for
-from cupboard.teams.selectors import user_team
 
 from .errors import SubmissionRefused
 from .baselines import baseline_hybrid_create
@@ -20,36 +18,47 @@ from .comparison import TRIALS, can_compare, comparable_submissions, comparison_
 from .forms import DisqualifyForm, GrantForm, HybridForm, UploadForm
 from .models import Submission
 from .quota import quota_grant, quota_status
-from .selectors import can_view_submission, score_tables, status_payload, visible_run_files
+from .selectors import score_tables, status_payload, visible_run_files
 from .services import phase_rescore, submission_create, submission_disqualify, submission_select_final
 
 
-def _get_phase(request, competition_slug: str, phase_slug: str) -> Phase:
+def _get_phase(request, competition_slug: str, phase_slug: str) -> tuple[Viewer, Phase]:
     """A phase of a competition the viewer may know of (a draft is a 404 to all but its organizers)."""
     phase = get_object_or_404(Phase.objects.select_related("competition"),
                               competition__slug=competition_slug, slug=phase_slug)
-    if not is_competition_visible(phase.competition, user=request.user):
+    viewer = viewer_for(request, phase.competition)
+    if not viewer.sees_competition:
         raise Http404("No such phase")
-    return phase
+    return viewer, phase
 
 
 def _get_phase_for_organizer(request, competition_slug: str, phase_slug: str) -> Phase:
-    phase = _get_phase(request, competition_slug, phase_slug)
-    if not phase.competition.is_organizer(request.user):
+    viewer, phase = _get_phase(request, competition_slug, phase_slug)
+    if not viewer.is_organizer:
         raise PermissionDenied("Organizers only.")
     return phase
 
 
-def _get_submission_for_user(request, pk: int) -> Submission:
+def _get_submission(request, pk: int) -> tuple[Viewer, Submission]:
+    """A submission and its viewer; 404 when its competition is one the viewer may not see
+    (everything of a draft is unknown to non-organizers)."""
     submission = get_object_or_404(Submission.objects.select_related("phase__competition", "team"), pk=pk)
-    if not can_view_submission(submission=submission, user=request.user):
+    viewer = viewer_for(request, submission.phase.competition)
+    if not viewer.sees_competition:
+        raise Http404("No such submission")
+    return viewer, submission
+
+
+def _get_submission_for_user(request, pk: int) -> tuple[Viewer, Submission]:
+    viewer, submission = _get_submission(request, pk)
+    if not viewer.sees_submission(submission):
         raise PermissionDenied("This submission belongs to another team.")
-    return submission
+    return viewer, submission
 
 
 def _get_submission_for_organizer(request, pk: int) -> Submission:
-    submission = get_object_or_404(Submission.objects.select_related("phase__competition", "team"), pk=pk)
-    if not submission.phase.competition.is_organizer(request.user):
+    viewer, submission = _get_submission(request, pk)
+    if not viewer.is_organizer:
         raise PermissionDenied("Organizers only.")
     return submission
 
@@ -58,11 +67,9 @@ def _get_submission_for_organizer(request, pk: int) -> Submission:
 @require_http_methods(["GET", "POST"])
 def upload(request, competition_slug: str, phase_slug: str):
     """The upload form: run files, method details, quota left; validation errors with file and line."""
-    phase, now = _get_phase(request, competition_slug, phase_slug), timezone.now()
-    organizer = phase.competition.is_organizer(request.user)
-    team = user_team(competition=phase.competition, user=request.user)
-    form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer,
-                      subsets=visible_subsets(phase.competition, now=now, user=request.user))
+    viewer, phase = _get_phase(request, competition_slug, phase_slug)
+    now, organizer, team = viewer.now, viewer.is_organizer, viewer.team
+    form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer, subsets=viewer.subsets)
     refusal = None
     if request.method == "POST" and form.is_valid():
         try:
@@ -87,30 +94,30 @@ def upload(request, competition_slug: str, phase_slug: str):
 @require_GET
 def detail(request, pk: int):
     """A submission: live state while scored (polls `status`), then its scores per subset."""
-    submission, now = _get_submission_for_user(request, pk), timezone.now()
+    viewer, submission = _get_submission_for_user(request, pk)
     competition = submission.phase.competition
-    rows, averages = score_tables(submission=submission, user=request.user, now=now)
+    rows, averages = score_tables(viewer, submission)
     return render(request, "submissions/detail.html", {
         "submission": submission, "competition": competition, "phase": submission.phase,
-        "rows": rows, "charts": _charts(submission=submission, rows=rows, user=request.user, now=now),
-        "averages": averages,
-        "metrics": competition.metrics, "decimals": competition.decimals,
-        "run_files": visible_run_files(submission=submission, user=request.user, now=now),
-        "is_member": submission.team is not None and user_team(competition=competition, user=request.user)
-        == submission.team, "organizer": competition.is_organizer(request.user),
-        "grant_form": GrantForm(), "disqualify_form": DisqualifyForm(), "phase_open": submission.phase.is_open(now),
-        "comparable": comparable_submissions(submission=submission, user=request.user, now=now),
+        "rows": rows, "charts": _charts(viewer, submission, rows), "averages": averages,
+        "shown": viewer.before_reveal(submission.phase),
+        "metrics": competition.metrics, "decimals": viewer.decimals,
+        "run_files": visible_run_files(viewer, submission),
+        "is_member": viewer.is_member(submission.team), "organizer": viewer.is_organizer,
+        "grant_form": GrantForm(), "disqualify_form": DisqualifyForm(),
+        "phase_open": submission.phase.is_open(viewer.now),
+        "comparable": comparable_submissions(viewer, submission),
     })
 
 
-def _charts(*, submission: Submission, rows: list[dict], user, now) -> list[str]:
+def _charts(viewer: Viewer, submission: Submission, rows: list[dict]) -> list[str]:
     """The submission's primary metric per subset beside the baselines, taken from the
     leaderboard as this viewer may see it, so the chart shows nothing the pages hide."""
     if len(rows) < 2:
         return []
     metric = submission.phase.competition.primary_metric
     name = _label(submission)
-    leaderboard = leaderboard_for(phase=submission.phase, user=user, now=now)
+    leaderboard = leaderboard_for(phase=submission.phase, viewer=viewer)
     figure = submission_figure(name=name, values={r["code"]: r["values"].get(metric) for r in rows},
                                leaderboard=leaderboard, metric=metric, own_url=submission.get_absolute_url())
     return as_html([figure])
@@ -120,18 +127,18 @@ def _charts(*, submission: Submission, rows: list[dict], user, now) -> list[str]
 def compare(request, pk: int):
     """This submission against another of the phase (?with=<id>): means, differences and
     p-values per language and metric, and a chart of the differences."""
-    submission, now = _get_submission_for_user(request, pk), timezone.now()
+    viewer, submission = _get_submission_for_user(request, pk)
     other_id = request.GET.get("with", "")
     if not other_id.isdigit():
         raise Http404("Say which submission to compare with: ?with=<id>.")
     other = get_object_or_404(Submission.objects.select_related("phase__competition", "team"), pk=int(other_id))
-    if not can_compare(a=submission, b=other, user=request.user, now=now):
+    if not can_compare(viewer, submission, other):
         raise PermissionDenied("These two submissions cannot be compared query by query here.")
-    rows = comparison_rows(a=submission, b=other, user=request.user, now=now)
+    rows = comparison_rows(viewer, submission, other)
     competition = submission.phase.competition
     return render(request, "submissions/compare.html", {
         "a": submission, "b": other, "competition": competition, "phase": submission.phase, "rows": rows,
-        "decimals": competition.decimals, "trials": TRIALS,
+        "decimals": viewer.decimals, "trials": TRIALS,
         "charts": as_html([difference_figure(rows, metric=competition.primary_metric,
                                              names=(_label(submission), _label(other)))]),
     })
@@ -144,15 +151,15 @@ def _label(submission: Submission) -> str:
 @require_GET
 def status(request, pk: int):
     """JSON state of a submission, polled by the detail page while it is scored."""
-    submission = _get_submission_for_user(request, pk)
-    return JsonResponse(status_payload(submission=submission, user=request.user, now=timezone.now()))
+    viewer, submission = _get_submission_for_user(request, pk)
+    return JsonResponse(status_payload(viewer, submission))
 
 
 @require_GET
 def download(request, pk: int, subset_code: str):
     """A run file: for its team and organizers; baselines' for anyone (hidden subsets: 404 alike)."""
-    submission = _get_submission_for_user(request, pk)
-    visible = visible_run_files(submission=submission, user=request.user, now=timezone.now())
+    viewer, submission = _get_submission_for_user(request, pk)
+    visible = visible_run_files(viewer, submission)
     run_file = next((f for f in visible if f.subset.code == subset_code), None)
     if run_file is None:
         raise Http404("No run file for this subset.")
@@ -162,7 +169,7 @@ def download(request, pk: int, subset_code: str):
 @login_required
 @require_POST
 def select_final(request, pk: int):
-    submission = _get_submission_for_user(request, pk)
+    _, submission = _get_submission_for_user(request, pk)
     try:
         submission_select_final(submission=submission, user=request.user, selected=request.POST.get("selected") == "1")
     except SubmissionRefused as error:

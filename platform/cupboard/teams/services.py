@@ -23,6 +23,7 @@ from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.locking import locked
 from cupboard.submissions.models import Submission
 from cupboard.submissions.quota import quota_overruns
+from cupboard.competitions.viewer import Viewer
 
 from .models import Membership, Team, new_invite_code
 from .selectors import team_captain
@@ -116,7 +117,7 @@ def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None 
     earlier teams would take the team past a limit."""
     now = now or timezone.now()
     team = Team.objects.select_related("competition").filter(invite_code=invite_code).first()
-    if team is None:
+    if team is None or not Viewer(user, team.competition).sees_competition:  # a draft's invite: unknown
         raise ValidationError("This invite link is not valid (it may have been replaced).", code="bad_invite")
     if Membership.objects.filter(team=team, user=user).exists():
         return team

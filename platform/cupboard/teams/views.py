@@ -13,18 +13,22 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from cupboard.accounts.views import throttled
 from cupboard.competitions.models import Competition
-from cupboard.competitions.selectors import is_competition_visible
+from cupboard.competitions.viewer import viewer_for
 from cupboard.throttle import client_address, throttle_count, throttle_wait
 
 from .forms import TeamForm
 from .models import Team
-from .selectors import is_member, team_captain, team_members, user_team
+from .selectors import team_captain, team_members
 from .services import team_create, team_invite_replace, team_join, team_leave, team_member_remove, team_merge
 
 
-def _get_team(competition_slug: str, team_slug: str) -> Team:
-    return get_object_or_404(Team.objects.select_related("competition"),
+def _get_team(request, competition_slug: str, team_slug: str) -> Team:
+    """A team of a competition the viewer may see; a draft's teams are a 404 like its pages."""
+    team = get_object_or_404(Team.objects.select_related("competition"),
                              competition__slug=competition_slug, slug=team_slug)
+    if not viewer_for(request, team.competition).sees_competition:
+        raise Http404("No such team")
+    return team
 
 
 def _entry(competition: Competition) -> dict:
@@ -38,7 +42,8 @@ def _entry(competition: Competition) -> dict:
 def create(request, competition_slug: str):
     """Create a team in a competition; the creator joins it."""
     competition = get_object_or_404(Competition, slug=competition_slug)
-    if not is_competition_visible(competition, user=request.user):
+    viewer = viewer_for(request, competition)
+    if not viewer.sees_competition:
         raise Http404("No such competition")  # a draft: only its organizers know it exists
     form = TeamForm(request.POST or None)
     address = client_address(request)
@@ -53,16 +58,18 @@ def create(request, competition_slug: str):
             throttle_count("team-create-address", address)
             messages.success(request, f"Team {team.name} created. Share its invite link with your teammates.")
             return redirect(team)
-    current = user_team(competition=competition, user=request.user)
-    return render(request, "teams/create.html", {"competition": competition, "form": form, "current": current,
+    return render(request, "teams/create.html", {"competition": competition, "form": form, "current": viewer.team,
                                                  **_entry(competition)})
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def join(request, invite_code: str):
-    """An invite link: GET asks for confirmation, POST joins."""
+    """An invite link: GET asks for confirmation, POST joins. A draft's invites are a 404."""
     team = get_object_or_404(Team.objects.select_related("competition"), invite_code=invite_code)
+    viewer = viewer_for(request, team.competition)
+    if not viewer.sees_competition:
+        raise Http404("No such invite")
     if request.method == "POST":
         try:
             team_join(invite_code=invite_code, user=request.user)
@@ -71,7 +78,7 @@ def join(request, invite_code: str):
         else:
             messages.success(request, f"You joined {team.name}.")
             return redirect(team)
-    current = user_team(competition=team.competition, user=request.user)
+    current = viewer.team
     may_merge = current is not None and current != team and team_captain(team=current) == request.user
     return render(request, "teams/join.html", {"team": team, "current": current, "may_merge": may_merge,
                                                **_entry(team.competition)})
@@ -80,9 +87,13 @@ def join(request, invite_code: str):
 @login_required
 @require_POST
 def merge(request, invite_code: str):
-    """The captain of another team merges it into this invite's team (offered on the invite page)."""
+    """The captain of another team merges it into this invite's team (offered on the invite page).
+    A draft's invites are a 404, as on the invite page."""
     team = get_object_or_404(Team.objects.select_related("competition"), invite_code=invite_code)
-    current = user_team(competition=team.competition, user=request.user)
+    viewer = viewer_for(request, team.competition)
+    if not viewer.sees_competition:
+        raise Http404("No such invite")
+    current = viewer.team
     if current is None:
         messages.error(request, "You are in no team to merge.")
         return redirect("teams:join", invite_code)
@@ -99,8 +110,8 @@ def merge(request, invite_code: str):
 @require_http_methods(["GET", "POST"])
 def leave(request, competition_slug: str, team_slug: str):
     """GET asks for confirmation (saying what the member takes along), POST leaves."""
-    team = _get_team(competition_slug, team_slug)
-    if not is_member(team=team, user=request.user):
+    team = _get_team(request, competition_slug, team_slug)
+    if not viewer_for(request, team.competition).is_member(team):
         messages.error(request, "You are not in this team.")
         return redirect(team)
     if request.method == "GET":
@@ -116,7 +127,7 @@ def leave(request, competition_slug: str, team_slug: str):
 
 
 def _get_team_for_captain(request, competition_slug: str, team_slug: str) -> Team:
-    team = _get_team(competition_slug, team_slug)
+    team = _get_team(request, competition_slug, team_slug)
     if team_captain(team=team) != request.user:
         raise PermissionDenied("Only the team's captain can do this.")
     return team
@@ -152,9 +163,10 @@ def invite_replace(request, competition_slug: str, team_slug: str):
 @require_http_methods(["GET"])
 def detail(request, competition_slug: str, team_slug: str):
     """The team page: members and submissions for teammates and organizers, the name for others."""
-    team = _get_team(competition_slug, team_slug)
-    member = is_member(team=team, user=request.user)
-    insider = member or team.competition.is_organizer(request.user)  # others see the name only
+    team = _get_team(request, competition_slug, team_slug)
+    viewer = viewer_for(request, team.competition)
+    member = viewer.is_member(team)
+    insider = member or viewer.is_organizer  # others see the name only
     submissions = team.submissions.select_related("phase").order_by("phase__position", "-number") if insider else None
     members = team_members(team=team) if insider else []
     return render(request, "teams/detail.html", {

@@ -1,0 +1,212 @@
+"""Who sees what of one competition: every visibility rule of cupboard, in one object.
+
+A `Viewer(user, competition, now)` answers, for one person at one instant: organizer or not,
+whether the competition exists for them (a draft: only for its organizers), which subsets and
+groups they see (surprise groups stay hidden until their reveal), what the hidden groups'
+notice says, whether a phase's leaderboard, topics and judgments are open to them, which
+submissions they may open and, per submission, whether its scores, per-query values and
+charts may be shown; and how values are rounded for them. Views build one per request with
+`viewer_for(request, competition)`; selectors, exports, charts, the API and templates ask it
+and decide nothing themselves, so `git grep` finds each rule once, here.
+
+What participants see of a phase before its reveal is the phase's `before_reveal`
+(`Phase.BeforeReveal`): everything as it comes, their own scores only, or only whether a run
+is valid and scored. Baselines follow the same rule as everyone's runs: under "own" and
+"status" nobody but organizers sees their scores either. After the reveal (and always on a
+live phase, which has no "before") everything is shown.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+
+from django.utils import timezone
+
+from cupboard.competitions.models import Competition, Phase, Subset, SubsetGroup
+
+_KIND_NOUNS = {Subset.Kind.LANGUAGE: ("language", "languages"), Subset.Kind.PAIR: ("language pair", "language pairs"),
+               Subset.Kind.TEST_SET: ("test set", "test sets")}
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenGroup:
+    """What anyone may know of a group still hidden: how many subsets, of what kind, and when."""
+
+    name: str
+    count: int
+    noun: str
+    reveal_at: datetime
+
+    @property
+    def text(self) -> str:
+        """The one wording of the notice, on every page: "2 surprise languages"."""
+        return f"{self.count} {self.name} {self.noun}"
+
+    def __str__(self) -> str:
+        return f"{self.text}, announced on {self.reveal_at:%Y-%m-%d %H:%M} UTC."
+
+
+class Viewer:
+    """One person's view of one competition at `now` (see the module docstring)."""
+
+    def __init__(self, user, competition: Competition, now: datetime | None = None):
+        self.user = user
+        self.competition = competition
+        self.now = now or timezone.now()
+
+    # --- who -------------------------------------------------------------------------------
+    @cached_property
+    def is_organizer(self) -> bool:
+        """Staff organize everything; others only competitions they are listed on. Read once:
+        through a prefetch of `organizers` when there is one (the list page), else one query."""
+        user = self.user
+        if user is None or not user.is_authenticated:
+            return False
+        return user.is_staff or any(o.pk == user.pk for o in self.competition.organizers.all())
+
+    @cached_property
+    def team(self):
+        """The viewer's team in this competition, or None."""
+        from cupboard.teams.models import Team
+
+        if self.user is None or not self.user.is_authenticated:
+            return None
+        return Team.objects.filter(competition=self.competition, memberships__user=self.user).first()
+
+    def is_member(self, team) -> bool:
+        return team is not None and self.team is not None and self.team.pk == team.pk
+
+    @property
+    def sees_competition(self) -> bool:
+        """Published competitions are for everyone; a draft, and everything in it (phases,
+        teams, invites, submissions, files), only for the organizers preparing it."""
+        return self.competition.is_published or self.is_organizer
+
+    # --- subsets and groups ------------------------------------------------------------------
+    @cached_property
+    def all_subsets(self) -> list[Subset]:
+        return list(self.competition.subsets.select_related("group").order_by("position", "code"))
+
+    @cached_property
+    def subsets(self) -> list[Subset]:
+        """Subsets whose group is revealed at `now`; organizers see all of them."""
+        if self.is_organizer:
+            return self.all_subsets
+        return [s for s in self.all_subsets if s.group.is_revealed(self.now)]
+
+    @cached_property
+    def _subset_ids(self) -> set[int]:
+        return {s.pk for s in self.subsets}
+
+    def sees_subset(self, subset: Subset) -> bool:
+        return subset.pk in self._subset_ids
+
+    def groups(self) -> list[dict]:
+        """Visible groups with their visible subsets: [{"group", "subsets"}], in column order."""
+        groups: dict[SubsetGroup, list[Subset]] = {}
+        for subset in self.subsets:
+            groups.setdefault(subset.group, []).append(subset)
+        return [{"group": group, "subsets": members} for group, members in groups.items()]
+
+    @cached_property
+    def hidden_groups(self) -> list[HiddenGroup]:
+        """Notices of the groups still hidden from this viewer (none for organizers), soonest first."""
+        if self.is_organizer:
+            return []
+        hidden: dict[SubsetGroup, list[Subset]] = {}
+        for subset in self.all_subsets:
+            if not subset.group.is_revealed(self.now):
+                hidden.setdefault(subset.group, []).append(subset)
+        notices = [HiddenGroup(name=group.name, count=len(members), reveal_at=group.reveal_at,
+                               noun=_KIND_NOUNS.get(members[0].kind, ("subset", "subsets"))[len(members) != 1])
+                   for group, members in hidden.items()]
+        return sorted(notices, key=lambda n: (n.reveal_at, n.name))
+
+    # --- phases ------------------------------------------------------------------------------
+    def sees_leaderboard(self, phase: Phase) -> bool:
+        """Organizers always; anyone else once the phase is revealed (a live phase always is)."""
+        return self.is_organizer or phase.is_revealed(self.now)
+
+    @staticmethod
+    def closed_message(phase: Phase) -> str:
+        if phase.reveal_at is None:
+            return "The leaderboard of this phase is not public."
+        return f"The leaderboard of this phase is not public until {phase.reveal_at:%Y-%m-%d %H:%M} UTC."
+
+    def before_reveal(self, phase: Phase) -> str:
+        """What this viewer sees of the phase's runs now: `everything` for organizers and after
+        the reveal, else the phase's rule (`Phase.BeforeReveal`)."""
+        if self.is_organizer or phase.is_revealed(self.now):
+            return Phase.BeforeReveal.EVERYTHING
+        return phase.before_reveal
+
+    def sees_topics(self, phase: Phase) -> bool:
+        return self.is_organizer or self.now >= phase.opens_at
+
+    def sees_qrels(self, phase: Phase) -> bool:
+        return self.is_organizer or phase.qrels_are_public(self.now)
+
+    def sees_commitments(self) -> bool:
+        return self.is_organizer or self.now >= self.competition.starts_at
+
+    # --- submissions -------------------------------------------------------------------------
+    def sees_submission(self, submission) -> bool:
+        """Baselines are public, a team's submission is for its members; organizers see all;
+        nothing of a competition the viewer may not see."""
+        if not self.sees_competition:
+            return False
+        return submission.is_baseline or self.is_organizer or self.is_member(submission.team)
+
+    def sees_scores(self, submission) -> bool:
+        """Its scores (per subset and averages): of a submission they may open, by the phase's
+        rule before its reveal."""
+        if not self.sees_submission(submission):
+            return False
+        rule = self.before_reveal(submission.phase)
+        if rule == Phase.BeforeReveal.EVERYTHING:
+            return True
+        if rule == Phase.BeforeReveal.OWN:
+            return not submission.is_baseline and self.is_member(submission.team)
+        return False
+
+    def phase_shows_per_query(self, phase: Phase) -> bool:
+        """Participants may see per-query values (or figures derived from them) on this phase:
+        it shows everything now, is set to show them, and its judgments are not hidden."""
+        return (self.before_reveal(phase) == Phase.BeforeReveal.EVERYTHING
+                and phase.per_query_visible and not phase.hidden_qrels)
+
+    def sees_per_query(self, submission) -> bool:
+        """Per-query values of a submission: organizers; else the team, where the phase shows them."""
+        if self.is_organizer:
+            return True
+        return not submission.is_baseline and self.sees_scores(submission) and \
+            self.phase_shows_per_query(submission.phase)
+
+    # --- numbers -----------------------------------------------------------------------------
+    @property
+    def decimals(self) -> int:
+        """Digits shown on pages and charts (everyone; organizers' data keeps full precision)."""
+        return self.competition.decimals
+
+    @property
+    def rounded_to(self) -> int | None:
+        """Rounding applied to the data itself: the competition's decimals, none for organizers."""
+        return None if self.is_organizer else self.competition.decimals
+
+    def rounded(self, value: float | None) -> float | None:
+        return value if value is None or self.rounded_to is None else round(value, self.rounded_to)
+
+    def rounded_table(self, scores: dict[str, dict[str, float | None]]) -> dict:
+        """{key: {metric: value}} rounded for this viewer."""
+        return {key: {metric: self.rounded(value) for metric, value in by_metric.items()}
+                for key, by_metric in scores.items()}
+
+
+def viewer_for(request, competition: Competition) -> Viewer:
+    """The request's viewer of `competition`, built once per request and competition."""
+    cache = request.__dict__.setdefault("_cupboard_viewers", {})
+    viewer = cache.get(competition.pk)
+    if viewer is None:
+        viewer = cache[competition.pk] = Viewer(request.user, competition)
+    return viewer
