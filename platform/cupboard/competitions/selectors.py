@@ -1,6 +1,6 @@
 """Reads about competitions that span relations. What a viewer may see is decided by
 their `Viewer` (competitions/viewer.py); these functions only fetch what it allows."""
-from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease
+from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset
 from cupboard.competitions.viewer import Viewer
 
 
