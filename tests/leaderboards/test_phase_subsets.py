@@ -38,7 +38,11 @@ def test_a():
 
 
 def _get(user, name, *args):
-    response = client_for(user).get(reverse(name, args=args))
+    """A page with the user's session; the JSON API with their token (it takes nothing else)."""
+    from cupboard.accounts.services import api_token_create
+
+    headers = {"HTTP_AUTHORIZATION": f"Token {api_token_create(user=user)}"} if name.startswith("submissions:api_") else {}
+    response = client_for(user).get(reverse(name, args=args), **headers)
     assert response.status_code == 200
     return response
 
