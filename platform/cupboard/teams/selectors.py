@@ -1,5 +1,5 @@
-"""Team reads: who is in which team, and what a viewer may see of a team."""
-from django.contrib.auth.models import AbstractBaseUser
+"""Team reads: members, captain and the organizers' team list. Whether a viewer is in a team,
+and what they may see of it, is their Viewer's answer (competitions/viewer.py)."""
 from django.db.models import Count, Prefetch, Q
 
 from cupboard.audit.models import AuditEvent
@@ -7,17 +7,6 @@ from cupboard.competitions.models import Competition
 from cupboard.submissions.models import Submission
 
 from .models import Membership, Team
-
-
-def user_team(*, competition: Competition, user: AbstractBaseUser) -> Team | None:
-    """The user's team in a competition, if any."""
-    if not user.is_authenticated:
-        return None
-    return Team.objects.filter(competition=competition, memberships__user=user).first()
-
-
-def is_member(*, team: Team, user: AbstractBaseUser) -> bool:
-    return user.is_authenticated and team.memberships.filter(user=user).exists()
 
 
 def team_members(*, team: Team) -> list:
