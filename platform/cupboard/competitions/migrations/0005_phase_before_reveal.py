@@ -8,7 +8,7 @@ def from_visibility(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("competitions", "0003_entry_deadline_team_size")]
+    dependencies = [("competitions", "0004_phase_ranking")]
 
     operations = [
         migrations.AddField(
