@@ -8,7 +8,7 @@ def from_visibility(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("competitions", "0004_phase_ranking")]
+    dependencies = [("competitions", "0005_competition_pages")]
 
     operations = [
         migrations.AddField(
