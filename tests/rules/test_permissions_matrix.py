@@ -161,9 +161,9 @@ def rows(w) -> list[Row]:
         Row("competitions:how_to_submit", ("draft",), "GET", organizers(200, 404)),
         Row("competitions:topics_archive", ("cup", "dev"), "GET", every(200)),
         Row("competitions:topics_archive", ("cup", "nope"), "GET", every(404)),
-        Row("competitions:topics_archive", ("draft", "dev"), "GET", every(404)),  # no topics yet, organizers too
+        Row("competitions:topics_archive", ("draft", "dev"), "GET", organizers(200, 404)),
         Row("competitions:sample_submission", ("cup", "dev"), "GET", every(200)),
-        Row("competitions:sample_submission", ("draft", "dev"), "GET", every(404)),
+        Row("competitions:sample_submission", ("draft", "dev"), "GET", organizers(200, 404)),
         Row("competitions:topics", ("cup", "dev", "sw"), "GET", every(200)),
         Row("competitions:topics", ("cup", "dev", "yo"), "GET", organizers(200, 404)),
         Row("competitions:topics", ("cup", "dev", "zz"), "GET", every(404)),
