@@ -79,6 +79,7 @@ def rows(w) -> list[Row]:
         # Merging: every logged-in POST ends on a redirect (merged, or back to the invite with the reason).
         Row("teams:merge", (invite,), "GET", login(405)),
         Row("teams:merge", (invite,), "POST", login(302)),
+        Row("teams:merge", (w.draft_team.invite_code,), "POST", organizers(302, 404, anon=302)),
         Row("teams:create", ("cup",), "GET", login(200)),
         Row("teams:create", ("cup",), "POST", (302, 200, 200, 200, 302, 302, 302), {"name": "Fresh team"}),
         Row("teams:create", ("draft",), "GET", organizers(200, 404, anon=302)),

@@ -158,6 +158,14 @@ class Viewer:
             return False
         return submission.is_baseline or self.is_organizer or self.is_member(submission.team)
 
+    def sees_runs(self, submission) -> bool:
+        """Its run files (those of subsets the viewer sees). A baseline's runs on a phase whose
+        judgments are still hidden are the organizers': organizers make baselines knowing the
+        judgments, and a run that scores well spells out relevant documents."""
+        if not self.sees_submission(submission):
+            return False
+        return not submission.is_baseline or self.is_organizer or submission.phase.qrels_are_public(self.now)
+
     def sees_scores(self, submission) -> bool:
         """Its scores (per subset and averages): of a submission they may open, by the phase's
         rule before its reveal."""

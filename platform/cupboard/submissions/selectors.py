@@ -10,13 +10,9 @@ from .models import QueryScores, RunFile, Score, Submission
 
 
 def visible_run_files(viewer: Viewer, submission: Submission) -> list[RunFile]:
-    """The run files a viewer may list and download: a public baseline's run for a surprise
-    language is as hidden as the language itself until its group's reveal. On a phase whose
-    judgments are still hidden, baselines' runs are the organizers' until the judgments are
-    public: organizers make baselines knowing the judgments (the demo's are generated from
-    them), and a run that scores well spells out relevant documents."""
-    phase = submission.phase
-    if submission.is_baseline and not phase.qrels_are_public(now) and not phase.competition.is_organizer(user):
+    """The run files a viewer may list and download (`Viewer.sees_runs`), but those of subsets
+    still hidden from them: a baseline's run for a surprise language is as hidden as the language."""
+    if not viewer.sees_runs(submission):
         return []
     run_files = submission.run_files.select_related("subset__group", "subset__competition")
     return [f for f in run_files if viewer.sees_subset(f.subset)]
