@@ -48,10 +48,19 @@ class Database:
                             " AND status = ANY(%s)", (f"{scenario} %", list(PENDING)))
         return None if found is None else found[0][0]
 
-    def scoring_now(self) -> list[int]:
-        """Submissions a worker holds at this moment (status `scoring`)."""
-        found = self._query("SELECT id FROM submissions_submission WHERE status = 'scoring'")
-        return [r[0] for r in found or []]
+    def scoring_now(self) -> list[tuple[int, str]]:
+        """(id, claimed_by) of the submissions being scored at this moment; claimed_by is the
+        claiming process as `host:pid`, or "" where the schema does not record it."""
+        try:
+            with psycopg.connect(self.url, autocommit=True, connect_timeout=3) as connection:
+                try:
+                    return connection.execute("SELECT id, claimed_by FROM submissions_submission"
+                                              " WHERE status = 'scoring'").fetchall()
+                except psycopg.errors.UndefinedColumn:
+                    found = connection.execute("SELECT id FROM submissions_submission WHERE status = 'scoring'")
+                    return [(row[0], "") for row in found.fetchall()]
+        except psycopg.OperationalError:
+            return []
 
     def duplicated(self, scenario: str) -> int | None:
         """Score rows repeated for one (submission, subset, metric), plus leaderboard rows repeated for

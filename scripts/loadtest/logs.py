@@ -72,4 +72,16 @@ def scenario_causes(web: Path, workers: list[Path]) -> dict[str, list[str]]:
                 merged.setdefault(name, {})[line] = merged.get(name, {}).get(line, 0) + n
     for name, counted in merged.items():
         notes.setdefault(name, []).append("worker logs, tracebacks: " + summary(counted))
+    for name, counted in _supervisor_restarts(workers).items():
+        notes.setdefault(name, []).append("cupboard.supervise started celery again after: " + summary(counted))
     return notes
+
+
+def _supervisor_restarts(workers: list[Path]) -> dict[str, dict[str, int]]:
+    """{scenario: {"status N": count}} from cupboard.supervise's lines (kills show as status -9)."""
+    out: dict[str, dict[str, int]] = {}
+    for path in workers:
+        for name, text in sections(path).items():
+            for found in re.finditer(r"^supervise: \S+ exited with (status -?\d+)", text, re.M):
+                out.setdefault(name, {})[found.group(1)] = out.get(name, {}).get(found.group(1), 0) + 1
+    return out

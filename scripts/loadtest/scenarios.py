@@ -61,9 +61,8 @@ class Runner:
         return Scenario(name, label, traffic.finish())
 
     def kills(self) -> Scenario:
-        """kill -9 a whole worker (the busier one) at even moments during the uploads. The
-        submissions in `scoring` at that moment are the ones to watch (the other worker may
-        hold some of them: their time counts too)."""
+        """kill -9 a whole worker at even moments during the uploads (one that is scoring, see
+        `_victim`), and watch the submissions its processes were scoring."""
         count, seconds, kills = self.sizes.kills
         label = f"{kills} worker kills during {count} uploads"
         self._say(label)
@@ -73,12 +72,25 @@ class Runner:
         faults = []
         for index in range(kills):
             traffic.sleep_until((index + 0.5) * seconds / kills)
-            victim = self.stack.busiest_worker()
-            held = self.database.scoring_now()
+            victim, scoring = self._victim()
             start = time.time()
-            self.stack.kill_worker(victim)
-            faults.append(Fault(f"kill {index + 1}", start, time.time(), held))
+            killed = self.stack.kill_worker(victim)
+            faults.append(Fault(f"kill {index + 1}", start, time.time(), _held(scoring, killed)))
         return Scenario("kills", label, traffic.finish(), faults)
+
+    def _victim(self, patience: float = 10.0) -> tuple[int, list[tuple[int, str]]]:
+        """The worker to kill and what was being scored: the first worker seen scoring a
+        submission (by the claim's pid; up to `patience` seconds), else the busier one."""
+        deadline = time.monotonic() + patience
+        while time.monotonic() < deadline:
+            scoring = self.database.scoring_now()
+            for _, claimed in scoring:
+                pid = claimed.rpartition(":")[2]
+                index = self.stack.worker_of(int(pid)) if pid.isdigit() else None
+                if index is not None:
+                    return index, scoring
+            time.sleep(0.2)
+        return self.stack.busiest_worker(), self.database.scoring_now()
 
     def outage(self, server: str) -> Scenario:
         """Stop our own Redis or PostgreSQL for the outage's length in the middle of the uploads."""
@@ -119,3 +131,12 @@ class Runner:
             self.drain([scenario])
             done.append(scenario)
         return done
+
+
+def _held(scoring: list[tuple[int, str]], killed: set[int]) -> list[int]:
+    """The submissions the killed processes held: by their claims' pids where claims record one,
+    else every submission being scored (the other worker's too)."""
+    if scoring and all(claimed for _, claimed in scoring):
+        return [pk for pk, claimed in scoring if claimed.rpartition(":")[2].isdigit()
+                and int(claimed.rpartition(":")[2]) in killed]
+    return [pk for pk, _ in scoring]

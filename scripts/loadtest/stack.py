@@ -1,11 +1,11 @@
 """A production-shaped cupboard on the load test's own PostgreSQL and Redis.
 
-Run as docker/ runs it, debug off: gunicorn (`cupboard.wsgi`, 3 sync workers, timeout 120,
-as the Dockerfile's CMD), Celery workers (`celery -A cupboard worker --concurrency=2`, as
-the compose file's `worker` service, two of them as with `--scale worker=2`) and one beat
+Run with the commands docker/ runs (commands.py), debug off: the Dockerfile's gunicorn,
+two workers with the compose file's `worker` command (as `--scale worker=2`) and one
 scheduler, with the default stale and sweep settings. Like the compose file's
-`restart: unless-stopped`, a killed worker is started again. Every process gets a session
-of its own, so a kill reaches a worker's pool children and teardown leaves nothing behind.
+`restart: unless-stopped`, a process that exits by itself is started again, and the exit is
+recorded. Every process gets a session of its own, so a kill reaches a worker's pool
+children and teardown leaves nothing behind.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import time
 from functools import partial
 from pathlib import Path
 
+from . import commands
 from .logs import mark
 from .servers import PostgreSQL, Redis, free_port, listening, wait_for
 
@@ -45,10 +46,12 @@ class Stack:
         self.restarts: list[tuple[str, str, int]] = []  # (scenario, process, exit code): exits nobody asked for
         self.lock = threading.Lock()
         self.stopping = threading.Event()
+        self.commands = commands.read(port=self.port, folder=self.folder)
 
     @property
     def env(self) -> dict[str, str]:
-        return {**os.environ, "DJANGO_SETTINGS_MODULE": "cupboard.settings", "PYTHONUNBUFFERED": "1",
+        return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+                "DJANGO_SETTINGS_MODULE": "cupboard.settings", "PYTHONUNBUFFERED": "1",
                 "DATABASE_URL": self.postgres.url, "CELERY_BROKER_URL": self.redis.url,
                 "CUPBOARD_DEBUG": "false", "SECRET_KEY": "loadtest-only-" + "x" * 40,
                 "ALLOWED_HOSTS": "127.0.0.1", "CUPBOARD_BEHIND_PROXY": "true",
@@ -110,32 +113,36 @@ class Stack:
         return self._python("manage.py", *args)
 
     def start_web(self) -> None:
-        self.web = self._spawn("gunicorn", [str(BIN / "gunicorn"), "cupboard.wsgi", "--bind",
-                                            f"127.0.0.1:{self.port}", "--workers", "3", "--timeout", "120"])
+        self.web = self._spawn("gunicorn", self.commands.web)
         wait_for(lambda: listening(self.port) or self.web.poll() is not None, seconds=60, what="gunicorn")
         if self.web.poll() is not None:
             raise RuntimeError(f"gunicorn exited:\n{self.log('gunicorn').read_text()[-3000:]}")
 
     def start_worker(self, index: int) -> None:
         name = f"worker{index}"
-        self.workers[index] = self._spawn(name, [str(BIN / "celery"), "-A", "cupboard", "worker", "--loglevel=INFO",
-                                                 "--concurrency=2", "-n", f"{name}@%h"])
+        self.workers[index] = self._spawn(name, commands.worker(self.commands, index))
 
     def start_beat(self) -> None:
-        self.beat = self._spawn("beat", [str(BIN / "celery"), "-A", "cupboard", "beat", "--loglevel=INFO",
-                                         f"--schedule={self.folder / 'celerybeat-schedule'}"])
+        self.beat = self._spawn("beat", self.commands.scheduler)
 
-    def kill_worker(self, index: int) -> None:
-        """kill -9 the worker and its pool children (its whole session), then start it again, as
-        `restart: unless-stopped` would."""
+    def kill_worker(self, index: int) -> set[int]:
+        """kill -9 the celery worker and its pool children; return their pids. Under
+        cupboard.supervise, the supervisor stays and starts celery again itself; without it the
+        worker is the session's leader and is started again here, as `restart: unless-stopped` would."""
         with self.lock:
-            process = self.workers[index]
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            process.wait(timeout=10)
-            self.start_worker(index)
+            leader = self.workers[index]
+            pids = _session_pids(leader.pid)
+            if self.commands.supervised:
+                pids.discard(leader.pid)
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            if not self.commands.supervised:
+                leader.wait(timeout=10)
+                self.start_worker(index)
+            return pids
 
     def _supervise(self) -> None:
         """`restart: unless-stopped`: a web, worker or beat process that exits by itself is started
@@ -160,6 +167,13 @@ class Stack:
         after = [_session_cpu(p.pid) for p in self.workers]
         return max(range(len(self.workers)), key=lambda i: after[i] - before[i])
 
+    def worker_of(self, pid: int) -> int | None:
+        """Which worker's session the process `pid` belongs to, if any."""
+        for index, process in enumerate(self.workers):
+            if process is not None and pid in _session_pids(process.pid):
+                return index
+        return None
+
     def mark(self, scenario: str) -> None:
         """A line in every log saying which scenario starts here (see logs.py)."""
         self.scenario = scenario
@@ -174,31 +188,39 @@ class Stack:
 
 
 
-def _session_cpu(session: int) -> int:
-    """CPU ticks (user + system) of every live process in a session."""
-    total = 0
+def _session_stats(session: int) -> dict[int, list[str]]:
+    """{pid: /proc/<pid>/stat fields from the state on} of every process in a session."""
+    out = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
         if int(fields[3]) == session:  # field 6, the session id (fields[0] is field 3, the state)
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total
+            out[int(stat.parent.name)] = fields
+    return out
+
+
+def _session_pids(session: int) -> set[int]:
+    return set(_session_stats(session))
+
+
+def _session_cpu(session: int) -> int:
+    """CPU ticks (user + system) of every live process in a session."""
+    return sum(int(fields[11]) + int(fields[12]) for fields in _session_stats(session).values())
 
 
 def _stop(process: subprocess.Popen) -> None:
-    """SIGTERM to the process's session, then SIGKILL after 20 s."""
-    if process.poll() is not None:
-        return
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
+    """SIGTERM to the process (a supervisor passes it on, celery shuts down warm, gunicorn
+    gracefully), up to 20 s to finish; then SIGKILL to whatever is left of its session."""
+    if process.poll() is None:
+        process.terminate()
         try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
             pass
-        process.wait(timeout=10)
-    except ProcessLookupError:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
         pass
+    process.wait(timeout=10)

@@ -1,5 +1,5 @@
 """The load test names the exception behind each 500, per scenario, from the stack's logs."""
-from scripts.loadtest.logs import causes, mark, sections
+from scripts.loadtest.logs import causes, mark, scenario_causes, sections
 
 WEB = """Internal Server Error: /submissions/api/loadtest/dev/
 Traceback (most recent call last):
@@ -37,3 +37,16 @@ def test_it_splits_a_log_by_scenario(tmp_path):
     mark([log], "redis")
     assert set(sections(log)) == {"rush", "redis"}
     assert "deadlock" in sections(log)["rush"] and sections(log)["redis"] == ""
+
+
+def test_it_reports_the_supervisors_restarts_per_scenario(tmp_path):
+    web, worker = tmp_path / "gunicorn.log", tmp_path / "worker0.log"
+    web.write_text("")
+    worker.write_text("")
+    mark([web, worker], "kills")
+    worker.write_text(worker.read_text() + "supervise: celery exited with status -9; starting it again in 1 s\n")
+    mark([web, worker], "redis")
+    worker.write_text(worker.read_text() + "supervise: celery exited with status 1; starting it again in 1 s\n")
+    notes = scenario_causes(web, [worker])
+    assert notes == {"kills": ["cupboard.supervise started celery again after: 1x status -9"],
+                     "redis": ["cupboard.supervise started celery again after: 1x status 1"]}
