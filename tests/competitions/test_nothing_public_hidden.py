@@ -120,6 +120,18 @@ def test_the_admin_cannot_move_a_revealed_group_back_into_hiding(personas, admin
     assert admin_client.get(competition_page).status_code == 200
 
 
+def test_the_admin_cannot_move_a_revealed_language_into_a_hidden_group(personas, admin_client):
+    later = personas.competition.groups.create(name="later", label="L.Avg", reveal_at=timezone.now() + timedelta(days=99))
+    sw = personas.competition.subsets.get(code="sw")
+    url = reverse("admin:competitions_subset_change", args=[sw.pk])
+
+    response = admin_client.post(url, _admin_form_data(admin_client.get(url)) | {"group": later.pk})
+
+    assert response.status_code == 200 and "already revealed" in response.content.decode()
+    sw.refresh_from_db()
+    assert sw.group.name == "known"
+
+
 def test_the_admin_cannot_delete_a_release_whose_hashes_are_published(personas, admin_client):
     release = make_qrels_release(personas.competition.phases.get(slug="test-b"), {"sw": {"1": {"d1": 1}}})
     url = reverse("admin:competitions_qrelsrelease_delete", args=[release.pk])
@@ -190,4 +202,13 @@ def test_a_new_yaml_version_cannot_hide_what_is_public():
 
     assert caught.value.code == "hides-public"
     assert [p.split(":")[0] for p in caught.value.problems] == ["groups[1].reveal_at", "phases[1]"]
+    data["groups"][1]["reveal_at"] = "2023-01-09T00:00:00Z"
+    data["phases"][1]["visibility"] = "live"
+    data["groups"].append({"name": "later", "label": "L.Avg", "reveal_at": "2099-01-01T00:00:00Z"})
+    data["subsets"] = [{"code": code, "group": "known"} for code in ("ar", "bn", "en", "es", "fa", "fi", "fr", "hi",
+                                                                        "id", "ja", "ko", "ru", "sw", "te", "th", "zh")]
+    data["subsets"] += [{"code": "de", "group": "later"}, {"code": "yo", "group": "surprise"}]
+    with pytest.raises(DefinitionError) as caught:
+        competition_load(data=data)
+    assert [p.split(":")[0] for p in caught.value.problems] == ["subsets[16].group"]
     assert Phase.objects.get(slug="test-a").visibility == "live"

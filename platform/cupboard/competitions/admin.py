@@ -4,11 +4,13 @@ groups, subsets and phases inline.
 The admin never hides what is public (competitions/schedule.py). Who sees what, and when,
 is read-only here once a row exists: a phase's visibility, reveal instant and hidden
 judgments, a group's reveal, and instants already passed (a phase's opening, the
-competition's start, from which hidden judgments are committed). They change in the
+competition's start, from which hidden judgments are committed); a revealed subset cannot
+move into a group still hidden. They change in the
 organizer area, which audits each change and refuses to hide what is public. Qrels are
 released through `import_qrels` or `qrels_release_create` and removed only through
 `qrels_release_delete`; a phase, subset or competition holding anything public cannot be
 deleted (deleting would cascade to its public judgments and leaderboard)."""
+from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
 
@@ -16,7 +18,7 @@ from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import (Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup,
                                           TopicSet)
 from cupboard.competitions.schedule import (PHASE_SCHEDULE_FIELDS, leaderboard_is_public, qrels_release_delete,
-                                            qrels_release_is_public)
+                                            qrels_release_is_public, subset_move_refusal)
 
 SCHEDULE_NOTE = "Change it in the organizer area (audited; what is public cannot be hidden again)."
 
@@ -52,8 +54,22 @@ class SubsetGroupInline(admin.TabularInline):
     readonly_fields = ("reveal_at",)  # new groups get theirs on their own add page
 
 
+class SubsetForm(forms.ModelForm):
+    """A revealed subset may not move into a group still hidden (the same rule as the YAML's)."""
+
+    def clean_group(self):
+        group = self.cleaned_data["group"]
+        if self.instance.pk and group is not None and group != self.instance.group:
+            now = timezone.now()
+            refusal = subset_move_refusal(self.instance, to_revealed=group.is_revealed(now), now=now)
+            if refusal:
+                raise forms.ValidationError(refusal.message, code=refusal.code)
+        return group
+
+
 class SubsetInline(admin.TabularInline):
     model = Subset
+    form = SubsetForm
     extra = 0
     fields = ("code", "name", "kind", "group", "position")
 
@@ -96,6 +112,7 @@ class SubsetGroupAdmin(_GuardedDelete, admin.ModelAdmin):
 
 @admin.register(Subset)
 class SubsetAdmin(_GuardedDelete, admin.ModelAdmin):
+    form = SubsetForm
     list_display = ("competition", "code", "name", "kind", "group", "position")
     list_filter = ("competition", "kind")
     search_fields = ("code", "name")

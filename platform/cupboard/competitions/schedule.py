@@ -26,7 +26,7 @@ from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.commitments import competition_publish_due
 from cupboard.competitions.errors import CompetitionError
-from cupboard.competitions.models import Phase, QrelsRelease, SubsetGroup
+from cupboard.competitions.models import Phase, QrelsRelease, Subset, SubsetGroup
 from cupboard.locking import locked
 
 PHASE_SCHEDULE_FIELDS = ("visibility", "reveal_at", "hidden_qrels", "before_reveal")
@@ -62,6 +62,15 @@ def group_reveal_refusal(group: SubsetGroup, *, reveal_at: datetime | None, now:
     if group.is_revealed(now) and reveal_at is not None and reveal_at > now:
         return CompetitionError("group-already-revealed",
                                 f"the {group.name} group is already revealed and cannot be hidden again")
+    return None
+
+
+def subset_move_refusal(subset: Subset, *, to_revealed: bool, now: datetime) -> CompetitionError | None:
+    """Why moving `subset` to a group revealed (`to_revealed`) or not at `now` would hide it
+    again: a revealed language put in a group still hidden; None when it would not."""
+    if subset.group.is_revealed(now) and not to_revealed:
+        return CompetitionError("subset-already-revealed",
+                                f"{subset.code} is already revealed and cannot move to a group still hidden")
     return None
 
 

@@ -26,7 +26,8 @@ from cupboard.competitions.definition import definition_parse
 from cupboard.competitions.errors import CompetitionError, DefinitionError
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
 from cupboard.competitions.private_files import removed_on_error
-from cupboard.competitions.schedule import PHASE_SCHEDULE_FIELDS, group_reveal_refusal, phase_schedule_refusal
+from cupboard.competitions.schedule import (PHASE_SCHEDULE_FIELDS, group_reveal_refusal, phase_schedule_refusal,
+                                            subset_move_refusal)
 from cupboard.locking import locked
 
 FileSource = str | Path | bytes | IO[bytes]
@@ -108,6 +109,14 @@ def _refuse_hiding_public(competition: Competition, definition: dict, *, now) ->
         refusal = group and group_reveal_refusal(group, reveal_at=spec["reveal_at"], now=now)
         if refusal:
             problems.append(f"groups[{index}].reveal_at: {refusal.message}")
+    reveals = {spec["name"]: spec["reveal_at"] for spec in definition["groups"]}
+    subsets = {s.code: s for s in competition.subsets.select_related("group")}
+    for index, spec in enumerate(definition["subsets"]):
+        subset, reveal_at = subsets.get(spec["code"]), reveals.get(spec["group"])
+        moved = subset is not None and subset.group.name != spec["group"]
+        refusal = moved and subset_move_refusal(subset, to_revealed=reveal_at is None or reveal_at <= now, now=now)
+        if refusal:
+            problems.append(f"subsets[{index}].group: {refusal.message}")
     phases = {p.slug: p for p in competition.phases.all()}
     for index, spec in enumerate(definition["phases"]):
         phase = phases.get(spec["slug"])
