@@ -196,11 +196,17 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_TIMEZONE = "UTC"
 CUPBOARD_MAX_ATTEMPTS = envint("CUPBOARD_MAX_ATTEMPTS", "3")
+# Run files of rejected and failed submissions are deleted this many days after their last activity.
+CUPBOARD_RUN_FILE_RETENTION_DAYS = envint("CUPBOARD_RUN_FILE_RETENTION_DAYS", "7")
 # Test hook, off by default: seconds a worker waits right after claiming a submission for the
 # first time, so an end-to-end test can kill it mid-task (tests/e2e/test_worker_killed_mid_task.py,
 # tests/submissions/test_worker.py). Never set it in production.
 CUPBOARD_SCORING_PAUSE = envint("CUPBOARD_SCORING_PAUSE", "0")
 CELERY_BEAT_SCHEDULE = {
+    "purge-run-files": {  # files of rejected and failed submissions, after CUPBOARD_RUN_FILE_RETENTION_DAYS
+        "task": "cupboard.submissions.tasks.purge_run_files",
+        "schedule": 3600.0,
+    },
     "sweep-stale-submissions": {
         "task": "cupboard.submissions.tasks.sweep_stale",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),

@@ -4,6 +4,7 @@ from django.urls import reverse
 
 from cupboard.submissions.baselines import baseline_hybrid_create
 from cupboard.submissions.errors import SubmissionRefused
+from cupboard.submissions.runfiles import uploaded_chunks
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
 from tests.personas import client_for
@@ -24,7 +25,7 @@ def test_it_fuses_two_baselines_on_their_common_languages(world):
     assert hybrid.is_baseline and hybrid.number == 3 and "alpha=0.5" in hybrid.method_name
     run_file = hybrid.run_files.get()
     assert run_file.subset.code == "sw"
-    lines = run_file.file.read().decode().splitlines()
+    lines = b"".join(uploaded_chunks(run_file)).decode().splitlines()
     docs_q1 = [line.split()[2] for line in lines if line.startswith("1 ")]
     # 12#0 is in both runs, so it wins; 10#0 and 11#0 each come from one run only.
     assert docs_q1[0] == "12#0" and set(docs_q1) == {"10#0", "11#0", "12#0"}

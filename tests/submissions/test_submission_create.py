@@ -8,6 +8,7 @@ from django.utils import timezone
 from cupboard.submissions import services
 from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.models import RunFile, Submission
+from cupboard.submissions.runfiles import uploaded_chunks
 from cupboard.submissions.services import submission_create
 from cupboard.submissions.tasks import score_submission
 from tests.factories import make_user, stored_private_files
@@ -41,7 +42,7 @@ def test_it_stores_files_and_queues(world, django_capture_on_commit_callbacks, m
     assert set(files) == {"sw", "te"}
     assert files["sw"].lines == 6 and files["sw"].queries == 3 and len(files["sw"].sha256) == 64
     assert files["te"].original_name == "mine.txt.gz"
-    assert files["sw"].file.read().startswith(b"1 Q0 11#0 1")
+    assert b"".join(uploaded_chunks(files["sw"])).startswith(b"1 Q0 11#0 1")
     assert sent == []  # the scoring message goes out only once the row is committed
     for callback in callbacks:
         callback()

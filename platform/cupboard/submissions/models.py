@@ -90,12 +90,15 @@ class Submission(models.Model):
 
 
 class RunFile(models.Model):
-    """One uploaded run file, for one subset. Stored privately; served to its team and organizers."""
+    """One uploaded run file, for one subset. Stored privately (gzipped, see runfiles.py); served to its
+    team and organizers. `file` is empty once the retention rule removed it (retention.py); sha256 and
+    size are those of the uploaded bytes."""
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="run_files")
     subset = models.ForeignKey("competitions.Subset", on_delete=models.PROTECT, related_name="+")
     file = models.FileField(storage=private_storage, upload_to="runs/%Y/%m/")
     original_name = models.CharField(max_length=255)
+    compressed = models.BooleanField(default=False, help_text="Stored gzipped by cupboard; downloads inflate it")
     sha256 = models.CharField(max_length=64)
     size = models.PositiveBigIntegerField()
     lines = models.PositiveIntegerField(default=0)

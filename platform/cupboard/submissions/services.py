@@ -7,7 +7,6 @@ import logging
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.files import File
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -26,7 +25,7 @@ from cupboard.teams.models import Membership, Team
 from .errors import SubmissionRefused
 from .models import RunFile, Submission
 from .quota import quota_check
-from .runfiles import SpooledFile, read_run_file, read_topics_of, spool, spool_folder
+from .runfiles import SpooledFile, packed, read_run_file, read_topics_of, run_file_store, spool, spool_folder
 from .selectors import duplicate_submission
 
 logger = logging.getLogger(__name__)
@@ -141,8 +140,7 @@ def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_
     for copy, subset, report in files:
         run_file = RunFile(submission=submission, subset=subset, original_name=copy.name,
                            sha256=copy.sha256, size=copy.size, lines=report.lines, queries=report.queries)
-        with open(copy.path, "rb") as handle:
-            run_file.file.save(copy.name, File(handle), save=False)
+        run_file_store(run_file, copy)
         stored.append(run_file.file.name)
         run_file.save()
     if is_baseline:
@@ -172,6 +170,7 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
         spooled = [spool(uploaded, name=uploaded.name, folder=folder, index=i)
                    for i, (uploaded, _) in enumerate(files, start=1)]
         reports = _validate(phase=phase, spooled=spooled, subsets=subsets)
+        spooled = [packed(copy) for copy in spooled]  # gzipped now: no lock is held yet
         with removed_on_error() as stored:
             submission = _create_rows(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now,
                                       fields={"method_name": method_name, "description": description,

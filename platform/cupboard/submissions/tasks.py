@@ -22,3 +22,12 @@ def sweep_stale() -> dict:
     from .scoring import submission_sweep_stale
 
     return submission_sweep_stale()
+
+
+@shared_task(ignore_result=True)
+def purge_run_files() -> dict:
+    """Run by beat hourly: files of rejected and failed submissions past their retention period."""
+    from .retention import run_files_purge
+
+    purged = run_files_purge()
+    return {"files": purged.files, "bytes": purged.bytes}

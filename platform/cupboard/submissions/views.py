@@ -1,10 +1,12 @@
 """Submission pages: upload, the live detail page and its status endpoint, run-file download,
 final selection, and organizer actions (grant quota, disqualify, rescore)."""
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse, Http404, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from cupboard.competitions.models import Phase
@@ -18,6 +20,7 @@ from .comparison import TRIALS, can_compare, comparable_submissions, comparison_
 from .forms import DisqualifyForm, GrantForm, HybridForm, UploadForm
 from .models import Submission
 from .quota import quota_grant, quota_status
+from .runfiles import uploaded_chunks
 from .selectors import score_tables, status_payload, visible_run_files
 from .services import phase_rescore, submission_create, submission_disqualify, submission_select_final
 
@@ -163,7 +166,14 @@ def download(request, pk: int, subset_code: str):
     run_file = next((f for f in visible if f.subset.code == subset_code), None)
     if run_file is None:
         raise Http404("No run file for this subset.")
-    return FileResponse(run_file.file.open("rb"), as_attachment=True, filename=run_file.original_name)
+    if not run_file.file:
+        return HttpResponse(f"{run_file.original_name} was removed: files of rejected and failed submissions are "
+                            f"kept {settings.CUPBOARD_RUN_FILE_RETENTION_DAYS} days.", status=410,
+                            content_type="text/plain; charset=utf-8")
+    response = StreamingHttpResponse(uploaded_chunks(run_file), content_type="application/octet-stream")
+    response["Content-Length"] = str(run_file.size)
+    response["Content-Disposition"] = content_disposition_header(True, run_file.original_name)
+    return response
 
 
 @login_required
