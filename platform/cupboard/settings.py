@@ -153,10 +153,10 @@ CUPBOARD_MAX_UPLOAD_BYTES = envint("CUPBOARD_MAX_UPLOAD_BYTES", str(512 * 1024 *
 # CUPBOARD_STALE_AFTER; silent that long, its work is taken over (at once when the worker
 # process is known to be gone). With these defaults a killed worker's submissions are
 # scored again within 30 s.
-CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "15")
-CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "10")
+CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "12")
+CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "5")
 # A queued submission whose message seems lost (broker down at upload) is nudged again after this long.
-CUPBOARD_RENUDGE_AFTER = envint("CUPBOARD_RENUDGE_AFTER", "60")
+CUPBOARD_RENUDGE_AFTER = envint("CUPBOARD_RENUDGE_AFTER", "30")
 CELERY_BROKER_URL = os.getenv("CELERY_BROKER_URL", "filesystem://")
 CELERY_BROKER_TRANSPORT_OPTIONS = {}
 if CELERY_BROKER_URL.startswith("filesystem://"):
