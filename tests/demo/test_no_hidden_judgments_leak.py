@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import unittest
 from collections import defaultdict
 from urllib.parse import urljoin, urlsplit
 
@@ -25,6 +26,7 @@ from cupboard.competitions.models import Phase, QrelsFile, TopicSet
 from cupboard.demo.services import demo_load
 from cupboard.submissions.models import RunFile, Submission
 from cupboard.teams.models import Membership
+from tests.conftest import SHARED_DATA
 
 HREF = re.compile(r'href="([^"#]+)')
 TOKEN_SPLIT = re.compile(r"[\s,;\"'\[\]{}:]+")
@@ -87,9 +89,11 @@ def download_urls() -> list[str]:
 
 
 class HiddenJudgmentsStayHiddenTests(TestCase):
+    data_dir = None  # a fresh clone: samples and synthetic data
+
     @classmethod
     def setUpTestData(cls):
-        demo_load(data_dir=None, scale=0.25, per_team=1, log=lambda line: None)
+        demo_load(data_dir=cls.data_dir, scale=0.25, per_team=1, log=lambda line: None)
         cls.hidden = hidden_relevant_pairs()
 
     def crawl(self) -> dict[str, bytes]:
@@ -143,6 +147,8 @@ class HiddenJudgmentsStayHiddenTests(TestCase):
         self.assert_nothing_hidden_in(bodies, except_urls=own_runs)
 
     def test_the_competitions_share_no_query_of_their_synthetic_data(self):
+        if self.data_dir is not None:
+            self.skipTest("real data: the Cup and its dry run share MIRACL's dev queries, in disjoint slices per phase")
         owners: dict[str, set[str]] = defaultdict(set)
         for topics in TopicSet.objects.select_related("phase__competition", "subset"):
             if topics.subset.code in ("sw", "yo"):
@@ -152,3 +158,11 @@ class HiddenJudgmentsStayHiddenTests(TestCase):
                     owners[line.split("\t")[0]].add(topics.phase.competition.slug)
         shared = {qid: slugs for qid, slugs in owners.items() if len(slugs) > 1}
         self.assertEqual(shared, {})
+
+
+@unittest.skipUnless(SHARED_DATA.is_dir(), f"{SHARED_DATA} is absent (CI has it)")
+class HiddenJudgmentsStayHiddenWithRealDataTests(HiddenJudgmentsStayHiddenTests):
+    """The same crawl over the demo built from the real MIRACL dev and Mr. TyDi test files
+    (slices of one subset's queries per phase; Mr. TyDi's test queries are not MIRACL dev's)."""
+
+    data_dir = SHARED_DATA
