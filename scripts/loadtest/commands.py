@@ -1,7 +1,7 @@
 """The commands docker/ runs, read from docker/ itself, so the load test stays in step with it.
 
-The web is the Dockerfile's CMD (gunicorn), a worker the compose file's `worker` command, the
-scheduler its `scheduler` command. Only what differs outside a container is changed: the
+The set-up is the compose file's `migrate` command, the web the Dockerfile's CMD (gunicorn),
+a worker the compose file's `worker` command, the scheduler its `scheduler` command. Only what differs outside a container is changed: the
 web binds 127.0.0.1 on a free port, each worker gets a name of its own (containers have
 their own host names), beat keeps its schedule in the stack's folder.
 """
@@ -18,6 +18,7 @@ DOCKER = Path(__file__).resolve().parents[2] / "docker"
 
 @dataclass(frozen=True)
 class Commands:
+    migrate: list[str]
     web: list[str]
     worker: list[str]
     scheduler: list[str]
@@ -41,7 +42,7 @@ def read(*, port: int, folder: Path) -> Commands:
     web = [f"127.0.0.1:{port}" if arg == "0.0.0.0:8000" else arg for arg in dockerfile_cmd(DOCKER / "Dockerfile")]
     scheduler = [f"--schedule={folder / 'celerybeat-schedule'}" if arg.startswith("--schedule") else arg
                  for arg in compose["scheduler"]["command"]]
-    return Commands(web, list(compose["worker"]["command"]), scheduler)
+    return Commands(list(compose["migrate"]["command"]), web, list(compose["worker"]["command"]), scheduler)
 
 
 def worker(commands: Commands, index: int) -> list[str]:

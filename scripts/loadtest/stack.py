@@ -67,8 +67,8 @@ class Stack:
         (self.folder / "logs").mkdir()
         self.postgres.create()
         self.redis.start()
-        self.manage("migrate", "--noinput")
-        self.manage("collectstatic", "--noinput")
+        self._run(self.commands.migrate)
+        self._python("manage.py", "collectstatic", "--noinput")  # the image does this at build time
         facts = json.loads(self._python("-m", "scripts.loadtest.competition", *setup_args).splitlines()[-1])
         self.start_web()
         for index in range(WORKERS):
@@ -102,15 +102,15 @@ class Stack:
         log.close()
         return process
 
-    def _python(self, *argv: str, timeout: float = 600) -> str:
-        result = subprocess.run([sys.executable, *argv], cwd=ROOT, env=self.env, capture_output=True, text=True,
-                                timeout=timeout)
+    def _run(self, argv: list[str], timeout: float = 600) -> str:
+        """A set-up command in the checkout (the image's /app), to its end; its output."""
+        result = subprocess.run(argv, cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=timeout)
         if result.returncode:
-            raise RuntimeError(f"{' '.join(argv[:3])} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+            raise RuntimeError(f"{' '.join(argv[:4])} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
         return result.stdout
 
-    def manage(self, *args: str) -> str:
-        return self._python("manage.py", *args)
+    def _python(self, *argv: str) -> str:
+        return self._run([sys.executable, *argv])
 
     def start_web(self) -> None:
         self.web = self._spawn("gunicorn", self.commands.web)
