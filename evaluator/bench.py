@@ -131,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluator.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=os.environ.get("CUPBOARD_BENCH_DATA", "bench-data"))
     parser.add_argument("--depths", default=",".join(map(str, DEPTHS)))
+    parser.add_argument("--tables", default="engine,processes",
+                        help="engine: in-process against pytrec_eval; processes: whole processes against trec_eval C "
+                             "and pytrec_eval (evaluator.bench_process)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per process timing (the median is shown)")
     parser.add_argument("--worker", nargs=2, metavar=("ENGINE", "DIR"), help=argparse.SUPPRESS)
     parser.add_argument("--generate", nargs=2, metavar=("DEPTH", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -140,6 +144,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.generate:
         generate(int(args.generate[0]), Path(args.generate[1]))
         return 0
+    tables = args.tables.split(",")
+    if "engine" in tables:
+        engine_table(args)
+    if "processes" in tables:
+        from .bench_process import process_table
+
+        print("\n".join(["", *process_table(Path(args.data), repeat=args.repeat)]))
+    return 0
+
+
+def engine_table(args: argparse.Namespace) -> None:
+    """In-process validation and scoring of the test-B shaped submission, against pytrec_eval."""
     rows = []
     load = os.getloadavg()[0]  # the machine may be shared: say how busy it was
     for depth in map(int, args.depths.split(",")):
@@ -154,7 +170,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {depth} | {lines:,} | {a['seconds']:.2f} | {a['peak_mb']:.0f} | {b['seconds']:.2f} "
               f"| {b['peak_mb']:.0f} | {b['seconds'] / a['seconds']:.1f}x | {worst:.1e} |")
     print(f"\n{os.cpu_count()} cores; load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
-    return 0
 
 
 if __name__ == "__main__":

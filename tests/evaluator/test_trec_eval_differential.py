@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import contextlib
 import io
+import random
 import subprocess
 
 import pytest
 
 from evaluator.cli import main
+from evaluator.reference import trec_eval_binary, why_not
 
 from .trec_cases import MEASURES, MINIMAL, generated_case
-from .trec_eval_build import trec_eval_binary, why_not
 
 SEEDS = range(240)
 TOLERANCE = 1e-12  # the same sums in another order differ in the last bits only
@@ -106,3 +107,26 @@ def test_it_reports_the_cases_the_issue_names(trec_eval, tmp_path):
     (tmp_path / "r").write_text(run)
     got, _ = ours(tmp_path / "q", tmp_path / "r")
     assert round(got["ndcg", "all"], 4) == 0.7448 and got["ndcg_cut_10", "all"] == 1.0
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("qrels_name", ["miracl-v1.0-dev/qrels.miracl-v1.0-sw-dev.tsv",
+                                        "miracl-v1.0-dev/qrels.miracl-v1.0-yo-dev.tsv",
+                                        "mrtydi-v1.1-test/qrels.mrtydi-v1.1-sw.test.txt"])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_it_agrees_with_trec_eval_on_the_real_qrels(trec_eval, tmp_path, shared_data, qrels_name, engine):
+    """The published qrels as they are, a seeded run of judged, unjudged and tied documents."""
+    qrels_text = (shared_data / qrels_name).read_text()
+    rng = random.Random(qrels_name)
+    judged: dict[str, list[str]] = {}
+    for line in qrels_text.splitlines():
+        qid, _, docid, _ = line.split()
+        judged.setdefault(qid, []).append(docid)
+    lines = []
+    for qid, docs in judged.items():
+        if rng.random() < 0.1:
+            continue  # a query the run misses
+        pool = [d for d in docs if rng.random() < 0.6] + [f"{rng.randint(1, 10**6)}#{rng.randint(0, 9)}" for _ in range(40)]
+        for rank, docid in enumerate(dict.fromkeys(pool), start=1):
+            lines.append(f"{qid} Q0 {docid} {rank} {rng.randint(0, 30) / 4} run\n")
+    _compare(trec_eval, tmp_path, qrels_name, qrels_text, "".join(lines), engine)

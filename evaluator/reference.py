@@ -1,9 +1,11 @@
-"""trec_eval built from its source, once per machine, for the tests that compare with it.
+"""trec_eval built from its source, once per machine: the reference the tests compare with
+and `make bench` times.
 
-The source is NIST's trec_eval 10 in ../shared/tools/trec_eval-src (or CUPBOARD_TREC_EVAL_SRC).
-It is built with its `%6.4f` output changed to `%.17g`, so values compare at full precision,
-into a cache folder keyed by the source's checksum; a test skips, saying why, where there
-is no source or no C compiler.
+The source is NIST's trec_eval 10 in ../shared/tools/trec_eval-src beside the checkout (or
+CUPBOARD_TREC_EVAL_SRC). It is built into a cache folder keyed by the source's checksum,
+as published (`%6.4f` output, for timing) or with `%.17g` output, so values compare at
+full precision; where there is no source or no C compiler, `why_not` says so and the
+callers skip.
 """
 from __future__ import annotations
 
@@ -14,9 +16,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tests.conftest import SHARED_DATA
-
-SOURCE = Path(os.getenv("CUPBOARD_TREC_EVAL_SRC") or SHARED_DATA.parent / "tools" / "trec_eval-src")
+_SHARED = Path(os.getenv("CUPBOARD_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data").parent
+SOURCE = Path(os.getenv("CUPBOARD_TREC_EVAL_SRC") or _SHARED / "tools" / "trec_eval-src")
 CACHE = Path(os.getenv("XDG_CACHE_HOME") or Path.home() / ".cache") / "cupboard"
 PRINTERS = ("meas_print_single.c", "meas_print_final.c")
 
@@ -30,15 +31,16 @@ def why_not() -> str | None:
     return None
 
 
-def trec_eval_binary() -> Path:
-    """The full-precision trec_eval, built on first use (~20 s) and kept in the cache."""
+def trec_eval_binary(*, full_precision: bool = True) -> Path:
+    """trec_eval, built on first use (~20 s) and kept in the cache; with `full_precision`
+    its values are printed with %.17g instead of %6.4f."""
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(SOURCE.glob("*.[ch]")))).hexdigest()[:16]
-    binary = CACHE / f"trec_eval-{digest}-17g"
+    binary = CACHE / f"trec_eval-{digest}{'-17g' if full_precision else ''}"
     if binary.exists():
         return binary
     with tempfile.TemporaryDirectory() as work:
         shutil.copytree(SOURCE, work, dirs_exist_ok=True)
-        for name in PRINTERS:
+        for name in PRINTERS if full_precision else ():
             path = Path(work) / name
             path.write_text(path.read_text().replace("%6.4f", "%.17g"))
         subprocess.run(["make", "-j2", "-C", work], check=True, capture_output=True)
