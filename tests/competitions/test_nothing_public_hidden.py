@@ -116,8 +116,9 @@ def test_the_admin_cannot_move_a_revealed_group_back_into_hiding(personas, admin
     assert response.status_code == 302
     group.refresh_from_db()
     assert group.reveal_at < timezone.now()
-    competition_page = reverse("admin:competitions_competition_change", args=[personas.competition.pk])
-    assert admin_client.get(competition_page).status_code == 200
+    competition_page = admin_client.get(reverse("admin:competitions_competition_change", args=[personas.competition.pk]))
+    assert competition_page.status_code == 200
+    assert not {"starts_at", "is_published"} & set(competition_page.context["adminform"].form.fields)
 
 
 def test_the_admin_cannot_move_a_revealed_language_into_a_hidden_group(personas, admin_client):
@@ -208,7 +209,8 @@ def test_a_new_yaml_version_cannot_hide_what_is_public():
     data["subsets"] = [{"code": code, "group": "known"} for code in ("ar", "bn", "en", "es", "fa", "fi", "fr", "hi",
                                                                         "id", "ja", "ko", "ru", "sw", "te", "th", "zh")]
     data["subsets"] += [{"code": "de", "group": "later"}, {"code": "yo", "group": "surprise"}]
+    data["published"] = False
     with pytest.raises(DefinitionError) as caught:
         competition_load(data=data)
-    assert [p.split(":")[0] for p in caught.value.problems] == ["subsets[16].group"]
+    assert [p.split(":")[0] for p in caught.value.problems] == ["published", "subsets[16].group"]
     assert Phase.objects.get(slug="test-a").visibility == "live"

@@ -92,7 +92,10 @@ class CompetitionAdmin(_GuardedDelete, admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         fixed = ("config_version", "config_sha256", "created_at")
-        return fixed + ("starts_at",) if obj and _passed(obj.starts_at, timezone.now()) else fixed
+        if obj and _passed(obj.starts_at, timezone.now()):
+            # Started: its commitments are out; published and started: anyone may have read it all.
+            return fixed + ("starts_at",) + (("is_published",) if obj.is_published else ())
+        return fixed
 
     def holds_public(self, obj, now) -> bool:
         return any(_phase_holds_public(phase, now) for phase in obj.phases.all())

@@ -103,6 +103,8 @@ def _refuse_hiding_public(competition: Competition, definition: dict, *, now) ->
     if starts_at is not None and competition.starts_at <= now < starts_at:
         problems.append("starts_at: the competition has started (hidden judgments' SHA-256 are public); "
                         "it cannot start later")
+    if competition.is_published and competition.starts_at <= now and not definition["competition"]["is_published"]:
+        problems.append("published: the competition is public and has started; it cannot be unpublished")
     groups = {g.name: g for g in competition.groups.all()}
     for index, spec in enumerate(definition["groups"]):
         group = groups.get(spec["name"])
