@@ -45,3 +45,13 @@ def fresh_rate_limits():
 
     if isinstance(caches["default"], LocMemCache):  # never flush a shared Redis db
         caches["default"].clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_read_caches():
+    """Scoring keeps topics and Evaluators per process (submissions/readcache.py); each test
+    starts without them, so one test's files never answer for another's."""
+    from cupboard.submissions import readcache
+
+    readcache.topic_ids.clear()
+    readcache.evaluators.clear()

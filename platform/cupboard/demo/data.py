@@ -15,9 +15,11 @@ from __future__ import annotations
 import tempfile
 import zlib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from evaluator import synthetic
 from evaluator.qrels import read_qrels
@@ -45,6 +47,23 @@ class SubsetData:
         chosen = qids[lo:min(hi, lo + cap)] or qids[:1]
         return SubsetData({q: self.topics[q] for q in chosen},
                           {q: self.judgments[q] for q in chosen if q in self.judgments}, self.origin)
+
+    @cached_property
+    def qid_array(self) -> np.ndarray:
+        """The query ids in topic order, as an object array (demo.runs indexes it by position)."""
+        return np.asarray(list(self.topics), dtype=object)
+
+    @cached_property
+    def judgment_arrays(self) -> tuple[np.ndarray, pa.Array, np.ndarray]:
+        """Every judgment as (query position, docid, label) columns, in topic order: made once
+        per slice, then shared by the ~20 runs generated from it."""
+        position = {qid: i for i, qid in enumerate(self.topics)}
+        rows = [(position[qid], docid, label) for qid, docs in self.judgments.items() if qid in position
+                for docid, label in docs.items()]
+        rows.sort(key=lambda row: row[0])  # stable: each query's judgments keep their order
+        return (np.fromiter((r[0] for r in rows), np.int64, len(rows)),
+                pa.array([r[1] for r in rows], pa.string()),
+                np.fromiter((r[2] for r in rows), np.float64, len(rows)))
 
     def topics_tsv(self) -> bytes:
         return "".join(f"{qid}\t{' '.join(text.split())}\n" for qid, text in self.topics.items()).encode()

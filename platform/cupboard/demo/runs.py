@@ -11,7 +11,10 @@ depth 100 takes a fraction of a second.
 from __future__ import annotations
 
 import io
+import multiprocessing
 import zlib
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -38,15 +41,14 @@ def demo_run(data: SubsetData, *, quality: float, system: str, code: str, depth:
              missing: float = 0.01) -> bytes:
     """A TREC run (`qid Q0 docid rank score tag`) for `data`'s topics, as bytes."""
     rng = _rng("run", system, code)
-    qids = list(data.topics)
-    kept = [i for i in range(len(qids)) if rng.random() >= missing] or [0]
-    judged_q, judged_doc, judged_label = [], [], []
-    for i in kept:
-        for docid, label in data.judgments.get(qids[i], {}).items():
-            judged_q.append(i)
-            judged_doc.append(docid)
-            judged_label.append(label)
-    labels = np.asarray(judged_label, dtype=np.float64)
+    qids = data.qid_array
+    kept = np.flatnonzero(rng.random(len(qids)) >= missing)  # the same draws as one random() per query
+    kept = kept if kept.size else np.zeros(1, np.int64)
+    judged_all_q, judged_all_doc, judged_all_label = data.judgment_arrays
+    in_kept = np.zeros(len(qids), bool)
+    in_kept[kept] = True
+    chosen = in_kept[judged_all_q]
+    judged_q, judged_doc, labels = judged_all_q[chosen], judged_all_doc.filter(pa.array(chosen)), judged_all_label[chosen]
     top = max(labels.max(initial=1.0), 1.0)
     relevant = labels > 0
     take = rng.random(labels.size) < np.where(relevant, 0.45 + 0.5 * quality, 0.7)
@@ -58,9 +60,9 @@ def demo_run(data: SubsetData, *, quality: float, system: str, code: str, depth:
     filler_docs = pc.binary_join_element_wise(
         pc.cast(pa.array(_FILLER_BASE + filler_q * depth + filler_rank), pa.string()),
         pc.cast(pa.array(rng.integers(0, 40, filler_q.size)), pa.string()), "#")
-    q = np.concatenate([np.asarray(judged_q, dtype=np.int64)[take], filler_q])
+    q = np.concatenate([judged_q[take], filler_q])
     scores = np.concatenate([judged_scores, rng.normal(-0.3, 1.0, filler_q.size)])
-    docs = pa.concat_arrays([pa.array(np.asarray(judged_doc, dtype=object)[take], pa.string()), filler_docs])
+    docs = pa.concat_arrays([judged_doc.filter(pa.array(take)), filler_docs])
 
     order = np.lexsort((-scores, q))
     q, scores = q[order], scores[order]
@@ -68,7 +70,7 @@ def demo_run(data: SubsetData, *, quality: float, system: str, code: str, depth:
     rank = np.arange(q.size) - np.repeat(starts, np.diff(np.r_[starts, q.size])) + 1
     keep = rank <= depth
     table = pa.table({
-        "qid": pa.array(np.asarray(qids, dtype=object)[q[keep]], pa.string()),
+        "qid": pa.array(qids[q[keep]], pa.string()),
         "q0": pa.repeat("Q0", int(keep.sum())),
         "docid": docs.take(pa.array(order[keep])),
         "rank": rank[keep],
@@ -78,3 +80,47 @@ def demo_run(data: SubsetData, *, quality: float, system: str, code: str, depth:
     out = io.BytesIO()
     pcsv.write_csv(table, out, pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"))
     return out.getvalue()
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One system's runs on a phase: a run per subset of `pieces`."""
+
+    system: str
+    quality: float
+    spread: float
+    seed: str  # whose per-subset strengths it has: a team's runs share the team's
+    label: str  # the phase as text, part of each run's seed
+    pieces: dict  # {subset code: SubsetData}
+    depth: int
+
+
+def make_runs(spec: RunSpec) -> dict[str, bytes]:
+    """{subset code: run bytes} for one spec."""
+    return {code: demo_run(piece, quality=subset_quality(spec.quality, system=spec.seed, code=code, spread=spec.spread),
+                           system=spec.system, code=f"{spec.label}/{code}", depth=spec.depth)
+            for code, piece in spec.pieces.items()}
+
+
+_PENDING: list[RunSpec] = []  # what forked workers read, so only the finished runs travel
+
+
+def _make(index: int) -> dict[str, bytes]:
+    return make_runs(_PENDING[index])
+
+
+def demo_runs(specs: list[RunSpec]) -> list[dict[str, bytes]]:
+    """`make_runs` for every spec, on every core: a phase's ~15 systems are independent, and
+    forked workers start with numpy and pyarrow imported and the specs in memory."""
+    from evaluator.parallel import usable_cores
+
+    global _PENDING
+    workers = min(usable_cores(), len(specs))
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [make_runs(spec) for spec in specs]
+    _PENDING = specs
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_make, range(len(specs))))
+    finally:
+        _PENDING = []

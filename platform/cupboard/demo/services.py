@@ -32,7 +32,7 @@ from evaluator.benchmarks import get_benchmark
 from . import data as sources
 from .data import SubsetData
 from .plan import ADMIN, BASELINES, COMPETITIONS, LONER, ORGANIZER, PASSWORD, TEAMS, CompetitionPlan, TeamPlan
-from .runs import demo_run, subset_quality
+from .runs import RunSpec, demo_runs
 
 Log = Callable[[str], None]
 
@@ -125,36 +125,31 @@ def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict
     if not phase.is_open():
         log(f"{phase}: opens {phase.opens_at:%Y-%m-%d %H:%M} UTC; no runs yet")
         return
-    baselines = []
-    for name, tag, quality, spread in BASELINES:
-        files = _runs(plan=plan, phase=phase, by_code=by_code, system=tag, quality=quality, spread=spread)
-        baselines.append(_scored(submission_create(phase=phase, team=None, user=organizer, files=files,
-                                                   method_name=name, is_baseline=True)))
-    _scored(baseline_hybrid_create(phase=phase, baseline_a=baselines[0], baseline_b=baselines[1], alpha=0.5,
-                                   user=organizer))
     visible = {s.code for s in Viewer(users[LONER], phase.competition).subsets}
     per_team = min([per_team, *(n for n in (phase.daily_limit, phase.total_limit) if n)])
-    for number in range(per_team):
-        for team, team_plan in teams:
-            quality = team_plan.quality + 0.05 * number
-            system = f"{team.slug}-{number + 1}"
-            files = _runs(plan=plan, phase=phase, by_code={c: p for c, p in by_code.items() if c in visible},
-                          system=system, quality=quality, spread=0.08, seed=team.slug)
-            submission = _scored(submission_create(phase=phase, team=team, user=users[team_plan.members[-1]],
-                                                   files=files, method_name=team_plan.methods[number]))
-            if phase.ranking == Phase.Ranking.SELECTED and number == per_team - 1:
-                submission_select_final(submission=submission, user=users[team_plan.members[0]], selected=True)
+    entries = [(number, team, team_plan) for number in range(per_team) for team, team_plan in teams]
+    made = iter(demo_runs(
+        [RunSpec(tag, quality, spread, tag, str(phase), by_code, plan.depth) for _, tag, quality, spread in BASELINES]
+        + [RunSpec(f"{team.slug}-{number + 1}", team_plan.quality + 0.05 * number, 0.08, team.slug, str(phase),
+                   {c: p for c, p in by_code.items() if c in visible}, plan.depth)
+           for number, team, team_plan in entries]))
+    baselines = []
+    for name, tag, _, _ in BASELINES:
+        baselines.append(_scored(submission_create(phase=phase, team=None, user=organizer, files=_files(
+            next(made), system=tag, phase=phase), method_name=name, is_baseline=True)))
+    _scored(baseline_hybrid_create(phase=phase, baseline_a=baselines[0], baseline_b=baselines[1], alpha=0.5,
+                                   user=organizer))
+    for number, team, team_plan in entries:
+        files = _files(next(made), system=f"{team.slug}-{number + 1}", phase=phase)
+        submission = _scored(submission_create(phase=phase, team=team, user=users[team_plan.members[-1]],
+                                               files=files, method_name=team_plan.methods[number]))
+        if phase.ranking == Phase.Ranking.SELECTED and number == per_team - 1:
+            submission_select_final(submission=submission, user=users[team_plan.members[0]], selected=True)
     log(f"{phase}: 3 baselines and {per_team * len(teams)} team submissions scored")
 
 
-def _runs(*, plan: CompetitionPlan, phase: Phase, by_code: dict[str, SubsetData], system: str, quality: float,
-          spread: float, seed: str | None = None) -> list[tuple[ContentFile, str]]:
-    files = []
-    for code, piece in by_code.items():
-        subset_q = subset_quality(quality, system=seed or system, code=code, spread=spread)
-        run = demo_run(piece, quality=subset_q, system=system, code=f"{phase}/{code}", depth=plan.depth)
-        files.append((ContentFile(run, name=f"run.{system}.{code}.{phase.slug}.txt"), code))
-    return files
+def _files(runs: dict[str, bytes], *, system: str, phase: Phase) -> list[tuple[ContentFile, str]]:
+    return [(ContentFile(run, name=f"run.{system}.{code}.{phase.slug}.txt"), code) for code, run in runs.items()]
 
 
 def _scored(submission):

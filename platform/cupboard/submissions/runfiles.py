@@ -29,6 +29,7 @@ from evaluator.benchmarks import get_benchmark
 from evaluator.runs import read_run
 from evaluator.topics import read_topics
 
+from . import readcache
 from .errors import SubmissionRefused
 from .models import RunFile
 
@@ -36,6 +37,9 @@ CHUNK = 1024 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
 # zlib's fastest level: 3.8x smaller on MIRACL-shaped runs; level 6 gains a fifth more for 5x the time.
 GZIP_LEVEL = 1
+# Below this a run is one parsing block: a second thread would only add its start-up (which,
+# for the demo's few hundred small runs, cost more than the parsing itself).
+SMALL = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -105,13 +109,16 @@ def uploaded_chunks(run_file: RunFile) -> Iterator[bytes]:
             yield chunk
 
 
-def read_topics_of(*, phase: Phase, subset: Subset) -> set[str] | None:
+def read_topics_of(*, phase: Phase, subset: Subset) -> frozenset[str] | None:
     """The query ids of one subset's topics in a phase, or None when the phase has none."""
     topic_set = TopicSet.objects.filter(phase=phase, subset=subset).first()
     if topic_set is None:
         return None
-    with topic_set.file.open("rb") as stored:
-        return set(read_topics(stored, name=topic_set.original_name))
+
+    def load() -> frozenset[str]:
+        with topic_set.file.open("rb") as stored:
+            return frozenset(read_topics(stored, name=topic_set.original_name))
+    return readcache.topic_ids.get((topic_set.sha256, topic_set.file.name), load)
 
 
 def read_run_file(*, source, name: str, competition: Competition, topics: set[str]):
@@ -119,4 +126,12 @@ def read_run_file(*, source, name: str, competition: Competition, topics: set[st
     keeping the top 100 documents per query."""
     benchmark = get_benchmark(competition.benchmark)
     return read_run(source, name=name, topics=topics, docid_pattern=benchmark.docid_pattern,
-                    max_depth=competition.max_run_depth)
+                    max_depth=competition.max_run_depth, threads=1 if _size(source) < SMALL else 2)
+
+
+def _size(source) -> int:
+    """Bytes of a path or an open file (stored files and uploads know theirs); large if unknown."""
+    if isinstance(source, (str, Path)):
+        return Path(source).stat().st_size
+    size = getattr(source, "size", None)
+    return size if isinstance(size, int) else SMALL

@@ -29,6 +29,7 @@ from evaluator.benchmarks import get_benchmark
 from evaluator.qrels import read_qrels
 from evaluator.scoring import Evaluator
 
+from . import readcache
 from .models import QueryScores, Score, Submission
 from .runfiles import read_run_file, read_topics_of
 from .services import submission_enqueue
@@ -103,13 +104,21 @@ def _score_subsets(*, submission: Submission, release: QrelsRelease, claimed_at:
             if run is None:
                 reasons = "; ".join(str(p) for p in report.errors[:5])
                 raise RunRejected(f"{run_file.original_name} no longer validates: {reasons}")
-        with qrels_file.file.open("rb") as stored:
-            qrels = read_qrels(stored, name=qrels_file.original_name)
-        evaluator = Evaluator(qrels, competition.metrics, relevance_level=competition.relevance_level, gain=gain)
+        evaluator = _evaluator(qrels_file, competition=competition, gain=gain)
         results.append((qrels_file.subset, evaluator.score(run, subset=code)))
         _ours(submission_id=submission.pk, claimed_at=claimed_at).update(
             progress=int(90 * done / len(files)), heartbeat_at=timezone.now())
     return results
+
+
+def _evaluator(qrels_file, *, competition: Competition, gain: str) -> Evaluator:
+    """An Evaluator for one qrels file, built once per process for its content and settings."""
+    def load() -> Evaluator:
+        with qrels_file.file.open("rb") as stored:
+            qrels = read_qrels(stored, name=qrels_file.original_name)
+        return Evaluator(qrels, competition.metrics, relevance_level=competition.relevance_level, gain=gain)
+    key = (qrels_file.sha256, qrels_file.file.name, tuple(competition.metrics), competition.relevance_level, gain)
+    return readcache.evaluators.get(key, load)
 
 
 @transaction.atomic
