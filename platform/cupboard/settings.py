@@ -176,9 +176,7 @@ elif CELERY_BROKER_URL.startswith("redis"):
     # A long task's message may come back while it runs; the claim makes that copy a no-op.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CUPBOARD_VISIBILITY_TIMEOUT",
                                                                     str(CUPBOARD_STALE_AFTER)),
-                                       # A frozen or partitioned Redis fails a send instead of hanging
-                                       # the request (a worker's blocking read waits 1 s at a time).
-                                       "socket_connect_timeout": 2, "socket_timeout": 3}
+                                       "socket_connect_timeout": 2}
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -214,12 +214,12 @@ def test_it_asks_for_a_refresh_when_a_group_was_revealed_since_the_last_one(cast
 
     reveal_at = cast.competition.groups.get(name="surprise").reveal_at
     # The broker is real but no worker runs here: only the enqueueing is replaced.
-    with mock.patch.object(refresh_leaderboard, "delay") as delay:
+    with mock.patch("cupboard.leaderboards.views.send_task_message") as send:
         _get(cast.anonymous, _url(dev))
-        delay.assert_not_called()
+        send.assert_not_called()
         with time_machine.travel(reveal_at + timedelta(minutes=1), tick=False):
             _get(cast.anonymous, _url(dev))
-    delay.assert_called_once_with(dev.pk)
+    send.assert_called_once_with(refresh_leaderboard, dev.pk)
 
 
 def test_it_serves_the_page_when_the_refresh_cannot_be_sent(cast, dev):
@@ -231,7 +231,7 @@ def test_it_serves_the_page_when_the_refresh_cannot_be_sent(cast, dev):
 
     reveal_at = cast.competition.groups.get(name="surprise").reveal_at
     refused = OperationalError("Error 111 connecting to 127.0.0.1:6399. Connection refused.")
-    with mock.patch.object(refresh_leaderboard, "delay", side_effect=refused) as delay, \
+    with mock.patch("cupboard.leaderboards.views.send_task_message", side_effect=refused) as send, \
             time_machine.travel(reveal_at + timedelta(minutes=1), tick=False):
         _get(cast.anonymous, _url(dev))  # 200 (the beat task rebuilds it later)
-    delay.assert_called_once_with(dev.pk)
+    send.assert_called_once_with(refresh_leaderboard, dev.pk)

@@ -53,7 +53,7 @@ def test_a_frozen_broker_fails_the_send_within_seconds(redis_port):
         os.kill(server.pid, signal.SIGSTOP)
         nudger.stdin.write("\n")
         nudger.stdin.flush()
-        out, err = nudger.communicate(timeout=30)  # it hung for good before socket_timeout was set
+        out, err = nudger.communicate(timeout=30)  # it hung for good before sends had a socket timeout
     finally:
         nudger.kill()
     sent, seconds = out.split()

@@ -32,7 +32,7 @@ def refusal(world, files, **kwargs) -> SubmissionRefused:
 
 def test_it_stores_files_and_queues(world, django_capture_on_commit_callbacks, monkeypatch):
     sent = []
-    monkeypatch.setattr(score_submission, "delay", sent.append)
+    monkeypatch.setattr("cupboard.celery.send_task_message", lambda task, pk: sent.append((task, pk)))
     with django_capture_on_commit_callbacks() as callbacks:
         submission = create(world, [(upload("run.bm25.sw.txt", good_sw()), None),
                                     (upload("mine.txt.gz", {"1": ["10#1"]}, gz=True), "te")])
@@ -46,7 +46,7 @@ def test_it_stores_files_and_queues(world, django_capture_on_commit_callbacks, m
     assert sent == []  # the scoring message goes out only once the row is committed
     for callback in callbacks:
         callback()
-    assert sent == [submission.pk]
+    assert sent == [(score_submission, submission.pk)]
 
 
 def test_it_numbers_submissions_per_team_and_phase(world):

@@ -6,6 +6,7 @@ from django.http import Http404, HttpResponse, HttpResponseForbidden, JsonRespon
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
+from cupboard.celery import send_task_message
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.viewer import viewer_for
 from cupboard.leaderboards.charts import leaderboard_charts
@@ -35,7 +36,7 @@ def phase(request, slug: str, phase_slug: str):
         # already ranks by the columns it shows. With the broker down the beat task
         # refresh_stale_leaderboards rebuilds it later; the page is served either way.
         try:
-            refresh_leaderboard.delay(leaderboard.phase.pk)
+            send_task_message(refresh_leaderboard, leaderboard.phase.pk)
         except Exception as error:  # noqa: BLE001 - any broker error
             logger.warning("leaderboard refresh of phase %s not sent: %s", leaderboard.phase.pk, error)
     metric = request.GET.get("metric")

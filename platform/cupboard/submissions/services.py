@@ -36,11 +36,13 @@ def submission_nudge(*, submission_ids: list[int]) -> int:
     not an error: the rows are committed and queued, and the stale sweeper sends them again
     (`scoring.submission_sweep_stale`). The first failure stops the loop, so a request never
     waits for one failed connection per submission."""
+    from cupboard.celery import send_task_message
+
     from .tasks import score_submission as score_submission_task
 
     for sent, pk in enumerate(submission_ids):
         try:
-            score_submission_task.delay(pk)
+            send_task_message(score_submission_task, pk)
         except Exception as error:  # noqa: BLE001 - kombu, redis, amqp and socket errors alike
             logger.warning("scoring message for submission(s) %s not sent (%s: %s); the stale sweeper will "
                            "send it again", submission_ids[sent:], type(error).__name__, error)
