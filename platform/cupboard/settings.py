@@ -55,6 +55,8 @@ MIDDLEWARE = [
     # First: a database or broker outage anywhere below answers 503 with Retry-After (outages.py).
     "cupboard.outages.OutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Every page gets a Content-Security-Policy and every request a nonce (csp.py).
+    "cupboard.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

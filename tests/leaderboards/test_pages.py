@@ -127,7 +127,7 @@ def test_it_404s_for_an_unpublished_competition(cast, dev):
 def test_it_draws_bars_with_plotly_served_locally(cast, dev):
     html = _get(cast.anonymous, _url(dev))
 
-    assert html.count(f'<script src="{static(PLOTLY)}"></script>') == 1
+    assert html.count(f'<script src="{static(PLOTLY)}" defer></script>') == 1
     assert '"type":"bar"' in html and "1. Team A: a-run" in html and "BM25 (baseline)" in html
     assert "cdn.plot.ly" not in html and "cdn.jsdelivr" not in html
     assert HEATMAP_TRACE not in html

@@ -41,7 +41,7 @@ def test_it_shows_the_evaluators_tests_on_the_stored_per_query_values(world):
     assert row["p_t"] == paired_t_test(per_a, per_b).p_value
     assert row["p_randomization"] == randomization_test(per_a, per_b, trials=TRIALS, seed=SEED).p_value
     assert row["queries"] == 3 and row["difference"] == pytest.approx(row["a"] - row["b"])
-    assert "plotly-graph-div" in response.content.decode()
+    assert "plotly-chart" in response.content.decode()
 
 
 def test_it_offers_the_teams_other_runs_and_the_baselines_but_not_other_teams(world):

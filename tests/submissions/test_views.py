@@ -146,7 +146,7 @@ def scored_baseline(world, phase, method: str):
 def test_it_charts_the_scores_beside_the_baselines_the_viewer_may_see(world, scored):
     scored_baseline(world, world.dev, "Dev BM25")
     content = client_for(world.participant).get(scored.get_absolute_url()).content.decode()
-    assert content.count('class="plotly-graph-div"') == 1
+    assert content.count('class="plotly-chart"') == 1
     assert '"name":"Team A #1 (BM25)"' in content and '"name":"Dev BM25 (baseline)"' in content
 
     make_qrels_release(world.test_b, JUDGMENTS)  # test-b's leaderboard is private until its reveal

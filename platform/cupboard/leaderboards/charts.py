@@ -3,10 +3,13 @@
 Charts take their data from the viewer's `Leaderboard` (already filtered and rounded), so
 they can never show a column or a value the table hides. plotly is imported lazily: only
 the leaderboard page pays for it. The HTML never loads plotly.js from a CDN; the page
-includes it once as our own static file (`plotly/plotly.min.js`, see cupboard/staticfiles.py).
+includes it once as our own static file (`plotly/plotly.min.js`, see cupboard/staticfiles.py),
+through templates/_charts.html.
 """
 from __future__ import annotations
 
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from cupboard.leaderboards.selectors import Column, Entry, Leaderboard
 
 TOP_TEAMS = 10
@@ -121,9 +124,16 @@ def difference_figure(rows: list[dict], *, metric: str, names: tuple[str, str]):
     return figure
 
 
+# Characters that could end the <script> element or start markup, as Django's json_script escapes them.
+_JSON_ESCAPES = {ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}
+
+
 def as_html(figures) -> list[str]:
-    """HTML fragments (divs + their scripts); the page loads plotly.js once, from our own URL."""
-    return [f.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False, "responsive": True})
+    """One div per figure holding the figure as JSON data (a script of type application/json,
+    never executed): static/charts.js draws it with plotly.js, so pages carry no inline
+    script (cupboard/csp.py)."""
+    return [format_html('<div class="plotly-chart"><script type="application/json">{}</script></div>',
+                        mark_safe(f.to_json().translate(_JSON_ESCAPES)))  # noqa: S308 - escaped above
             for f in figures if f is not None]
 
 

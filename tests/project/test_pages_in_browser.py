@@ -1,0 +1,105 @@
+"""The main pages in a real browser (Debian's chromium), as a participant and as an organizer:
+each is sent with a Content-Security-Policy and breaks none of it (plotly's charts included),
+logs no console error, and fits a laptop (1366 px) and a phone (390 px) without scrolling
+sideways.
+
+With CUPBOARD_SCREENSHOTS=1 the laptop-width run also saves the README's screenshots under
+docs/screenshots/ (commit them after a change to the pages).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from tests.rules.world import build_world
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WIDTHS = (1366, 390)
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# Collects what the page's policy refused (an init script runs before the page's own scripts).
+CSP_LISTENER = ("window.__csp = []; document.addEventListener('securitypolicyviolation', (e) => window.__csp.push("
+                "`${e.effectiveDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`));")
+
+
+def _cookie(user, url: str) -> dict:
+    client = Client()
+    client.force_login(user)
+    return {"name": "sessionid", "value": client.cookies["sessionid"].value, "url": url}
+
+
+@pytest.fixture
+def site(live_server) -> dict:
+    """The rules tests' world (scored runs of two teams and a baseline), and who sees which pages:
+    {persona: (session cookie, {screenshot name: path})}."""
+    world = build_world()
+    slug, dev, sub = world.competition.slug, world.dev.slug, world.sub_a_dev.pk
+    participant_pages = {
+        "home": "/", "competition": f"/c/{slug}/", "leaderboard": f"/leaderboards/{slug}/{dev}/",
+        "submission": f"/submissions/{sub}/", "upload": f"/submissions/{slug}/{dev}/upload/",
+        "compare": f"/submissions/{sub}/compare/?with={world.baseline.pk}",
+        "team": world.team_a.get_absolute_url(), "profile": "/accounts/profile/",
+        "commitments": f"/c/{slug}/commitments/", "audit": f"/audit/{slug}/",
+    }
+    organizer_pages = {"organizer": f"/c/{slug}/manage/", "organizer-teams": f"/c/{slug}/manage/teams/"}
+    return {"url": live_server.url,
+            "participant": (_cookie(world.participant, live_server.url), participant_pages),
+            "organizer": (_cookie(world.organizer, live_server.url), organizer_pages)}
+
+
+# Requested after `site`: playwright runs an event loop in this thread, and Django refuses
+# database calls from a thread with a running loop.
+@pytest.fixture
+def browser(site):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        yield browser
+        browser.close()
+
+
+def _visit_all(browser, site, width: int, check) -> list[str]:
+    """Opens every page of every persona at `width`; `check(page, name, path)` returns problems."""
+    problems = []
+    for persona in ("participant", "organizer"):
+        cookie, pages = site[persona]
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        context.add_cookies([cookie])
+        context.add_init_script(CSP_LISTENER)
+        page = context.new_page()
+        errors = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        for name, path in pages.items():
+            response = page.goto(site["url"] + path)
+            page.wait_for_load_state("load")
+            if response.status != 200:
+                problems.append(f"{path}: {response.status}")
+            problems += check(page, name, path, response)
+            problems += [f"{path} at {width} px, console: {e}" for e in errors]
+            errors.clear()
+        context.close()
+    return problems
+
+
+def test_every_page_keeps_to_its_content_security_policy(site, browser):
+    def check(page, name, path, response):
+        problems = [] if "script-src 'self'" in (response.headers.get("content-security-policy") or "") \
+            else [f"{path}: no Content-Security-Policy header"]
+        problems += [f"{path}: CSP refused {v}" for v in page.evaluate("window.__csp")]
+        if name == "leaderboard":  # plotly.js ran under the policy and drew the bars
+            page.wait_for_selector(".js-plotly-plot .main-svg")
+        if name in ("leaderboard", "submission", "compare") and not page.locator(".js-plotly-plot").count():
+            problems.append(f"{path}: no chart drawn")
+        if os.getenv("CUPBOARD_SCREENSHOTS"):
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
+        return problems
+
+    problems = _visit_all(browser, site, 1366, check)
+    assert not problems, "\n".join(problems)
