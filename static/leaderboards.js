@@ -33,3 +33,24 @@
     });
   });
 })();
+// The search box above a leaderboard (hidden without JavaScript): keeps the rows whose team
+// or method contains what is typed, case-insensitively; the count says how many are shown.
+(function () {
+  document.querySelectorAll("input[data-filters]").forEach((input) => {
+    const table = document.querySelector(input.dataset.filters);
+    const box = input.closest(".team-search");
+    const count = box.querySelector(".filter-count");
+    if (!table) return;
+    box.hidden = false;
+    input.addEventListener("input", () => {
+      const wanted = input.value.trim().toLowerCase();
+      let shown = 0;
+      Array.from(table.tBodies[0].rows).forEach((row) => {
+        const text = (row.children[1].textContent + " " + row.children[2].textContent).toLowerCase();
+        row.hidden = wanted !== "" && !text.includes(wanted);
+        shown += row.hidden ? 0 : 1;
+      });
+      count.textContent = wanted ? shown + " of " + table.tBodies[0].rows.length + " rows" : "";
+    });
+  });
+})();

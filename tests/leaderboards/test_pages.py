@@ -235,3 +235,13 @@ def test_it_serves_the_page_when_the_refresh_cannot_be_sent(cast, dev):
             time_machine.travel(reveal_at + timedelta(minutes=1), tick=False):
         _get(cast.anonymous, _url(dev))  # 200 (the beat task rebuilds it later)
     send.assert_called_once_with(refresh_leaderboard, dev.pk)
+
+
+def test_it_draws_a_team_by_subset_heatmap_of_the_rows_and_columns_the_viewer_may_see(cast, dev):
+    Competition.objects.filter(pk=cast.competition.pk).update(decimals=2)
+    html = _get(cast.participant, _url(dev))
+
+    # Beside the bars: one row per leaderboard row, one column per visible language (no yo).
+    assert '"x":["sw","te"],"y":["1. Team A: a-run","2. Team B: b-run","BM25 (baseline)"]' in html
+    assert '"z":[[0.5,0.4],[0.3,0.2],[0.2,0.2]]' in html
+    assert '"texttemplate":"%{z:.2f}"' in html  # the competition's decimals

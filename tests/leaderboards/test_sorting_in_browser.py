@@ -46,4 +46,4 @@ def test_it_sorts_by_a_column_and_back(board, page):
     assert _teams(page) == ["Alpha", "Bravo", "Charlie"]
     page.click("th:text-is('#')")
     assert _teams(page) == ["Bravo", "Alpha", "Charlie"]
-    assert page.locator(".js-plotly-plot").count() == 1  # plotly.js loaded from our URL and drew
+    assert page.locator(".js-plotly-plot").count() == 2  # plotly.js loaded from our URL and drew bars and heatmap

@@ -20,6 +20,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 WIDTHS = (1366, 390)
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+README_PAGES = ("leaderboard", "competition", "upload", "submission", "organizer")  # the screenshots it shows
 # Collects what the page's policy refused (an init script runs before the page's own scripts).
 CSP_LISTENER = ("window.__csp = []; document.addEventListener('securitypolicyviolation', (e) => window.__csp.push("
                 "`${e.effectiveDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`));")
@@ -83,7 +84,7 @@ def _visit_all(browser, site, width: int, check) -> list[str]:
             problems += check(page, name, path, response)
             problems += [f"{path} at {width} px, console: {e}" for e in errors]
             errors.clear()
-        context.close()
+        page.context.close()
     return problems
 
 
@@ -96,10 +97,60 @@ def test_every_page_keeps_to_its_content_security_policy(site, browser):
             page.wait_for_selector(".js-plotly-plot .main-svg")
         if name in ("leaderboard", "submission", "compare") and not page.locator(".js-plotly-plot").count():
             problems.append(f"{path}: no chart drawn")
-        if os.getenv("CUPBOARD_SCREENSHOTS"):
+        if os.getenv("CUPBOARD_SCREENSHOTS") and name in README_PAGES:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
         return problems
 
     problems = _visit_all(browser, site, 1366, check)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_page_is_wider_than_a_laptop_or_a_phone(site, browser, width):
+    def check(page, name, path, response):
+        wide = page.evaluate("document.scrollingElement.scrollWidth")
+        if os.getenv("CUPBOARD_SCREENSHOTS") and width < 1000 and name == "leaderboard":
+            page.wait_for_load_state("networkidle")
+            page.screenshot(path=SCREENSHOTS / f"{name}-phone.png", full_page=True)
+        return [f"{path} is {wide} px wide at {width} px"] if wide > page.evaluate("innerWidth") else []
+
+    problems = _visit_all(browser, site, width, check)
+    assert not problems, "\n".join(problems)
+
+
+def _participant_page(browser, site, name: str, width: int):
+    """A new page, logged in as the participant, at `name` (a key of their pages)."""
+    cookie, pages = site["participant"]
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.add_cookies([cookie])
+    page = context.new_page()
+    page.goto(site["url"] + pages[name])
+    return page
+
+
+def test_the_leaderboard_scrolls_inside_its_box_with_the_team_column_kept_in_sight(site, browser):
+    page = _participant_page(browser, site, "leaderboard", 390)
+    box = page.locator(".leaderboard-wrap")
+    assert box.evaluate("(el) => el.scrollWidth > el.clientWidth")  # the scores are there, scrolled to
+    team = page.locator("table.leaderboard tbody tr").first.locator("td").nth(1)
+    box.evaluate("(el) => { el.scrollLeft = el.scrollWidth; }")
+    assert 0 <= team.bounding_box()["x"] < 390  # sticky: scrolled to the last column, the team stays
+    chart = page.locator(".js-plotly-plot").first
+    page.wait_for_selector(".js-plotly-plot .main-svg")
+    assert chart.bounding_box()["width"] <= 390 and chart.bounding_box()["height"] >= 300
+    page.context.close()
+
+
+def test_the_search_box_keeps_the_teams_that_match(site, browser):
+    page = _participant_page(browser, site, "leaderboard", 1366)
+    rows = page.locator("table.leaderboard tbody tr")
+    assert rows.count() == 3
+    page.get_by_label("Search teams").fill("team b")
+    assert [r.locator("td").nth(1).inner_text() for r in rows.all() if r.is_visible()] == ["Team B"]
+    assert page.locator(".filter-count").inner_text() == "1 of 3 rows"
+    page.get_by_label("Search teams").fill("")
+    assert sum(r.is_visible() for r in rows.all()) == 3
+    page.wait_for_selector(".js-plotly-plot .main-svg")
+    assert page.locator(".js-plotly-plot").count() == 2  # the bars and the team x language heatmap
+    page.context.close()

@@ -46,6 +46,26 @@ def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS):
     return figure
 
 
+def team_language_figure(leaderboard: Leaderboard, *, metric: str):
+    """Every row (team or baseline) x every non-pair subset column, coloured by `metric`: 126
+    bars in one chart are hard to read, a grid is not. None when there is nothing to grid."""
+    import plotly.graph_objects as go
+
+    columns = [c for c in leaderboard.subset_columns if c.kind != "pair"]
+    entries = leaderboard.entries
+    if not columns or not entries:
+        return None
+    hover = f"%{{y}}<br>%{{x}}: %{{z:.{leaderboard.decimals}f}}<extra></extra>"
+    figure = go.Figure(go.Heatmap(
+        z=[[entry.cell(c, metric) for c in columns] for entry in entries], x=[c.label for c in columns],
+        y=[_name(entry) for entry in entries], colorscale="Viridis", hoverongaps=False,
+        texttemplate=f"%{{z:.{leaderboard.decimals}f}}" if len(columns) * len(entries) <= 400 else "",
+        hovertemplate=hover))
+    figure.update_layout(title=f"{metric} per team and subset", yaxis_autorange="reversed", xaxis_side="top",
+                         height=160 + 24 * len(entries), margin={"t": 90, "l": 10}, yaxis_automargin=True)
+    return figure
+
+
 def pair_axes(columns: list[Column]) -> tuple[list[str], list[str]]:
     """Sources and targets of pair subsets coded "src-tgt", in column order."""
     sources, targets = [], []
@@ -141,4 +161,5 @@ def leaderboard_charts(leaderboard: Leaderboard, *, metric: str) -> list[str]:
     """HTML fragments of every chart that fits this leaderboard."""
     if not leaderboard.visible or not leaderboard.entries or not leaderboard.subset_columns:
         return []
-    return as_html([bars_figure(leaderboard, metric=metric), heatmap_figure(leaderboard, metric=metric)])
+    return as_html([bars_figure(leaderboard, metric=metric), team_language_figure(leaderboard, metric=metric),
+                    heatmap_figure(leaderboard, metric=metric)])
