@@ -1,6 +1,13 @@
 // Shows instants in the viewer's time zone and counts down to deadlines.
 // Markup: <time datetime="ISO" data-local> and <span data-countdown="ISO">.
+// A countdown reaching zero or a future instant passing while the page is open (a phase
+// opening or closing, a reveal: every future instant a page shows is a change of state)
+// reloads the page once, so it shows what the server shows from then on instead of
+// "opens in 00:00:00".
 (function () {
+  const loadedAt = Date.now();
+  const GRACE_MS = 1500;  // the server's clock may be a little behind ours
+  let reloading = false;
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   document.querySelectorAll(".tz-name").forEach((el) => { el.textContent = zone; });
   document.querySelectorAll("time[data-local]").forEach((el) => {
@@ -19,5 +26,12 @@
       el.textContent = (d ? d + "d " : "") + String(h).padStart(2, "0") + ":" + String(m).padStart(2, "0") + ":" + String(s).padStart(2, "0");
     });
   }
-  tick(); setInterval(tick, 1000);
+  function reloadWhenDue() {
+    const now = Date.now();
+    document.querySelectorAll("[data-countdown], time[data-local]").forEach((el) => {
+      const at = new Date(el.dataset.countdown || el.getAttribute("datetime")).getTime();
+      if (!reloading && at > loadedAt && at + GRACE_MS <= now) { reloading = true; window.location.reload(); }
+    });
+  }
+  tick(); setInterval(() => { tick(); reloadWhenDue(); }, 1000);
 })();

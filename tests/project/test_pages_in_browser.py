@@ -11,8 +11,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
+from django.utils import timezone
+
+from cupboard.competitions.models import Phase
 
 from tests.rules.world import build_world
 
@@ -46,7 +51,7 @@ def site(live_server) -> dict:
         "commitments": f"/c/{slug}/commitments/", "audit": f"/audit/{slug}/",
     }
     organizer_pages = {"organizer": f"/c/{slug}/manage/", "organizer-teams": f"/c/{slug}/manage/teams/"}
-    return {"url": live_server.url,
+    return {"url": live_server.url, "world": world,
             "participant": (_cookie(world.participant, live_server.url), participant_pages),
             "organizer": (_cookie(world.organizer, live_server.url), organizer_pages)}
 
@@ -153,4 +158,21 @@ def test_the_search_box_keeps_the_teams_that_match(site, browser):
     assert sum(r.is_visible() for r in rows.all()) == 3
     page.wait_for_selector(".js-plotly-plot .main-svg")
     assert page.locator(".js-plotly-plot").count() == 2  # the bars and the team x language heatmap
+    page.context.close()
+
+
+@pytest.fixture
+def opening_soon(site) -> str:
+    """Test B opens in a few seconds; its name. (Before `browser`: no database calls after it.)"""
+    test_b = site["world"].test_b
+    Phase.objects.filter(pk=test_b.pk).update(opens_at=timezone.now() + timedelta(seconds=6))
+    return test_b.name
+
+
+def test_a_page_reloads_when_its_countdown_reaches_zero(site, opening_soon, browser):
+    page = _participant_page(browser, site, "competition", 1366)
+    row = page.locator("tr", has_text=opening_soon)
+    assert "opens in" in row.inner_text()
+    page.wait_for_function("() => !document.body.innerText.includes('opens in')", timeout=15000)
+    assert "closes in" in row.inner_text()  # what the server says once the phase is open
     page.context.close()
