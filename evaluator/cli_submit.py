@@ -239,7 +239,10 @@ def submit_command(args: argparse.Namespace) -> int:
         if status >= 400:
             report(answer, args.format)
             return 2 if status in (401, 404) else 1
-        print(f"submission #{answer['number']} {answer['status']}: {answer['url']}", file=sys.stderr)
+        said = "already stored as" if answer.get("repeat") else "submission"
+        print(f"{said} #{answer['number']} {answer['status']}: {answer['url']}", file=sys.stderr)
+        for warning in answer.get("warnings") or []:
+            print(f"warning: {warning}", file=sys.stderr)
         if args.wait:
             answer = {**wait_for_score(args, token, answer), "url": answer["url"]}
     except (ServerError, OSError) as error:

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from .records import InputError, Run, ValidationReport
 from .sources import BLOCK_SIZE, DEFAULT_MAX_BYTES, GZIP_MAGIC, Source, iter_blocks, source_name
-from .validation import BOM, MAX_PROBLEMS, TAG_RE, LineRules, ProblemLog
+from .validation import BOM, MAX_PROBLEMS, TAG_RE, LineRules, ProblemLog, looks_binary
 from .validation_collect import RunCollector, position_in_query, trec_order
 from .validation_fast import commit, parse_fast, rows_exact
 
@@ -69,6 +69,10 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
                 if line == 1 and not done and block.startswith(BOM):
                     block = block[len(BOM):]
                     log.warn("bom", "the file starts with a UTF-8 byte order mark; it was ignored", 1)
+                if line == 1 and not done and looks_binary(block):
+                    log.error("not-text", "not a text file: a run is plain text (or gzip of it), one "
+                              "`qid Q0 docid rank score tag` line per document")
+                    return None, log.report(lines=0)
                 done += len(block)
                 queue.append((block, pool.submit(parse_fast, block, topics=rules.topics, docid_pattern=docid_pattern)))
                 while len(queue) > ahead and not log.full:
@@ -92,6 +96,18 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
     if done >= _TRIM_AFTER:
         _give_back_memory()
     return (None if log.errors else run), log.report(lines=line - 1, queries=queries)
+
+
+def run_query_ids(source: Source, *, name: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> set[str]:
+    """The first column of every line of a run, unchecked: what a refused run was about, so
+    a caller can tell a file named for the wrong language (its ids are another one's topics)."""
+    qids: set[str] = set()
+    for block in iter_blocks(source, file=source_name(source, name), max_bytes=max_bytes):
+        for raw in block.split(b"\n"):
+            first = raw.split(None, 1)[:1]
+            if first and not first[0].startswith(b"#"):
+                qids.add(first[0].decode("utf-8", "replace"))
+    return qids
 
 
 def _take(item, line: int, rules: LineRules, codes: dict[str, int], log: ProblemLog,

@@ -65,6 +65,24 @@ class ProblemLog:
                                 truncated=self.full and bool(self.errors))
 
 
+# How much of a file's start is sniffed, and the share of it that must be binary (NUL and
+# other control bytes, invalid UTF-8) to call the whole file "not a text file": random or
+# compressed bytes score about 50%, a run with a stray NUL or Latin-1 byte on a line about 1%.
+SNIFF_BYTES = 8192
+BINARY_SHARE = 0.10
+_TEXT_CONTROLS = frozenset("\t\n\r\f")
+
+
+def looks_binary(start: bytes) -> bool:
+    """Whether the first bytes of a (decompressed) file are not text: one clear refusal is
+    then worth more than a page of bad-utf8 and nul-byte lines."""
+    sample = start[:SNIFF_BYTES].decode("utf-8", "replace")
+    if not sample:
+        return False
+    bad = sum(1 for ch in sample if ch == "\ufffd" or (ch < " " and ch not in _TEXT_CONTROLS) or ch == "\x7f")
+    return bad / len(sample) > BINARY_SHARE
+
+
 def field_of(line: bytes, pos: int) -> int:
     """The column number holding byte `pos` of a line (1 if it sits before any field)."""
     return max(1, len(line[: pos + 1].split()))

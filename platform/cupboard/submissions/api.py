@@ -6,12 +6,12 @@
 
 `files` take their language from the file name; `file_<code>` names it. Errors come back
 as data with HTTP 400: {"errors": [{"file", "line", "column", "code", "message"}]}.
-Re-posting the same files returns the existing submission (HTTP 200 instead of 201).
+Re-posting the same files returns the existing submission (HTTP 200 instead of 201, with
+`"repeat": true` and a `message` saying it is already stored as #N).
 """
 from functools import wraps
 
 from django.http import JsonResponse
-from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
@@ -65,7 +65,6 @@ def upload(request, competition_slug: str, phase_slug: str):
     form = ApiUploadForm(request.POST, request.FILES, subsets=viewer.subsets)
     if not form.is_valid():
         return JsonResponse({"errors": form.errors_as_data()}, status=400)
-    started = timezone.now()
     try:
         submission = submission_create(
             phase=phase, team=viewer.team, user=request.user, files=form.file_pairs(),
@@ -74,10 +73,12 @@ def upload(request, competition_slug: str, phase_slug: str):
             is_baseline=form.cleaned_data["is_baseline"])
     except SubmissionRefused as error:
         return JsonResponse({"errors": error.as_error_list()}, status=400)
-    created = submission.created_at >= started
     payload = status_payload(viewer, submission)
     payload["url"] = request.build_absolute_uri(submission.get_absolute_url())
-    return JsonResponse(payload, status=201 if created else 200)
+    if submission.is_repeat:
+        payload["message"] = f"These files are already stored as #{submission.number} ({submission.method_name}); " \
+                             "nothing new was stored."
+    return JsonResponse(payload, status=200 if submission.is_repeat else 201)
 
 
 @token_required

@@ -77,6 +77,9 @@ class Submission(models.Model):
             models.Index(fields=["team", "phase", "created_at"], name="submission_team_phase"),
         ]
 
+    # Not a column: True on the existing submission `submission_create` returns for files sent again.
+    is_repeat = False
+
     def __str__(self):
         owner = self.team.name if self.team_id else "baseline"
         return f"{owner} #{self.number}: {self.method_name}"

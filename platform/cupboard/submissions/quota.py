@@ -53,6 +53,31 @@ class QuotaStatus:
         return self.left_today != 0 and self.left_total != 0
 
 
+def upload_blocked(*, phase: Phase, team: Team | None, quota: QuotaStatus | None, organizer: bool,
+                   now: datetime) -> str:
+    """Why the upload form is disabled for this person now, or "" when it is not: the same
+    refusals `submission_create` would give, said before a file is chosen. Organizers may
+    always upload (baselines)."""
+    if organizer:
+        return ""
+    if not phase.is_open(now):
+        return "This phase is not accepting submissions now."
+    if team is None:
+        return "You are not in a team in this competition: create or join one before submitting."
+    refusal = quota_refusal(quota) if quota is not None else None
+    return refusal[0] if refusal else ""
+
+
+def quota_refusal(status: QuotaStatus) -> tuple[str, str] | None:
+    """(message, code) when the team has no slot left, else None."""
+    if status.left_total == 0:
+        return f"Your team used all {status.total_limit} submissions of this phase.", "total_limit"
+    if status.left_today == 0:
+        when = f" The next slot opens at {status.next_slot_at:%Y-%m-%d %H:%M} UTC." if status.next_slot_at else ""
+        return f"Your team used all {status.daily_limit} submissions of today (UTC).{when}", "daily_limit"
+    return None
+
+
 def utc_day_start(now: datetime) -> datetime:
     return datetime.combine(now.astimezone(dt_timezone.utc).date(), time.min, tzinfo=dt_timezone.utc)
 
@@ -112,14 +137,9 @@ def quota_overruns(*, team: Team, now: datetime, joining: tuple = (),
 
 def quota_check(*, phase: Phase, team: Team, now: datetime) -> None:
     """Refuse when the team has no slot left. Call with the team row locked."""
-    status = quota_status(phase=phase, team=team, now=now)
-    if status.left_total == 0:
-        raise SubmissionRefused(
-            f"Your team used all {status.total_limit} submissions of this phase.", code="total_limit")
-    if status.left_today == 0:
-        when = f" The next slot opens at {status.next_slot_at:%Y-%m-%d %H:%M} UTC." if status.next_slot_at else ""
-        raise SubmissionRefused(
-            f"Your team used all {status.daily_limit} submissions of today (UTC).{when}", code="daily_limit")
+    refusal = quota_refusal(quota_status(phase=phase, team=team, now=now))
+    if refusal is not None:
+        raise SubmissionRefused(refusal[0], code=refusal[1])
 
 
 @transaction.atomic

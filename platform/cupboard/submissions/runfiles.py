@@ -26,7 +26,8 @@ from django.core.files import File
 from cupboard.competitions.models import Competition, Phase, Subset, TopicSet
 
 from evaluator.benchmarks import get_benchmark
-from evaluator.runs import read_run
+from evaluator.records import Problem
+from evaluator.runs import read_run, run_query_ids
 from evaluator.topics import read_topics
 
 from . import readcache
@@ -34,6 +35,8 @@ from .errors import SubmissionRefused
 from .models import RunFile
 
 CHUNK = 1024 * 1024
+# Share of a refused file's query ids that must be another language's topics for the hint.
+WRONG_LANGUAGE_SHARE = 0.9
 GZIP_MAGIC = b"\x1f\x8b"
 # zlib's fastest level: 3.8x smaller on MIRACL-shaped runs; level 6 gains a fifth more for 5x the time.
 GZIP_LEVEL = 1
@@ -135,3 +138,24 @@ def _size(source) -> int:
         return Path(source).stat().st_size
     size = getattr(source, "size", None)
     return size if isinstance(size, int) else SMALL
+
+
+def wrong_language_hint(*, copy: SpooledFile, phase: Phase, subset: Subset, known: list[Subset],
+                        own_topics: set[str]) -> Problem | None:
+    """For a file refused for unknown query ids: a hint when its ids are mostly another
+    language's topics in this phase (a Swahili run named `.yo.`), else None. `known` are the
+    uploader's visible subsets, so the hint never names a language still hidden from them.
+    Reads the file and the other topic sets again, which only a refused upload pays for."""
+    qids = run_query_ids(copy.path, name=copy.name)
+    if not qids:
+        return None
+    best, best_share = None, len(qids & own_topics) / len(qids)
+    for other in known:
+        topics = read_topics_of(phase=phase, subset=other) if other.pk != subset.pk else None
+        share = len(qids & topics) / len(qids) if topics else 0.0
+        if share > best_share:
+            best, best_share = other, share
+    if best is None or best_share < WRONG_LANGUAGE_SHARE:
+        return None
+    return Problem("wrong-language", f"these query ids are {best.code}'s topics ({best.name}), not "
+                   f"{subset.code}'s: is the file named for the wrong language?", copy.name)

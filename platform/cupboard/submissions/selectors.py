@@ -6,6 +6,7 @@ answer (competitions/viewer.py); this module only reads what it allows.
 from cupboard.competitions.selectors import phase_subsets
 from cupboard.competitions.viewer import Viewer
 
+from .coverage import incomplete, run_files_coverage
 from .models import QueryScores, RunFile, Score, Submission
 
 
@@ -66,9 +67,13 @@ def _averages(viewer: Viewer, subsets, values: dict) -> list[dict]:
 
 def status_payload(viewer: Viewer, submission: Submission) -> dict:
     """What the status endpoint and the JSON API return for one submission. `shown` says what
-    the viewer sees of its runs now (`Phase.BeforeReveal`); "status": no score at all."""
+    the viewer sees of its runs now (`Phase.BeforeReveal`); "status": no score at all.
+    `coverage` counts each visible run's queries against its topics; `warnings` say in words
+    which languages leave queries out (they count 0). `repeat`: these files were already
+    stored as this submission (`submission_create`), nothing new was made."""
     scored = submission.status == Submission.Status.SCORED
     rows, averages = score_tables(viewer, submission) if scored else ([], [])
+    coverage = run_files_coverage(visible_run_files(viewer, submission))
     return {
         "id": submission.pk, "number": submission.number, "phase": submission.phase.slug,
         "team": submission.team.name if submission.team_id else None, "is_baseline": submission.is_baseline,
@@ -82,6 +87,8 @@ def status_payload(viewer: Viewer, submission: Submission) -> dict:
         "averages": {average["key"]: average["values"] for average in averages},
         "per_query": {row["code"]: row["per_query"] for row in rows if row["per_query"] is not None},
         "shown": viewer.before_reveal(submission.phase), "decimals": viewer.decimals,
+        "coverage": [c.as_dict() for c in coverage], "warnings": [c.text for c in incomplete(coverage)],
+        "repeat": submission.is_repeat,
     }
 
 

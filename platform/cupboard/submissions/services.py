@@ -25,7 +25,8 @@ from cupboard.teams.models import Membership, Team
 from .errors import SubmissionRefused
 from .models import RunFile, Submission
 from .quota import quota_check
-from .runfiles import SpooledFile, packed, read_run_file, read_topics_of, run_file_store, spool, spool_folder
+from .runfiles import (SpooledFile, packed, read_run_file, read_topics_of, run_file_store, spool, spool_folder,
+                       wrong_language_hint)
 from .selectors import duplicate_submission
 
 logger = logging.getLogger(__name__)
@@ -65,10 +66,11 @@ def _refuse_outside_window(*, phase: Phase, now: datetime) -> None:
     raise SubmissionRefused(f"{phase.name} is closed: it accepted submissions from {window}.", code="phase_closed")
 
 
-def _resolve_subsets(*, phase: Phase, user: AbstractBaseUser, files, now: datetime) -> list[Subset]:
+def _resolve_subsets(*, known: list[Subset], files) -> list[Subset]:
     """The subset of each file: chosen, or read from its name. A hidden (not yet revealed)
-    subset is refused exactly like an unknown code, so the refusal gives nothing away."""
-    known = {s.code: s for s in Viewer(user, phase.competition, now).subsets}
+    subset is not `known` to the uploader and is refused exactly like an unknown code, so
+    the refusal gives nothing away."""
+    known = {s.code: s for s in known}
     chosen = []
     for uploaded, code in files:
         name = getattr(uploaded, "name", "") or "run"
@@ -86,19 +88,27 @@ def _resolve_subsets(*, phase: Phase, user: AbstractBaseUser, files, now: dateti
     return chosen
 
 
-def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset]) -> list:
-    """Validate every file (all of them, so the participant sees every problem at once)."""
-    problems, reports = [], []
+def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset], known: list[Subset]) -> list:
+    """Validate every file (all of them, so the participant sees every problem at once). The
+    refusal counts the problems truly ("25+" where a file's list was cut short) and puts a
+    wrong-language hint before the problems of a file whose ids are another language's."""
+    problems, reports, truncated = [], [], False
     for copy, subset in zip(spooled, subsets):
         topics = read_topics_of(phase=phase, subset=subset)
         if topics is None:
             raise SubmissionRefused(f"{copy.name}: this phase has no topics for {subset.code} yet.", code="no_topics")
         _, report = read_run_file(source=copy.path, name=copy.name, competition=phase.competition, topics=topics)
-        problems.extend(report.errors)
+        hint = None
+        if any(p.code == "unknown-qid" for p in report.errors):
+            hint = wrong_language_hint(copy=copy, phase=phase, subset=subset, known=known, own_topics=topics)
+        problems.extend([hint, *report.errors] if hint else report.errors)
+        truncated = truncated or report.truncated
         reports.append(report)
     if problems:
-        raise SubmissionRefused(f"{len(problems)} problem(s) in the run files; nothing was stored.",
-                                code="invalid_run", problems=problems)
+        count = sum(p.code != "wrong-language" for p in problems)
+        total = f"{count}+ problems" if truncated else f"{count} problem{'s' if count != 1 else ''}"
+        raise SubmissionRefused(f"{total} in the run files; nothing was stored.", code="invalid_run",
+                                problems=problems)
     return reports
 
 
@@ -129,6 +139,7 @@ def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_
         locked(Phase.objects).get(pk=phase.pk)
     duplicate = duplicate_submission(phase=phase, team=team, sha256s={copy.sha256 for copy, _, _ in files})
     if duplicate is not None:
+        duplicate.is_repeat = True
         return duplicate
     if team is not None:
         quota_check(phase=phase, team=team, now=now)
@@ -162,16 +173,17 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
     by a form (UploadForm, ApiUploadForm: a method name, http(s) links). Checks run in this
     order: window, team membership, subsets, validation, then the quota under a lock.
     Re-sending the same files while the first submission is pending or scored returns that
-    submission.
+    submission, marked `is_repeat` (its method name and details stay those first given).
     """
     now = timezone.now()
     _check_submitter(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now)
     team = None if is_baseline else team
-    subsets = _resolve_subsets(phase=phase, user=user, files=files, now=now)
+    known = Viewer(user, phase.competition, now).subsets
+    subsets = _resolve_subsets(known=known, files=files)
     with spool_folder() as folder:
         spooled = [spool(uploaded, name=uploaded.name, folder=folder, index=i)
                    for i, (uploaded, _) in enumerate(files, start=1)]
-        reports = _validate(phase=phase, spooled=spooled, subsets=subsets)
+        reports = _validate(phase=phase, spooled=spooled, subsets=subsets, known=known)
         spooled = [packed(copy) for copy in spooled]  # gzipped now: no lock is held yet
         with removed_on_error() as stored:
             submission = _create_rows(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now,

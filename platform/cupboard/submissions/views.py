@@ -17,9 +17,10 @@ from cupboard.leaderboards.selectors import leaderboard_for
 from .errors import SubmissionRefused
 from .baselines import baseline_hybrid_create
 from .comparison import TRIALS, can_compare, comparable_submissions, comparison_rows
+from .coverage import incomplete, run_files_coverage
 from .forms import DisqualifyForm, GrantForm, HybridForm, UploadForm
 from .models import Submission
-from .quota import quota_grant, quota_status
+from .quota import quota_grant, quota_status, upload_blocked
 from .runfiles import uploaded_chunks
 from .selectors import score_tables, status_payload, visible_run_files
 from .services import phase_rescore, submission_create, submission_disqualify, submission_select_final
@@ -69,7 +70,8 @@ def _get_submission_for_organizer(request, pk: int) -> Submission:
 @login_required
 @require_http_methods(["GET", "POST"])
 def upload(request, competition_slug: str, phase_slug: str):
-    """The upload form: run files, method details, quota left; validation errors with file and line."""
+    """The upload form: run files, method details, quota left; validation errors with file and
+    line. The form is disabled, with the reason, when the user cannot submit now."""
     viewer, phase = _get_phase(request, competition_slug, phase_slug)
     now, organizer, team = viewer.now, viewer.is_organizer, viewer.team
     form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer, subsets=viewer.subsets)
@@ -84,14 +86,27 @@ def upload(request, competition_slug: str, phase_slug: str):
         except SubmissionRefused as error:
             refusal = error
         else:
-            messages.success(request, f"Submission #{submission.number} received; it is being scored.")
+            _say_received(request, submission, method_name=form.cleaned_data["method_name"])
             return redirect(submission)
     quota = quota_status(phase=phase, team=team, now=now) if team else None
     return render(request, "submissions/upload.html", {
         "phase": phase, "competition": phase.competition, "team": team, "form": form, "refusal": refusal,
         "quota": quota, "is_open": phase.is_open(now), "organizer": organizer,
+        "blocked": upload_blocked(phase=phase, team=team, quota=quota, organizer=organizer, now=now),
         "hybrid_form": HybridForm(phase=phase) if organizer else None,
     }, status=400 if refusal or form.errors else 200)
+
+
+def _say_received(request, submission: Submission, *, method_name: str) -> None:
+    """The message after an upload: received, or already stored (the page it lands on is the
+    earlier submission, whose method name stays the one first given)."""
+    if not submission.is_repeat:
+        messages.success(request, f"Submission #{submission.number} received; it is being scored.")
+        return
+    renamed = f" The method name {method_name!r} was not used." if method_name != submission.method_name else ""
+    messages.info(request, f"These files are already stored as submission #{submission.number} "
+                           f"({submission.method_name}), shown here; nothing new was stored and no slot was used."
+                  + renamed)
 
 
 @require_GET
@@ -100,12 +115,13 @@ def detail(request, pk: int):
     viewer, submission = _get_submission_for_user(request, pk)
     competition = submission.phase.competition
     rows, averages = score_tables(viewer, submission)
+    run_files = visible_run_files(viewer, submission)
     return render(request, "submissions/detail.html", {
         "submission": submission, "competition": competition, "phase": submission.phase,
         "rows": rows, "charts": _charts(viewer, submission, rows), "averages": averages,
         "shown": viewer.before_reveal(submission.phase),
         "metrics": competition.metrics, "decimals": viewer.decimals,
-        "run_files": visible_run_files(viewer, submission),
+        "run_files": run_files, "incomplete": incomplete(run_files_coverage(run_files)),
         "is_member": viewer.is_member(submission.team), "organizer": viewer.is_organizer,
         "grant_form": GrantForm(), "disqualify_form": DisqualifyForm(),
         "phase_open": submission.phase.is_open(viewer.now),
