@@ -141,7 +141,7 @@ def _size(source) -> int:
 
 
 def wrong_language_hint(*, copy: SpooledFile, phase: Phase, subset: Subset, known: list[Subset],
-                        own_topics: set[str]) -> Problem | None:
+                        own_topics: frozenset[str]) -> Problem | None:
     """For a file refused for unknown query ids: a hint when its ids are mostly another
     language's topics in this phase (a Swahili run named `.yo.`), else None. `known` are the
     uploader's visible subsets, so the hint never names a language still hidden from them.
