@@ -1,7 +1,7 @@
 // While the submission is pending, poll its status and reload once it is done.
 (function () {
   const box = document.getElementById("state");
-  const pending = ["received", "validating", "queued", "scoring"];
+  const pending = ["queued", "scoring"];
   if (!box || !pending.includes(box.dataset.status)) return;
   const timer = setInterval(async () => {
     const response = await fetch(box.dataset.statusUrl, { headers: { Accept: "application/json" } });

@@ -174,3 +174,12 @@ def test_a_failure_after_the_files_are_stored_leaves_neither_rows_nor_files(worl
     monkeypatch.undo()
     create(world, [(upload("run.rolled-back-run.sw.txt", good_sw()), None)])
     assert len(stored_private_files("rolled-back-run")) == 1  # the same upload, without the failure, is stored
+
+
+def test_every_status_is_one_the_code_sets(world):
+    """Validation runs in the request, before any row exists: an upload is born queued, and no
+    status is left that nothing ever sets (received and validating were)."""
+    submission = create(world, [(upload("a.sw.txt", good_sw()), None)])
+    assert submission.status == Submission.Status.QUEUED
+    assert set(Submission.Status.values) == {"queued", "scoring", "scored", "rejected", "failed"}
+    assert Submission._meta.get_field("status").default == Submission.Status.QUEUED

@@ -1,11 +1,15 @@
 """Submissions: a team's set of run files for one phase, and what they scored.
 
 The row is the truth about a submission's state; Celery messages only nudge workers.
-Lifecycle (see `Submission.Status`):
+Lifecycle (see `Submission.Status`). Run files are validated in the upload request, before
+any row exists: a refused upload stores nothing, so there is no "received" or "validating"
+row. A submission is born queued:
 
-    received -> validating -> queued -> scoring -> scored
-                    |                     |
-                    +-> rejected          +-> failed (after CUPBOARD_MAX_ATTEMPTS)
+    queued -> scoring -> scored
+      ^          |  |
+      |          |  +-> rejected  a stored run no longer validates (e.g. the topics changed)
+      |          +----> failed    the platform failed CUPBOARD_MAX_ATTEMPTS times
+      +-- scoring again: a silent worker's work swept up, judgments still missing, a re-score
 """
 from django.conf import settings
 from django.db import models
@@ -17,8 +21,6 @@ from cupboard.competitions.models import private_storage
 
 class Submission(models.Model):
     class Status(models.TextChoices):
-        RECEIVED = "received"
-        VALIDATING = "validating"
         QUEUED = "queued"
         SCORING = "scoring"
         SCORED = "scored"
@@ -26,9 +28,9 @@ class Submission(models.Model):
         FAILED = "failed"
 
     # States a worker may still move forward; the sweeper looks at these.
-    PENDING = (Status.RECEIVED, Status.VALIDATING, Status.QUEUED, Status.SCORING)
+    PENDING = (Status.QUEUED, Status.SCORING)
     # Rejected and failed-by-the-platform submissions cost no quota.
-    COUNTS_TOWARD_LIMIT = (Status.RECEIVED, Status.VALIDATING, Status.QUEUED, Status.SCORING, Status.SCORED)
+    COUNTS_TOWARD_LIMIT = (Status.QUEUED, Status.SCORING, Status.SCORED)
 
     phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="submissions")
     team = models.ForeignKey("teams.Team", null=True, blank=True, on_delete=models.CASCADE, related_name="submissions")
@@ -43,7 +45,7 @@ class Submission(models.Model):
     paper_url = models.URLField(blank=True)
     code_url = models.URLField(blank=True)
 
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.RECEIVED)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     status_reason = models.TextField(blank=True, help_text="Why it was rejected or failed, for its team")
     attempts = models.PositiveSmallIntegerField(default=0)
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it")
