@@ -190,7 +190,7 @@ def check_private_until_reveal_then_public(w: World, time_machine) -> None:
     assert any(len(repr(v["nDCG@10"])) > 7 for r in board(w, "organizer", "test-b")["rows"] for v in r["values"].values())
     time_machine.move_to(reveal_at, tick=False)
     public = board(w, "anonymous", "test-b")
-    assert public["rounded_to"] == 3 and {r["team"] for r in public["rows"]} == {"Team A", "Team B"}
+    assert public["rounded_to"] == 3 and {r["team"] for r in public["rows"]} == {"Team A", "Team B", "Baseline"}
     for row in public["rows"]:
         for value in [v for by in (*row["values"].values(), *row["averages"].values()) for v in by.values()]:
             assert value is None or round(value, 3) == value

@@ -1,10 +1,18 @@
-"""Who may see and do what: every URL of the project x every persona, with exact statuses.
+"""Who may see and do what: every URL of the project x every persona x competition state,
+with exact statuses.
 
 The URL resolver is walked, so a new URL without a row here fails
 `test_it_has_a_row_for_every_url`. Each row names a URL with arguments pointing at real
-rows of `tests.rules.world`, the method, and the status each persona must get. POSTs run
-inside a savepoint that is rolled back, so one persona's action (leaving a team,
-disqualifying) never changes what the next one sees.
+rows of `tests.rules.world`, the method, and what each persona must get: a tuple of statuses
+(what the view answers while the competition is visible to them), or, where the answer moves
+with the clock or the phase's rules, a function of the persona's `Viewer`. The competition
+states (`STATES`: published, draft, after the surprise reveal, after the test-B reveal, and
+each final-phase rule of test B) are applied to the same rows, and the expected status is
+generated from the Viewer's rules: whoever `Viewer.sees_competition` refuses gets the 404 of
+a missing page for everything in that competition (its real teams, invites, submissions and
+files), after the method check (405), the API's token check (401) and, for anonymous
+visitors, the log-in redirect (302). POSTs run inside a savepoint that is rolled back, so
+one persona's action (leaving a team, disqualifying) never changes what the next one sees.
 
 Personas, in the order of the status tuples below:
     anon  participant  teammate  outsider  organizer  other_organizer  staff
@@ -12,15 +20,24 @@ Personas, in the order of the status tuples below:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
+import time_machine
 from django.db import transaction
 from django.test import TestCase
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils import timezone
 
+from cupboard.competitions.models import Competition, Phase
+from cupboard.competitions.viewer import Viewer
+from cupboard.submissions.comparison import can_compare
 from cupboard.submissions.models import Submission
+from cupboard.teams.models import Team
 from tests.personas import client_for
-from tests.rules.world import SURPRISE_WORD, TAG_A, TAG_B, TAG_BASELINE, TAG_DRAFT, build_world, hidden_markers
+from tests.rules.world import (SURPRISE_WORD, TAG_A, TAG_B, TAG_BASELINE, TAG_DRAFT, TAG_TEST_B_BASELINE, build_world,
+                               hidden_markers)
 
 PERSONAS = ("anonymous", "participant", "teammate", "outsider", "organizer", "other_organizer", "staff")
 NON_ORGANIZERS = ("anonymous", "participant", "teammate", "outsider", "other_organizer")
@@ -31,8 +48,37 @@ class Row:
     name: str
     args: tuple
     method: str
-    statuses: tuple  # one per persona, in PERSONAS order
+    statuses: tuple | Callable  # one per persona, in PERSONAS order; or viewer -> status
     data: dict | None = None
+
+
+@dataclass(frozen=True)
+class State:
+    """A state of the personas' cup: `change(world)` edits rows (inside the test's rollback),
+    `at(world)` is the instant the requests are made (None: now)."""
+
+    name: str
+    change: Callable = lambda world: None
+    at: Callable = lambda world: None
+
+
+def about_test_b(world, row: Row) -> bool:
+    """Rows whose answer a final-phase rule of test B can change: its pages and its submissions."""
+    return "test-b" in row.args or bool({world.sub_a_test_b.pk, world.baseline_test_b.pk} & set(row.args))
+
+
+def _final_rule(rule: str) -> Callable:
+    return lambda world: Phase.objects.filter(pk=world.test_b.pk).update(before_reveal=rule)
+
+
+STATES = (
+    State("published"),
+    State("draft", change=lambda w: Competition.objects.filter(pk=w.competition.pk).update(is_published=False)),
+    State("after the surprise reveal", at=lambda w: w.competition.groups.get(name="surprise").reveal_at
+          + timedelta(seconds=1)),
+    State("after the test-B reveal", at=lambda w: w.test_b.reveal_at + timedelta(seconds=1)),
+    *(State(f"test B shows {rule} before its reveal", change=_final_rule(rule)) for rule in Phase.BeforeReveal.values),
+)
 
 
 def every(status: int) -> tuple:
@@ -61,8 +107,33 @@ def organizers(ok: int, other: int, *, anon: int | None = None) -> tuple:
 
 def rows(w) -> list[Row]:
     """The matrix. Arguments are resolved from the world `w` (pks are only known at run time)."""
-    a, a_b, b, base = w.sub_a_dev.pk, w.sub_a_test_b.pk, w.sub_b_dev.pk, w.baseline.pk
+    a, a_b, b, base, base_b = w.sub_a_dev.pk, w.sub_a_test_b.pk, w.sub_b_dev.pk, w.baseline.pk, w.baseline_test_b.pk
     invite = w.team_a.invite_code
+    subset = {s.code: s for s in w.competition.subsets.all()}
+
+    def compare(one, other):
+        """The comparison page: 403 for a submission the viewer may not open or pair, 404 for none."""
+        def rule(v: Viewer) -> int:
+            if not v.sees_submission(one):
+                return 403
+            if other is None:
+                return 404
+            return 200 if can_compare(v, one, other) else 403
+        return rule
+
+    def run_file(submission, code):
+        return lambda v: (403 if not v.sees_submission(submission) else
+                          200 if v.sees_runs(submission) and v.sees_subset(subset[code]) else 404)
+
+    def topics(phase, code):
+        return lambda v: 200 if code in subset and v.sees_subset(subset[code]) and v.sees_topics(phase) else 404
+
+    def qrels(phase, code):
+        return lambda v: 200 if code in subset and v.sees_subset(subset[code]) and v.sees_qrels(phase) else 404
+
+    def export(phase):
+        return lambda v: 200 if v.sees_leaderboard(phase) else 403
+
     return [
         Row("accounts:signup", (), "GET", every(200)),
         Row("accounts:signup", (), "POST", every(200), {"username": ""}),  # the form again, with errors
@@ -106,17 +177,25 @@ def rows(w) -> list[Row]:
         Row("submissions:detail", (a,), "GET", team_a(200, 403)),
         Row("submissions:detail", (base,), "GET", every(200)),
         Row("submissions:detail", (999999,), "GET", every(404)),
-        Row("submissions:compare", (a,), "GET", team_a(200, 403), {"with": base}),
-        Row("submissions:compare", (base,), "GET", team_a(200, 403), {"with": a}),
-        Row("submissions:compare", (a,), "GET", organizers(200, 403), {"with": b}),  # team B's: organizers only
-        Row("submissions:compare", (a,), "GET", team_a(404, 403), {"with": 999999}),
-        Row("submissions:compare", (a,), "GET", team_a(404, 403)),
+        Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, w.baseline), {"with": base}),
+        Row("submissions:compare", (base,), "GET", compare(w.baseline, w.sub_a_dev), {"with": a}),
+        Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, w.sub_b_dev), {"with": b}),  # team B's
+        Row("submissions:compare", (a_b,), "GET", compare(w.sub_a_test_b, w.baseline_test_b), {"with": base_b}),
+        Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, None), {"with": 999999}),
+        Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, None)),
         Row("submissions:status", (a,), "GET", team_a(200, 403)),
         Row("submissions:status", (base,), "GET", every(200)),
-        Row("submissions:download", (a, "sw"), "GET", team_a(200, 403)),
-        Row("submissions:download", (base, "sw"), "GET", every(200)),
-        # A baseline's run for the surprise language is as hidden as the language itself.
-        Row("submissions:download", (base, "yo"), "GET", organizers(200, 404)),
+        Row("submissions:download", (a, "sw"), "GET", run_file(w.sub_a_dev, "sw")),
+        Row("submissions:download", (base, "sw"), "GET", run_file(w.baseline, "sw")),
+        # A baseline's run for the surprise language is as hidden as the language itself, and
+        # one on test B as hidden as its judgments.
+        Row("submissions:download", (base, "yo"), "GET", run_file(w.baseline, "yo")),
+        Row("submissions:download", (base_b, "sw"), "GET", run_file(w.baseline_test_b, "sw")),
+        Row("submissions:detail", (base_b,), "GET", every(200)),
+        Row("submissions:status", (base_b,), "GET", every(200)),
+        Row("submissions:status", (a_b,), "GET", team_a(200, 403)),
+        Row("submissions:api_status", (base_b,), "GET", login(200, anon=401)),
+        Row("submissions:api_status", (a_b,), "GET", team_a(200, 404, anon=401)),
         Row("submissions:select_final", (a_b,), "GET", login(405)),
         Row("submissions:select_final", (a_b,), "POST", team_a(302, 403, anon=302), {"selected": "1"}),
         Row("submissions:disqualify", (b,), "GET", login(405)),
@@ -146,9 +225,9 @@ def rows(w) -> list[Row]:
         Row("leaderboards:phase", ("cup", "test-b"), "GET", every(200)),  # "not public until ..." for most
         Row("leaderboards:phase", ("draft", "dev"), "GET", organizers(200, 404)),
         Row("leaderboards:export_csv", ("cup", "dev"), "GET", every(200)),
-        Row("leaderboards:export_csv", ("cup", "test-b"), "GET", organizers(200, 403)),
+        Row("leaderboards:export_csv", ("cup", "test-b"), "GET", export(w.test_b)),
         Row("leaderboards:export_json", ("cup", "dev"), "GET", every(200)),
-        Row("leaderboards:export_json", ("cup", "test-b"), "GET", organizers(200, 403)),
+        Row("leaderboards:export_json", ("cup", "test-b"), "GET", export(w.test_b)),
         Row("audit:log", ("cup",), "GET", every(200)),
         Row("audit:log", ("draft",), "GET", organizers(200, 404)),
         Row("competitions:list", (), "GET", every(200)),
@@ -165,13 +244,14 @@ def rows(w) -> list[Row]:
         Row("competitions:topics_archive", ("draft", "dev"), "GET", organizers(200, 404)),
         Row("competitions:sample_submission", ("cup", "dev"), "GET", every(200)),
         Row("competitions:sample_submission", ("draft", "dev"), "GET", organizers(200, 404)),
-        Row("competitions:topics", ("cup", "dev", "sw"), "GET", every(200)),
-        Row("competitions:topics", ("cup", "dev", "yo"), "GET", organizers(200, 404)),
-        Row("competitions:topics", ("cup", "dev", "zz"), "GET", every(404)),
-        Row("competitions:qrels", ("cup", "dev", 1, "sw"), "GET", every(200)),
-        Row("competitions:qrels", ("cup", "dev", 1, "yo"), "GET", organizers(200, 404)),
-        Row("competitions:qrels", ("cup", "test-b", 1, "sw"), "GET", organizers(200, 404)),
-        Row("competitions:qrels", ("cup", "test-b", 1, "zz"), "GET", every(404)),
+        Row("competitions:topics", ("cup", "dev", "sw"), "GET", topics(w.dev, "sw")),
+        Row("competitions:topics", ("cup", "dev", "yo"), "GET", topics(w.dev, "yo")),
+        Row("competitions:topics", ("cup", "dev", "zz"), "GET", topics(w.dev, "zz")),
+        Row("competitions:topics", ("cup", "test-b", "yo"), "GET", topics(w.test_b, "yo")),
+        Row("competitions:qrels", ("cup", "dev", 1, "sw"), "GET", qrels(w.dev, "sw")),
+        Row("competitions:qrels", ("cup", "dev", 1, "yo"), "GET", qrels(w.dev, "yo")),
+        Row("competitions:qrels", ("cup", "test-b", 1, "sw"), "GET", qrels(w.test_b, "sw")),
+        Row("competitions:qrels", ("cup", "test-b", 1, "zz"), "GET", qrels(w.test_b, "zz")),
         # The organizer area: anyone else gets the 404 of a missing competition (anonymous: log in first).
         Row("competitions:manage", ("cup",), "GET", organizers(200, 404, anon=302)),
         Row("competitions:manage", ("draft",), "GET", organizers(200, 404, anon=302)),
@@ -261,8 +341,83 @@ def _body(response) -> str:
     return content.decode("utf-8", "replace")
 
 
-class PermissionsMatrixTests(TestCase):
-    """The world is built once for the class (setUpTestData) and rolled back after it."""
+def _competition_of(row: Row) -> Competition | None:
+    """The competition a row's URL belongs to, from its arguments: a slug, a submission's pk or
+    a team's invite code (None: accounts, the admin, a missing submission)."""
+    if not row.args or row.name.startswith(("admin:", "accounts:")):
+        return None
+    first = row.args[0]
+    if isinstance(first, int):
+        submission = Submission.objects.select_related("phase__competition").filter(pk=first).first()
+        return submission.phase.competition if submission else None
+    competition = Competition.objects.filter(slug=first).first()
+    if competition is None and row.name in ("teams:join", "teams:merge"):
+        team = Team.objects.select_related("competition").filter(invite_code=first).first()
+        competition = team.competition if team else None
+    return competition
+
+
+def expected(world, row: Row, persona: str, now=None) -> int:
+    """The status the Viewer's rules give `persona` for `row` at `now`, in the current state."""
+    competition = _competition_of(row)
+    viewer = Viewer(getattr(world, persona), competition, now) if competition is not None else None
+    if callable(row.statuses):
+        answer = row.statuses(viewer)
+    else:
+        answer = row.statuses[PERSONAS.index(persona)]
+    if viewer is None or viewer.sees_competition:
+        return answer
+    # Everything of a competition the viewer may not see is missing, once the method, the API
+    # token and (for anonymous visitors) the log-in are checked.
+    if answer in (405, 401) or (persona == "anonymous" and answer == 302):
+        return answer
+    return 404
+
+
+def mismatches_in(world, state: State, rows_: list[Row]) -> list[str]:
+    """Every (row, persona) whose status differs from `expected`, in `state`."""
+    found = []
+    with transaction.atomic():
+        state.change(world)
+        now = state.at(world)
+        with time_machine.travel(now or timezone.now(), tick=False):
+            for row in rows_:
+                for persona in PERSONAS:
+                    want = expected(world, row, persona, now)
+                    got = request(world, row, persona).status_code
+                    if got != want:
+                        found.append(f"[{state.name}] {row.method} {row.name}{row.args} as {persona}: {got}, "
+                                     f"expected {want}")
+        transaction.set_rollback(True)
+    return found
+
+
+def leaks_in(world, state: State, rows_: list[Row]) -> list[str]:
+    """What a non-organizer's answers show that they may not see (in a state before any reveal):
+    test-B judgments or per-query values, full-precision hidden scores, the surprise language,
+    run files of other teams, of a draft, or of a baseline on test B."""
+    markers = hidden_markers(world)
+    assert all(markers.values()), markers  # the world really holds each kind of secret
+    leaks = []
+    with transaction.atomic():
+        state.change(world)
+        for row in rows_:
+            for persona in NON_ORGANIZERS:
+                body = _body(request(world, row, persona))
+                where = f"[{state.name}] {row.method} {row.name}{row.args} as {persona}"
+                leaks += [f"{where}: {kind} {marker!r}" for kind, found in markers.items() for marker in found
+                          if marker in body]
+                if SURPRISE_WORD.search(body):
+                    leaks.append(f"{where}: the surprise code yo")
+                foreign = {"participant": [TAG_B], "teammate": [TAG_B], "outsider": [TAG_A]}.get(persona, [TAG_A, TAG_B])
+                foreign += [TAG_DRAFT, TAG_TEST_B_BASELINE]
+                leaks += [f"{where}: run file {tag}" for tag in foreign if tag in body]
+        transaction.set_rollback(True)
+    return leaks
+
+
+class WorldTestCase(TestCase):
+    """The world and the personas' API tokens, built once per class and rolled back after it."""
 
     @classmethod
     def setUpTestData(cls):
@@ -270,37 +425,31 @@ class PermissionsMatrixTests(TestCase):
         for persona in PERSONAS[1:]:
             _token(cls.world, persona)
 
+
+class PermissionsMatrixTests(WorldTestCase):
+
     def test_it_has_a_row_for_every_url(self):
         covered = {row.name for row in rows(self.world)} | {row.name for row in admin_rows()}
         assert url_names() - covered == set(), "URLs without a row in the permissions matrix"
 
     def test_it_gives_every_persona_exactly_the_expected_status(self):
-        mismatches = []
-        for row in rows(self.world) + admin_rows():
-            for persona, expected in zip(PERSONAS, row.statuses, strict=True):
-                got = request(self.world, row, persona).status_code
-                if got != expected:
-                    mismatches.append(f"{row.method} {row.name}{row.args} as {persona}: {got}, expected {expected}")
-        assert not mismatches, "\n".join(mismatches)
+        found = mismatches_in(self.world, STATES[0], rows(self.world) + admin_rows())
+        assert not found, "\n".join(found)
+
+    def test_a_draft_hides_everything_in_it_even_from_its_teams(self):
+        """The personas' cup unpublished, with its real teams, invites and submissions: what
+        caught the draft team page answering 200 to anyone."""
+        assert STATES[1].name == "draft"
+        found = mismatches_in(self.world, STATES[1], rows(self.world))
+        assert not found, "\n".join(found)
 
     def test_it_never_shows_hidden_data_to_a_non_organizer(self):
-        """Any body a non-organizer gets: no test-B judgments or per-query values, no full-precision
-        hidden scores, no surprise language; no run file of a team they are not in."""
-        markers = hidden_markers(self.world)
-        assert all(markers.values()), markers  # the world really holds each kind of secret
-        leaks = []
-        for row in rows(self.world):
-            for persona in NON_ORGANIZERS:
-                body = _body(request(self.world, row, persona))
-                where = f"{row.method} {row.name}{row.args} as {persona}"
-                leaks += [f"{where}: {kind} {marker!r}" for kind, found in markers.items() for marker in found
-                          if marker in body]
-                if SURPRISE_WORD.search(body):
-                    leaks.append(f"{where}: the surprise code yo")
-                foreign = {"participant": [TAG_B], "teammate": [TAG_B], "outsider": [TAG_A]}.get(persona, [TAG_A, TAG_B])
-                foreign.append(TAG_DRAFT)
-                leaks += [f"{where}: run file {tag}" for tag in foreign if tag in body]
-        assert not leaks, "\n".join(leaks)
+        """Published and draft, every row; under each final-phase rule, test B's rows."""
+        w = self.world
+        found = leaks_in(w, STATES[0], rows(w)) + leaks_in(w, STATES[1], rows(w))
+        for state in STATES[4:]:
+            found += leaks_in(w, state, [row for row in rows(w) if about_test_b(w, row)])
+        assert not found, "\n".join(found)
 
     def test_it_serves_run_files_to_their_team_and_organizers_and_baselines_to_all(self):
         w = self.world

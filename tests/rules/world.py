@@ -27,6 +27,7 @@ from tests.personas import Cast, build_cast
 QIDS = ["1", "2", "3", "4"]
 TAG_A, TAG_B, TAG_BASELINE = "tagTeamAlphaSecret", "tagTeamBravoSecret", "tagPublicBaseline"
 TAG_DRAFT = "tagDraftTeamSecret"
+TAG_TEST_B_BASELINE = "tagTestBBaselineRun"  # a baseline's run on test B: the organizers' until its judgments are public
 # Found by runs: ARTICLE#PASSAGE ids per (subset, phase); the hidden ones nobody retrieves.
 DEV_JUDGMENTS = {code: {q: {f"{q}0{i}#{i}": int(i < 2) + int(i == 0) for i in range(3)} for q in QIDS}
                  for code in ("sw", "te", "yo")}
@@ -63,6 +64,7 @@ class World:
     sub_a_test_b: Submission
     sub_b_dev: Submission
     baseline: Submission
+    baseline_test_b: Submission
 
     def __getattr__(self, name):
         # The personas and teams, as world.organizer etc. (not during copying, before `cast` exists).
@@ -109,6 +111,7 @@ def build_world() -> World:
         sub_b_dev=submit(dev, team=cast.team_b, user=cast.outsider, tag=TAG_B, shift=2),
         baseline=submit(dev, team=None, user=cast.organizer, tag=TAG_BASELINE, codes=("sw", "te", "yo"),
                         baseline=True),
+        baseline_test_b=submit(test_b, team=None, user=cast.organizer, tag=TAG_TEST_B_BASELINE, baseline=True),
     )
 
 
