@@ -12,7 +12,7 @@ def queue_unvalidated(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0005_submission_claimed_by'),
+        ('submissions', '0006_runfile_compressed'),
     ]
 
     operations = [
