@@ -202,6 +202,12 @@ CUPBOARD_RUN_FILE_RETENTION_DAYS = envint("CUPBOARD_RUN_FILE_RETENTION_DAYS", "7
 # first time, so an end-to-end test can kill it mid-task (tests/e2e/test_worker_killed_mid_task.py,
 # tests/submissions/test_worker.py). Never set it in production.
 CUPBOARD_SCORING_PAUSE = envint("CUPBOARD_SCORING_PAUSE", "0")
+# Processes that score the subsets of one submission side by side (submissions/scoring_jobs.py).
+# 0 = the cores a worker may use divided by the Celery worker processes of the host
+# (CUPBOARD_WORKER_CONCURRENCY, Celery's own setting too; the cores by default), at least 1.
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+CUPBOARD_WORKER_CONCURRENCY = CELERY_WORKER_CONCURRENCY = envint("CUPBOARD_WORKER_CONCURRENCY", str(_CORES))
+CUPBOARD_SCORING_PROCESSES = envint("CUPBOARD_SCORING_PROCESSES", "0")
 CELERY_BEAT_SCHEDULE = {
     "purge-run-files": {  # files of rejected and failed submissions, after CUPBOARD_RUN_FILE_RETENTION_DAYS
         "task": "cupboard.submissions.tasks.purge_run_files",
@@ -212,7 +218,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
     },
     # Commitments at a competition's start and reveals happen by the clock; this only
-    # writes their public audit events on time (pages also write them lazily).
+    # writes their public audit events on time (pages only read).
     "publish-due-events": {
         "task": "cupboard.competitions.tasks.publish_due_events",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),

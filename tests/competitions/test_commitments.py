@@ -1,5 +1,5 @@
 """SHA-256 commitments from the competition's start, qrels files from the phase's reveal,
-with no organizer at the keyboard: the clock decides, public events are written lazily."""
+with no organizer at the keyboard: the clock decides, the beat task writes the public events."""
 from datetime import timedelta
 
 import time_machine
@@ -45,6 +45,8 @@ def test_it_publishes_nothing_before_the_start(personas):
     assert not _public_events(cup, AuditEvent.Action.QRELS_COMMITTED).exists()
     with time_machine.travel(cup.starts_at):
         assert sha in personas.client_for(personas.outsider).get(url).content.decode()
+        assert not _public_events(cup, AuditEvent.Action.QRELS_COMMITTED).exists()  # a GET writes nothing
+        publish_due_everywhere()  # the beat task
         assert _public_events(cup, AuditEvent.Action.QRELS_COMMITTED).count() == 1
 
 

@@ -23,6 +23,7 @@ from django.urls import reverse
 from cupboard.accounts.services import api_token_create
 
 from cupboard.audit.models import AuditEvent
+from cupboard.competitions.commitments import publish_due_everywhere
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.services import qrels_release_create
 from cupboard.submissions.errors import SubmissionRefused
@@ -200,6 +201,7 @@ def check_private_until_reveal_then_public(w: World, time_machine) -> None:
 
 def check_commitments_match_revealed_files(w: World) -> None:
     """The SHA-256 published from the start equal the hashes of the files served at the reveal."""
+    publish_due_everywhere()  # the beat task writes the reveal's event (pages never write)
     committed = {f["sha256"] for e in AuditEvent.objects.filter(action=AuditEvent.Action.QRELS_COMMITTED, is_public=True)
                  for f in e.details["files"]}
     page = body(get(w, "anonymous", "competitions:commitments", "cup"))

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Competition
 from cupboard.submissions.models import QueryScores, Score, Submission
-from cupboard.submissions import scoring
+from cupboard.submissions import scoring, scoring_jobs
 from cupboard.submissions.scoring import submission_score, submission_sweep_stale
 from cupboard.submissions.services import submission_create
 from cupboard.submissions.workers import heartbeat, worker_id
@@ -143,7 +143,7 @@ def test_it_does_not_take_over_a_long_claim_whose_worker_reports_progress(world,
 
 def test_it_beats_after_every_subset_so_a_long_job_keeps_its_claim(world, queued):
     # Three subsets (sw, te, yo) at 90 s each: 4.5 minutes in all, never 2 without progress.
-    real_read_qrels = scoring.read_qrels
+    real_read_qrels = scoring_jobs.read_qrels
     heartbeats, requeued = [], []
 
     def slow_subset(*args, **kwargs):
@@ -154,7 +154,7 @@ def test_it_beats_after_every_subset_so_a_long_job_keeps_its_claim(world, queued
 
     start = timezone.now()
     with time_machine.travel(start, tick=False) as traveller, \
-            mock.patch("cupboard.submissions.scoring.read_qrels", side_effect=slow_subset):
+            mock.patch("cupboard.submissions.scoring_jobs.read_qrels", side_effect=slow_subset):
         assert submission_score(submission_id=queued.pk) == "scored"
     queued.refresh_from_db()
     beat = timedelta(seconds=90)
@@ -193,7 +193,7 @@ def test_it_waits_for_judgments_without_spending_an_attempt(world):
 
 @override_settings(CUPBOARD_MAX_ATTEMPTS=2)
 def test_it_retries_an_unexpected_error_then_fails_with_the_reason(world, queued, django_capture_on_commit_callbacks):
-    boom = mock.patch("cupboard.submissions.scoring.read_qrels", side_effect=OSError("disk on fire"))
+    boom = mock.patch("cupboard.submissions.scoring_jobs.read_qrels", side_effect=OSError("disk on fire"))
     with boom, django_capture_on_commit_callbacks() as callbacks:
         assert submission_score(submission_id=queued.pk) == "queued"
     queued.refresh_from_db()
@@ -222,10 +222,11 @@ def test_it_does_not_overwrite_work_after_losing_its_claim(world, queued):
     assert queued.status == Submission.Status.SCORING and not Score.objects.filter(submission=queued).exists()
 
 
-def test_it_refreshes_the_leaderboard(world, queued):
-    with mock.patch("cupboard.submissions.scoring.leaderboard_refresh") as refresh:
+def test_it_updates_the_leaderboard_row_of_its_team(world, queued):
+    with mock.patch("cupboard.submissions.scoring.leaderboard_update") as update:
         submission_score(submission_id=queued.pk)
-    refresh.assert_called_once_with(phase=queued.phase)
+    update.assert_called_once()
+    assert update.call_args.kwargs["phase"] == queued.phase and update.call_args.kwargs["submission"].pk == queued.pk
 
 
 def test_it_scores_a_baseline_after_the_phase_closed(world):

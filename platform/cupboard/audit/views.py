@@ -4,16 +4,15 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from cupboard.audit.selectors import audit_events_for
-from cupboard.competitions.commitments import competition_publish_due
 from cupboard.competitions.views import _get_viewer
 
 
 @require_GET
 def audit_log(request, slug: str):
     """Organizers read every event; everyone else the public ones (commitments, reveals).
-    Due public events are written first, so the page never lags behind the clock."""
+    Read-only: due public events are written by the beat task publish_due_events (every
+    CUPBOARD_SWEEP_INTERVAL seconds), never by a GET."""
     viewer = _get_viewer(request, slug)
-    competition_publish_due(competition=viewer.competition)
     events = audit_events_for(viewer)
     page = Paginator(events, 50).get_page(request.GET.get("page"))
     return render(request, "audit/log.html", {"competition": viewer.competition, "page": page,

@@ -4,8 +4,8 @@ From the competition's start, the SHA-256 of every hidden qrels file is public (
 `qrels_committed`, one per release); from a phase's `reveal_at` the files themselves are
 (event `qrels_revealed`). Nobody has to be at the keyboard: what may be downloaded is
 derived from the clock (`Phase.qrels_are_public`), and the events are written by
-`competition_publish_due`, which is idempotent and runs both from the periodic task
-`publish_due_events` and lazily whenever the commitments or audit page is read.
+`competition_publish_due`, which is idempotent and runs from the periodic task
+`publish_due_events` (and after qrels releases and schedule changes); pages never write.
 
 A surprise subset still hidden when its commitment is written appears in the event
 without its code: the hash alone says nothing about the language, and the commitments

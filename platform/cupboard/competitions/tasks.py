@@ -5,8 +5,9 @@ from celery import shared_task
 @shared_task(name="cupboard.competitions.tasks.publish_due_events")
 def publish_due_events_task() -> int:
     """Write due public events (qrels commitments at the start, reveals at `reveal_at`).
-    Idempotent, so a beat schedule of a minute or an hour is equally safe; pages also
-    write them lazily, so a stopped scheduler delays the log but never the reveal."""
+    Idempotent, so a beat schedule of a minute or an hour is equally safe. Pages only
+    read (GET never writes): a stopped scheduler delays the log, never the reveal, which
+    the clock decides (`Phase.qrels_are_public`)."""
     from cupboard.competitions.commitments import publish_due_everywhere
 
     return publish_due_everywhere()

@@ -8,7 +8,6 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from cupboard.competitions import selectors
-from cupboard.competitions.commitments import competition_publish_due
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.pages import page_links
 from cupboard.competitions.viewer import Viewer, viewer_for
@@ -81,9 +80,9 @@ def qrels_download(request, slug: str, phase_slug: str, number: int, code: str):
 @require_GET
 def commitments(request, slug: str):
     """SHA-256 of every hidden qrels file from the competition's start, so anyone can later
-    check that the judgments did not change mid-competition."""
+    check that the judgments did not change mid-competition. Read-only: the rows are derived
+    live from the files; the audit events are written by the beat task publish_due_events."""
     viewer = _get_viewer(request, slug)
-    competition_publish_due(competition=viewer.competition)
     return render(request, "competitions/commitments.html", {
         "competition": viewer.competition, "rows": selectors.commitments(viewer),
         "started": viewer.now >= viewer.competition.starts_at})

@@ -1,9 +1,14 @@
-"""Leaderboard writes: rebuild a phase's ranked rows from its Score rows.
+"""Leaderboard writes: a phase's ranked rows from its Score rows.
 
-The submissions app calls `leaderboard_refresh` after every scoring (and after a re-score
-against new qrels), so pages only read precomputed rows. Rebuilding a whole phase is cheap
-(one row per team plus baselines) and makes the function idempotent: running it twice, or
-late, leaves the rows the current scores imply.
+Two ways, with the same result (tests/leaderboards/test_incremental_update.py):
+
+- `leaderboard_update` after one scoring: re-reads the Score rows of that one team (or
+  baseline) only, replaces its row and re-ranks the phase's rows in one UPDATE. Its cost is
+  flat in the number of submissions of the phase (it grows with its rows, one per team).
+- `leaderboard_refresh` rebuilds the whole phase from every Score row: after a reveal (what
+  ranks count changed), a qrels release, a selection, a disqualification, a merge.
+
+Both are idempotent: running them twice, or late, leaves the rows the current scores imply.
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from django.utils import timezone
 from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import phase_subsets
 from cupboard.leaderboards.models import LeaderboardRow
-from cupboard.leaderboards.ranking import Candidate, counted_candidate, ranked
+from cupboard.leaderboards.ranking import Candidate, counted_candidate, order_key, ranked
 from cupboard.locking import locked
 from cupboard.submissions.models import Score, Submission
 
@@ -32,12 +37,13 @@ def subset_groups(subsets) -> dict[str, list[str]]:
     return dict(groups)
 
 
-def _candidates(*, phase: Phase, groups: dict[str, list[str]],
-                ranked_on: list[str]) -> list[tuple[Submission, Candidate]]:
+def _candidates(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str],
+                owner: dict | None = None) -> list[tuple[Submission, Candidate]]:
+    """Every counted-able submission of the phase, or of one `owner` ({"team_id": …} or {"pk": …})."""
     from evaluator.aggregate import group_means
 
     competition = phase.competition
-    submissions = list(phase.submissions.filter(status=Submission.Status.SCORED, disqualified=False)
+    submissions = list(phase.submissions.filter(status=Submission.Status.SCORED, disqualified=False, **(owner or {}))
                        .select_related("qrels_release"))
     values: dict[int, dict[str, dict[str, float]]] = {s.pk: {} for s in submissions}
     scores = Score.objects.filter(submission__in=submissions).values_list("submission_id", "subset__code",
@@ -65,6 +71,20 @@ def _row(*, phase: Phase, submission: Submission, candidate: Candidate, rank: in
                           qrels_release_number=release.number if release else None)
 
 
+def _ranked_on(subsets, now) -> list[str]:
+    # Ranks (and the "best" submission) follow the average the public can see now: before a
+    # surprise reveal nobody can upload those subsets, so counting them would make every
+    # average incomplete (or uniformly lower) and the ranking meaningless. Rows keep the
+    # averages over every subset for organizers.
+    return [s.code for s in subsets if s.group.is_revealed(now)]
+
+
+def _lock_phase(phase: Phase) -> Phase:
+    # Two workers finishing at once must not interleave their writes: the phase row is the
+    # lock (its place in the lock order: cupboard/locking.py).
+    return locked(Phase.objects.select_related("competition")).get(pk=phase.pk)
+
+
 @transaction.atomic
 def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     """Recompute and store the rows of `phase` from its scores: one per team (the submission
@@ -72,17 +92,10 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
 
     `primary_value` and ranks use the subsets revealed at the time of the refresh; call it
     again once a group is revealed (`leaderboard_refresh_competition`)."""
-    # Two workers finishing at once must not interleave their delete and insert: the phase
-    # row is the lock (its place in the lock order: cupboard/locking.py).
-    phase = locked(Phase.objects.select_related("competition")).get(pk=phase.pk)
-    competition = phase.competition
-    subsets = phase_subsets(phase, list(competition.subsets.select_related("group").order_by("position", "code")))
+    phase = _lock_phase(phase)
+    subsets = _subsets(phase)
     groups = subset_groups(subsets)
-    # Ranks (and the "best" submission) follow the average the public can see now: before a
-    # surprise reveal nobody can upload those subsets, so counting them would make every
-    # average incomplete (or uniformly lower) and the ranking meaningless. Rows keep the
-    # averages over every subset for organizers.
-    ranked_on = [s.code for s in subsets if s.group.is_revealed(timezone.now())]
+    ranked_on = _ranked_on(subsets, timezone.now())
     by_team: dict[int, list[Candidate]] = defaultdict(list)
     baselines: list[Candidate] = []
     submissions: dict[int, Submission] = {}
@@ -99,6 +112,56 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
              for c in ranked(baselines)]
     LeaderboardRow.objects.filter(phase=phase).delete()
     return LeaderboardRow.objects.bulk_create(rows)
+
+
+def _subsets(phase: Phase) -> list:
+    return phase_subsets(phase, list(phase.competition.subsets.select_related("group").order_by("position", "code")))
+
+
+def _is_stale(phase: Phase, subsets, now) -> bool:
+    """Rows computed before a group's reveal rank on old columns: only a rebuild mends them."""
+    oldest = phase.leaderboard_rows.order_by("computed_at").values_list("computed_at", flat=True).first()
+    return oldest is not None and any(oldest < s.group.reveal_at <= now for s in subsets if s.group.reveal_at)
+
+
+@transaction.atomic
+def leaderboard_update(*, phase: Phase, submission: Submission) -> None:
+    """After `submission` was scored: recompute only its owner's row (its team's counted
+    submission, or the baseline itself), then re-rank the phase's rows. A fixed number of
+    queries whatever the phase's number of submissions; falls back to `leaderboard_refresh`
+    when the rows predate a reveal."""
+    phase = _lock_phase(phase)
+    subsets, now = _subsets(phase), timezone.now()
+    if _is_stale(phase, subsets, now):
+        leaderboard_refresh(phase=phase)
+        return
+    if not submission.is_baseline and submission.team_id is None:
+        return
+    owner = {"pk": submission.pk} if submission.is_baseline else {"team_id": submission.team_id}
+    found = _candidates(phase=phase, groups=subset_groups(subsets), ranked_on=_ranked_on(subsets, now), owner=owner)
+    rows = LeaderboardRow.objects.filter(phase=phase)
+    (rows.filter(submission_id=submission.pk, is_baseline=True) if submission.is_baseline
+     else rows.filter(team_id=submission.team_id, is_baseline=False)).delete()
+    if found:
+        chosen = ranked([c for _, c in found])[0] if submission.is_baseline else \
+            counted_candidate([c for _, c in found], ranking=phase.ranking)
+        by_pk = {s.pk: s for s, _ in found}
+        _row(phase=phase, submission=by_pk[chosen.submission_id], candidate=chosen, rank=None).save()
+    _rerank(phase)
+
+
+def _rerank(phase: Phase) -> None:
+    """Ranks 1..n of the team rows by `order_key`, written in one UPDATE (only changed ones)."""
+    team_rows = list(LeaderboardRow.objects.filter(phase=phase, is_baseline=False)
+                     .only("pk", "rank", "primary_value", "submission_id", "submission__created_at")
+                     .select_related("submission"))
+    team_rows.sort(key=lambda r: order_key(r.primary_value, r.submission.created_at, r.submission_id))
+    changed = []
+    for rank, row in enumerate(team_rows, start=1):
+        if row.rank != rank:
+            row.rank = rank
+            changed.append(row)
+    LeaderboardRow.objects.bulk_update(changed, ["rank"])
 
 
 def leaderboard_refresh_competition(*, competition) -> None:

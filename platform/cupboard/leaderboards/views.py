@@ -1,20 +1,14 @@
 """Leaderboard pages and exports. Each view asks `leaderboard_for` what the viewer may
 see and renders exactly that; no view reads scores itself."""
-import logging
-
 from django.http import Http404, HttpResponse, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from cupboard.celery import send_task_message
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.viewer import viewer_for
 from cupboard.leaderboards.charts import leaderboard_charts
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
-from cupboard.leaderboards.tasks import refresh_leaderboard
-
-logger = logging.getLogger(__name__)
 
 
 def _get_leaderboard_for_user(request, slug: str, phase_slug: str) -> Leaderboard:
@@ -30,15 +24,9 @@ def _get_leaderboard_for_user(request, slug: str, phase_slug: str) -> Leaderboar
 def phase(request, slug: str, phase_slug: str):
     """One phase's leaderboard for one metric (?metric=, default the primary one), with
     charts and export links. Template: leaderboards/phase.html."""
+    # Read-only: a leaderboard computed before a group's reveal is rebuilt by the beat task
+    # refresh_stale_leaderboards; this page already ranks by the columns it shows.
     leaderboard = _get_leaderboard_for_user(request, slug, phase_slug)
-    if leaderboard.stale:
-        # A group was revealed since the last refresh: rebuild in the background; this page
-        # already ranks by the columns it shows. With the broker down the beat task
-        # refresh_stale_leaderboards rebuilds it later; the page is served either way.
-        try:
-            send_task_message(refresh_leaderboard, leaderboard.phase.pk)
-        except Exception as error:  # noqa: BLE001 - any broker error
-            logger.warning("leaderboard refresh of phase %s not sent: %s", leaderboard.phase.pk, error)
     metric = request.GET.get("metric")
     if metric not in leaderboard.metrics:
         metric = leaderboard.primary_metric

@@ -115,9 +115,11 @@ def uploaded_chunks(run_file: RunFile) -> Iterator[bytes]:
 def read_topics_of(*, phase: Phase, subset: Subset) -> frozenset[str] | None:
     """The query ids of one subset's topics in a phase, or None when the phase has none."""
     topic_set = TopicSet.objects.filter(phase=phase, subset=subset).first()
-    if topic_set is None:
-        return None
+    return None if topic_set is None else topic_set_ids(topic_set)
 
+
+def topic_set_ids(topic_set: TopicSet) -> frozenset[str]:
+    """The query ids of a topics file, read once per process for its content (readcache)."""
     def load() -> frozenset[str]:
         with topic_set.file.open("rb") as stored:
             return frozenset(read_topics(stored, name=topic_set.original_name))

@@ -20,26 +20,17 @@ from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from cupboard.competitions.models import Competition, QrelsRelease
+from cupboard.competitions.models import Competition, QrelsRelease, TopicSet
 from cupboard.competitions.selectors import current_qrels_release, qrels_files
-from cupboard.leaderboards.services import leaderboard_refresh
+from cupboard.leaderboards.services import leaderboard_update
 from cupboard.locking import locked
 
-from evaluator.benchmarks import get_benchmark
-from evaluator.qrels import read_qrels
-from evaluator.scoring import Evaluator
-
-from . import readcache
 from .models import QueryScores, Score, Submission
-from .runfiles import read_run_file, read_topics_of
+from .scoring_jobs import RunRejected, SubsetJob, score_jobs, scoring_processes
 from .services import submission_enqueue
 from .workers import heartbeat, is_gone, worker_id
 
 logger = logging.getLogger(__name__)
-
-
-class RunRejected(Exception):
-    """A stored run file no longer validates (e.g. the topics changed): the team must resubmit."""
 
 
 def _stale_before(now: datetime) -> datetime:
@@ -84,41 +75,28 @@ def _ours(*, submission_id: int, claimed_at: datetime):
 
 def _score_subsets(*, submission: Submission, release: QrelsRelease, claimed_at: datetime) -> list:
     """(subset, SubsetResult or None) per qrels file; None = no run and the competition marks it incomplete.
-    Each scored subset is a heartbeat too, so the sweeper leaves a long job alone while it moves."""
+    Subsets are scored side by side within the worker's budget (scoring_jobs.py); each one
+    finished is a heartbeat too, so the sweeper leaves a long job alone while it moves."""
     competition: Competition = submission.phase.competition
-    gain = get_benchmark(competition.benchmark).gain
     runs = {rf.subset.code: rf for rf in submission.run_files.select_related("subset")}
-    files = qrels_files(release)
-    results = []
-    for done, (code, qrels_file) in enumerate(sorted(files.items()), start=1):
+    topic_sets = {t.subset_id: t for t in TopicSet.objects.filter(phase=submission.phase)}
+    files = sorted(qrels_files(release).items())
+    jobs, skipped = [], []
+    for code, qrels_file in files:
         run_file = runs.get(code)
         if run_file is None and competition.missing_subset == Competition.MissingSubset.INCOMPLETE:
-            results.append((qrels_file.subset, None))
+            skipped.append(qrels_file.subset)
             continue
-        run = None  # a missing subset counts 0: the evaluator scores no run as 0 on every query
-        if run_file is not None:
-            topics = read_topics_of(phase=submission.phase, subset=run_file.subset)
-            with run_file.file.open("rb") as stored:
-                run, report = read_run_file(source=stored, name=run_file.original_name, competition=competition,
-                                            topics=topics)
-            if run is None:
-                reasons = "; ".join(str(p) for p in report.errors[:5])
-                raise RunRejected(f"{run_file.original_name} no longer validates: {reasons}")
-        evaluator = _evaluator(qrels_file, competition=competition, gain=gain)
-        results.append((qrels_file.subset, evaluator.score(run, subset=code)))
+        # A missing subset counts 0: the evaluator scores no run as 0 on every query.
+        jobs.append(SubsetJob(subset=qrels_file.subset, qrels_file=qrels_file, run_file=run_file,
+                              topic_set=topic_sets.get(qrels_file.subset_id)))
+
+    def done(finished: int, total: int) -> None:
         _ours(submission_id=submission.pk, claimed_at=claimed_at).update(
-            progress=int(90 * done / len(files)), heartbeat_at=timezone.now())
-    return results
+            progress=int(90 * (finished + len(skipped)) / len(files)), heartbeat_at=timezone.now())
 
-
-def _evaluator(qrels_file, *, competition: Competition, gain: str) -> Evaluator:
-    """An Evaluator for one qrels file, built once per process for its content and settings."""
-    def load() -> Evaluator:
-        with qrels_file.file.open("rb") as stored:
-            qrels = read_qrels(stored, name=qrels_file.original_name)
-        return Evaluator(qrels, competition.metrics, relevance_level=competition.relevance_level, gain=gain)
-    key = (qrels_file.sha256, qrels_file.file.name, tuple(competition.metrics), competition.relevance_level, gain)
-    return readcache.evaluators.get(key, load)
+    results = score_jobs(jobs, competition=competition, processes=scoring_processes(), done=done)
+    return [(subset, None) for subset in skipped] + [(job.subset, result) for job, result in zip(jobs, results)]
 
 
 @transaction.atomic
@@ -186,7 +164,7 @@ def _score_claimed(*, submission_id: int, claimed_at: datetime) -> str:
         return _release_claim(submission=submission, claimed_at=claimed_at, reason=reason, retry=True)
     if not _store(submission=submission, release=release, results=results, claimed_at=claimed_at):
         return "lost-claim"
-    leaderboard_refresh(phase=submission.phase)
+    leaderboard_update(phase=submission.phase, submission=submission)
     if current_qrels_release(submission.phase) != release:
         # Judgments changed while we scored: score again with the new ones.
         Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED).update(

@@ -1,0 +1,126 @@
+"""The subsets of one submission scored side by side, as the CLI does (`evaluator.parallel`).
+
+Each subset is one job: read its topics, read and validate its run, read its qrels, score.
+Everything a job needs from the database is read first, in the worker process; the jobs
+then run in processes forked from it, which only open stored files and compute, never
+touch the database connection they inherit, and end with `os._exit` (multiprocessing's
+fork), so that connection is never closed under the parent. Only each subset's result
+travels back. The parent keeps its heartbeat thread beating and writes progress as each
+job finishes.
+
+How many processes: CUPBOARD_SCORING_PROCESSES, by default the cores this worker may use
+divided by the number of Celery worker processes on the host (CUPBOARD_WORKER_CONCURRENCY),
+at least 1; with 1 the jobs run in the worker process itself, one after another.
+"""
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from cupboard.competitions.models import Competition, QrelsFile, Subset, TopicSet
+
+from evaluator.benchmarks import get_benchmark
+from evaluator.qrels import read_qrels
+from evaluator.scoring import Evaluator
+
+from . import readcache
+from .models import RunFile
+from .runfiles import read_run_file, topic_set_ids
+
+
+class RunRejected(Exception):
+    """A stored run file no longer validates (e.g. the topics changed): the team must resubmit."""
+
+
+@dataclass(frozen=True)
+class SubsetJob:
+    """One subset of a submission with its rows already loaded (no query left to run)."""
+
+    subset: Subset
+    qrels_file: QrelsFile
+    run_file: RunFile | None
+    topic_set: TopicSet | None
+
+
+def scoring_processes() -> int:
+    """The worker's budget of processes for one submission (see the module docstring)."""
+    from evaluator.parallel import usable_cores
+
+    configured = settings.CUPBOARD_SCORING_PROCESSES
+    if configured > 0:
+        return configured
+    return max(1, usable_cores() // max(1, settings.CUPBOARD_WORKER_CONCURRENCY))
+
+
+def score_job(job: SubsetJob, competition: Competition):
+    """The job's SubsetResult (no run: the evaluator scores 0 on every query). Raises RunRejected."""
+    code = job.subset.code
+    run = None
+    if job.run_file is not None:
+        topics = None if job.topic_set is None else topic_set_ids(job.topic_set)
+        with job.run_file.file.open("rb") as stored:
+            run, report = read_run_file(source=stored, name=job.run_file.original_name, competition=competition,
+                                        topics=topics)
+        if run is None:
+            reasons = "; ".join(str(p) for p in report.errors[:5])
+            raise RunRejected(f"{job.run_file.original_name} no longer validates: {reasons}")
+    return _evaluator(job.qrels_file, competition=competition).score(run, subset=code)
+
+
+def _evaluator(qrels_file: QrelsFile, *, competition: Competition) -> Evaluator:
+    """An Evaluator for one qrels file, built once per process for its content and settings
+    (forked scorers inherit the worker's, so a warm worker's processes build none)."""
+    gain = get_benchmark(competition.benchmark).gain
+
+    def load() -> Evaluator:
+        with qrels_file.file.open("rb") as stored:
+            qrels = read_qrels(stored, name=qrels_file.original_name)
+        return Evaluator(qrels, competition.metrics, relevance_level=competition.relevance_level, gain=gain)
+    key = (qrels_file.sha256, qrels_file.file.name, tuple(competition.metrics), competition.relevance_level, gain)
+    return readcache.evaluators.get(key, load)
+
+
+# The jobs of the submission being scored, inherited by the forked processes (fork copies
+# them): a job then travels as its index, never pickled with its model instances.
+_JOBS: list[SubsetJob] = []
+_COMPETITION: list[Competition] = []
+
+
+def _score_inherited(index: int):
+    return index, score_job(_JOBS[index], _COMPETITION[0])
+
+
+def score_jobs(jobs: list[SubsetJob], *, competition: Competition, processes: int,
+               done: Callable[[int, int], None]) -> list:
+    """[SubsetResult] in the order of `jobs`; `done(finished, total)` after each, in this process."""
+    processes = min(processes, len(jobs))
+    if processes <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        results = []
+        for job in jobs:
+            results.append(score_job(job, competition))
+            done(len(results), len(jobs))
+        return results
+    _JOBS[:], _COMPETITION[:] = jobs, [competition]
+    # Largest runs first, so the last jobs to start are small and the processes finish together.
+    order = sorted(range(len(jobs)), key=lambda i: -(jobs[i].run_file.size if jobs[i].run_file else 0))
+    results: dict[int, object] = {}
+    try:
+        with ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = [pool.submit(_score_inherited, index) for index in order]
+            try:
+                for future in as_completed(futures):
+                    index, result = future.result()  # a RunRejected from a job is raised here
+                    results[index] = result
+                    done(len(results), len(jobs))
+            except BaseException:
+                for future in futures:
+                    future.cancel()  # the jobs not started yet; the running ones finish
+                raise
+    finally:
+        _JOBS.clear()
+        _COMPETITION.clear()
+    return [results[i] for i in range(len(jobs))]

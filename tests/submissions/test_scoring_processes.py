@@ -1,0 +1,71 @@
+"""A submission's subsets scored side by side in forked processes, within the worker's
+budget: the same scores as one after another, while the heartbeat thread keeps beating."""
+import os
+import time
+from unittest import mock
+
+import pytest
+from django.test import override_settings
+
+from cupboard.submissions import scoring, scoring_jobs, workers
+from cupboard.submissions.models import QueryScores, Score
+from cupboard.submissions.scoring import submission_score
+from cupboard.submissions.scoring_jobs import scoring_processes
+from cupboard.submissions.services import submission_create
+
+from .conftest import good_sw, run_bytes, upload
+
+
+def _submitted(world, tag: str = "test"):
+    """Runs of sw and te (yo, hidden, counts 0 without a run): three subsets to score."""
+    files = [(upload("run.sw.txt", run_bytes(good_sw(), tag=tag)), None),
+             (upload("run.te.txt", run_bytes({"1": ["10#1"], "2": ["29#1", "20#1"]}, tag=tag)), None)]  # yo (hidden): none, 0
+    return submission_create(phase=world.dev, team=world.team_a, user=world.participant, method_name="BM25",
+                             files=files)
+
+
+def _scored(world, processes: int) -> tuple[dict, dict]:
+    submission = _submitted(world, tag=f"p{processes}")  # not a duplicate of the other one
+    with override_settings(CUPBOARD_SCORING_PROCESSES=processes):
+        assert submission_score(submission_id=submission.pk) == "scored"
+    scores = {(s.subset.code, s.metric): s.value for s in Score.objects.filter(submission=submission)
+              .select_related("subset")}
+    per_query = {q.subset.code: q.values for q in QueryScores.objects.filter(submission=submission)
+                 .select_related("subset")}
+    return scores, per_query
+
+
+def test_it_scores_the_same_in_processes_as_one_after_another(world):
+    alone, together = _scored(world, 1), _scored(world, 2)
+    assert alone == together and len(alone[0]) == 6 and alone[0][("te", "nDCG@10")] > 0
+
+
+def test_it_runs_the_subsets_in_other_processes_while_the_heartbeat_beats(world, tmp_path):
+    submission = _submitted(world)
+    real_read_qrels, pids, beats = scoring_jobs.read_qrels, tmp_path / "pids", []
+
+    def slow_read_qrels(*args, **kwargs):
+        with open(pids, "a") as out:
+            out.write(f"{os.getpid()}\n")
+        time.sleep(0.6)
+        return real_read_qrels(*args, **kwargs)
+
+    def counted_heartbeat(beat):
+        return workers.heartbeat(lambda: beats.append(time.monotonic()) or beat())
+
+    with override_settings(CUPBOARD_SCORING_PROCESSES=2), \
+            mock.patch.object(scoring_jobs, "read_qrels", slow_read_qrels), \
+            mock.patch.object(workers, "heartbeat_interval", lambda: 0.1), \
+            mock.patch.object(scoring, "heartbeat", counted_heartbeat):
+        assert submission_score(submission_id=submission.pk) == "scored"
+    ran_in = set(pids.read_text().split())
+    assert len(ran_in) == 2 and str(os.getpid()) not in ran_in
+    assert len(beats) >= 5  # ~1.2 s of scoring at a beat every 0.1 s
+
+
+@pytest.mark.parametrize("configured, concurrency, cores, expected", [
+    (0, 2, 2, 1), (0, 1, 2, 2), (0, 4, 2, 1), (0, 2, 8, 4), (3, 2, 2, 3)])
+def test_its_budget_is_the_cores_per_worker_process(configured, concurrency, cores, expected):
+    with override_settings(CUPBOARD_SCORING_PROCESSES=configured, CUPBOARD_WORKER_CONCURRENCY=concurrency), \
+            mock.patch("evaluator.parallel.usable_cores", return_value=cores):
+        assert scoring_processes() == expected
