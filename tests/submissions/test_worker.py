@@ -46,7 +46,7 @@ def wait_for(submission: Submission, status: str, *, seconds: float = 60) -> Sub
         if submission.status == status:
             return submission
         time.sleep(0.2)
-    raise AssertionError(f"still {submission.status} after {seconds}s")
+    raise AssertionError(f"still {submission.status} after {seconds}s: {submission.status_reason}")
 
 
 @pytest.fixture
@@ -86,6 +86,19 @@ def test_it_scores_through_a_real_worker_and_a_second_message_is_harmless(world,
     submission.refresh_from_db()
     assert submission.attempts == 1 and submission.status == Submission.Status.SCORED
     assert worker.poll() is None
+
+
+def test_a_prefork_worker_scores_the_subsets_in_processes_of_its_own(world, broker, tmp_path):
+    """Celery marks its pool children daemonic; scoring still forks its own processes."""
+    with open(tmp_path / "worker.log", "wb") as log:
+        worker = start_worker(log, "--pool=prefork", "--concurrency=1", CUPBOARD_SCORING_PROCESSES="2")
+        try:
+            submission = submission_create(phase=world.dev, team=world.team_a, user=world.participant,
+                                           method_name="BM25", files=[(upload("run.sw.txt", good_sw()), None)])
+            wait_for(submission, Submission.Status.SCORED)
+            assert submission.attempts == 1 and submission.scores.count() == 6
+        finally:
+            stop(worker)
 
 
 def _claimed_by_worker(world) -> tuple[Submission, int]:

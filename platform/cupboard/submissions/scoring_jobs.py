@@ -4,7 +4,7 @@ Each subset is one job: read its topics, read and validate its run, read its qre
 Everything a job needs from the database is read first, in the worker process; the jobs
 then run in processes forked from it, which only open stored files and compute, never
 touch the database connection they inherit, and end with `os._exit` (multiprocessing's
-fork), so that connection is never closed under the parent. Only each subset's result
+fork), so that connection is never closed under the parent. Each dies with the worker. Only each subset's result
 travels back. The parent keeps its heartbeat thread beating and writes progress as each
 job finishes.
 
@@ -14,8 +14,12 @@ at least 1; with 1 the jobs run in the worker process itself, one after another.
 """
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
-from collections.abc import Callable
+import os
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
@@ -90,6 +94,31 @@ _JOBS: list[SubsetJob] = []
 _COMPETITION: list[Competition] = []
 
 
+@contextmanager
+def _may_have_children() -> Iterator[None]:
+    """A Celery prefork child is marked daemonic, and multiprocessing refuses children to a
+    daemonic process, lest they outlive it. Ours cannot: the pool is joined before the task
+    returns, and each of its processes is killed with its parent (`_die_with_parent`)."""
+    config = multiprocessing.current_process()._config
+    daemon = config.get("daemon")
+    config["daemon"] = False
+    try:
+        yield
+    finally:
+        config["daemon"] = daemon
+
+
+def _die_with_parent(parent: int) -> None:
+    """Linux: SIGKILL this pool process when the worker process dies (a kill, a hard time
+    limit), so no idle scorer is left behind waiting for work forever."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return  # not Linux: the pool ends when its parent does, as without Celery
+    if os.getppid() != parent:
+        os._exit(1)  # the parent died before prctl took effect
+
+
 def _score_inherited(index: int):
     return index, score_job(_JOBS[index], _COMPETITION[0])
 
@@ -109,7 +138,9 @@ def score_jobs(jobs: list[SubsetJob], *, competition: Competition, processes: in
     order = sorted(range(len(jobs)), key=lambda i: -(jobs[i].run_file.size if jobs[i].run_file else 0))
     results: dict[int, object] = {}
     try:
-        with ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context("fork")) as pool:
+        with _may_have_children(), ProcessPoolExecutor(
+                max_workers=processes, mp_context=multiprocessing.get_context("fork"),
+                initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
             futures = [pool.submit(_score_inherited, index) for index in order]
             try:
                 for future in as_completed(futures):
