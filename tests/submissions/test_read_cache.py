@@ -2,7 +2,7 @@
 same judgments builds no new Evaluator, and a new qrels release (new content) is read afresh."""
 from unittest import mock
 
-from cupboard.submissions import scoring
+from cupboard.submissions import scoring_jobs
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
 from tests.factories import make_qrels_release
@@ -16,7 +16,7 @@ def submit(world, tag: str):
 
 
 def test_it_reads_a_qrels_file_once_for_many_runs_and_again_for_a_new_release(world):
-    with mock.patch("cupboard.submissions.scoring.read_qrels", wraps=scoring.read_qrels) as reads:
+    with mock.patch("cupboard.submissions.scoring_jobs.read_qrels", wraps=scoring_jobs.read_qrels) as reads:
         assert submission_score(submission_id=submit(world, "first").pk) == "scored"
         first = reads.call_count
         assert submission_score(submission_id=submit(world, "second").pk) == "scored"
