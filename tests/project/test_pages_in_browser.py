@@ -48,7 +48,7 @@ def site(live_server) -> dict:
         "submission": f"/submissions/{sub}/", "upload": f"/submissions/{slug}/{dev}/upload/",
         "compare": f"/submissions/{sub}/compare/?with={world.baseline.pk}",
         "team": world.team_a.get_absolute_url(), "profile": "/accounts/profile/",
-        "commitments": f"/c/{slug}/commitments/", "audit": f"/audit/{slug}/",
+        "commitments": f"/c/{slug}/commitments/", "audit": f"/audit/{slug}/", "mine": f"/submissions/{slug}/mine/",
     }
     organizer_pages = {"organizer": f"/c/{slug}/manage/", "organizer-teams": f"/c/{slug}/manage/teams/"}
     return {"url": live_server.url, "world": world,

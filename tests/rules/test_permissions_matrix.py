@@ -211,6 +211,9 @@ def rows(w) -> list[Row]:
         Row("submissions:api_upload", ("cup", "dev"), "POST", login(400, anon=401), {"method_name": "x"}),
         Row("submissions:api_upload", ("draft", "dev"), "POST", organizers(400, 404, anon=401),
             {"method_name": "x"}),
+        Row("submissions:mine", ("cup",), "GET", login(200)),  # one's own team's (none: says so)
+        Row("submissions:mine", ("draft",), "GET", organizers(200, 404, anon=302)),
+        Row("submissions:mine", ("nope",), "GET", login(404)),
         Row("submissions:upload", ("cup", "dev"), "GET", login(200)),
         Row("submissions:upload", ("cup", "dev"), "POST", login(400), {"method_name": "x"}),
         Row("submissions:upload", ("draft", "dev"), "GET", organizers(200, 404, anon=302)),

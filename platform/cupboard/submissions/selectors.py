@@ -104,3 +104,26 @@ def duplicate_submission(*, phase, team, sha256s: set[str]) -> Submission | None
         if {f.sha256 for f in files} == sha256s and all(f.file.storage.exists(f.file.name) for f in files):
             return candidate
     return None
+
+
+def team_submissions(viewer: Viewer, *, phase_slug: str = "", status: str = "") -> list[dict]:
+    """The viewer's team's submissions of every phase (newest first), optionally of one phase
+    and one status, each with the averages of the primary metric the viewer may see of it
+    [(label, value)] (`score_tables`): none on a phase that shows only "valid and scored"
+    before its reveal. [] without a team."""
+    team = viewer.team
+    if team is None:
+        return []
+    submissions = Submission.objects.filter(team=team).select_related("phase", "team", "qrels_release")
+    if phase_slug:
+        submissions = submissions.filter(phase__slug=phase_slug)
+    if status:
+        submissions = submissions.filter(status=status)
+    rows, metric = [], viewer.competition.primary_metric
+    for submission in submissions.order_by("-created_at"):
+        scored = submission.status == Submission.Status.SCORED
+        averages = score_tables(viewer, submission)[1] if scored else []
+        averages = [(average["label"], average["values"].get(metric)) for average in averages]
+        rows.append({"submission": submission, "averages": averages,
+                     "scores_hidden": scored and not viewer.sees_scores(submission)})
+    return rows

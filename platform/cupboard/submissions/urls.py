@@ -13,6 +13,7 @@ urlpatterns = [
     path("<int:pk>/grant/", views.grant, name="grant"),
     path("api/<int:pk>/", api.status, name="api_status"),
     path("api/<slug:competition_slug>/<slug:phase_slug>/", api.upload, name="api_upload"),
+    path("<slug:competition_slug>/mine/", views.mine, name="mine"),
     path("<slug:competition_slug>/<slug:phase_slug>/upload/", views.upload, name="upload"),
     path("<slug:competition_slug>/<slug:phase_slug>/rescore/", views.rescore, name="rescore"),
     path("<slug:competition_slug>/<slug:phase_slug>/hybrid/", views.hybrid, name="hybrid"),

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from cupboard.competitions.models import Phase
+from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.viewer import Viewer, viewer_for
 from cupboard.leaderboards.charts import as_html, difference_figure, submission_figure
 from cupboard.leaderboards.selectors import leaderboard_for
@@ -22,7 +22,7 @@ from .forms import DisqualifyForm, GrantForm, HybridForm, UploadForm
 from .models import Submission
 from .quota import quota_grant, quota_status, upload_blocked
 from .runfiles import uploaded_chunks
-from .selectors import score_tables, status_payload, visible_run_files
+from .selectors import score_tables, status_payload, team_submissions, visible_run_files
 from .services import phase_rescore, submission_create, submission_disqualify, submission_select_final
 
 
@@ -107,6 +107,23 @@ def _say_received(request, submission: Submission, *, method_name: str) -> None:
     messages.info(request, f"These files are already stored as submission #{submission.number} "
                            f"({submission.method_name}), shown here; nothing new was stored and no slot was used."
                   + renamed)
+
+
+@login_required
+@require_GET
+def mine(request, competition_slug: str):
+    """My submissions: every submission of the viewer's team in one competition, all phases,
+    with status, the averages the viewer may see, and final selection; ?phase= and ?status= filter."""
+    competition = get_object_or_404(Competition, slug=competition_slug)
+    viewer = viewer_for(request, competition)
+    if not viewer.sees_competition:
+        raise Http404("No such competition")
+    phase, status = request.GET.get("phase", ""), request.GET.get("status", "")
+    return render(request, "submissions/mine.html", {
+        "competition": competition, "team": viewer.team, "phases": competition.phases.all(),
+        "statuses": Submission.Status.choices, "phase": phase, "status": status, "decimals": viewer.decimals,
+        "rows": team_submissions(viewer, phase_slug=phase, status=status),
+    })
 
 
 @require_GET
