@@ -154,3 +154,21 @@ def test_it_changes_nothing_when_the_shown_form_is_saved_untouched(personas):
         assert client.post(url, data).status_code == 302, url
     assert personas.competition.groups.get(name="surprise").reveal_at.microsecond != 0  # the case that matters
     assert not AuditEvent.objects.exists()
+
+
+def test_it_sets_what_teams_see_before_the_reveal_and_says_what_each_choice_lets_them_learn(personas):
+    phase = personas.competition.phases.get(slug="test-b")
+    client = personas.client_for(personas.organizer)
+    form = client.get(schedule_url()).content.decode()
+    for plain in ("A team can tune on this phase", "a one-line run tells it whether one document is relevant",
+                  "A team learns nothing about the judgments"):
+        assert plain in form
+    response = client.post(schedule_url(), {"visibility": phase.visibility,
+                                             "reveal_at": phase.reveal_at.strftime(INSTANT),
+                                             "hidden_qrels": "on" if phase.hidden_qrels else "",
+                                             "before_reveal": "status"})
+    assert response.status_code == 302
+    phase.refresh_from_db()
+    assert phase.before_reveal == Phase.BeforeReveal.STATUS
+    event = AuditEvent.objects.get(action=AuditEvent.Action.PHASE_CHANGED)
+    assert event.is_public and event.details["after"] == {"before_reveal": "status"}

@@ -77,7 +77,7 @@ class SubsetInline(admin.TabularInline):
 class PhaseInline(admin.StackedInline):
     model = Phase
     extra = 0
-    fields = (("slug", "name", "position"), ("opens_at", "closes_at"), ("visibility", "reveal_at"),
+    fields = (("slug", "name", "position"), ("opens_at", "closes_at"), ("visibility", "reveal_at", "before_reveal"),
               ("hidden_qrels", "per_query_visible", "is_final", "ranking"), ("daily_limit", "total_limit"))
     readonly_fields = PHASE_SCHEDULE_FIELDS  # new phases get theirs on their own add page
 
@@ -127,7 +127,7 @@ class SubsetAdmin(_GuardedDelete, admin.ModelAdmin):
 
 @admin.register(Phase)
 class PhaseAdmin(_GuardedDelete, admin.ModelAdmin):
-    list_display = ("competition", "slug", "name", "opens_at", "closes_at", "visibility", "reveal_at",
+    list_display = ("competition", "slug", "name", "opens_at", "closes_at", "visibility", "reveal_at", "before_reveal",
                     "hidden_qrels", "daily_limit", "total_limit", "is_final", "ranking")
     list_filter = ("competition", "visibility", "hidden_qrels")
 

@@ -21,7 +21,7 @@ def _header(leaderboard: Leaderboard) -> list[str]:
 def leaderboard_csv(leaderboard: Leaderboard) -> str:
     """One line per row, one column per (metric, subset or average); team and method names
     that look like formulas are neutralised (`csv_text`)."""
-    decimals = leaderboard.competition.decimals
+    decimals = leaderboard.decimals  # the viewer's digits, as on the page
     tables = [leaderboard.table(metric) for metric in leaderboard.metrics]
     lines = [_header(leaderboard)]
     for position, entry in enumerate(leaderboard.entries):
