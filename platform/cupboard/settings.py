@@ -247,6 +247,9 @@ X_FRAME_OPTIONS = "DENY"
 # The cache holds rate-limit counters only (cupboard/throttle.py); every web process must share
 # it in production (redis://host:6379/1), a laptop's single process may keep it in memory.
 CACHES = {"default": cache_from_url(os.getenv("CUPBOARD_CACHE_URL", "locmem://"))}
+# Leaderboard pages and exports per viewer class (leaderboards/cache.py) live in the same cache,
+# keyed on the leaderboard's version; this bounds how long an edit that bumps none takes to show.
+CUPBOARD_LEADERBOARD_CACHE_SECONDS = envint("CUPBOARD_LEADERBOARD_CACHE_SECONDS", "300")
 # Rates: failed log-ins per account and per address, sign-ups and new teams per address, API
 # requests per token. CUPBOARD_RATES="login-account=5/15m,api-token=120/m" changes some.
 CUPBOARD_RATES = rates_from_env(os.getenv("CUPBOARD_RATES", ""), {

@@ -153,6 +153,10 @@ class Phase(models.Model):
     is_final = models.BooleanField(default=False, help_text="The phase that decides the competition")
     ranking = models.CharField(max_length=10, choices=Ranking.choices, default=Ranking.BEST,
                                help_text="Which run of a team counts: best on live phases, selected on the final one")
+    # Bumped by every leaderboard refresh or update and qrels release: the key of cached
+    # leaderboard pages and exports (leaderboards/cache.py), and their Last-Modified.
+    leaderboard_version = models.PositiveIntegerField(default=0, editable=False)
+    leaderboard_changed_at = models.DateTimeField(null=True, editable=False)
 
     class Meta:
         ordering = ["competition", "position"]

@@ -297,10 +297,17 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
                      details={"phase": phase.slug, "release": release.number, "release_id": release.pk,
                               "files": {code: digests[code] for code in sorted(checked)}})
         competition_publish_due(competition=phase.competition)
+        _leaderboard_bump(phase=phase)
         if phase.submissions.filter(status__in=("scored", "queued")).exists():
             # Scored ones are scored again; queued ones may be waiting for exactly these judgments.
             transaction.on_commit(lambda: _rescore(phase=phase, actor=actor))
     return release
+
+
+def _leaderboard_bump(*, phase: Phase) -> None:
+    from cupboard.leaderboards.services import leaderboard_bump
+
+    leaderboard_bump(phase=phase)
 
 
 def _rescore(*, phase: Phase, actor: User | None) -> Any:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase
@@ -111,7 +112,17 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     rows += [_row(phase=phase, submission=submissions[c.submission_id], candidate=c, rank=None)
              for c in ranked(baselines)]
     LeaderboardRow.objects.filter(phase=phase).delete()
-    return LeaderboardRow.objects.bulk_create(rows)
+    created = LeaderboardRow.objects.bulk_create(rows)
+    leaderboard_bump(phase=phase)
+    return created
+
+
+def leaderboard_bump(*, phase: Phase) -> None:
+    """A new leaderboard version: cached pages and exports of the phase (leaderboards/cache.py)
+    are not served again. Called under the phase lock, by every write of its rows and by a
+    qrels release (which changes the qrels version shown)."""
+    Phase.objects.filter(pk=phase.pk).update(leaderboard_version=F("leaderboard_version") + 1,
+                                             leaderboard_changed_at=timezone.now())
 
 
 def _subsets(phase: Phase) -> list:
@@ -148,6 +159,7 @@ def leaderboard_update(*, phase: Phase, submission: Submission) -> None:
         by_pk = {s.pk: s for s, _ in found}
         _row(phase=phase, submission=by_pk[chosen.submission_id], candidate=chosen, rank=None).save()
     _rerank(phase)
+    leaderboard_bump(phase=phase)
 
 
 def _rerank(phase: Phase) -> None:

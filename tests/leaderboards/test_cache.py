@@ -1,0 +1,88 @@
+"""Cached leaderboards (leaderboards/cache.py): one entry per viewer class, never a user's
+page from another's entry, a new version after every update, a reveal never served late,
+and 304 for a copy the client already holds."""
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.urls import reverse
+
+from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_update
+from tests.factories import make_team
+from tests.leaderboards.conftest import make_scored, ndcg
+from tests.personas import client_for
+
+pytestmark = pytest.mark.django_db
+
+PAGE, JSON, CSV = "leaderboards:phase", "leaderboards:export_json", "leaderboards:export_csv"
+
+
+@pytest.fixture
+def dev(cast):
+    phase = cast.competition.phases.get(slug="dev")
+    make_scored(phase, team=cast.team_a, method="mine", scores=ndcg(sw=0.51234, te=0.5, yo=0.9), minutes_ago=5)
+    make_scored(phase, team=cast.team_b, method="theirs", scores=ndcg(sw=0.4, te=0.4, yo=0.1))
+    leaderboard_refresh(phase=phase)
+    return phase
+
+
+def _get(user, name, phase, **headers):
+    return client_for(user).get(reverse(name, args=[phase.competition.slug, phase.slug]), **headers)
+
+
+def _text(user, name, phase) -> str:
+    response = _get(user, name, phase)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def _who(user) -> str:
+    return f'title="Your teams and API token">{user.username}<'
+
+
+@pytest.mark.parametrize("first", ["participant", "organizer", "anonymous", "outsider"])
+def test_nothing_of_one_class_is_served_to_another(cast, dev, first):
+    _text(getattr(cast, first), PAGE, dev)  # fills that class's entry first
+    _text(getattr(cast, first), JSON, dev)
+    anonymous = _text(None, PAGE, dev)
+    mine = dev.submissions.get(method_name="mine").get_absolute_url()
+    assert ' own"' not in anonymous and f'href="{mine}"' not in anonymous and ">yo<" not in anonymous
+    assert "0.51234" not in _text(None, JSON, dev) and "0.512" in _text(None, CSV, dev)
+    participant = _text(cast.participant, PAGE, dev)
+    assert ' own"' in participant and ">yo<" not in participant and _who(cast.participant) in participant
+    assert ">yo<" in _text(cast.organizer, PAGE, dev) and "0.51234" in _text(cast.organizer, JSON, dev)
+    outsider = _text(cast.outsider, PAGE, dev)  # team B: its own row, not team A's
+    assert outsider.count(' own"') == 1 and _who(cast.outsider) in outsider and _who(cast.participant) not in outsider
+
+
+def test_a_teammate_shares_the_board_but_not_the_page_shell(cast, dev):
+    _text(cast.participant, PAGE, dev)
+    teammate = _text(cast.teammate, PAGE, dev)
+    assert ' own"' in teammate and _who(cast.teammate) in teammate and _who(cast.participant) not in teammate
+
+
+def test_every_update_is_served_at_once(cast, dev):
+    assert "Late team" not in _text(None, PAGE, dev)
+    late = make_scored(dev, team=make_team(cast.competition, name="Late team"), scores=ndcg(sw=0.9, te=0.9))
+    leaderboard_update(phase=dev, submission=late)
+    assert "Late team" in _text(None, PAGE, dev) and "Late team" in _text(None, JSON, dev)
+
+
+def test_a_reveal_is_never_served_late(cast, dev):
+    assert ">yo<" not in _text(None, PAGE, dev) and '"yo"' not in _text(None, JSON, dev)
+    reveal = cast.competition.groups.get(name="surprise").reveal_at
+    with time_machine.travel(reveal - timedelta(seconds=1), tick=False):
+        assert ">yo<" not in _text(None, PAGE, dev)
+    with time_machine.travel(reveal, tick=False):  # no refresh in between: the key names the instant
+        assert ">yo<" in _text(None, PAGE, dev) and '"yo"' in _text(None, JSON, dev)
+
+
+@pytest.mark.parametrize("name", [PAGE, JSON, CSV])
+def test_it_answers_304_to_a_copy_of_the_current_version(cast, dev, name):
+    first = _get(None, name, dev)
+    etag = first["ETag"]
+    assert first.status_code == 200 and first["Last-Modified"] and "Cookie" in first["Vary"]
+    assert _get(None, name, dev, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    assert _get(cast.participant, name, dev, HTTP_IF_NONE_MATCH=etag).status_code == 200  # another viewer
+    leaderboard_refresh(phase=dev)
+    assert _get(None, name, dev, HTTP_IF_NONE_MATCH=etag).status_code == 200
