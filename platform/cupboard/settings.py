@@ -231,6 +231,17 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# E-mail (organizers' messages to the teams): written to files in var/mail unless a site sets
+# CUPBOARD_EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and the EMAIL_* below.
+EMAIL_BACKEND = os.getenv("CUPBOARD_EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
+EMAIL_FILE_PATH = Path(os.getenv("CUPBOARD_EMAIL_FILE_PATH", VAR_DIR / "mail"))
+DEFAULT_FROM_EMAIL = os.getenv("CUPBOARD_FROM_EMAIL", "cupboard@localhost")
+EMAIL_HOST = os.getenv("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", "25")
+EMAIL_HOST_USER = os.getenv("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = envsecret("EMAIL_HOST_PASSWORD") or ""
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", "false")
+
 # Security (python manage.py check --deploy passes with CUPBOARD_DEBUG=false).
 SESSION_COOKIE_SECURE = not DEBUG and envbool("CUPBOARD_SECURE_COOKIES", "true")
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE

@@ -135,6 +135,7 @@ def test_it_refuses_to_hide_a_group_already_revealed(personas):
         response = personas.client_for(personas.organizer).post(group_url(), {
             "reveal_at": (timezone.now() + timedelta(days=1)).strftime(INSTANT)})
         assert response.status_code == 400 and "group-already-revealed" in response.content.decode()
+        assert "<code>group-already-revealed</code>" not in response.content.decode()  # a data attribute, not text
     group.refresh_from_db()
     assert not AuditEvent.objects.exists()
 

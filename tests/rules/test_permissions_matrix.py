@@ -274,6 +274,24 @@ def rows(w) -> list[Row]:
         Row("competitions:manage_group", ("cup", "surprise"), "POST", organizers(302, 404, anon=302),
             {"reveal_at": ""}),
         Row("competitions:manage_group", ("cup", "nope"), "GET", login(404)),
+        # The organizer's desk: export, scoring progress, grants for any team, a message to every team.
+        Row("competitions:manage_export", ("cup", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_export", ("draft", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_export", ("cup", "dev"), "POST", login(405)),
+        Row("competitions:manage_export", ("cup", "nope"), "GET", login(404)),
+        Row("competitions:manage_scoring", ("cup", "test-b"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_scoring", ("cup", "dev"), "POST", login(405)),
+        Row("competitions:manage_grant", ("cup", "team-b"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_grant", ("cup", "team-b"), "POST", organizers(302, 404, anon=302),
+            {"phase": w.sub_a_dev.phase_id, "extra": "1", "reason": "outage"}),
+        Row("competitions:manage_grant", ("cup", "team-b"), "POST", organizers(400, 404, anon=302),
+            {"phase": w.sub_a_dev.phase_id, "extra": "1", "day": "31/01/2026", "reason": "outage"}),
+        Row("competitions:manage_grant", ("cup", "nobody"), "GET", login(404)),
+        Row("competitions:manage_grant", ("draft", "draft-team"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_message", ("cup",), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_message", ("cup",), "POST", organizers(302, 404, anon=302),
+            {"subject": "Deadline", "body": "Two days left."}),
+        Row("competitions:manage_message", ("cup",), "POST", organizers(400, 404, anon=302), {"subject": "x"}),
     ]
 
 

@@ -23,6 +23,7 @@ class AuditEvent(models.Model):
         TEAM_MEMBER_REMOVED = "team_member_removed"
         TEAM_INVITE_REPLACED = "team_invite_replaced"
         TEAM_MERGED = "team_merged"
+        TEAMS_MESSAGED = "teams_messaged"
 
     # Team changes, listed on the organizers' teams page.
     TEAM_ACTIONS = (Action.TEAM_CREATED, Action.TEAM_JOINED, Action.TEAM_LEFT, Action.TEAM_MEMBER_REMOVED,

@@ -1,6 +1,7 @@
 from django.urls import path, re_path
 
-from cupboard.teams.views_manage import manage_teams
+from cupboard.submissions.views_manage import phase_export, phase_scoring, team_grant
+from cupboard.teams.views_manage import manage_teams, message_teams
 
 from . import views, views_manage, views_pages
 
@@ -17,6 +18,10 @@ urlpatterns = [
          name="sample_submission"),
     path("c/<slug:slug>/manage/", views_manage.manage, name="manage"),
     path("c/<slug:slug>/manage/teams/", manage_teams, name="manage_teams"),
+    path("c/<slug:slug>/manage/teams/message/", message_teams, name="manage_message"),
+    path("c/<slug:slug>/manage/teams/<slug:team_slug>/grant/", team_grant, name="manage_grant"),
+    path("c/<slug:slug>/manage/<slug:phase_slug>/submissions.csv", phase_export, name="manage_export"),
+    path("c/<slug:slug>/manage/<slug:phase_slug>/scoring/", phase_scoring, name="manage_scoring"),
     path("c/<slug:slug>/manage/groups/<slug:group_name>/reveal/", views_manage.group_reveal, name="manage_group"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/qrels/", views_manage.qrels_upload, name="manage_qrels"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/topics/", views_manage.topics_upload, name="manage_topics"),

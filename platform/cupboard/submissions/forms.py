@@ -89,9 +89,29 @@ class ApiUploadForm(UploadForm):
 
 
 class GrantForm(forms.Form):
-    extra = forms.IntegerField(min_value=1, max_value=100)
-    day = forms.DateField(required=False, help_text="UTC day (YYYY-MM-DD); empty = for the whole phase")
-    reason = forms.CharField(max_length=200)
+    """Extra slots for a team. Each error names its field in words, and a form with errors is
+    shown again with what was typed (never "needs a number of slots and a reason" for a bad date)."""
+
+    extra = forms.IntegerField(min_value=1, max_value=100, label="Extra submissions", error_messages={
+        "required": "Say how many extra submissions (1 to 100).",
+        "invalid": "Extra submissions: give a whole number from 1 to 100."})
+    day = forms.DateField(required=False, label="Day (UTC)", input_formats=["%Y-%m-%d"],
+                          help_text="YYYY-MM-DD; empty = for the whole phase",
+                          error_messages={"invalid": "Day: give a date as YYYY-MM-DD (e.g. 2026-01-31), "
+                                                     "or leave it empty for the whole phase."})
+    reason = forms.CharField(max_length=200, error_messages={"required": "Say why the team gets them (shown in "
+                                                                         "the audit log)."})
+
+
+class TeamGrantForm(GrantForm):
+    """A grant from the organizers' Teams page: the phase is chosen too."""
+
+    phase = forms.ModelChoiceField(queryset=None, empty_label=None)
+    field_order = ["phase", "extra", "day", "reason"]
+
+    def __init__(self, *args, competition, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["phase"].queryset = competition.phases.order_by("position")
 
 
 class DisqualifyForm(forms.Form):

@@ -3,6 +3,8 @@
 Which submissions, files, scores and per-query values a person may see is their `Viewer`'s
 answer (competitions/viewer.py); this module only reads what it allows.
 """
+from django.db.models import Count
+
 from cupboard.competitions.selectors import phase_subsets
 from cupboard.competitions.viewer import Viewer
 
@@ -127,3 +129,16 @@ def team_submissions(viewer: Viewer, *, phase_slug: str = "", status: str = "") 
         rows.append({"submission": submission, "averages": averages,
                      "scores_hidden": scored and not viewer.sees_scores(submission)})
     return rows
+
+
+def scoring_progress(*, phase) -> dict:
+    """A phase's submissions by state, for the organizers' progress page: {"statuses": {status:
+    count} in lifecycle order, "total", "done" (scored, rejected or failed), "pending", "percent"}.
+    One query."""
+    counts = dict(Submission.objects.filter(phase=phase).values_list("status").annotate(n=Count("pk")).order_by())
+    statuses = {status.value: counts.get(status.value, 0) for status in Submission.Status}
+    total = sum(statuses.values())
+    pending = sum(statuses[s] for s in Submission.PENDING)
+    done = total - pending
+    return {"statuses": statuses, "total": total, "done": done, "pending": pending,
+            "percent": 100 if not total else done * 100 // total}

@@ -18,12 +18,13 @@ from .errors import SubmissionRefused
 from .baselines import baseline_hybrid_create
 from .comparison import TRIALS, can_compare, comparable_submissions, comparison_rows
 from .coverage import incomplete, run_files_coverage
-from .forms import DisqualifyForm, GrantForm, HybridForm, UploadForm
+from .forms import DisqualifyForm, GrantForm, HybridForm, TeamGrantForm, UploadForm
 from .models import Submission
 from .quota import quota_grant, quota_status, upload_blocked
 from .runfiles import uploaded_chunks
 from .selectors import score_tables, status_payload, team_submissions, visible_run_files
 from .services import phase_rescore, submission_create, submission_disqualify, submission_select_final
+from .views_manage import grant_page
 
 
 def _get_phase(request, competition_slug: str, phase_slug: str) -> tuple[Viewer, Phase]:
@@ -236,14 +237,17 @@ def disqualify(request, pk: int):
 @login_required
 @require_POST
 def grant(request, pk: int):
-    """Give the submission's team extra slots in its phase (organizers; audited)."""
+    """Give the submission's team extra slots in its phase (organizers; audited). Bad input
+    shows the grant form again with the field named and what was typed kept."""
     submission = _get_submission_for_organizer(request, pk)
-    form = GrantForm(request.POST)
-    if form.is_valid() and submission.team is not None:
-        quota_grant(team=submission.team, phase=submission.phase, actor=request.user, **form.cleaned_data)
-        messages.success(request, f"Granted {form.cleaned_data['extra']} extra submission(s).")
-    else:
-        messages.error(request, "The grant needs a number of slots and a reason.")
+    if submission.team is None:
+        raise Http404("Baselines have no quota.")
+    form = TeamGrantForm({**request.POST.dict(), "phase": submission.phase_id}, competition=submission.phase.competition)
+    if not form.is_valid():
+        return grant_page(request, team=submission.team, form=form)
+    data = {k: v for k, v in form.cleaned_data.items() if k != "phase"}
+    quota_grant(team=submission.team, phase=submission.phase, actor=request.user, **data)
+    messages.success(request, f"Granted {data['extra']} extra submission(s).")
     return redirect(submission)
 
 
@@ -254,7 +258,7 @@ def rescore(request, competition_slug: str, phase_slug: str):
     phase = _get_phase_for_organizer(request, competition_slug, phase_slug)
     count = phase_rescore(phase=phase, actor=request.user)
     messages.success(request, f"{count} submission(s) queued for scoring again.")
-    return redirect("submissions:upload", competition_slug, phase_slug)
+    return redirect("competitions:manage_scoring", competition_slug, phase_slug)
 
 
 @login_required

@@ -1,11 +1,15 @@
 """The organizers' teams page (in the organizer area): who is in which team, what each team
 submitted per phase, and every team change, so team-hopping is seen, not only prevented."""
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
 
 from cupboard.competitions.views_manage import _get_competition_for_organizer
 
+from .forms import TeamsMessageForm
+from .messaging import teams_message
 from .selectors import teams_overview
 
 
@@ -16,3 +20,22 @@ def manage_teams(request, slug: str):
     and staff only (a 404 to everyone else, like the rest of the organizer area)."""
     competition = _get_competition_for_organizer(request, slug)
     return render(request, "teams/manage.html", {"competition": competition, **teams_overview(competition=competition)})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def message_teams(request, slug: str):
+    """An e-mail to every member of every team (organizers and staff; audited). Errors keep the text."""
+    competition = _get_competition_for_organizer(request, slug)
+    form = TeamsMessageForm(request.POST or None)
+    refusal = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            sent = teams_message(competition=competition, actor=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            refusal = error.message
+        else:
+            messages.success(request, f"Message sent to {sent} team member(s).")
+            return redirect("competitions:manage_teams", slug)
+    return render(request, "teams/message.html", {"competition": competition, "form": form, "refusal": refusal},
+                  status=400 if request.method == "POST" else 200)

@@ -1,0 +1,69 @@
+"""The organizer's desk for submissions: a phase's export (every submission, CSV), its scoring
+progress while it is re-scored, and quota grants for any team. In the organizer area, so
+anyone but the competition's organizers and staff gets its 404."""
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET, require_http_methods
+
+from cupboard.competitions.views_manage import _get_competition_for_organizer, _get_phase_for_organizer
+from cupboard.teams.models import Team
+
+from .errors import SubmissionRefused
+from .exports import phase_submissions_csv
+from .forms import TeamGrantForm
+from .quota import quota_grant
+from .selectors import scoring_progress
+
+
+@login_required
+@require_GET
+def phase_export(request, slug: str, phase_slug: str):
+    """Every submission of a phase with metadata and scores, as a CSV download."""
+    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    response = HttpResponse(phase_submissions_csv(phase=phase), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, f"{slug}-{phase_slug}-submissions.csv")
+    return response
+
+
+@login_required
+@require_GET
+def phase_scoring(request, slug: str, phase_slug: str):
+    """A phase's submissions by state with a progress bar; the page reloads itself every few
+    seconds while any is still waiting or being scored (a re-score, a new qrels version)."""
+    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    return render(request, "submissions/manage_scoring.html", {
+        "competition": phase.competition, "phase": phase, "progress": scoring_progress(phase=phase)})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def team_grant(request, slug: str, team_slug: str):
+    """Extra submissions for any team of the competition, in a phase it chooses (audited),
+    whether or not the team has submitted yet. Errors name their field and keep the input."""
+    competition = _get_competition_for_organizer(request, slug)
+    team = get_object_or_404(Team, competition=competition, slug=team_slug)
+    initial = {"phase": request.GET.get("phase")} if request.GET.get("phase") else None
+    form = TeamGrantForm(request.POST or None, competition=competition, initial=initial)
+    return grant_page(request, team=team, form=form)
+
+
+def grant_page(request, *, team: Team, form: TeamGrantForm):
+    """Grant on a valid POST and go back to the Teams page; else the form (400 with its errors)."""
+    refusal = None
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        phase = data.pop("phase")
+        try:
+            quota_grant(team=team, phase=phase, actor=request.user, **data)
+        except SubmissionRefused as error:
+            refusal = error.message
+        else:
+            messages.success(request, f"Granted {team.name} {data['extra']} extra submission(s) in {phase.name}.")
+            return redirect("competitions:manage_teams", team.competition.slug)
+    failed = request.method == "POST"
+    return render(request, "submissions/manage_grant.html", {
+        "competition": team.competition, "team": team, "form": form, "refusal": refusal},
+        status=400 if failed else 200)

@@ -1,0 +1,40 @@
+"""Organizers message every team of a competition by e-mail (Django's mail framework): one
+message per member, nobody sees another's address, audited; errors keep the text."""
+from django.core import mail
+from django.urls import reverse
+
+from cupboard.audit.models import AuditEvent
+from tests.factories import make_team, make_user
+from tests.personas import client_for
+
+
+def url(competition):
+    return reverse("competitions:manage_message", args=[competition.slug])
+
+
+def test_every_member_of_every_team_gets_one_message(world):
+    make_team(world.other_competition, members=[make_user("elsewhere")])  # another competition: not written to
+    response = client_for(world.organizer).post(url(world.competition),
+                                                   {"subject": "Two days left", "body": "Test B closes on Friday."})
+    assert response.status_code == 302
+    assert sorted(m.to[0] for m in mail.outbox) == ["outsider@example.org", "participant@example.org",
+                                                     "teammate@example.org"]
+    assert all(len(m.to) == 1 and not m.cc and not m.bcc for m in mail.outbox)
+    assert mail.outbox[0].subject == f"[{world.competition.title}] Two days left"
+    assert "Test B closes on Friday." in mail.outbox[0].body
+    event = AuditEvent.objects.get(action=AuditEvent.Action.TEAMS_MESSAGED)
+    assert event.details == {"subject": "Two days left", "people": 3, "teams": 2} and event.actor == world.organizer
+
+
+def test_a_missing_text_is_named_and_the_subject_kept(world):
+    response = client_for(world.organizer).post(url(world.competition), {"subject": "Two days left"})
+    page = response.content.decode()
+    assert response.status_code == 400 and "Text</label>: Write the text of the message." in page
+    assert 'value="Two days left"' in page and not mail.outbox and not AuditEvent.objects.exists()
+
+
+def test_participants_and_other_organizers_get_a_404(world):
+    for user in (world.participant, world.other_organizer):
+        response = client_for(user).post(url(world.competition), {"subject": "x", "body": "y"})
+        assert response.status_code == 404
+    assert not mail.outbox
