@@ -3,6 +3,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from cupboard.audit.details import readable_details
 from cupboard.audit.selectors import audit_events_for
 from cupboard.competitions.views import _get_viewer
 
@@ -15,5 +16,8 @@ def audit_log(request, slug: str):
     viewer = _get_viewer(request, slug)
     events = audit_events_for(viewer)
     page = Paginator(events, 50).get_page(request.GET.get("page"))
+    if viewer.is_organizer:
+        for event in page:
+            event.readable = readable_details(event.details)
     return render(request, "audit/log.html", {"competition": viewer.competition, "page": page,
                                               "is_organizer": viewer.is_organizer})

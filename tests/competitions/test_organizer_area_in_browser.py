@@ -1,0 +1,68 @@
+"""The organizer area fits a laptop (1366 px) in a real browser: the overview with its topics
+and qrels SHA-256 per language (cut, the whole value in the title), the Teams page, the audit
+log with its details, the scoring progress, the grant and message forms; no console error."""
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from cupboard.audit.models import AuditEvent
+from cupboard.audit.services import audit_record
+from cupboard.competitions.services import competition_load
+from cupboard.demo.plan import COMPETITIONS
+from tests.factories import make_qrels_release, make_team, make_topics, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WIDTH = 1366
+CODES = ("ar", "bn", "en", "es", "fa", "fi", "fr", "hi", "id", "ja", "ko", "ru", "sw", "te", "th", "zh", "de", "yo")
+
+
+@pytest.fixture
+def organizer_cookie(live_server) -> dict:
+    """The Cup as the demo loads it, topics and judgments for every language of dev, teams, and a
+    logged-in organizer."""
+    organizer = make_user("organizer")
+    cup = competition_load(data=COMPETITIONS[0].definition_data(now=timezone.now()), actor=organizer)
+    dev = cup.phases.get(slug="dev")
+    codes = [c for c in CODES if cup.subsets.filter(code=c).exists()]
+    for code in codes:
+        make_topics(dev, code, [f"{code}-{n}" for n in range(1, 30)])
+    release = make_qrels_release(dev, {code: {f"{code}-1": {"1#0": 1}} for code in codes})
+    make_team(cup, name="Lighthouse", members=[make_user("alice"), make_user("bob")])
+    audit_record(competition=cup, actor=organizer, action=AuditEvent.Action.QRELS_UPLOADED,
+                 summary="qrels v1 of Development",
+                 details={"phase": dev.pk, "release": release.number,
+                          "files": [{"subset": f.subset.code, "sha256": f.sha256} for f in release.files.all()]})
+    client = Client()
+    client.force_login(organizer)
+    return {"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}
+
+
+def test_the_organizer_area_fits_a_laptop(live_server, organizer_cookie):
+    from playwright.sync_api import sync_playwright
+
+    slug = "miracl-wsdm-cup"
+    paths = [f"/c/{slug}/manage/", f"/c/{slug}/manage/teams/", f"/audit/{slug}/", f"/c/{slug}/manage/dev/scoring/",
+             f"/c/{slug}/manage/teams/lighthouse/grant/", f"/c/{slug}/manage/teams/message/"]
+    problems = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": WIDTH, "height": 900})
+        context.add_cookies([organizer_cookie])
+        page = context.new_page()
+        errors = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "Failed to load resource" not in m.text else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        for path in paths:
+            response = page.goto(live_server.url + path)
+            assert response.status == 200, path
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            if wide > WIDTH:
+                problems.append(f"{path} is {wide} px wide")
+        page.goto(live_server.url + paths[0])
+        sha = page.locator("#phase-dev code.sha").first
+        assert len(sha.inner_text()) <= 13 and len(sha.get_attribute("title").split()[0]) == 64
+        browser.close()
+    assert not problems and not errors, "\n".join(problems + errors)
