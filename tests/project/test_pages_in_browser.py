@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import gzip
 from datetime import timedelta
 
 import pytest
@@ -175,4 +176,38 @@ def test_a_page_reloads_when_its_countdown_reaches_zero(site, opening_soon, brow
     assert "opens in" in row.inner_text()
     page.wait_for_function("() => !document.body.innerText.includes('opens in')", timeout=15000)
     assert "closes in" in row.inner_text()  # what the server says once the phase is open
+    page.context.close()
+
+
+def test_the_upload_page_lists_each_file_then_sends_them_with_a_progress_bar(site, browser, tmp_path):
+    from tests.rules.world import TAG_A, run_bytes
+
+    (tmp_path / "run.mine.sw.txt").write_bytes(run_bytes(tag=TAG_A, shift=1))
+    (tmp_path / "run.mine.te.txt.gz").write_bytes(gzip.compress(run_bytes(tag=TAG_A, shift=2)))
+    (tmp_path / "notes.txt").write_bytes(b"one line without its newline")
+    page = _participant_page(browser, site, "upload", 1366)
+    assert page.locator("#recent tr[data-status-url]").count() == 1  # team A's dev run, underneath
+    page.set_input_files('input[type="file"]', [tmp_path / "run.mine.sw.txt", tmp_path / "run.mine.te.txt.gz",
+                                                tmp_path / "notes.txt"])
+    page.wait_for_function("() => !document.querySelector('.chosen-files').innerText.includes('counting')")
+    chosen = [r.split("\t")[:3] for r in page.locator(".chosen-files tbody tr").all_inner_texts()]
+    assert chosen == [["run.mine.sw.txt", "sw", "12"], ["run.mine.te.txt.gz", "te", "12"],
+                      ["notes.txt", "not in the name", "1"]]
+    page.set_input_files('input[type="file"]', [tmp_path / "run.mine.sw.txt", tmp_path / "run.mine.te.txt.gz"])
+    page.fill('input[name="method_name"]', "sent by XHR")
+    with page.expect_request(lambda r: r.method == "POST" and r.resource_type == "xhr"):  # progress events
+        page.click('form.upload button[type="submit"]')
+    page.wait_for_url("**/submissions/*/")  # stored: on to its page
+    assert "sent by XHR" in page.content()
+    page.context.close()
+
+
+def test_a_refused_upload_shows_its_problems_in_place(site, browser, tmp_path):
+    (tmp_path / "run.bad.sw.txt").write_bytes(b"1 Q0 doc one 1.0 tag\n")
+    page = _participant_page(browser, site, "upload", 1366)
+    page.set_input_files('input[type="file"]', tmp_path / "run.bad.sw.txt")
+    page.fill('input[name="method_name"]', "broken")
+    page.click('form.upload button[type="submit"]')
+    page.wait_for_selector("#errors")
+    assert "Nothing was stored" in page.locator("#errors").inner_text() and "run.bad.sw.txt" in page.content()
     page.context.close()

@@ -108,11 +108,11 @@ def duplicate_submission(*, phase, team, sha256s: set[str]) -> Submission | None
     return None
 
 
-def team_submissions(viewer: Viewer, *, phase_slug: str = "", status: str = "") -> list[dict]:
+def team_submissions(viewer: Viewer, *, phase_slug: str = "", status: str = "", limit: int | None = None) -> list[dict]:
     """The viewer's team's submissions of every phase (newest first), optionally of one phase
     and one status, each with the averages of the primary metric the viewer may see of it
     [(label, value)] (`score_tables`): none on a phase that shows only "valid and scored"
-    before its reveal. [] without a team."""
+    before its reveal. The newest `limit` only, when given. [] without a team."""
     team = viewer.team
     if team is None:
         return []
@@ -122,7 +122,7 @@ def team_submissions(viewer: Viewer, *, phase_slug: str = "", status: str = "") 
     if status:
         submissions = submissions.filter(status=status)
     rows, metric = [], viewer.competition.primary_metric
-    for submission in submissions.order_by("-created_at"):
+    for submission in submissions.order_by("-created_at")[:limit]:
         scored = submission.status == Submission.Status.SCORED
         averages = score_tables(viewer, submission)[1] if scored else []
         averages = [(average["label"], average["values"].get(metric)) for average in averages]

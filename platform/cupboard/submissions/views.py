@@ -95,6 +95,8 @@ def upload(request, competition_slug: str, phase_slug: str):
         "quota": quota, "is_open": phase.is_open(now), "organizer": organizer,
         "blocked": upload_blocked(phase=phase, team=team, quota=quota, organizer=organizer, now=now),
         "hybrid_form": HybridForm(phase=phase) if organizer else None,
+        # For the page's script: the codes a file name may carry, and the team's latest runs to watch.
+        "codes": [s.code for s in viewer.subsets], "recent": team_submissions(viewer, phase_slug=phase.slug, limit=5),
     }, status=400 if refusal or form.errors else 200)
 
 
