@@ -92,6 +92,7 @@ def test_it_shows_a_bad_line_with_file_and_line_and_stores_nothing(stack, page, 
     bad.write_text("\n".join(lines) + "\n")
     before = stack.query("SELECT count(*) FROM submissions_submission")
     upload(page, url, bad, "broken")
+    page.wait_for_selector("#errors table.problems")  # the form is sent in the background (static/upload.js)
     problems = page.locator("#errors table.problems tbody tr").first
     cells = problems.locator("td").all_inner_texts()
     assert cells[0] == "run.broken.sw.txt" and cells[1] == "5", cells
