@@ -51,7 +51,9 @@ def site(live_server) -> dict:
         "team": world.team_a.get_absolute_url(), "profile": "/accounts/profile/",
         "commitments": f"/c/{slug}/commitments/", "audit": f"/audit/{slug}/", "mine": f"/submissions/{slug}/mine/",
     }
-    organizer_pages = {"organizer": f"/c/{slug}/manage/", "organizer-teams": f"/c/{slug}/manage/teams/"}
+    organizer_pages = {"organizer": f"/c/{slug}/manage/", "organizer-teams": f"/c/{slug}/manage/teams/",
+                       "organizer-message": f"/c/{slug}/manage/teams/message/",
+                       "organizer-scoring": f"/c/{slug}/manage/{dev}/scoring/"}
     return {"url": live_server.url, "world": world,
             "participant": (_cookie(world.participant, live_server.url), participant_pages),
             "organizer": (_cookie(world.organizer, live_server.url), organizer_pages)}
