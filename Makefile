@@ -7,7 +7,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/cupboard
 REDIS_URL ?= redis://127.0.0.1:6379/14
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
-.PHONY: install browser services test test-sqlite test-postgres demo bench loadtest clean
+.PHONY: install browser services test test-sqlite test-postgres demo bench bench-web loadtest clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,10 @@ demo: install
 
 bench: install
 	$(PY) -m evaluator.bench
+
+## Not part of `make test`: the web side at scale on its own PostgreSQL database (README "Web benchmark").
+bench-web: install
+	$(PY) -m scripts.bench_web
 
 ## Not part of `make test`: ~15 min on its own PostgreSQL and Redis (README "Load test").
 ## LOADTEST_ARGS=--quick for a short run; --data DIR where ../shared/data is elsewhere.

@@ -1,0 +1,199 @@
+"""`make bench-web`: how the web side scales (README "Web benchmark"). Not part of `make test`.
+
+On its own PostgreSQL database (BENCH_WEB_DATABASE, default cupboard_bench_web, dropped and
+made afresh on the machine's server at 127.0.0.1:5432): the MIRACL WSDM Cup definition, its
+dev phase filled with 500 teams and 10,000 scored submissions (synthetic Score rows, 18
+languages x 2 metrics), then
+  (b) leaderboard_refresh (whole phase) and leaderboard_update (one scoring), one scoring's
+      database work (its scores stored, the row updated), the page uncached and cached;
+  (a) wrk against gunicorn (3 sync workers, as docker/) on 127.0.0.1: the leaderboard page,
+      JSON, CSV and a static file at concurrency 1, 10, 50, anonymous and logged in.
+Traffic goes to 127.0.0.1 only, each wrk run lasts BENCH_WEB_SECONDS (default 5). The cache
+is BENCH_WEB_CACHE_URL (default local memory, one per gunicorn worker; redis://127.0.0.1:6379/N
+shares it as compose does).
+"""
+from __future__ import annotations
+
+import os
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DB = os.environ.get("BENCH_WEB_DATABASE", "cupboard_bench_web")
+SECONDS = int(os.environ.get("BENCH_WEB_SECONDS", "5"))
+TEAMS, SUBMISSIONS = 500, 10_000
+ENV = {**os.environ, "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}", "CUPBOARD_DEBUG": "false",
+       "SECRET_KEY": "bench-web-only-" + "x" * 40, "CUPBOARD_SSL_REDIRECT": "false", "CUPBOARD_SECURE_COOKIES": "false",
+       "ALLOWED_HOSTS": "127.0.0.1", "CUPBOARD_CACHE_URL": os.environ.get("BENCH_WEB_CACHE_URL", "locmem://"),
+       "DJANGO_SETTINGS_MODULE": "cupboard.settings", "CUPBOARD_LOG_LEVEL": "WARNING"}
+
+
+def _manage(*args: str) -> None:
+    subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], env=ENV, check=True, stdout=subprocess.DEVNULL)
+
+
+def _fresh_database() -> None:
+    for sql in (f'DROP DATABASE IF EXISTS "{DB}"', f'CREATE DATABASE "{DB}"'):
+        subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", sql], check=True)
+    _manage("migrate", "--noinput")
+    _manage("collectstatic", "--noinput")
+
+
+def _fill():
+    """The dev phase with TEAMS teams and SUBMISSIONS scored submissions; (phase, a participant)."""
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    from cupboard.competitions.services import competition_load
+    from cupboard.submissions.models import Score, Submission
+    from cupboard.teams.models import Membership, Team
+
+    competition = competition_load(data=ROOT / "platform/cupboard/competitions/definitions/miracl-wsdm-cup.yaml")
+    phase = competition.phases.get(slug="dev")
+    phase.visibility, phase.reveal_at = phase.Visibility.LIVE, None
+    phase.save()
+    teams = Team.objects.bulk_create(Team(competition=competition, name=f"Team {i}", name_key=f"team {i}",
+                                          slug=f"team-{i}", invite_code=f"bench-{i}") for i in range(TEAMS))
+    now, rng = timezone.now(), random.Random(1)
+    submissions = Submission.objects.bulk_create(
+        Submission(phase=phase, team=teams[i % TEAMS], number=i // TEAMS + 1, method_name=f"run {i}",
+                   status=Submission.Status.SCORED, scored_at=now) for i in range(SUBMISSIONS))
+    subsets = list(competition.subsets.all())
+    Score.objects.bulk_create((Score(submission=s, subset=subset, metric=metric, value=rng.random())
+                               for s in submissions for subset in subsets for metric in competition.metrics),
+                              batch_size=5000)
+    user = User.objects.create_user("bench-participant", password="x")
+    Membership.objects.create(competition=competition, team=teams[0], user=user)
+    return phase, user
+
+
+def _timed(action, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def _one_scoring(phase) -> None:
+    """What a scoring does beyond the evaluator: store its scores, mark it scored, update the board."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    from cupboard.leaderboards.services import leaderboard_update
+    from cupboard.submissions.models import Score, Submission
+
+    team = phase.competition.teams.order_by("?").first()
+    with transaction.atomic():
+        submission = Submission.objects.create(phase=phase, team=team, number=10_000 + Submission.objects.count(),
+                                               method_name="new", status=Submission.Status.SCORING)
+        Score.objects.bulk_create(Score(submission=submission, subset=s, metric=m, value=random.random())
+                                  for s in phase.competition.subsets.all() for m in phase.competition.metrics)
+        Submission.objects.filter(pk=submission.pk).update(status=Submission.Status.SCORED, scored_at=timezone.now())
+    leaderboard_update(phase=phase, submission=submission)
+
+
+def _server_side(phase, user) -> list[tuple[str, str]]:
+    from django.core.cache import cache
+    from django.test import Client
+
+    from cupboard.leaderboards.services import leaderboard_refresh
+
+    page = phase.get_absolute_url()
+    anonymous = Client(HTTP_HOST="127.0.0.1")
+    rows = [("leaderboard_refresh, whole phase (10,000 submissions)", f"{_timed(lambda: leaderboard_refresh(phase=phase)):.2f} s"),
+            ("one scoring's database work + leaderboard_update", f"{_timed(lambda: _one_scoring(phase), 5) * 1000:.0f} ms")]
+
+    def uncached():
+        cache.clear()
+        assert anonymous.get(page).status_code == 200
+    rows.append(("leaderboard page, uncached (500 rows, 18 languages)", f"{_timed(uncached, 5) * 1000:.0f} ms"))
+    rows.append(("leaderboard page, cached", f"{_timed(lambda: anonymous.get(page), 20) * 1000:.1f} ms"))
+    return rows
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wrk(url: str, connections: int, cookie: str | None) -> str:
+    command = ["wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{SECONDS}s", "--timeout", "10s",
+               "--latency", url]
+    if cookie:
+        command[1:1] = ["-H", f"Cookie: {cookie}"]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
+    p99_ms = float(p99.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[p99.group(2)]
+    errors = sum(int(n) for n in re.findall(r"(?:Non-2xx or 3xx responses|errors: \w+ \d+, \w+ \d+, \w+ \d+, \w+):? (\d+)", out))
+    return f"{rate:,.0f}/s p99 {p99_ms:.0f} ms" + (f" ({errors} errors)" if errors else "")
+
+
+def _load(phase, user) -> list[list[str]]:
+    from django.templatetags.static import static
+    from django.test import Client
+    from django.urls import reverse
+
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(user)
+    cookie = f"sessionid={client.cookies['sessionid'].value}"
+    port = _free_port()
+    server = subprocess.Popen([str(Path(sys.executable).with_name("gunicorn")), "cupboard.wsgi", "--bind",
+                               f"127.0.0.1:{port}", "--workers", "3", "--log-level", "warning"], env=ENV, cwd=ROOT)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while subprocess.run(["curl", "-sf", "-o", "/dev/null", base + static("cupboard.css")]).returncode:
+            if time.monotonic() > deadline:
+                raise RuntimeError("gunicorn did not start")
+            time.sleep(0.5)
+        page = phase.get_absolute_url()
+        args = [phase.competition.slug, phase.slug]
+        targets = [("page", page), ("JSON", reverse("leaderboards:export_json", args=args)),
+                   ("CSV", reverse("leaderboards:export_csv", args=args)), ("static CSS", static("cupboard.css"))]
+        for _, url in targets:  # warm: the first request of a version renders it
+            for who_cookie in (None, cookie):
+                subprocess.run(["curl", "-sf", "-o", "/dev/null", "-H", f"Cookie: {who_cookie or ''}", base + url])
+        table = []
+        for who, who_cookie in (("anonymous", None), ("logged in", cookie)):
+            for connections in (1, 10, 50):
+                table.append([who, str(connections)] + [_wrk(base + url, connections, who_cookie) for _, url in targets])
+        return table
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def main() -> None:
+    os.environ.update(ENV)
+    _fresh_database()
+    import django
+
+    django.setup()
+    started = time.perf_counter()
+    phase, user = _fill()
+    print(f"filled {TEAMS} teams, {SUBMISSIONS:,} submissions in {time.perf_counter() - started:.0f} s")
+    from cupboard.leaderboards.services import leaderboard_refresh
+
+    leaderboard_refresh(phase=phase)
+    print("\n| measure (PostgreSQL, 2 cores) | time |\n|---|---:|")
+    for name, value in _server_side(phase, user):
+        print(f"| {name} | {value} |")
+    print("\n| viewer | concurrency | page | JSON | CSV | static CSS |\n|---|---:|---|---|---|---|")
+    for line in _load(phase, user):
+        print("| " + " | ".join(line) + " |")
+    load = os.getloadavg()
+    print(f"\nload average {load[0]:.2f}; wrk {SECONDS} s per cell; gunicorn 3 sync workers")
+
+
+if __name__ == "__main__":
+    main()
