@@ -40,6 +40,7 @@ def test_it_scores_the_same_in_processes_as_one_after_another(world):
     assert alone == together and len(alone[0]) == 6 and alone[0][("te", "nDCG@10")] > 0
 
 
+@pytest.mark.django_db(transaction=True)  # the heartbeat thread's own connection must see the claimed row
 def test_it_runs_the_subsets_in_other_processes_while_the_heartbeat_beats(world, tmp_path):
     submission = _submitted(world)
     real_read_qrels, pids, beats = scoring_jobs.read_qrels, tmp_path / "pids", []
