@@ -11,6 +11,7 @@ from django.utils import timezone
 from cupboard.competitions.pages import PAGES
 from cupboard.competitions.services import competition_load
 from cupboard.demo.plan import COMPETITIONS
+from tests.browser import too_wide, watch_errors
 from tests.factories import make_team, make_topics, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -51,19 +52,8 @@ def test_the_cup_pages_fit_a_laptop_and_a_phone(live_server, session_cookie, bro
         context = browser.new_context(viewport={"width": width, "height": 900})
         context.add_cookies([session_cookie])
         page = context.new_page()
-        errors = []
-        # A failed request is counted by its address below (the browser's own /favicon.ico is no page's).
-        page.on("console", lambda message: errors.append(message.text)
-                if message.type == "error" and "Failed to load resource" not in message.text else None)
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.on("response", lambda r: errors.append(f"{r.status} {r.url}")
-                if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)
-        for path in paths:
-            response = page.goto(live_server.url + path)
-            assert response.status == 200, path
-            wide = page.evaluate("document.documentElement.scrollWidth")
-            if wide > width:
-                problems.append(f"{path} at {width} px is {wide} px wide")
+        errors = watch_errors(page, failed_requests=True)
+        problems += too_wide(page, live_server.url, paths, width)
         problems += [f"console at {width} px: {e}" for e in errors]
         context.close()
     assert not problems, "\n".join(problems)

@@ -11,6 +11,7 @@ from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.services import competition_load
 from cupboard.demo.plan import COMPETITIONS
+from tests.browser import too_wide, watch_errors
 from tests.factories import make_qrels_release, make_team, make_topics, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -52,15 +53,8 @@ def test_the_organizer_area_fits_a_laptop(live_server, organizer_cookie):
         context = browser.new_context(viewport={"width": WIDTH, "height": 900})
         context.add_cookies([organizer_cookie])
         page = context.new_page()
-        errors = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "Failed to load resource" not in m.text else None)
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        for path in paths:
-            response = page.goto(live_server.url + path)
-            assert response.status == 200, path
-            wide = page.evaluate("document.documentElement.scrollWidth")
-            if wide > WIDTH:
-                problems.append(f"{path} is {wide} px wide")
+        errors = watch_errors(page)
+        problems += too_wide(page, live_server.url, paths, WIDTH)
         page.goto(live_server.url + paths[0])
         sha = page.locator("#phase-dev code.sha").first
         assert len(sha.inner_text()) <= 13 and len(sha.get_attribute("title").split()[0]) == 64
