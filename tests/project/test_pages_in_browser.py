@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Phase
 
+from tests.factories import make_user
 from tests.rules.world import build_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -75,11 +76,15 @@ def browser(site):
 def _visit_all(browser, site, width: int, check) -> list[str]:
     """Opens every page of every persona at `width`; `check(page, name, path)` returns problems."""
     problems = []
-    for persona in ("participant", "organizer"):
+    for persona in ("participant", "organizer", "admin"):
+        if persona not in site:
+            continue
         cookie, pages = site[persona]
         context = browser.new_context(viewport={"width": width, "height": 900})
         context.add_cookies([cookie])
         context.add_init_script(CSP_LISTENER)
+        # The admin's pages name no icon, so chromium asks for /favicon.ico, which no site page has.
+        context.route("**/favicon.ico", lambda route: route.fulfill(status=204))
         page = context.new_page()
         errors = []
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -213,3 +218,25 @@ def test_a_refused_upload_shows_its_problems_in_place(site, browser, tmp_path):
     page.wait_for_selector("#errors")
     assert "Nothing was stored" in page.locator("#errors").inner_text() and "run.bad.sw.txt" in page.content()
     page.context.close()
+
+
+
+@pytest.fixture
+def admin_site(site) -> dict:
+    """`site` with a superuser's admin pages: its index, a list and a change form (made before the
+    browser starts, as `site` is)."""
+    admin = make_user("root-admin", is_staff=True, is_superuser=True)
+    competition = site["world"].competition
+    site["admin"] = (_cookie(admin, site["url"]), {
+        "admin-index": "/admin/", "admin-competitions": "/admin/competitions/competition/",
+        "admin-competition": f"/admin/competitions/competition/{competition.pk}/change/"})
+    return site
+
+
+def test_the_admin_keeps_to_the_content_security_policy(admin_site, browser):
+    """Django's admin is served under the same policy and breaks none of it."""
+    def check(page, name, path, response):
+        return [f"{path}: CSP refused {v}" for v in page.evaluate("window.__csp")] if name.startswith("admin") else []
+
+    problems = _visit_all(browser, admin_site, 1366, check)
+    assert not problems, "\n".join(problems)
