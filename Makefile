@@ -50,7 +50,7 @@ bench: install
 bench-web: install
 	$(PY) -m scripts.bench_web
 
-## Not part of `make test`: ~15 min on its own PostgreSQL and Redis (README "Load test").
+## Not part of `make test`: 10-12 min on its own PostgreSQL and Redis (README "Load test").
 ## LOADTEST_ARGS=--quick for a short run; --data DIR where ../shared/data is elsewhere.
 loadtest: install
 	$(PY) -m scripts.loadtest $(LOADTEST_ARGS)
