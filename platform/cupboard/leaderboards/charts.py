@@ -21,6 +21,11 @@ def bar_hover(decimals: int) -> str:
     return f"%{{x}}: %{{y:.{decimals}f}}<extra>%{{fullData.name}}</extra>"
 
 
+def cell_value(decimals: int) -> str:
+    """A heatmap cell's value in plotly's template syntax, to the viewer's decimals."""
+    return f"%{{z:.{decimals}f}}"
+
+
 def _charted_entries(leaderboard: Leaderboard, top: int) -> list[Entry]:
     """The top `top` ranked rows and every baseline, in leaderboard order."""
     return [e for e in leaderboard.entries if e.is_baseline or (e.rank is not None and e.rank <= top)]
@@ -55,11 +60,11 @@ def team_language_figure(leaderboard: Leaderboard, *, metric: str):
     entries = leaderboard.entries
     if not columns or not entries:
         return None
-    hover = f"%{{y}}<br>%{{x}}: %{{z:.{leaderboard.decimals}f}}<extra></extra>"
+    hover = f"%{{y}}<br>%{{x}}: {cell_value(leaderboard.decimals)}<extra></extra>"
     figure = go.Figure(go.Heatmap(
         z=[[entry.cell(c, metric) for c in columns] for entry in entries], x=[c.label for c in columns],
         y=[_name(entry) for entry in entries], colorscale="Viridis", hoverongaps=False,
-        texttemplate=f"%{{z:.{leaderboard.decimals}f}}" if len(columns) * len(entries) <= 400 else "",
+        texttemplate=cell_value(leaderboard.decimals) if len(columns) * len(entries) <= 400 else "",
         hovertemplate=hover))
     figure.update_layout(title=f"{metric} per team and subset", yaxis_autorange="reversed", xaxis_side="top",
                          height=160 + 24 * len(entries), margin={"t": 90, "l": 10}, yaxis_automargin=True)
@@ -97,8 +102,8 @@ def heatmap_figure(leaderboard: Leaderboard, *, metric: str, top: int = HEATMAP_
         return z
 
     figure = go.Figure(go.Heatmap(z=grid(entries[0]), x=targets, y=sources, colorscale="Viridis",
-                                  colorbar_title=metric, texttemplate=f"%{{z:.{leaderboard.decimals}f}}",
-                                  hovertemplate=f"%{{y}} → %{{x}}: %{{z:.{leaderboard.decimals}f}}<extra></extra>"))
+                                  colorbar_title=metric, texttemplate=cell_value(leaderboard.decimals),
+                                  hovertemplate=f"%{{y}} → %{{x}}: {cell_value(leaderboard.decimals)}<extra></extra>"))
     figure.update_layout(title=f"{metric} by source (rows) and target (columns)", xaxis_title="target",
                          yaxis_title="source", yaxis_autorange="reversed", xaxis_side="top", margin={"t": 110})
     if len(entries) > 1:
