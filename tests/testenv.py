@@ -15,3 +15,9 @@ os.environ.setdefault("CUPBOARD_SITE_DIR", str(Path(__file__).resolve().parents[
 os.environ.setdefault("CUPBOARD_DEBUG", "true")
 # Never a developer's ./staticfiles: its manifest would decide the static names pages print.
 os.environ.setdefault("CUPBOARD_STATIC_ROOT", os.path.join(os.environ["CUPBOARD_VAR_DIR"], "staticfiles"))
+# xdist workers share one broker URL: each gets its own Redis database, or the real Celery
+# workers of two tests running at once take each other's messages (and find no such row).
+_broker, _xdist = os.environ.get("CELERY_BROKER_URL", ""), os.environ.get("PYTEST_XDIST_WORKER", "")
+if _broker.startswith("redis://") and _xdist[2:].isdigit() and _broker.rpartition("/")[2].isdigit():
+    _base, _, _db = _broker.rpartition("/")
+    os.environ["CELERY_BROKER_URL"] = f"{_base}/{(int(_db) + int(_xdist[2:])) % 16}"
