@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "cupboard.submissions",
     "cupboard.leaderboards",
     "cupboard.audit",
+    "cupboard.notifications",
     "cupboard.demo",
 ]
 
@@ -208,6 +209,10 @@ CUPBOARD_SCORING_PAUSE = envint("CUPBOARD_SCORING_PAUSE", "0")
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 CUPBOARD_WORKER_CONCURRENCY = CELERY_WORKER_CONCURRENCY = envint("CUPBOARD_WORKER_CONCURRENCY", str(_CORES))
 CUPBOARD_SCORING_PROCESSES = envint("CUPBOARD_SCORING_PROCESSES", "0")
+# Seconds between runs of the mail beat task; news older than CUPBOARD_MAIL_LATE_AFTER seconds
+# when first seen (a competition loaded after its surprise reveal) is not mailed.
+CUPBOARD_MAIL_INTERVAL = envint("CUPBOARD_MAIL_INTERVAL", "30")
+CUPBOARD_MAIL_LATE_AFTER = envint("CUPBOARD_MAIL_LATE_AFTER", str(6 * 3600))
 CELERY_BEAT_SCHEDULE = {
     "purge-run-files": {  # files of rejected and failed submissions, after CUPBOARD_RUN_FILE_RETENTION_DAYS
         "task": "cupboard.submissions.tasks.purge_run_files",
@@ -229,9 +234,15 @@ CELERY_BEAT_SCHEDULE = {
         "task": "cupboard.leaderboards.tasks.refresh_stale_leaderboards",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
     },
+    # Deadline reminders and reveal announcements that are due, and mails still unsent
+    # (notifications/services.py): each recorded once, so any interval is safe.
+    "mail-due": {
+        "task": "cupboard.notifications.tasks.mail_due",
+        "schedule": float(CUPBOARD_MAIL_INTERVAL),
+    },
 }
 
-# E-mail (organizers' messages to the teams): written to files in var/mail unless a site sets
+# E-mail (organizers' messages to the teams, notifications, password resets): written to files in var/mail unless a site sets
 # CUPBOARD_EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and the EMAIL_* below.
 EMAIL_BACKEND = os.getenv("CUPBOARD_EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
 EMAIL_FILE_PATH = Path(os.getenv("CUPBOARD_EMAIL_FILE_PATH", VAR_DIR / "mail"))

@@ -9,5 +9,6 @@ urlpatterns = [
     path("submissions/", include("cupboard.submissions.urls")),
     path("leaderboards/", include("cupboard.leaderboards.urls")),
     path("audit/", include("cupboard.audit.urls")),
+    path("notifications/", include("cupboard.notifications.urls")),
     path("", include("cupboard.competitions.urls")),
 ]

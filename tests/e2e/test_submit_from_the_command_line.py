@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.e2e.stack import ROOT, expected_scores, make_participant, prepared_stack
+from tests.e2e.stack import ROOT, expected_scores, make_participant, prepared_stack, wait_until
 
 pytestmark = [pytest.mark.worker]
 
@@ -45,6 +45,10 @@ def test_it_uploads_waits_and_prints_the_scores(stack):
     assert answer["scores"]["sw"] == {metric: round(value, 3) for metric, value in expected.items()}
     assert "scored" in result.stderr  # the state changes were told while waiting
     assert stack.query("SELECT status, method_name FROM submissions_submission") == [("scored", "from the shell")]
+    # The worker mails the team after the COMMIT (notifications/): the file backend's folder gets it.
+    mails = wait_until(lambda: [p.read_text() for p in (stack.folder / "mail").glob("*.log")], seconds=60,
+                       what="the mail saying the submission is scored")
+    assert len(mails) == 1 and "To: cli-user@example.org" in mails[0] and "(from the shell) is scored" in mails[0]
 
     again = submit(stack, str(stack.files["run"]), fmt="text")  # the same files: the same submission, as a table
     assert again.returncode == 0, again.stderr

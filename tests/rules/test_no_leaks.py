@@ -70,3 +70,34 @@ def test_it_keeps_test_b_judgments_out_of_api_fields_and_error_messages(db):
     text = caught.value.message + " ".join(str(p) for p in caught.value.problems)
     assert "line 1" in text or any(getattr(p, "line", None) == 1 for p in caught.value.problems)
     assert not judgments_in(text.replace(TEST_B_DOCIDS[0], ""), hidden_markers(world)["test-B qrels lines"])
+
+
+@pytest.mark.parametrize("rule", ["everything", "own", "status"])
+def test_mails_never_carry_what_their_reader_may_not_see(rule, settings):
+    """Every mail the world's scorings recorded (team A on dev and test B, team B on dev),
+    sent under each final-phase rule of test B before any reveal: no test-B judgment,
+    per-query or full-precision value, no surprise language; under "status" not even the
+    rounded test-B scores."""
+    from django.core import mail
+
+    from cupboard.competitions.models import Phase
+    from cupboard.notifications.models import Notification
+    from cupboard.notifications.services import notifications_send
+    from cupboard.submissions.models import Score
+    from tests.rules.world import SURPRISE_WORD
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    world = build_world()
+    Phase.objects.filter(pk=world.test_b.pk).update(before_reveal=rule)
+    ids = list(Notification.objects.values_list("pk", flat=True))
+    assert notifications_send(notification_ids=ids)["sent"] == 5  # team A's two members x 2, team B's one
+    markers = hidden_markers(world)
+    for message in mail.outbox:
+        text = f"{message.subject}\n{message.body}"
+        assert not [m for found in markers.values() for m in found if m in text], text
+        assert not SURPRISE_WORD.search(text), text
+    test_b = [m for m in mail.outbox if f"] {world.test_b.name}:" in m.subject]
+    assert len(test_b) == 2
+    rounded = {f"{s.value:.3f}" for s in Score.objects.filter(submission=world.sub_a_test_b)} - {"0.000"}
+    shown = [v for m in test_b for v in rounded if v in m.body]
+    assert (not shown) if rule == "status" else shown

@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.viewer import Viewer
+from cupboard.notifications.preferences import unsubscribe_token
 from cupboard.submissions.comparison import can_compare
 from cupboard.submissions.models import Submission
 from cupboard.teams.models import Team
@@ -109,6 +110,7 @@ def rows(w) -> list[Row]:
     """The matrix. Arguments are resolved from the world `w` (pks are only known at run time)."""
     a, a_b, b, base, base_b = w.sub_a_dev.pk, w.sub_a_test_b.pk, w.sub_b_dev.pk, w.baseline.pk, w.baseline_test_b.pk
     invite = w.team_a.invite_code
+    w.__dict__.setdefault("unsubscribe", unsubscribe_token(user=w.participant, kind="submission"))
     subset = {s.code: s for s in w.competition.subsets.all()}
 
     def compare(one, other):
@@ -142,6 +144,12 @@ def rows(w) -> list[Row]:
         Row("accounts:profile", (), "GET", login(200)),
         Row("accounts:token_create", (), "GET", login(405)),
         Row("accounts:token_create", (), "POST", login(200)),  # the new token, shown in this answer only
+        Row("notifications:preferences", (), "GET", login(405)),
+        Row("notifications:preferences", (), "POST", login(302), {"submission": "on"}),
+        # The link in every mail: its signed token is the authority (no log-in, no CSRF token).
+        Row("notifications:unsubscribe", (w.unsubscribe,), "GET", every(200)),
+        Row("notifications:unsubscribe", (w.unsubscribe,), "POST", every(200)),
+        Row("notifications:unsubscribe", (w.unsubscribe[:-3] + "xyz",), "POST", every(404)),
         Row("accounts:logout", (), "GET", every(405)),
         Row("accounts:logout", (), "POST", every(302)),
         Row("teams:join", (invite,), "GET", login(200)),
@@ -365,7 +373,7 @@ def _body(response) -> str:
 def _competition_of(row: Row) -> Competition | None:
     """The competition a row's URL belongs to, from its arguments: a slug, a submission's pk or
     a team's invite code (None: accounts, the admin, a missing submission)."""
-    if not row.args or row.name.startswith(("admin:", "accounts:")):
+    if not row.args or row.name.startswith(("admin:", "accounts:", "notifications:")):
         return None
     first = row.args[0]
     if isinstance(first, int):

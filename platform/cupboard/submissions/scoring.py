@@ -24,6 +24,7 @@ from cupboard.competitions.models import Competition, QrelsRelease, TopicSet
 from cupboard.competitions.selectors import current_qrels_release, qrels_files
 from cupboard.leaderboards.services import leaderboard_update
 from cupboard.locking import locked
+from cupboard.notifications.services import notify_submission
 
 from .models import QueryScores, Score, Submission
 from .scoring_jobs import RunRejected, SubsetJob, score_jobs, scoring_processes
@@ -127,6 +128,8 @@ def _release_claim(*, submission: Submission, claimed_at: datetime, reason: str,
         status=status, status_reason=reason[:2000], progress=0, queued_at=timezone.now())
     if changed and status == Submission.Status.QUEUED:
         submission_enqueue(submission_ids=[submission.pk])
+    if changed and status == Submission.Status.FAILED:
+        notify_submission(submission_id=submission.pk, event=status)
     return status if changed else "lost-claim"
 
 
@@ -157,6 +160,8 @@ def _score_claimed(*, submission_id: int, claimed_at: datetime) -> str:
     except RunRejected as rejected:
         changed = _ours(submission_id=submission_id, claimed_at=claimed_at).update(
             status=Submission.Status.REJECTED, status_reason=str(rejected)[:2000], progress=0)
+        if changed:
+            notify_submission(submission_id=submission_id, event=Submission.Status.REJECTED)
         return "rejected" if changed else "lost-claim"
     except Exception as error:  # noqa: BLE001 - any other error is the platform's fault: retry, then fail
         logger.exception("scoring submission %s failed (attempt %s)", submission_id, submission.attempts)
@@ -170,6 +175,8 @@ def _score_claimed(*, submission_id: int, claimed_at: datetime) -> str:
         Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED).update(
             status=Submission.Status.QUEUED, attempts=0, queued_at=timezone.now())
         submission_enqueue(submission_ids=[submission_id])
+    else:
+        notify_submission(submission_id=submission_id, event=Submission.Status.SCORED)
     return "scored"
 
 
@@ -190,7 +197,10 @@ def submission_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
         if row["attempts"] >= settings.CUPBOARD_MAX_ATTEMPTS:
             last = row["status_reason"] or "the worker stopped responding"
             reason = f"Gave up after {row['attempts']} scoring attempts. Last problem: {last}"
-            counts["failed"] += same.update(status=Submission.Status.FAILED, status_reason=reason[:2000], progress=0)
+            failed = same.update(status=Submission.Status.FAILED, status_reason=reason[:2000], progress=0)
+            if failed:
+                notify_submission(submission_id=row["pk"], event=Submission.Status.FAILED)
+            counts["failed"] += failed
             continue
         if row["status"] == Submission.Status.SCORING:
             changed = same.update(status=Submission.Status.QUEUED, queued_at=now, progress=0,

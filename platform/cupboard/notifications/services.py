@@ -1,0 +1,218 @@
+"""Recording notifications when something happens, and sending them from the worker.
+
+Writers call `notify_*`; each records one row per person (unique key: recording the same
+news twice makes one mail) and, after COMMIT, sends one Celery message for the batch.
+`notifications_send` (the task's body) claims each row with a conditional update, renders it
+for its reader (mails.py), sends the batch over one connection and stamps what went out. A
+failure is stored on the row and released; `notifications_sweep` (beat) sends what is still
+unsent after MAIL_RETRY_AFTER, up to MAIL_MAX_ATTEMPTS times. Recording never raises into
+its caller: a broken mail must not cost a submission its state.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.mail import get_connection
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from .mails import notification_message
+from .models import Kind, Notification
+from .preferences import users_not_wanting
+
+logger = logging.getLogger(__name__)
+
+MAIL_MAX_ATTEMPTS = 5
+# A row unsent this long after it was written or last tried is sent by the sweeper.
+MAIL_RETRY_AFTER = timedelta(seconds=60)
+# A claim older than this belongs to a worker that died mid-send.
+MAIL_CLAIM_STALE = timedelta(minutes=5)
+
+
+def _record(rows: list[Notification]) -> list[int]:
+    """Insert the rows whose (user, key) is new; return their ids (rows recorded before are
+    left to their batch or the sweeper)."""
+    if not rows:
+        return []
+    keys, users = {r.key for r in rows}, {r.user_id for r in rows}
+    mine = Notification.objects.filter(key__in=keys, user_id__in=users)
+    known = set(mine.values_list("user_id", "key"))
+    new = [r for r in rows if (r.user_id, r.key) not in known]
+    Notification.objects.bulk_create(new, ignore_conflicts=True)  # a concurrent recorder: one row each
+    wanted = {(r.user_id, r.key) for r in new}
+    return [pk for pk, user_id, key in mine.filter(sent_at__isnull=True).values_list("pk", "user_id", "key")
+            if (user_id, key) in wanted]
+
+
+def notifications_record(rows: list[Notification]) -> list[int]:
+    """Record `rows` and send them once the current transaction commits. Never raises: returns
+    [] and logs when recording fails."""
+    try:
+        with transaction.atomic():
+            ids = _record(rows)
+    except Exception:  # noqa: BLE001 - a mail is never worth a caller's failure
+        logger.exception("notifications not recorded: %s", [r.key for r in rows][:5])
+        return []
+    if ids:
+        transaction.on_commit(lambda: notifications_nudge(notification_ids=ids))
+    return ids
+
+
+def notifications_nudge(*, notification_ids: list[int]) -> bool:
+    """Send the batch's Celery message now. A broker that is down is no error: the sweeper sends them."""
+    from cupboard.celery import send_task_message
+
+    from .tasks import send_mail_batch
+
+    try:
+        send_task_message(send_mail_batch, notification_ids)
+        return True
+    except Exception as error:  # noqa: BLE001 - kombu, redis, amqp and socket errors alike
+        logger.warning("mail batch %s not sent to the worker (%s: %s); the sweeper will send it",
+                       notification_ids[:5], type(error).__name__, error)
+        return False
+
+
+def _members(team) -> list:
+    return list(get_user_model().objects.filter(memberships__team=team).exclude(email="").order_by("pk"))
+
+
+def notify_submission(*, submission_id: int, event: str) -> list[int]:
+    """Its team's members (who want them): the submission was `scored`, `rejected` or `failed`.
+    A re-scoring with a new judgments release is news again; the same outcome twice is not."""
+    from cupboard.submissions.models import Submission
+
+    try:
+        submission = Submission.objects.select_related("phase__competition", "team").get(pk=submission_id)
+    except Submission.DoesNotExist:
+        return []
+    if submission.team_id is None:
+        return []
+    key = f"submission:{submission.pk}:{event}"
+    if event == Submission.Status.SCORED:
+        key += f":r{submission.qrels_release_id}"
+    off = users_not_wanting(kind=Kind.SUBMISSION)
+    return notifications_record([
+        Notification(user=user, kind=Kind.SUBMISSION, event=event, key=key, submission=submission,
+                     phase=submission.phase, team=submission.team, competition=submission.phase.competition)
+        for user in _members(submission.team) if user.pk not in off])
+
+
+def _deadline_rows(now: datetime) -> list[Notification]:
+    """Members of every team with a submission in a phase closing within 24 hours."""
+    from cupboard.competitions.models import Phase
+    from cupboard.teams.models import Team
+
+    off = users_not_wanting(kind=Kind.DEADLINE)
+    rows = []
+    phases = Phase.objects.filter(closes_at__gt=now, closes_at__lte=now + timedelta(hours=24), opens_at__lte=now,
+                                  competition__is_published=True).select_related("competition")
+    for phase in phases:
+        for team in Team.objects.filter(submissions__phase=phase, submissions__is_baseline=False).distinct():
+            rows += [Notification(user=user, kind=Kind.DEADLINE, event="closing", key=f"deadline:{phase.pk}:{team.pk}",
+                                  phase=phase, team=team, competition=phase.competition)
+                     for user in _members(team) if user.pk not in off]
+    return rows
+
+
+def _reveal_rows(now: datetime) -> list[Notification]:
+    """Participants of competitions whose surprise group was revealed within MAIL_LATE_AFTER
+    (older news, e.g. a competition loaded after its reveal, is not mailed)."""
+    from cupboard.competitions.models import SubsetGroup
+
+    off = users_not_wanting(kind=Kind.REVEAL)
+    late = now - timedelta(seconds=settings.CUPBOARD_MAIL_LATE_AFTER)
+    rows = []
+    groups = SubsetGroup.objects.filter(reveal_at__lte=now, reveal_at__gt=late,
+                                        competition__is_published=True).select_related("competition")
+    for group in groups:
+        people = (get_user_model().objects.filter(memberships__team__competition=group.competition)
+                  .exclude(email="").distinct().order_by("pk"))
+        rows += [Notification(user=user, kind=Kind.REVEAL, event="revealed", key=f"reveal:{group.pk}", group=group,
+                              competition=group.competition) for user in people if user.pk not in off]
+    return rows
+
+
+def notify_due(*, now: datetime | None = None) -> int:
+    """Deadline reminders and reveal announcements that are due (the beat task). Idempotent:
+    each is recorded once per person and subject. Returns how many were new."""
+    now = now or timezone.now()
+    return len(notifications_record(_deadline_rows(now) + _reveal_rows(now)))
+
+
+def _claim(ids: Iterable[int], now: datetime) -> list[int]:
+    claimable = Notification.objects.filter(
+        Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - MAIL_CLAIM_STALE),
+        sent_at__isnull=True, skipped="", attempts__lt=MAIL_MAX_ATTEMPTS)
+    return [pk for pk in ids if claimable.filter(pk=pk).update(claimed_at=now, tried_at=now,
+                                                                  attempts=F("attempts") + 1)]
+
+
+def notifications_send(*, notification_ids: list[int], now: datetime | None = None) -> dict[str, int]:
+    """Render and send the rows of one batch that are still unsent; returns counts for the log."""
+    now = now or timezone.now()
+    counts = {"sent": 0, "skipped": 0, "failed": 0}
+    ours = Notification.objects.filter(pk__in=_claim(notification_ids, now), claimed_at=now).select_related(
+        "user", "competition", "submission__phase__competition", "submission__team", "phase__competition", "team",
+        "group")
+    messages = []
+    for notification in ours:
+        try:
+            message = notification_message(notification, now=now)
+        except Exception as error:  # noqa: BLE001 - a template or data problem: keep the row, say why
+            logger.exception("notification %s not rendered", notification.pk)
+            counts["failed"] += _release(notification, error)
+            continue
+        if isinstance(message, str):
+            counts["skipped"] += Notification.objects.filter(pk=notification.pk).update(skipped=message)
+        else:
+            messages.append((notification, message))
+    if messages:
+        _deliver(messages, counts)
+    return counts
+
+
+def _deliver(messages: list, counts: dict) -> None:
+    """One connection for the batch; each message stamped as it goes out."""
+    try:
+        connection = get_connection()
+        connection.open()
+    except Exception as error:  # noqa: BLE001 - the SMTP server is down: the sweeper tries again
+        logger.warning("mail server unavailable (%s: %s); %s mails wait", type(error).__name__, error, len(messages))
+        counts["failed"] += sum(_release(n, error) for n, _ in messages)
+        return
+    try:
+        for notification, message in messages:
+            try:
+                connection.send_messages([message])
+            except Exception as error:  # noqa: BLE001
+                counts["failed"] += _release(notification, error)
+                continue
+            counts["sent"] += Notification.objects.filter(pk=notification.pk).update(sent_at=timezone.now(),
+                                                                                    last_error="")
+    finally:
+        connection.close()
+
+
+def _release(notification: Notification, error: Exception) -> int:
+    return Notification.objects.filter(pk=notification.pk).update(
+        claimed_at=None, last_error=f"{type(error).__name__}: {error}"[:300])
+
+
+def notifications_sweep(*, now: datetime | None = None, limit: int = 200) -> dict[str, int]:
+    """Send rows still unsent MAIL_RETRY_AFTER after they were written (a lost message, a
+    failed SMTP connection), oldest first."""
+    now = now or timezone.now()
+    before = now - MAIL_RETRY_AFTER
+    waiting = (Notification.objects.filter(sent_at__isnull=True, skipped="", attempts__lt=MAIL_MAX_ATTEMPTS,
+                                           created_at__lt=before)
+               .filter(Q(tried_at__isnull=True) | Q(tried_at__lt=before))
+               .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - MAIL_CLAIM_STALE))
+               .order_by("created_at").values_list("pk", flat=True)[:limit])
+    ids = list(waiting)
+    return notifications_send(notification_ids=ids, now=now) if ids else {"sent": 0, "skipped": 0, "failed": 0}
