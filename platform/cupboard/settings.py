@@ -273,10 +273,10 @@ CACHES = {"default": cache_from_url(os.getenv("CUPBOARD_CACHE_URL", "locmem://")
 # keyed on the leaderboard's version; this bounds how long an edit that bumps none takes to show.
 CUPBOARD_LEADERBOARD_CACHE_SECONDS = envint("CUPBOARD_LEADERBOARD_CACHE_SECONDS", "300")
 # Rates: failed log-ins per account and per address, sign-ups and new teams per address, API
-# requests per token. CUPBOARD_RATES="login-account=5/15m,api-token=120/m" changes some.
+# requests per token, password-reset mails per e-mail address and per client address. CUPBOARD_RATES="login-account=5/15m,api-token=120/m" changes some.
 CUPBOARD_RATES = rates_from_env(os.getenv("CUPBOARD_RATES", ""), {
     "login-account": "10/15m", "login-address": "30/15m", "signup-address": "10/h",
-    "team-create-address": "10/h", "api-token": "60/m"})
+    "team-create-address": "10/h", "api-token": "60/m", "reset-account": "5/h", "reset-address": "20/h"})
 
 LOGGING = {
     "version": 1,

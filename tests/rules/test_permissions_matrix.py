@@ -144,6 +144,13 @@ def rows(w) -> list[Row]:
         Row("accounts:profile", (), "GET", login(200)),
         Row("accounts:token_create", (), "GET", login(405)),
         Row("accounts:token_create", (), "POST", login(200)),  # the new token, shown in this answer only
+        Row("accounts:password_reset", (), "GET", every(200)),
+        # The form again, with errors (an address would count 7 requests for one e-mail: throttled;
+        # tests/accounts/test_password_reset.py walks through a reset).
+        Row("accounts:password_reset", (), "POST", every(200), {"email": ""}),
+        Row("accounts:password_reset_done", (), "GET", every(200)),
+        Row("accounts:password_reset_confirm", ("MQ", "not-a-token"), "GET", every(200)),  # "this link does not work"
+        Row("accounts:password_reset_complete", (), "GET", every(200)),
         Row("notifications:preferences", (), "GET", login(405)),
         Row("notifications:preferences", (), "POST", login(302), {"submission": "on"}),
         # The link in every mail: its signed token is the authority (no log-in, no CSRF token).
@@ -245,6 +252,8 @@ def rows(w) -> list[Row]:
         Row("competitions:detail", ("cup",), "GET", every(200)),
         Row("competitions:detail", ("draft",), "GET", organizers(200, 404)),
         Row("competitions:commitments", ("cup",), "GET", every(200)),
+        Row("competitions:feed", ("cup",), "GET", every(200)),
+        Row("competitions:feed", ("draft",), "GET", organizers(200, 404)),
         Row("competitions:page", ("cup", "rules"), "GET", every(200)),
         Row("competitions:page", ("cup", "faq"), "GET", every(404)),  # a page the YAML leaves out
         Row("competitions:page", ("draft", "rules"), "GET", organizers(200, 404)),

@@ -10,4 +10,8 @@ urlpatterns = [
     path("profile/", views.profile, name="profile"),
     path("profile/token/", views.token_create, name="token_create"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password-reset/", views.PasswordResetView.as_view(), name="password_reset"),
+    path("password-reset/sent/", views.PasswordResetDoneView.as_view(), name="password_reset_done"),
+    path("password-reset/<uidb64>/<token>/", views.PasswordResetConfirmView.as_view(), name="password_reset_confirm"),
+    path("password-reset/done/", views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
 ]

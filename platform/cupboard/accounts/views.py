@@ -1,18 +1,20 @@
-"""Sign-up, log-in, profile and API token; log-out is Django's own view.
+"""Sign-up, log-in, password reset by e-mail, profile and API token; log-out is Django's own view.
 
-Log-in failures are counted per account and per address, sign-ups per address
-(cupboard/throttle.py): past the rate the page answers 429 and says when to try again,
+Log-in failures are counted per account and per address, sign-ups per address, password
+resets per e-mail address and per client address (cupboard/throttle.py): past the rate the page answers 429 and says when to try again,
 whether the password is right or not."""
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
 from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
-from cupboard.throttle import client_address, throttle_count, throttle_wait
+from cupboard.throttle import client_address, throttle_count, throttle_take, throttle_wait
 
 from cupboard.notifications.models import Kind
 from cupboard.notifications.preferences import mail_preferences
@@ -50,6 +52,41 @@ class LoginView(auth_views.LoginView):
         for scope, key in self._keys():
             throttle_count(scope, key)
         return super().form_invalid(form)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset by e-mail, refused for a while after too many requests from the address or
+    for the same e-mail address (each request counts: every one may send a mail). The answer
+    is the same whether an account has the address or not."""
+
+    template_name = "accounts/password_reset.html"
+    email_template_name = "accounts/password_reset_email.txt"
+    subject_template_name = "accounts/password_reset_subject.txt"
+    success_url = reverse_lazy("accounts:password_reset_done")
+
+    def post(self, request, *args, **kwargs):
+        keys = [("reset-address", client_address(request))]
+        email = request.POST.get("email", "").strip().casefold()
+        if email:
+            keys.append(("reset-account", email))
+        wait = max([throttle_take(scope, key) for scope, key in keys])  # a list: every key counts this one
+        if wait:
+            return throttled(request, wait, what="Too many password resets for this address or from this address")
+        return super().post(request, *args, **kwargs)
+
+
+class PasswordResetDoneView(auth_views.PasswordResetDoneView):
+    template_name = "accounts/password_reset_done.html"
+    extra_context = {"timeout_days": round(settings.PASSWORD_RESET_TIMEOUT / 86400)}
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    template_name = "accounts/password_reset_confirm.html"
+    success_url = reverse_lazy("accounts:password_reset_complete")
+
+
+class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
+    template_name = "accounts/password_reset_complete.html"
 
 
 @require_http_methods(["GET", "POST"])

@@ -4,12 +4,14 @@ from cupboard.submissions.views_manage import phase_export, phase_scoring, team_
 from cupboard.teams.views_manage import manage_teams, message_teams
 
 from . import views, views_manage, views_pages
+from .feeds import CompetitionEventsFeed
 
 app_name = "competitions"
 urlpatterns = [
     path("", views.competition_list, name="list"),
     path("c/<slug:slug>/", views.competition_detail, name="detail"),
     path("c/<slug:slug>/commitments/", views.commitments, name="commitments"),
+    path("c/<slug:slug>/events.atom", CompetitionEventsFeed(), name="feed"),
     path("c/<slug:slug>/how-to-submit/", views_pages.how_to_submit, name="how_to_submit"),
     re_path(r"^c/(?P<slug>[-a-zA-Z0-9_]+)/(?P<page>overview|rules|data|evaluation|faq)/$",
             views_pages.competition_page, name="page"),
