@@ -32,7 +32,8 @@ def test_the_link_in_a_mail_asks_then_turns_that_kind_off(world):
     assert mail_preferences(user=world.participant)["submission"]  # a GET changes nothing
     done = client.post(path, {"List-Unsubscribe": "One-Click"})
     assert done.status_code == 200 and "no more mails" in done.content.decode()
-    assert mail_preferences(user=world.participant) == {"submission": False, "deadline": True, "reveal": True}
+    assert mail_preferences(user=world.participant) == {"submission": False, "deadline": True, "reveal": True,
+                                                       "message": True}
 
 
 def test_a_forged_or_altered_link_is_a_404(world):
@@ -51,6 +52,7 @@ def test_the_profile_page_turns_kinds_off_and_on(world):
     assert 'name="submission" value="on" checked' in page and "participant@example.org" in page
     response = client.post(reverse("notifications:preferences"), {"reveal": "on"})
     assert response.status_code == 302 and response["Location"].endswith("/accounts/profile/#mail")
-    assert mail_preferences(user=world.participant) == {"submission": False, "deadline": False, "reveal": True}
+    assert mail_preferences(user=world.participant) == {"submission": False, "deadline": False, "reveal": True,
+                                                       "message": False}
     page = client.get(reverse("accounts:profile")).content.decode()
     assert 'name="submission" value="on">' in page and 'name="reveal" value="on" checked' in page

@@ -1,9 +1,12 @@
-"""Organizers message every team of a competition by e-mail (Django's mail framework): one
-message per member, nobody sees another's address, audited; errors keep the text."""
+"""Organizers message every team of a competition by e-mail (Django's mail framework, through
+the worker like every mail: notifications/): one message per member, nobody sees another's
+address, audited; errors keep the text; members who turned these off get none."""
 from django.core import mail
 from django.urls import reverse
 
 from cupboard.audit.models import AuditEvent
+from cupboard.notifications.preferences import mail_preferences_set
+from tests.notifications.sending import send_recorded
 from tests.factories import make_team, make_user
 from tests.personas import client_for
 
@@ -16,12 +19,14 @@ def test_every_member_of_every_team_gets_one_message(world):
     make_team(world.other_competition, members=[make_user("elsewhere")])  # another competition: not written to
     response = client_for(world.organizer).post(url(world.competition),
                                                    {"subject": "Two days left", "body": "Test B closes on Friday."})
-    assert response.status_code == 302
+    assert response.status_code == 302 and not mail.outbox  # the worker sends it, after COMMIT
+    assert send_recorded() == {"sent": 3, "skipped": 0, "failed": 0}
     assert sorted(m.to[0] for m in mail.outbox) == ["outsider@example.org", "participant@example.org",
                                                      "teammate@example.org"]
     assert all(len(m.to) == 1 and not m.cc and not m.bcc for m in mail.outbox)
     assert mail.outbox[0].subject == f"[{world.competition.title}] Two days left"
     assert "Test B closes on Friday." in mail.outbox[0].body
+    assert f"The organizers of {world.competition.title}" in mail.outbox[0].body
     event = AuditEvent.objects.get(action=AuditEvent.Action.TEAMS_MESSAGED)
     assert event.details == {"subject": "Two days left", "people": 3, "teams": 2} and event.actor == world.organizer
 
@@ -38,3 +43,11 @@ def test_participants_and_other_organizers_get_a_404(world):
         response = client_for(user).post(url(world.competition), {"subject": "x", "body": "y"})
         assert response.status_code == 404
     assert not mail.outbox
+
+
+def test_a_member_who_turned_them_off_gets_none(world):
+    mail_preferences_set(user=world.teammate, wanted={"message": False})
+    client_for(world.organizer).post(url(world.competition), {"subject": "Two days left", "body": "Hurry."})
+    send_recorded()
+    assert sorted(m.to[0] for m in mail.outbox) == ["outsider@example.org", "participant@example.org"]
+    assert AuditEvent.objects.get(action=AuditEvent.Action.TEAMS_MESSAGED).details["people"] == 2

@@ -71,6 +71,11 @@ def _reveal_context(viewer: Viewer, notification: Notification) -> dict | str:
     return {"group": group, "subsets": subsets, "url": _url(viewer.competition.get_absolute_url())}
 
 
+def _message_context(viewer: Viewer, notification: Notification) -> dict:
+    return {"text": notification.text, "subject": notification.subject,
+            "url": _url(viewer.competition.get_absolute_url())}
+
+
 def notification_message(notification: Notification, *, now: datetime) -> EmailMessage | str:
     """The mail, or why none goes out (a short reason, stored on the row)."""
     user = notification.user
@@ -83,7 +88,8 @@ def notification_message(notification: Notification, *, now: datetime) -> EmailM
         return "competition not visible"
     context = {Kind.SUBMISSION: lambda: _submission_context(viewer, notification),
                Kind.DEADLINE: lambda: _deadline_context(viewer, notification, now),
-               Kind.REVEAL: lambda: _reveal_context(viewer, notification)}[notification.kind]()
+               Kind.REVEAL: lambda: _reveal_context(viewer, notification),
+               Kind.MESSAGE: lambda: _message_context(viewer, notification)}[notification.kind]()
     if isinstance(context, str):
         return context
     unsubscribe = _url(reverse("notifications:unsubscribe",

@@ -18,6 +18,7 @@ class Kind(models.TextChoices):
     SUBMISSION = "submission", "A submission of my team is scored, rejected or failed"
     DEADLINE = "deadline", "A phase my team submitted to closes in 24 hours"
     REVEAL = "reveal", "Surprise languages of my competition are revealed"
+    MESSAGE = "message", "The organizers of my competition write to every team"
 
 
 class MailPreference(models.Model):
@@ -27,6 +28,7 @@ class MailPreference(models.Model):
     submission = models.BooleanField(default=True)
     deadline = models.BooleanField(default=True)
     reveal = models.BooleanField(default=True)
+    message = models.BooleanField(default=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self):
@@ -38,7 +40,8 @@ class MailPreference(models.Model):
 
 class Notification(models.Model):
     """One mail to one person. `event` says what happened to its subject (the submission's
-    `scored`, `rejected`, `failed`; `closing`; `revealed`); the foreign keys name the subject."""
+    `scored`, `rejected`, `failed`; `closing`; `revealed`; `message`); the foreign keys name
+    the subject. An organizers' message keeps its own `subject` and `text`."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
     kind = models.CharField(max_length=12, choices=Kind.choices)
@@ -51,6 +54,8 @@ class Notification(models.Model):
     team = models.ForeignKey("teams.Team", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     group = models.ForeignKey("competitions.SubsetGroup", null=True, blank=True, on_delete=models.CASCADE,
                               related_name="+")
+    subject = models.CharField(max_length=200, blank=True)
+    text = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="Set while a worker sends it")
     tried_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it to send")

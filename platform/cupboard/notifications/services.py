@@ -11,6 +11,7 @@ its caller: a broken mail must not cost a submission its state.
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
@@ -49,13 +50,15 @@ def _record(rows: list[Notification]) -> list[int]:
             if (user_id, key) in wanted]
 
 
-def notifications_record(rows: list[Notification]) -> list[int]:
-    """Record `rows` and send them once the current transaction commits. Never raises: returns
-    [] and logs when recording fails."""
+def notifications_record(rows: list[Notification], *, quiet: bool = True) -> list[int]:
+    """Record `rows` and send them once the current transaction commits. Quiet (news of
+    something else, e.g. a scoring): never raises, returns [] and logs when recording fails."""
     try:
         with transaction.atomic():
             ids = _record(rows)
     except Exception:  # noqa: BLE001 - a mail is never worth a caller's failure
+        if not quiet:
+            raise
         logger.exception("notifications not recorded: %s", [r.key for r in rows][:5])
         return []
     if ids:
@@ -101,6 +104,18 @@ def notify_submission(*, submission_id: int, event: str) -> list[int]:
         Notification(user=user, kind=Kind.SUBMISSION, event=event, key=key, submission=submission,
                      phase=submission.phase, team=submission.team, competition=submission.phase.competition)
         for user in _members(submission.team) if user.pk not in off])
+
+
+def notify_teams_message(*, competition, subject: str, text: str) -> list[int]:
+    """The organizers' message to every member (with an address, who wants them) of every team
+    of `competition`, one mail each (nobody sees another's address). Raises if it cannot be recorded."""
+    off = users_not_wanting(kind=Kind.MESSAGE)
+    people = (get_user_model().objects.filter(memberships__team__competition=competition).exclude(email="")
+              .distinct().order_by("pk"))
+    key = f"message:{uuid.uuid4().hex}"
+    return notifications_record([
+        Notification(user=user, kind=Kind.MESSAGE, event="message", key=key, competition=competition,
+                     subject=subject, text=text) for user in people if user.pk not in off], quiet=False)
 
 
 def _deadline_rows(now: datetime) -> list[Notification]:

@@ -35,7 +35,7 @@ def message_teams(request, slug: str):
         except ValidationError as error:
             refusal = error.message
         else:
-            messages.success(request, f"Message sent to {sent} team member(s).")
+            messages.success(request, f"Message on its way to {sent} team member(s): the worker sends it.")
             return redirect("competitions:manage_teams", slug)
     return render(request, "teams/message.html", {"competition": competition, "form": form, "refusal": refusal},
                   status=400 if request.method == "POST" else 200)
