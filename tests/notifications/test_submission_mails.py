@@ -77,6 +77,8 @@ def test_a_failure_is_mailed_once_and_a_mail_failure_keeps_the_submission(world,
     assert submission_score(submission_id=submission.pk) == "failed"
     monkeypatch.setattr("cupboard.notifications.services._record", lambda rows: 1 / 0)  # recording breaks
     assert notify_submission(submission_id=submission.pk, event="failed") == []
+    monkeypatch.setattr("cupboard.notifications.services._members", lambda team: 1 / 0)  # so does reading
+    assert notify_submission(submission_id=submission.pk, event="failed") == []
     submission.refresh_from_db()
     assert submission.status == Submission.Status.FAILED
     send_recorded()

@@ -87,23 +87,28 @@ def _members(team) -> list:
 
 def notify_submission(*, submission_id: int, event: str) -> list[int]:
     """Its team's members (who want them): the submission was `scored`, `rejected` or `failed`.
-    A re-scoring with a new judgments release is news again; the same outcome twice is not."""
+    A re-scoring with a new judgments release is news again; the same outcome twice is not.
+    Called by scoring once the state is stored: never raises (a mail is not worth a scoring)."""
+    try:
+        return notifications_record(_submission_rows(submission_id=submission_id, event=event))
+    except Exception:  # noqa: BLE001
+        logger.exception("submission %s: %s mails not recorded", submission_id, event)
+        return []
+
+
+def _submission_rows(*, submission_id: int, event: str) -> list[Notification]:
     from cupboard.submissions.models import Submission
 
-    try:
-        submission = Submission.objects.select_related("phase__competition", "team").get(pk=submission_id)
-    except Submission.DoesNotExist:
-        return []
-    if submission.team_id is None:
+    submission = Submission.objects.select_related("phase__competition", "team").filter(pk=submission_id).first()
+    if submission is None or submission.team_id is None:
         return []
     key = f"submission:{submission.pk}:{event}"
     if event == Submission.Status.SCORED:
         key += f":r{submission.qrels_release_id}"
     off = users_not_wanting(kind=Kind.SUBMISSION)
-    return notifications_record([
-        Notification(user=user, kind=Kind.SUBMISSION, event=event, key=key, submission=submission,
-                     phase=submission.phase, team=submission.team, competition=submission.phase.competition)
-        for user in _members(submission.team) if user.pk not in off])
+    return [Notification(user=user, kind=Kind.SUBMISSION, event=event, key=key, submission=submission,
+                         phase=submission.phase, team=submission.team, competition=submission.phase.competition)
+            for user in _members(submission.team) if user.pk not in off]
 
 
 def notify_teams_message(*, competition, subject: str, text: str) -> list[int]:
