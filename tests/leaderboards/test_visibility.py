@@ -13,6 +13,7 @@ from cupboard.competitions.models import Competition, Phase
 from cupboard.leaderboards.selectors import leaderboard_for
 from cupboard.leaderboards.services import leaderboard_refresh
 from tests.leaderboards.conftest import make_scored, ndcg
+from tests.factories import make_topics
 from tests.personas import client_for
 
 pytestmark = pytest.mark.django_db
@@ -50,6 +51,19 @@ def test_it_hides_surprise_columns_and_their_average_before_the_reveal(cast, dev
     assert all(set(e.averages) == {"known", "all"} for e in leaderboard.entries)
     assert leaderboard.notices == [f"1 surprise language, announced on "
                                    f"{cast.competition.groups.get(name='surprise').reveal_at:%Y-%m-%d %H:%M} UTC."]
+
+
+def test_a_phase_without_surprise_topics_says_nothing_of_surprise_languages(cast, dev):
+    """MIRACL's Test A has 11 known languages and never a surprise one: no notice there, while a
+    phase with topics for the surprise language keeps it (the dry run showed it everywhere)."""
+    make_topics(dev, "sw", ["1", "2"])
+    make_topics(dev, "te", ["1", "2"])
+    assert leaderboard_for(phase=dev, user=cast.participant).notices == []
+    assert _columns(leaderboard_for(phase=dev, user=cast.participant)) == ["K.Avg", "Avg", "sw", "te"]
+
+    make_topics(dev, "yo", ["1", "2"])
+    [notice] = leaderboard_for(phase=dev, user=cast.participant).notices
+    assert notice.startswith("1 surprise language, announced on ")
 
 
 @pytest.mark.parametrize("persona", ["organizer", "staff"])

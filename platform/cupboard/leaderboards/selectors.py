@@ -124,7 +124,7 @@ def _entry_scores(row: LeaderboardRow, *, codes: list[str], group_names: list[st
 
 def _notices(viewer: Viewer, phase: Phase, subsets: list[Subset]) -> list[str]:
     if not viewer.is_organizer:
-        return [str(notice) for notice in viewer.hidden_groups]
+        return [str(notice) for notice in viewer.hidden_groups_of(phase)]
     now = viewer.now
     notices = [f"{s.code} ({s.group.label}) is shown to organizers only until {s.group.reveal_at:%Y-%m-%d %H:%M} UTC."
                for s in subsets if not s.group.is_revealed(now)]
