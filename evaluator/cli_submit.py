@@ -9,7 +9,9 @@ used, so this works from any Python that has the evaluator.
 
 Exit status: 0 uploaded (and, with --wait, scored); 1 refused, rejected or failed;
 2 nothing was tried (no token, a missing file) or the server could not be reached, refused
-the token, or did not answer in time.
+the token, or did not answer in time; 3 try again later: the server is briefly unavailable
+(HTTP 503, e.g. its database restarting) or throttling the token (429), nothing was stored,
+and the Retry-After it gave is printed. A script can sleep that long and run the same command.
 """
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ from .naming import expand_inputs
 from .progress import Progress
 
 DONE = {"scored", "rejected", "failed"}
+TRY_LATER = {429, 503}  # answers that say "not now", not "no"
+EXIT_TRY_LATER = 3
 CHUNK = 1 << 20
 
 
@@ -135,11 +139,33 @@ def call_api(url: str, token: str, body: Multipart | None = None, *, progress: P
     except urllib.error.HTTPError as error:
         text = error.read().decode("utf-8", "replace")
         try:
-            return error.code, json.loads(text)
+            document = json.loads(text)
         except ValueError:
-            raise ServerError(f"{url}: HTTP {error.code}: {text[:300]}") from None
+            if error.code not in TRY_LATER:
+                raise ServerError(f"{url}: HTTP {error.code}: {text[:300]}") from None
+            # a proxy's own 503 page while the platform restarts: an outage all the same
+            document = {"errors": [{"file": None, "line": None, "column": None, "code": "unavailable",
+                                    "message": f"HTTP {error.code} from {url}"}]}
+        if error.code in TRY_LATER and isinstance(document, dict):
+            document["retry_after"] = retry_after_seconds(error.headers.get("Retry-After"))
+        return error.code, document
     except (urllib.error.URLError, OSError, ValueError) as error:
         raise ServerError(f"{url}: {getattr(error, 'reason', error)}") from None
+
+
+def retry_after_seconds(value: str | None) -> int | None:
+    """Retry-After as seconds: the header is a number of seconds or an HTTP date."""
+    if not value:
+        return None
+    if value.strip().isdigit():
+        return int(value)
+    from datetime import datetime, timezone
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return max(0, round((parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds()))
+    except (TypeError, ValueError):
+        return None
 
 
 def upload_files(args: argparse.Namespace) -> list[tuple[str, Path]]:
@@ -167,14 +193,15 @@ def checked_here(args: argparse.Namespace) -> bool:
 
 
 def report(document: dict, fmt: str) -> None:
-    """JSON as one document on stdout; as text, problems as `file:line:column: message [code]` on stderr."""
+    """JSON as one document on stdout (problems with their codes); as text, problems as
+    `file:line:column: error: message` on stderr, for a person: no raw codes."""
     if fmt == "json":
         print_json(document)
         return
     for kind in ("errors", "warnings"):
         for problem in document.get(kind, []):
             where = ":".join(str(problem[k]) for k in ("file", "line", "column") if problem.get(k) is not None)
-            print(f"{where or 'server'}: {kind[:-1]}: {problem['message']} [{problem['code']}]", file=sys.stderr)
+            print(f"{where or 'server'}: {kind[:-1]}: {problem['message']}", file=sys.stderr)
 
 
 def wait_for_score(args: argparse.Namespace, token: str, submission: dict) -> dict:
@@ -187,6 +214,10 @@ def wait_for_score(args: argparse.Namespace, token: str, submission: dict) -> di
             raise ServerError(f"still {submission['status']} after {args.timeout:.0f} s: {submission.get('url', url)}")
         time.sleep(args.poll)
         status, answer = call_api(url, token)
+        if status in TRY_LATER:  # the run is stored: a brief outage is waited out, up to --timeout
+            print(f"the server is briefly unavailable (HTTP {status}); still waiting", file=sys.stderr)
+            time.sleep(max(0.0, min(answer.get("retry_after") or 0, deadline - time.monotonic()) - args.poll))
+            continue
         if status != 200:
             raise ServerError(f"{url}: HTTP {status}: {answer}")
         submission = answer
@@ -238,6 +269,11 @@ def submit_command(args: argparse.Namespace) -> int:
         bar.close()
         if status >= 400:
             report(answer, args.format)
+            if status in TRY_LATER:
+                wait = answer.get("retry_after")
+                print(f"nothing was stored; try again {f'in {wait} s' if wait is not None else 'later'}"
+                      f" (exit status {EXIT_TRY_LATER})", file=sys.stderr)
+                return EXIT_TRY_LATER
             return 2 if status in (401, 404) else 1
         said = "already stored as" if answer.get("repeat") else "submission"
         print(f"{said} #{answer['number']} {answer['status']}: {answer['url']}", file=sys.stderr)

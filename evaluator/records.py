@@ -34,13 +34,23 @@ class Problem:
         return {"file": self.file, "line": self.line, "column": self.column,
                 "code": self.code, "message": self.message}
 
-    def __str__(self) -> str:
+    @property
+    def where(self) -> str:
+        """`file:line:column`, as far as known."""
         where = self.file
         if self.line is not None:
             where += f":{self.line}"
             if self.column is not None:
                 where += f":{self.column}"
-        return f"{where}: {self.severity}: {self.message} [{self.code}]"
+        return where
+
+    @property
+    def for_people(self) -> str:
+        """Where and what, without the code (participants read this; scripts read `as_dict`)."""
+        return f"{self.where}: {self.message}"
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.severity}: {self.message} [{self.code}]"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,18 +1,21 @@
 """PostgreSQL stops under a production-shaped server (gunicorn, debug off): pages answer a
 short 503 page, the API a JSON 503, both with Retry-After; an upload in flight gets its
-answer instead of a connection reset; once the database is back everything answers again.
+answer instead of a connection reset, and `python -m evaluator submit` exits 3 (try again later)
+with the Retry-After; once the database is back everything answers again.
 
 The database is a cluster of the test's own (tests/e2e/throwaway.py), never the machine's.
 """
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 
 import pytest
 
-from tests.e2e.stack import api_upload, make_participant, prepared_stack, wait_until
+from tests.e2e.stack import ROOT, api_upload, make_participant, prepared_stack, wait_until
 from tests.e2e.throwaway import ThrowawayPostgres, postgres_bin
 
 pytestmark = [pytest.mark.skipif(postgres_bin() is None, reason="no PostgreSQL server in /usr/lib/postgresql"),
@@ -49,6 +52,11 @@ def test_a_database_outage_answers_503_with_retry_after_and_the_site_comes_back(
             big.write_bytes(files["run"].read_bytes() * (20_000_000 // files["run"].stat().st_size + 1))
             status, answer = api_upload(stack, token, big)  # a reset would raise ServerError here
             assert status == 503 and answer["errors"][0]["code"] == "unavailable"
+
+            cli = subprocess.run([sys.executable, "-m", "evaluator", "submit", "--server", stack.url, "--competition",
+                                  "cup", "--phase", "dev", "--method", "e2e", "--run", str(files["run"]),
+                                  "--token", token], cwd=ROOT, capture_output=True, text=True, timeout=120)
+            assert cli.returncode == 3 and "nothing was stored; try again in 30 s" in cli.stderr, cli.stderr
 
             status, headers, body = fetch(stack.url + "/submissions/api/1/", token)
             assert (status, headers["Retry-After"]) == (503, "30")

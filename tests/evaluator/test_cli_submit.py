@@ -3,7 +3,12 @@ before uploading. Uploading to a real server and waiting for the score is tested
 tests/e2e/test_submit_from_the_command_line.py."""
 import email.parser
 import email.policy
+import http.server
+import json
 import socket
+import threading
+
+import pytest
 
 from evaluator.cli import main
 from evaluator.cli_submit import Multipart
@@ -51,7 +56,8 @@ def test_it_checks_against_the_topics_before_it_connects(tmp_path, capsys):
     code = main(submit(tmp_path, "--token", "t", "--run", str(run), "--topics", str(topics)))
     err = capsys.readouterr().err
     assert code == 1
-    assert f"{run}:2:1: error:" in err and "unknown-qid" in err
+    assert f"{run}:2:1: error: query '7' is not in the topics" in err
+    assert "unknown-qid" not in err  # codes are for scripts (--format json), not in the text
 
 
 def test_it_says_when_the_server_cannot_be_reached(tmp_path, capsys):
@@ -72,3 +78,57 @@ def test_it_names_a_topics_file_that_is_not_there(tmp_path, capsys):
     missing = tmp_path / "topics.miracl-v1.0-sw-dev.tsv"
     assert main(submit(tmp_path, "--token", "t", "--run", str(run), "--topics", str(missing))) == 2
     assert f"no such file: {missing}" in capsys.readouterr().err
+
+
+class TryLater(http.server.BaseHTTPRequestHandler):
+    """A server that answers every request as cupboard does in an outage (503, Retry-After, the
+    API's JSON errors), or as a proxy in front of it does (an HTML page), or throttles (429)."""
+
+    answers = {"/json/": (503, "application/json", json.dumps({"errors": [
+        {"file": None, "line": None, "column": None, "code": "unavailable",
+         "message": "cupboard is briefly unavailable. Nothing was changed; please try again in 30 seconds."}]})),
+        "/proxy/": (503, "text/html", "<html><body>502 Bad Gateway - upstream restarting</body></html>"),
+        "/throttled/": (429, "application/json", json.dumps({"errors": [
+            {"file": None, "line": None, "column": None, "code": "throttled",
+             "message": "Too many requests with this token; try again in 7 s."}]}))}
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        status, kind, body = self.answers[self.path[:self.path.index("/", 1) + 1]]
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Retry-After", "7" if status == 429 else "30")
+        self.send_header("Content-Length", str(len(body.encode())))
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def busy_server():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), TryLater)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.mark.parametrize("where, says, wait", [
+    ("json", "server: error: cupboard is briefly unavailable. Nothing was changed", 30),
+    ("proxy", "server: error: HTTP 503 from http://127.0.0.1:", 30),
+    ("throttled", "server: error: Too many requests with this token", 7)])
+def test_a_server_that_says_not_now_is_exit_status_3_with_its_retry_after(tmp_path, capsys, busy_server, where,
+                                                                           says, wait):
+    run = tmp_path / "run.mine.sw.dev.txt"
+    run.write_text("1 Q0 10#0 1 2.0 mine\n")
+    argv = ["submit", "--server", f"{busy_server}/{where}", "--competition", "cup", "--phase", "dev",
+            "--method", "BM25", "--token", "t", "--run", str(run)]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert says in err and f"nothing was stored; try again in {wait} s (exit status 3)" in err
+    assert "[unavailable]" not in err and "[throttled]" not in err
+
+    assert main([*argv, "--format", "json"]) == 3
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["retry_after"] == wait and answer["errors"][0]["code"] in {"unavailable", "throttled"}

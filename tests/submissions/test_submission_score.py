@@ -180,6 +180,7 @@ def test_it_rejects_a_run_that_no_longer_validates(world, queued):
     assert submission_score(submission_id=queued.pk) == "rejected"
     queued.refresh_from_db()
     assert queued.status == Submission.Status.REJECTED and "run.sw.txt" in queued.status_reason
+    assert "is not in the topics" in queued.status_reason and "unknown-qid" not in queued.status_reason  # for people
     assert not Score.objects.filter(submission=queued).exists()
 
 

@@ -70,7 +70,7 @@ def score_job(job: SubsetJob, competition: Competition):
             run, report = read_run_file(source=stored, name=job.run_file.original_name, competition=competition,
                                         topics=topics)
         if run is None:
-            reasons = "; ".join(str(p) for p in report.errors[:5])
+            reasons = "; ".join(p.for_people for p in report.errors[:5])
             raise RunRejected(f"{job.run_file.original_name} no longer validates: {reasons}")
     return _evaluator(job.qrels_file, competition=competition).score(run, subset=code)
 
