@@ -1,6 +1,8 @@
-"""The organizer area fits a laptop (1366 px) in a real browser: the overview with its topics
-and qrels SHA-256 per language (cut, the whole value in the title), the Teams page, the audit
-log with its details, the scoring progress, the grant and message forms; no console error."""
+"""The organizer area fits a laptop (1366 px) and a phone (390 px) in a real browser: the
+overview with its topics and qrels SHA-256 per language (cut, the whole value in the title), the
+Teams page, the audit log with its details, the scoring progress, the grant, message, topics,
+judgments, schedule and reveal forms, and the upload page with the baseline, hybrid and re-score forms; no console error. Wide tables scroll
+inside their box, never the page."""
 from __future__ import annotations
 
 import pytest
@@ -16,7 +18,7 @@ from tests.factories import make_qrels_release, make_team, make_topics, make_use
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-WIDTH = 1366
+WIDTHS = (1366, 390)
 CODES = ("ar", "bn", "en", "es", "fa", "fi", "fr", "hi", "id", "ja", "ko", "ru", "sw", "te", "th", "zh", "de", "yo")
 
 
@@ -41,20 +43,28 @@ def organizer_cookie(live_server) -> dict:
     return {"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}
 
 
-def test_the_organizer_area_fits_a_laptop(live_server, organizer_cookie):
+def organizer_paths(slug: str) -> list[str]:
+    return [f"/c/{slug}/manage/", f"/c/{slug}/manage/teams/", f"/audit/{slug}/", f"/c/{slug}/manage/dev/scoring/",
+            f"/c/{slug}/manage/teams/lighthouse/grant/", f"/c/{slug}/manage/teams/message/",
+            f"/c/{slug}/manage/dev/topics/", f"/c/{slug}/manage/dev/qrels/", f"/c/{slug}/manage/dev/schedule/",
+            f"/c/{slug}/manage/groups/surprise/reveal/",
+            f"/submissions/{slug}/dev/upload/"]  # an organizer's: baselines, the hybrid and re-score forms
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_organizer_area_fits_a_laptop_and_a_phone(live_server, organizer_cookie, width):
     from playwright.sync_api import sync_playwright
 
     slug = "miracl-wsdm-cup"
-    paths = [f"/c/{slug}/manage/", f"/c/{slug}/manage/teams/", f"/audit/{slug}/", f"/c/{slug}/manage/dev/scoring/",
-             f"/c/{slug}/manage/teams/lighthouse/grant/", f"/c/{slug}/manage/teams/message/"]
+    paths = organizer_paths(slug)
     problems = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": WIDTH, "height": 900})
+        context = browser.new_context(viewport={"width": width, "height": 900})
         context.add_cookies([organizer_cookie])
         page = context.new_page()
         errors = watch_errors(page)
-        problems += too_wide(page, live_server.url, paths, WIDTH)
+        problems += too_wide(page, live_server.url, paths, width)
         page.goto(live_server.url + paths[0])
         sha = page.locator("#phase-dev code.sha").first
         assert len(sha.inner_text()) <= 13 and len(sha.get_attribute("title").split()[0]) == 64
