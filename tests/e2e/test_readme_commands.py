@@ -1,8 +1,10 @@
-"""The README's participant commands work as written: the shell blocks of the demo walk-through's
-upload step and of "For participants" run, in order, in one folder, against runserver and a
-real worker holding the Cup's dev phase as the demo has it (dates shifted to now, the shipped
-sw and yo samples as topics and judgments). The only changes made to the text: the server's
-address, the virtualenv's path, the samples' folder, and the token (set, not `...`)."""
+"""The README's commands work as written. The participant's: the shell blocks of the demo
+walk-through's upload step and of "For participants" run, in order, in one folder, against
+runserver and a real worker holding the Cup's dev phase as the demo has it (dates shifted to
+now, the shipped sw and yo samples as topics and judgments). The only changes made to the text:
+the server's address, the virtualenv's path, the samples' folder, and the token (set, not
+`...`). The organizer's ("For organizers": load the Cup, import the real MIRACL dev topics and
+judgments) run on a fresh database with ../shared/data where it is (skipped without it)."""
 from __future__ import annotations
 
 import os
@@ -12,6 +14,7 @@ import textwrap
 
 import pytest
 
+from tests.conftest import SHARED_DATA
 from tests.e2e.stack import BIN, ROOT, Stack, wait_until
 
 pytestmark = [pytest.mark.worker]
@@ -84,3 +87,23 @@ def test_the_participant_commands_of_the_readme_run(tmp_path):
                    == [("scored", "my first run")], seconds=30, what="the README's run to be stored once")
     assert (work / "topics.demo-miracl-dev-sw.tsv").read_text().startswith(
         (ROOT / "evaluator/samples/topics.miracl-v1.0-sw-dev.tsv").read_text().splitlines()[0])
+
+
+@pytest.mark.shared_data
+def test_the_organizer_commands_of_the_readme_run(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    [block] = [b for b in shell_blocks(section(readme, "For organizers")) if "import_qrels" in b]
+    stack = Stack(tmp_path)
+    stack.manage("migrate", "--noinput", timeout=180)
+    script = block.replace(".venv/bin/", f"{BIN}/").replace("../shared/data", str(SHARED_DATA))
+    result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=ROOT, env=stack.env, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, f"{block}\nexit {result.returncode}\n{result.stdout}\n{result.stderr}"
+    languages = len(list((SHARED_DATA / "miracl-v1.0-dev").glob("topics.*")))
+    assert stack.query("SELECT count(*) FROM competitions_topicset") == [(languages,)]
+    assert stack.query("SELECT number, note FROM competitions_qrelsrelease") == [(1, "MIRACL v1.0 dev")]
+    # "import_qrels ... then prints each file's SHA-256", as the README says: the stored file's
+    digests = dict(stack.query("SELECT s.code, f.sha256 FROM competitions_qrelsfile f "
+                               "JOIN competitions_subset s ON s.id = f.subset_id"))
+    assert len(digests) == languages
+    assert all(f"{code}: " in result.stdout and digest in result.stdout for code, digest in digests.items())
