@@ -112,17 +112,12 @@ class Viewer:
     @cached_property
     def hidden_groups(self) -> list[HiddenGroup]:
         """Notices of the groups still hidden from this viewer (none for organizers), soonest first."""
-        return self._hidden_notices(self.all_subsets)
+        return self.hidden_groups_among(self.all_subsets)
 
-    def hidden_groups_of(self, phase: Phase) -> list[HiddenGroup]:
-        """The notices that concern `phase`: its hidden subsets are those with topics in it (a
-        phase without any topics yet may have them all), so a phase that never has a surprise
-        language (MIRACL's Test A) says nothing about them. Counting them tells no more than the
-        competition page's notice does."""
-        with_topics = set(phase.topic_sets.values_list("subset_id", flat=True)) if self.hidden_groups else set()
-        return self._hidden_notices([s for s in self.all_subsets if not with_topics or s.pk in with_topics])
-
-    def _hidden_notices(self, subsets: list[Subset]) -> list[HiddenGroup]:
+    def hidden_groups_among(self, subsets: list[Subset]) -> list[HiddenGroup]:
+        """The notices of the hidden groups among `subsets`: a phase's (`phase_subsets` of all
+        of them), so a phase that never has a surprise language (MIRACL's Test A) says nothing
+        of them. Counting a phase's hidden subsets tells no more than the competition page does."""
         if self.is_organizer:
             return []
         hidden: dict[SubsetGroup, list[Subset]] = {}

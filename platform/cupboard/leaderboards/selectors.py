@@ -123,8 +123,9 @@ def _entry_scores(row: LeaderboardRow, *, codes: list[str], group_names: list[st
 
 
 def _notices(viewer: Viewer, phase: Phase, subsets: list[Subset]) -> list[str]:
+    """`subsets`: all the phase has, hidden ones included (the viewer's notices say what is hidden)."""
     if not viewer.is_organizer:
-        return [str(notice) for notice in viewer.hidden_groups_of(phase)]
+        return [str(notice) for notice in viewer.hidden_groups_among(subsets)]
     now = viewer.now
     notices = [f"{s.code} ({s.group.label}) is shown to organizers only until {s.group.reveal_at:%Y-%m-%d %H:%M} UTC."
                for s in subsets if not s.group.is_revealed(now)]
@@ -170,8 +171,9 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
         return Leaderboard(competition=competition, phase=phase, is_organizer=False, decimals=viewer.decimals,
                            message=viewer.closed_message(phase))
 
-    subsets = phase_subsets(phase, viewer.subsets)
-    notices = _notices(viewer, phase, subsets)
+    everything = phase_subsets(phase, viewer.all_subsets)  # one query for the phase's topics
+    subsets = [s for s in everything if viewer.sees_subset(s)]
+    notices = _notices(viewer, phase, everything)
     subset_columns, average_columns = _columns(subsets)
     rows = list(phase.leaderboard_rows.select_related("submission", "team"))
     entries = _entries(rows, viewer=viewer, subset_columns=subset_columns, average_columns=average_columns,
