@@ -7,7 +7,7 @@ from unittest import mock
 import pytest
 from django.test import override_settings
 
-from cupboard.submissions import scoring, scoring_jobs, workers
+from cupboard.submissions import readcache, scoring, scoring_jobs, workers
 from cupboard.submissions.models import QueryScores, Score
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.scoring_jobs import scoring_processes
@@ -62,6 +62,28 @@ def test_it_runs_the_subsets_in_other_processes_while_the_heartbeat_beats(world,
     ran_in = set(pids.read_text().split())
     assert len(ran_in) == 2 and str(os.getpid()) not in ran_in
     assert len(beats) >= 5  # ~1.2 s of scoring at a beat every 0.1 s
+
+
+def test_it_does_not_beat_inside_the_callers_transaction(world, tmp_path):
+    """load_demo scores inside its transaction: nobody can see that claim, and a beat would wait
+    for the transaction (the row lock, or SQLite's "database is locked") and the scoring for it."""
+    submission = _submitted(world)  # this test's transaction is still open
+    readcache.evaluators.clear()  # read the qrels (slowly) here, not from an earlier test's cache
+    real_read_qrels, beats = scoring_jobs.read_qrels, []
+
+    def slow_read_qrels(*args, **kwargs):
+        time.sleep(0.3)
+        return real_read_qrels(*args, **kwargs)
+
+    def counted_heartbeat(beat):
+        return workers.heartbeat(lambda: beats.append(time.monotonic()) or beat())
+
+    with override_settings(CUPBOARD_SCORING_PROCESSES=1), \
+            mock.patch.object(scoring_jobs, "read_qrels", slow_read_qrels), \
+            mock.patch.object(workers, "heartbeat_interval", lambda: 0.1), \
+            mock.patch.object(scoring, "heartbeat", counted_heartbeat):
+        assert submission_score(submission_id=submission.pk) == "scored"
+    assert beats == []
 
 
 @pytest.mark.parametrize("configured, concurrency, cores, expected", [

@@ -140,6 +140,12 @@ def submission_score(*, submission_id: int) -> str:
     claimed_at = timezone.now()
     if not _claim(submission_id=submission_id, now=claimed_at):
         return "skipped"  # another worker got there first, or there is nothing left to do
+    if transaction.get_connection().in_atomic_block:
+        # Scored inside the caller's transaction (load_demo scores each upload at once): the claim
+        # is not committed, so no sweeper can see it, and a heartbeat's update of the same row
+        # would only wait on that transaction (PostgreSQL: the row lock; SQLite: "database is
+        # locked") and make the scoring wait for it in turn: seconds per submission.
+        return _score_claimed(submission_id=submission_id, claimed_at=claimed_at)
     ours = _ours(submission_id=submission_id, claimed_at=claimed_at)
     with heartbeat(lambda: ours.update(heartbeat_at=timezone.now()) == 1):
         return _score_claimed(submission_id=submission_id, claimed_at=claimed_at)
