@@ -2,6 +2,9 @@
 budget: the same scores as one after another, while the heartbeat thread keeps beating."""
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -40,48 +43,46 @@ def test_it_scores_the_same_in_processes_as_one_after_another(world):
     assert alone == together and len(alone[0]) == 6 and alone[0][("te", "nDCG@10")] > 0
 
 
-@pytest.mark.django_db(transaction=True)  # the heartbeat thread's own connection must see the claimed row
-def test_it_runs_the_subsets_in_other_processes_while_the_heartbeat_beats(world, tmp_path):
-    submission = _submitted(world)
-    real_read_qrels, pids, beats = scoring_jobs.read_qrels, tmp_path / "pids", []
+@contextmanager
+def _slow_scoring(*, processes: int, delay: float, pids: Path | None = None) -> Iterator[list[float]]:
+    """Scoring on `processes`, each qrels read `delay` s slower (its pid noted in `pids`), with a
+    heartbeat every 0.1 s: yields the list of the beats' times."""
+    real_read_qrels, beats = scoring_jobs.read_qrels, []
 
     def slow_read_qrels(*args, **kwargs):
-        with open(pids, "a") as out:
-            out.write(f"{os.getpid()}\n")
-        time.sleep(0.6)
+        if pids:
+            with open(pids, "a") as out:
+                out.write(f"{os.getpid()}\n")
+        time.sleep(delay)
         return real_read_qrels(*args, **kwargs)
 
     def counted_heartbeat(beat):
         return workers.heartbeat(lambda: beats.append(time.monotonic()) or beat())
 
-    with override_settings(CUPBOARD_SCORING_PROCESSES=2), \
+    readcache.evaluators.clear()  # read the qrels (slowly) here, not from an earlier test's cache
+    with override_settings(CUPBOARD_SCORING_PROCESSES=processes), \
             mock.patch.object(scoring_jobs, "read_qrels", slow_read_qrels), \
             mock.patch.object(workers, "heartbeat_interval", lambda: 0.1), \
             mock.patch.object(scoring, "heartbeat", counted_heartbeat):
+        yield beats
+
+
+@pytest.mark.django_db(transaction=True)  # the heartbeat thread's own connection must see the claimed row
+def test_it_runs_the_subsets_in_other_processes_while_the_heartbeat_beats(world, tmp_path):
+    submission = _submitted(world)
+    pids = tmp_path / "pids"
+    with _slow_scoring(processes=2, delay=0.6, pids=pids) as beats:
         assert submission_score(submission_id=submission.pk) == "scored"
     ran_in = set(pids.read_text().split())
     assert len(ran_in) == 2 and str(os.getpid()) not in ran_in
     assert len(beats) >= 5  # ~1.2 s of scoring at a beat every 0.1 s
 
 
-def test_it_does_not_beat_inside_the_callers_transaction(world, tmp_path):
+def test_it_does_not_beat_inside_the_callers_transaction(world):
     """load_demo scores inside its transaction: nobody can see that claim, and a beat would wait
     for the transaction (the row lock, or SQLite's "database is locked") and the scoring for it."""
     submission = _submitted(world)  # this test's transaction is still open
-    readcache.evaluators.clear()  # read the qrels (slowly) here, not from an earlier test's cache
-    real_read_qrels, beats = scoring_jobs.read_qrels, []
-
-    def slow_read_qrels(*args, **kwargs):
-        time.sleep(0.3)
-        return real_read_qrels(*args, **kwargs)
-
-    def counted_heartbeat(beat):
-        return workers.heartbeat(lambda: beats.append(time.monotonic()) or beat())
-
-    with override_settings(CUPBOARD_SCORING_PROCESSES=1), \
-            mock.patch.object(scoring_jobs, "read_qrels", slow_read_qrels), \
-            mock.patch.object(workers, "heartbeat_interval", lambda: 0.1), \
-            mock.patch.object(scoring, "heartbeat", counted_heartbeat):
+    with _slow_scoring(processes=1, delay=0.3) as beats:
         assert submission_score(submission_id=submission.pk) == "scored"
     assert beats == []
 
