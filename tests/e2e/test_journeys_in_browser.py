@@ -6,7 +6,8 @@ must fit the screen (no sideways scroll) and log no console or script error.
   the team -> Submit -> upload a run -> scored by a real Celery worker -> select it for the
   final ranking -> its score on the leaderboard, equal to `python -m evaluator score`'s.
 - Organizer: log in -> organizer area -> Teams -> extra submissions for a team that never
-  submitted -> a message to every team (an e-mail per member, Django's file backend) ->
+  submitted -> a message to every team (an e-mail per member, sent by the worker through
+  Django's file backend) ->
   re-score the final phase and watch its progress page until it is done -> export every
   submission of the phase as CSV.
 
@@ -188,12 +189,14 @@ def an_organizer_grants_messages_rescores_and_exports(stack, browser, width: int
     page.fill("[name=subject]", f"Final phase closes soon ({width})")
     page.fill("[name=body]", "Select up to two runs for the final ranking.")
     walk.click("button", "Send to every team")
-    assert "Message sent to" in walk.text()
-    mail = "".join(p.read_text(errors="replace") for p in (stack.folder / "mail").glob("*.log"))
-    assert mail.count(f"Final phase closes soon ({width})") == stack.query(
-        "SELECT count(*) FROM teams_membership WHERE team_id IN "
-        "(SELECT id FROM teams_team WHERE competition_id = (SELECT id FROM competitions_competition"
-        " WHERE slug = 'cup'))")[0][0]
+    assert "Message on its way to" in walk.text()
+    members = stack.query("SELECT count(*) FROM teams_membership WHERE team_id IN (SELECT id FROM teams_team "
+                          "WHERE competition_id = (SELECT id FROM competitions_competition WHERE slug = 'cup'))")[0][0]
+
+    def mailed() -> bool:  # the worker sends them after COMMIT
+        mail = "".join(p.read_text(errors="replace") for p in (stack.folder / "mail").glob("*.log"))
+        return mail.count(f"Final phase closes soon ({width})") == members
+    wait_until(mailed, seconds=60, every=1, what=f"{members} e-mails\n{stack.log('worker')[-3000:]}")
 
     # Re-score the final phase; the progress page reloads itself until the worker is done.
     scored_at = dict(stack.query("SELECT id, scored_at FROM submissions_submission"))
