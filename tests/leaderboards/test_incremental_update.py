@@ -86,3 +86,28 @@ def test_its_query_count_does_not_grow_with_the_submissions(cast):
     cast.competition.phases.get(slug="dev").submissions.all().delete()
     many = _queries_of_one_update(cast, per_team=30)
     assert few == many
+
+
+@pytest.mark.parametrize("ranking", ["best", "selected"])
+def test_a_selection_or_disqualification_leaves_what_a_full_rebuild_would(cast, ranking,
+                                                                          django_capture_on_commit_callbacks):
+    from cupboard.submissions.services import submission_disqualify, submission_select_final
+
+    phase = cast.competition.phases.get(slug="dev")
+    phase.ranking = ranking
+    phase.save()
+    runs = [make_scored(phase, team=team, scores=ndcg(sw=value, te=value), minutes_ago=minutes)
+            for team, value, minutes in ((cast.team_a, 0.9, 30), (cast.team_a, 0.5, 20), (cast.team_b, 0.7, 10))]
+    baseline = make_scored(phase, scores=ndcg(sw=0.2, te=0.2), method="bm25")
+    leaderboard_refresh(phase=phase)
+    before = _snapshot(phase)
+    with django_capture_on_commit_callbacks(execute=True):
+        submission_select_final(submission=runs[1], user=cast.participant, selected=True)
+    assert _snapshot(phase) == _rebuilt(phase)
+    with django_capture_on_commit_callbacks(execute=True):
+        submission_disqualify(submission=runs[0], actor=cast.organizer, reason="copied")
+    assert _snapshot(phase) == _rebuilt(phase)
+    with django_capture_on_commit_callbacks(execute=True):
+        submission_disqualify(submission=baseline, actor=cast.organizer, reason="wrong file")
+    assert _snapshot(phase) == _rebuilt(phase) != before
+    assert baseline.pk not in [row[2] for row in _snapshot(phase)]

@@ -6,7 +6,8 @@ Two ways, with the same result (tests/leaderboards/test_incremental_update.py):
   baseline) only, replaces its row and re-ranks the phase's rows in one UPDATE. Its cost is
   flat in the number of submissions of the phase (it grows with its rows, one per team).
 - `leaderboard_refresh` rebuilds the whole phase from every Score row: after a reveal (what
-  ranks count changed), a qrels release, a selection, a disqualification, a merge.
+  ranks count changed), a qrels release, a merge (selections and disqualifications
+  change one team's row: `leaderboard_update`).
 
 Both are idempotent: running them twice, or late, leaves the rows the current scores imply.
 """

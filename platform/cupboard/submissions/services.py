@@ -18,7 +18,7 @@ from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, Subset
 from cupboard.competitions.private_files import removed_on_error
 from cupboard.competitions.viewer import Viewer
-from cupboard.leaderboards.services import leaderboard_refresh
+from cupboard.leaderboards.services import leaderboard_update
 from cupboard.locking import locked
 from cupboard.teams.models import Membership, Team
 
@@ -215,7 +215,8 @@ def submission_select_final(*, submission: Submission, user: AbstractBaseUser, s
                                 code="selection_full")
     Submission.objects.filter(pk=submission.pk).update(selected_for_final=selected)
     submission.selected_for_final = selected
-    transaction.on_commit(lambda: leaderboard_refresh(phase=phase))
+    # Only this team's counted submission can change: its row, then a re-rank.
+    transaction.on_commit(lambda: leaderboard_update(phase=phase, submission=submission))
     return submission
 
 
@@ -233,7 +234,8 @@ def submission_disqualify(*, submission: Submission, actor: AbstractBaseUser, re
                  summary=f"Disqualified {submission} in {submission.phase.name}: {reason.strip()}",
                  details={"submission": submission.pk}, is_public=True)
     phase = submission.phase
-    transaction.on_commit(lambda: leaderboard_refresh(phase=phase))
+    # Only its team's row (or the baseline's own) can change: that row, then a re-rank.
+    transaction.on_commit(lambda: leaderboard_update(phase=phase, submission=submission))
     return submission
 
 
