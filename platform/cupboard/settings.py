@@ -56,7 +56,7 @@ MIDDLEWARE = [
     # First: a database or broker outage anywhere below answers 503 with Retry-After (outages.py).
     "cupboard.outages.OutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # Every page gets a Content-Security-Policy and every request a nonce (csp.py).
+    # Every page gets the Content-Security-Policy (csp.py).
     "cupboard.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

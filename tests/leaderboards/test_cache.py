@@ -1,6 +1,7 @@
 """Cached leaderboards (leaderboards/cache.py): one entry per viewer class, never a user's
 page from another's entry, a new version after every update, a reveal never served late,
 and 304 for a copy the client already holds."""
+import gzip
 from datetime import timedelta
 
 import pytest
@@ -86,3 +87,21 @@ def test_it_answers_304_to_a_copy_of_the_current_version(cast, dev, name):
     assert _get(cast.participant, name, dev, HTTP_IF_NONE_MATCH=etag).status_code == 200  # another viewer
     leaderboard_refresh(phase=dev)
     assert _get(None, name, dev, HTTP_IF_NONE_MATCH=etag).status_code == 200
+
+
+def test_a_visitor_without_cookies_gets_the_same_bytes_gzipped_when_accepted(cast, dev):
+    plain = _get(None, PAGE, dev)
+    again = _get(None, PAGE, dev)
+    zipped = _get(None, PAGE, dev, HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+    assert plain.content == again.content and "Content-Encoding" not in plain  # nothing per request
+    assert zipped["Content-Encoding"] == "gzip" and gzip.decompress(zipped.content) == plain.content
+    assert "Accept-Encoding" in zipped["Vary"] and zipped["ETag"] != plain["ETag"]
+    for name in (JSON, CSV):
+        assert gzip.decompress(_get(None, name, dev, HTTP_ACCEPT_ENCODING="gzip").content) == _get(None, name, dev).content
+
+
+def test_a_page_naming_its_user_is_never_compressed(cast, dev):
+    """The shell carries the user's CSRF token: compressing it beside reflected text would
+    open it to BREACH-style guessing, so only shared bytes are compressed."""
+    response = _get(cast.participant, PAGE, dev, HTTP_ACCEPT_ENCODING="gzip")
+    assert "Content-Encoding" not in response and _who(cast.participant) in response.content.decode()

@@ -188,17 +188,17 @@ def test_it_pins_the_query_count_of_the_page(cast, dev, django_assert_num_querie
     leaderboard_refresh(phase=dev)
     anonymous, participant, organizer = client_for(None), client_for(cast.participant), client_for(cast.organizer)
 
-    # 1 phase + competition, 2 groups (the next reveal instant: the cache key); on a miss the
-    # board: 3 subsets + groups, 4 the phase's topics (its subsets), 5 rows + submissions + teams,
-    # 6 current qrels release
+    # 1 the cache key's state (phase, competition, its groups' reveal instants around now); on a
+    # miss: 2 phase + competition, the board: 3 subsets + groups, 4 the phase's topics (its
+    # subsets), 5 rows + submissions + teams, 6 current qrels release
     with django_assert_num_queries(6):
         anonymous.get(_url(dev))
-    with django_assert_num_queries(2):  # cached (leaderboards/cache.py)
+    with django_assert_num_queries(1):  # cached, for a visitor without cookies (leaderboards/cache.py)
         anonymous.get(_url(dev))
     # the same, plus: session, user, organizer check (once per request), the viewer's team
     with django_assert_num_queries(10):
         participant.get(_url(dev))
-    # session, user, phase + competition, organizer check, groups; the board: subsets + groups,
+    # session, user, state, phase + competition, organizer check; the board: subsets + groups,
     # the phase's topics, rows, qrels release
     with django_assert_num_queries(9):
         organizer.get(_url(dev))

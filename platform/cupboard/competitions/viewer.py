@@ -217,10 +217,11 @@ class Viewer:
                 for key, by_metric in scores.items()}
 
 
-def viewer_for(request, competition: Competition) -> Viewer:
-    """The request's viewer of `competition`, built once per request and competition."""
+def viewer_for(request, competition: Competition, now: datetime | None = None) -> Viewer:
+    """The request's viewer of `competition`, built once per request and competition (at
+    `now` when given: the instant a query already used, so both agree on what is revealed)."""
     cache = request.__dict__.setdefault("_cupboard_viewers", {})
     viewer = cache.get(competition.pk)
     if viewer is None:
-        viewer = cache[competition.pk] = Viewer(request.user, competition)
+        viewer = cache[competition.pk] = Viewer(request.user, competition, now)
     return viewer

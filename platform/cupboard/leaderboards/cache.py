@@ -1,9 +1,10 @@
 """What a class of viewers sees of a leaderboard, rendered once and served from Django's cache.
 
-A cached entry is keyed on everything its bytes depend on:
+A cached entry is keyed on everything its bytes depend on (`board_key`, in this order):
 
 - the phase and its `leaderboard_version` (bumped by every refresh, update and qrels
   release, under the phase lock: leaderboards/services.py), read with the phase itself;
+- whether the competition is published;
 - the next instant at which what anyone sees changes by the clock (a group's or the
   phase's reveal, the phase opening or closing), so an entry made before a reveal is
   never served after it: a reveal is never served late;
@@ -11,44 +12,44 @@ A cached entry is keyed on everything its bytes depend on:
   `team-<pk>` (a team's members see their own row highlighted and linked), and
   `public` (anonymous and logged-in people without a team see the same). An entry is
   only ever shared inside one class, and nothing of a user (name, CSRF token) goes in:
-  the page shell around a cached board is rendered per request (only the anonymous
-  shell, which carries nothing of anyone, is cached whole);
-- what is rendered (page board, whole anonymous page, JSON, CSV) and the metric.
+  the page shell around a cached board is rendered per request (only the shell of a
+  request without cookies, which carries nothing of anyone, is cached whole);
+- what is rendered (page board, whole page, JSON, CSV) and the metric;
+- then, appended by `BoardKey.variant`: further renderings of that entry (`blank-page`,
+  `gzip`).
+
+Something new a leaderboard shows (a filter, a band, a history) either adds a part to the
+key (a query parameter, like the metric) or is bumped by what changes it (call
+`leaderboard_bump`). Everything a key needs comes from one plain SQL query (`board_state`),
+so a cached hit for a visitor without cookies costs that query and a cache read.
 
 Entries also expire after CUPBOARD_LEADERBOARD_CACHE_SECONDS, which bounds how long an
-edit that bumps no version (a team renamed, a phase edited in the admin) takes to show.
-The same key, hashed, is the ETag; a matching If-None-Match is answered 304.
+edit that bumps no version (a phase edited in the admin) takes to show. The same key,
+hashed, is the ETag; a matching If-None-Match is answered 304. Bodies are kept as bytes,
+and gzip-compressed once per entry for clients that accept it: no page carries a
+per-request value (cupboard/csp.py needs no nonce), so they are served byte for byte.
 """
 from __future__ import annotations
 
+import gzip
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import connection
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
-from cupboard.competitions.models import Phase
+from cupboard.competitions.models import Competition, Phase, SubsetGroup
 from cupboard.competitions.viewer import Viewer
 
-# Stands for the per-request CSP nonce inside a cached page; each response puts its own in.
-NONCE_PLACEHOLDER = "cupboard-csp-nonce-placeholder"
-
-
-def viewer_class(viewer: Viewer) -> str:
-    """The class whose members all see the same leaderboard (see the module docstring)."""
-    if viewer.is_organizer:
-        return "organizer"
-    if viewer.team is not None:
-        return f"team-{viewer.team.pk}"
-    return "public"
-
-
-def _instants(phase: Phase) -> list[datetime]:
-    competition = phase.competition
-    groups = [g.reveal_at for g in competition.groups.all() if g.reveal_at is not None]
-    return [t for t in (phase.opens_at, phase.closes_at, phase.reveal_at, competition.starts_at, *groups) if t]
+# (status, content type, body): what a cached response is made of.
+Rendered = tuple[int, str, bytes]
 
 
 @dataclass(frozen=True)
@@ -62,22 +63,87 @@ class BoardKey:
         """Another rendering of the same version for the same class (e.g. the whole page)."""
         return BoardKey(key=f"{self.key}:{what}", last_modified=self.last_modified)
 
-    def etag(self, user) -> str:
+    def etag(self, user, encoding: str = "") -> str:
         """The key's hash, and the user's for a logged-in one: the page shell around the
         shared board names its user, so one person's copy never validates another's."""
         who = user.pk if user.is_authenticated else ""
-        return '"' + hashlib.sha256(f"{self.key}:{who}".encode()).hexdigest()[:32] + '"'
+        return '"' + hashlib.sha256(f"{self.key}:{who}:{encoding}".encode()).hexdigest()[:32] + '"'
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """What the cache keys of one phase need at `now`, read in one query (`board_state`)."""
+
+    phase_id: int
+    version: int
+    changed_at: datetime | None
+    is_published: bool
+    metrics: list[str]
+    primary_metric: str
+    instants: list[datetime]  # when what anyone sees changes by the clock (the next group reveal, the last one)
+    now: datetime
+
+    def metric(self, requested: str | None) -> str:
+        """`requested` when the competition has it, else its primary metric."""
+        return requested if requested in (self.metrics or [self.primary_metric]) else self.primary_metric
+
+    def key(self, viewer_class: str, *, what: str, metric: str = "") -> BoardKey:
+        """The key of what a viewer of `viewer_class` sees now, and when that last changed."""
+        upcoming = min((t for t in self.instants if t > self.now), default=None)
+        passed = [t for t in self.instants if t <= self.now] + ([self.changed_at] if self.changed_at else [])
+        parts = [self.phase_id, self.version, int(self.is_published), upcoming.timestamp() if upcoming else "-",
+                 viewer_class, what, metric]
+        return BoardKey(key="leaderboard:" + ":".join(str(p) for p in parts), last_modified=max(passed, default=None))
+
+
+def _state_sql() -> str:
+    phase, competition, group = (m._meta.db_table for m in (Phase, Competition, SubsetGroup))
+    reveal = "SELECT {} (g.reveal_at) FROM {} g WHERE g.competition_id = c.id AND g.reveal_at {} %s"
+    return (f"SELECT p.id, p.leaderboard_version, p.leaderboard_changed_at, c.is_published, c.metrics, "
+            f"c.primary_metric, p.opens_at, p.closes_at, p.reveal_at, c.starts_at, "
+            f"({reveal.format('MIN', group, '>')}), ({reveal.format('MAX', group, '<=')}) "
+            f"FROM {phase} p JOIN {competition} c ON c.id = p.competition_id WHERE c.slug = %s AND p.slug = %s")
+
+
+def _datetime(value) -> datetime | None:
+    """A timestamp as the driver returns it (SQLite: naive or text, in UTC), aware."""
+    if isinstance(value, str):
+        value = parse_datetime(value)
+    if value is not None and timezone.is_naive(value):
+        value = timezone.make_aware(value, dt_timezone.utc)
+    return value
+
+
+def board_state(*, slug: str, phase_slug: str, now: datetime | None = None) -> BoardState | None:
+    """The state of the phase `phase_slug` of competition `slug`, or None: one plain SQL
+    query, the first thing (and with a cache read, the only one) a cached hit does."""
+    now = now or timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(_state_sql(), [now, now, slug, phase_slug])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    phase_id, version, changed_at, is_published, metrics, primary_metric, *instants = row
+    return BoardState(phase_id=phase_id, version=version, changed_at=_datetime(changed_at),
+                      is_published=bool(is_published), primary_metric=primary_metric, now=now,
+                      metrics=json.loads(metrics) if isinstance(metrics, str) else list(metrics),
+                      instants=[t for t in map(_datetime, instants) if t is not None])
+
+
+def viewer_class(viewer: Viewer) -> str:
+    """The class whose members all see the same leaderboard (see the module docstring)."""
+    if viewer.is_organizer:
+        return "organizer"
+    if viewer.team is not None:
+        return f"team-{viewer.team.pk}"
+    return "public"
 
 
 def board_key(phase: Phase, viewer: Viewer, *, what: str, metric: str = "") -> BoardKey:
-    """The key of what `viewer` sees of `phase` now, and when that last changed."""
-    now = viewer.now
-    instants = _instants(phase)
-    upcoming = min((t for t in instants if t > now), default=None)
-    passed = [t for t in instants if t <= now] + ([phase.leaderboard_changed_at] if phase.leaderboard_changed_at else [])
-    parts = [phase.pk, phase.leaderboard_version, int(phase.competition.is_published),
-             upcoming.timestamp() if upcoming else "-", viewer_class(viewer), what, metric]
-    return BoardKey(key="leaderboard:" + ":".join(str(p) for p in parts), last_modified=max(passed, default=None))
+    """The key of what `viewer` sees of `phase` now (a query of its own: views that start
+    from the slugs call `board_state` once instead)."""
+    state = board_state(slug=phase.competition.slug, phase_slug=phase.slug, now=viewer.now)
+    return state.key(viewer_class(viewer), what=what, metric=metric)
 
 
 def cached(key: BoardKey, build: Callable[[], object]) -> object:
@@ -87,3 +153,18 @@ def cached(key: BoardKey, build: Callable[[], object]) -> object:
         value = build()
         cache.set(key.key, value, settings.CUPBOARD_LEADERBOARD_CACHE_SECONDS)
     return value
+
+
+def cached_response(key: BoardKey, build: Callable[[], tuple[int, str, str]], *, compressed: bool) -> Rendered:
+    """The response under `key` with its body as UTF-8 bytes, or gzip-compressed (once, on a
+    miss, from the plain entry, and kept beside it)."""
+    if compressed:
+        def compress() -> Rendered:
+            status, content_type, body = cached_response(key, build, compressed=False)
+            return status, content_type, gzip.compress(body, compresslevel=6, mtime=0)
+        return cached(key.variant("gzip"), compress)
+
+    def encode() -> Rendered:
+        status, content_type, body = build()
+        return status, content_type, body.encode()
+    return cached(key, encode)

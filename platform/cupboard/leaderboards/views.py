@@ -1,9 +1,10 @@
 """Leaderboard pages and exports. Each view asks `leaderboard_for` what the viewer may
 see and renders exactly that; no view reads scores itself. What a viewer class sees is
 rendered once per leaderboard version and served from the cache (leaderboards/cache.py)."""
+import functools
 import json
+import re
 from collections.abc import Callable
-from types import SimpleNamespace
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
@@ -17,94 +18,123 @@ from django.views.decorators.http import require_GET
 
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.viewer import Viewer, viewer_for
-from cupboard.leaderboards.cache import NONCE_PLACEHOLDER, BoardKey, board_key, cached
+from cupboard.leaderboards.cache import (BoardKey, BoardState, Rendered, board_state, cached, cached_response,
+                                         viewer_class)
 from cupboard.leaderboards.charts import leaderboard_charts
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
 
+_GZIP = re.compile(r"\bgzip\b")  # as Django's GZipMiddleware reads Accept-Encoding
 
-def _get_phase_for_user(request, slug: str, phase_slug: str) -> tuple[Phase, Viewer]:
-    """The phase and its viewer; 404 when the phase does not exist for them."""
-    phase = get_object_or_404(Phase.objects.select_related("competition"), competition__slug=slug, slug=phase_slug)
-    viewer = viewer_for(request, phase.competition)
+
+def _board_state(slug: str, phase_slug: str) -> BoardState:
+    state = board_state(slug=slug, phase_slug=phase_slug)
+    if state is None:
+        raise Http404("No such leaderboard")
+    return state
+
+
+def _phase_and_viewer(request, state: BoardState) -> tuple[Phase, Viewer]:
+    """The phase and its viewer at the instant the state was read (so both agree on what is
+    revealed); 404 when the phase does not exist for them."""
+    phase = Phase.objects.select_related("competition").get(pk=state.phase_id)
+    viewer = viewer_for(request, phase.competition, state.now)
     if not viewer.sees_competition:
         raise Http404("No such leaderboard")
     return phase, viewer
 
 
-def _conditional(request, key: BoardKey, respond: Callable[[], HttpResponse]) -> HttpResponse:
+def _is_blank(request) -> bool:
+    """No session and no message cookie: the page shell carries nothing of anyone, and the
+    visitor is of the public class (leaderboards/cache.py)."""
+    return (settings.SESSION_COOKIE_NAME not in request.COOKIES and "messages" not in request.COOKIES
+            and not request.user.is_authenticated)
+
+
+def _lookup(request, state: BoardState, *, what: str, metric: str = "") -> tuple[BoardKey, Callable]:
+    """The request's cache key and a function giving (phase, viewer). For a visitor without
+    cookies the key needs nothing more than `state`, and the phase is read only on a miss."""
+    if _is_blank(request):
+        if not state.is_published:
+            raise Http404("No such leaderboard")
+        return state.key("public", what=what, metric=metric), functools.cache(lambda: _phase_and_viewer(request, state))
+    phase, viewer = _phase_and_viewer(request, state)
+    return state.key(viewer_class(viewer), what=what, metric=metric), lambda: (phase, viewer)
+
+
+def _conditional(request, key: BoardKey, respond: Callable[[], HttpResponse], *, compressed: bool = False) -> HttpResponse:
     """`respond()`, or 304 when the client holds this version; with ETag, Last-Modified and
     `Vary: Cookie` (the viewer class comes from the session), revalidated on every use."""
     last_modified = int(key.last_modified.timestamp()) if key.last_modified else None
-    etag = key.etag(request.user)
+    etag = key.etag(request.user, "gzip" if compressed else "")
     response = get_conditional_response(request, etag=etag, last_modified=last_modified) or respond()
     response["ETag"] = etag
     if last_modified is not None:
         response["Last-Modified"] = http_date(last_modified)
     patch_cache_control(response, no_cache=True, private=request.user.is_authenticated)
-    patch_vary_headers(response, ["Cookie"])
+    patch_vary_headers(response, ["Cookie", "Accept-Encoding"])
     return response
 
 
-def _metric(request, competition: Competition) -> str:
-    metrics = list(competition.metrics) or [competition.primary_metric]
-    metric = request.GET.get("metric")
-    return metric if metric in metrics else competition.primary_metric
+def _served(rendered: Rendered, *, compressed: bool) -> HttpResponse:
+    status, content_type, body = rendered
+    response = HttpResponse(body, status=status, content_type=content_type)
+    if compressed:
+        response["Content-Encoding"] = "gzip"
+    return response
 
 
 def _board_html(phase: Phase, viewer: Viewer, metric: str) -> str:
     leaderboard = leaderboard_for(phase=phase, viewer=viewer)
     return render_to_string("leaderboards/_board.html", {
         "leaderboard": leaderboard, "metric": metric, "table": leaderboard.table(metric),
-        "charts": leaderboard_charts(leaderboard, metric=metric) if leaderboard.visible else [],
-        "request": SimpleNamespace(csp_nonce=NONCE_PLACEHOLDER)})
+        "charts": leaderboard_charts(leaderboard, metric=metric) if leaderboard.visible else []})
 
 
-def _with_nonce(request, html: str) -> str:
-    return html.replace(NONCE_PLACEHOLDER, request.csp_nonce)
-
-
-def _is_blank(request) -> bool:
-    """No session and no message cookie: the page shell carries nothing of anyone."""
-    return settings.SESSION_COOKIE_NAME not in request.COOKIES and "messages" not in request.COOKIES
+def _accepts_gzip(request) -> bool:
+    return bool(_GZIP.search(request.headers.get("Accept-Encoding", "")))
 
 
 @require_GET
 def phase(request, slug: str, phase_slug: str):
     """One phase's leaderboard for one metric (?metric=, default the primary one), with
     charts and export links. The board is rendered once per version and viewer class
-    (leaderboards/cache.py); a visitor without cookies gets the whole page from the cache.
+    (leaderboards/cache.py); a visitor without cookies gets the whole page from the cache,
+    byte for byte (gzip-compressed when accepted): one query and a cache read.
     Read-only: a leaderboard computed before a reveal is rebuilt by the beat task."""
-    phase, viewer = _get_phase_for_user(request, slug, phase_slug)
-    metric = _metric(request, phase.competition)
-    board = board_key(phase, viewer, what="board", metric=metric)
+    state = _board_state(slug, phase_slug)
+    metric = state.metric(request.GET.get("metric"))
+    board, load = _lookup(request, state, what="board", metric=metric)
 
     def page() -> str:
-        html = mark_safe(_with_nonce(request, cached(board, lambda: _board_html(phase, viewer, metric))))
+        phase, viewer = load()
+        html = mark_safe(cached(board, lambda: _board_html(phase, viewer, metric)))  # noqa: S308 - our own render
         return render_to_string("leaderboards/phase.html", {"phase": phase, "board": html}, request=request)
 
-    def respond() -> HttpResponse:
-        if not _is_blank(request):
-            return HttpResponse(page())
-        whole = board.variant("blank-page")
-        request.csp_nonce, nonce = NONCE_PLACEHOLDER, request.csp_nonce
-        html = cached(whole, page)
-        request.csp_nonce = nonce
-        return HttpResponse(_with_nonce(request, html))
-    return _conditional(request, board, respond)
+    if not _is_blank(request):  # the shell names its user: rendered per request around the shared board
+        return _conditional(request, board, lambda: HttpResponse(page()))
+    compressed = _accepts_gzip(request)
+
+    def whole_page() -> HttpResponse:
+        rendered = cached_response(board.variant("blank-page"), lambda: (200, "text/html; charset=utf-8", page()),
+                                   compressed=compressed)
+        return _served(rendered, compressed=compressed)
+    return _conditional(request, board, whole_page, compressed=compressed)
 
 
 def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) -> HttpResponse:
-    phase, viewer = _get_phase_for_user(request, slug, phase_slug)
-    key = board_key(phase, viewer, what=what)
+    key, load = _lookup(request, _board_state(slug, phase_slug), what=what)
+    compressed = _accepts_gzip(request)
 
     def respond() -> HttpResponse:
-        status, content_type, body = cached(key, lambda: build(leaderboard_for(phase=phase, viewer=viewer)))
-        response = HttpResponse(body, status=status, content_type=content_type)
-        if status == 200 and what == "csv":
+        def render_export() -> tuple[int, str, str]:
+            phase, viewer = load()
+            return build(leaderboard_for(phase=phase, viewer=viewer))
+        response = _served(cached_response(key, render_export, compressed=compressed), compressed=compressed)
+        if response.status_code == 200 and what == "csv":
             response["Content-Disposition"] = f'attachment; filename="{slug}-{phase_slug}-leaderboard.csv"'
         return response
-    return _conditional(request, key, respond)
+    return _conditional(request, key, respond, compressed=compressed)
 
 
 def _csv(leaderboard: Leaderboard) -> tuple[int, str, str]:
