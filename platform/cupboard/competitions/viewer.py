@@ -212,8 +212,11 @@ class Viewer:
         return value if value is None or self.rounded_to is None else round(value, self.rounded_to)
 
     def rounded_table(self, scores: dict[str, dict[str, float | None]]) -> dict:
-        """{key: {metric: value}} rounded for this viewer."""
-        return {key: {metric: self.rounded(value) for metric, value in by_metric.items()}
+        """{key: {metric: value}} rounded for this viewer (a leaderboard holds thousands)."""
+        digits = self.rounded_to
+        if digits is None:
+            return {key: dict(by_metric) for key, by_metric in scores.items()}
+        return {key: {metric: None if value is None else round(value, digits) for metric, value in by_metric.items()}
                 for key, by_metric in scores.items()}
 
 

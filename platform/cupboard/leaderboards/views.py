@@ -23,6 +23,7 @@ from cupboard.leaderboards.cache import (BoardKey, BoardState, Rendered, board_s
 from cupboard.leaderboards.charts import leaderboard_charts
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
+from cupboard.leaderboards.table import table_body
 
 _GZIP = re.compile(r"\bgzip\b")  # as Django's GZipMiddleware reads Accept-Encoding
 
@@ -87,7 +88,7 @@ def _served(rendered: Rendered, *, compressed: bool) -> HttpResponse:
 def _board_html(phase: Phase, viewer: Viewer, metric: str) -> str:
     leaderboard = leaderboard_for(phase=phase, viewer=viewer)
     return render_to_string("leaderboards/_board.html", {
-        "leaderboard": leaderboard, "metric": metric, "table": leaderboard.table(metric),
+        "leaderboard": leaderboard, "metric": metric, "body": table_body(leaderboard, metric),
         "charts": leaderboard_charts(leaderboard, metric=metric) if leaderboard.visible else []})
 
 
