@@ -17,21 +17,26 @@ from __future__ import annotations
 import os
 import random
 import re
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DB = os.environ.get("BENCH_WEB_DATABASE", "cupboard_bench_web")
 SECONDS = int(os.environ.get("BENCH_WEB_SECONDS", "5"))
+VAR = ROOT / "bench-data" / "web-var"  # uploaded files, the filesystem broker, logs: emptied each run
 TEAMS, SUBMISSIONS = 500, 10_000
 ENV = {**os.environ, "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}", "CUPBOARD_DEBUG": "false",
        "SECRET_KEY": "bench-web-only-" + "x" * 40, "CUPBOARD_SSL_REDIRECT": "false", "CUPBOARD_SECURE_COOKIES": "false",
        "ALLOWED_HOSTS": "127.0.0.1", "CUPBOARD_CACHE_URL": os.environ.get("BENCH_WEB_CACHE_URL", "locmem://"),
-       "DJANGO_SETTINGS_MODULE": "cupboard.settings", "CUPBOARD_LOG_LEVEL": "WARNING"}
+       "DJANGO_SETTINGS_MODULE": "cupboard.settings", "CUPBOARD_LOG_LEVEL": "WARNING",
+       "CELERY_BROKER_URL": os.environ.get("BENCH_WEB_BROKER_URL", "filesystem://"),
+       "CUPBOARD_VAR_DIR": str(VAR), "CUPBOARD_WORKER_CONCURRENCY": "2"}
 
 
 def _manage(*args: str) -> None:
@@ -39,6 +44,8 @@ def _manage(*args: str) -> None:
 
 
 def _fresh_database() -> None:
+    shutil.rmtree(VAR, ignore_errors=True)
+    VAR.mkdir(parents=True)
     for sql in (f'DROP DATABASE IF EXISTS "{DB}"', f'CREATE DATABASE "{DB}"'):
         subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", sql], check=True)
     _manage("migrate", "--noinput")
@@ -125,11 +132,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wrk(url: str, connections: int, cookie: str | None) -> str:
+def _wrk(url: str, connections: int, cookie: str | None, gzip: bool = True) -> str:
     command = ["wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{SECONDS}s", "--timeout", "10s",
                "--latency", url]
     if cookie:
         command[1:1] = ["-H", f"Cookie: {cookie}"]
+    if gzip:  # as every browser asks
+        command[1:1] = ["-H", "Accept-Encoding: gzip, deflate, br"]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
@@ -138,17 +147,15 @@ def _wrk(url: str, connections: int, cookie: str | None) -> str:
     return f"{rate:,.0f}/s p99 {p99_ms:.0f} ms" + (f" ({errors} errors)" if errors else "")
 
 
-def _load(phase, user) -> list[list[str]]:
+@contextmanager
+def _gunicorn():
+    """gunicorn with 3 sync workers, as docker/ runs it; yields its base URL once it answers."""
     from django.templatetags.static import static
-    from django.test import Client
-    from django.urls import reverse
 
-    client = Client(HTTP_HOST="127.0.0.1")
-    client.force_login(user)
-    cookie = f"sessionid={client.cookies['sessionid'].value}"
     port = _free_port()
     server = subprocess.Popen([str(Path(sys.executable).with_name("gunicorn")), "cupboard.wsgi", "--bind",
-                               f"127.0.0.1:{port}", "--workers", "3", "--log-level", "warning"], env=ENV, cwd=ROOT)
+                               f"127.0.0.1:{port}", "--workers", "3", "--timeout", "600", "--log-level", "warning"],
+                              env=ENV, cwd=ROOT)
     try:
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
@@ -156,21 +163,34 @@ def _load(phase, user) -> list[list[str]]:
             if time.monotonic() > deadline:
                 raise RuntimeError("gunicorn did not start")
             time.sleep(0.5)
-        page = phase.get_absolute_url()
-        args = [phase.competition.slug, phase.slug]
-        targets = [("page", page), ("JSON", reverse("leaderboards:export_json", args=args)),
-                   ("CSV", reverse("leaderboards:export_csv", args=args)), ("static CSS", static("cupboard.css"))]
-        for _, url in targets:  # warm: the first request of a version renders it
-            for who_cookie in (None, cookie):
-                subprocess.run(["curl", "-sf", "-o", "/dev/null", "-H", f"Cookie: {who_cookie or ''}", base + url])
-        table = []
-        for who, who_cookie in (("anonymous", None), ("logged in", cookie)):
-            for connections in (1, 10, 50):
-                table.append([who, str(connections)] + [_wrk(base + url, connections, who_cookie) for _, url in targets])
-        return table
+        yield base
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def _load(base: str, phase, user) -> list[list[str]]:
+    from django.templatetags.static import static
+    from django.test import Client
+    from django.urls import reverse
+
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(user)
+    cookie = f"sessionid={client.cookies['sessionid'].value}"
+    page = phase.get_absolute_url()
+    args = [phase.competition.slug, phase.slug]
+    targets = [("page", page), ("JSON", reverse("leaderboards:export_json", args=args)),
+               ("CSV", reverse("leaderboards:export_csv", args=args)), ("static CSS", static("cupboard.css"))]
+    for _, url in targets:  # warm: the first request of a version renders it
+        for who_cookie in (None, cookie):
+            subprocess.run(["curl", "-sf", "--compressed", "-o", "/dev/null", "-H", f"Cookie: {who_cookie or ''}",
+                            base + url])
+    table = []
+    for who, who_cookie in (("anonymous", None), ("logged in", cookie)):
+        for connections in (1, 10, 50):
+            table.append([who, str(connections)] + [_wrk(base + url, connections, who_cookie) for _, url in targets])
+    table.append(["anonymous, no gzip", "10"] + [_wrk(base + url, 10, None, gzip=False) for _, url in targets])
+    return table
 
 
 def main() -> None:
@@ -183,16 +203,24 @@ def main() -> None:
     phase, user = _fill()
     print(f"filled {TEAMS} teams, {SUBMISSIONS:,} submissions in {time.perf_counter() - started:.0f} s")
     from cupboard.leaderboards.services import leaderboard_refresh
+    from scripts.bench_web_upload import upload_rows
 
     leaderboard_refresh(phase=phase)
     print("\n| measure (PostgreSQL, 2 cores) | time |\n|---|---:|")
     for name, value in _server_side(phase, user):
         print(f"| {name} | {value} |")
+    with _gunicorn() as base:
+        load = _load(base, phase, user)
+        uploads = upload_rows(base, ENV, VAR)
     print("\n| viewer | concurrency | page | JSON | CSV | static CSS |\n|---|---:|---|---|---|---|")
-    for line in _load(phase, user):
+    for line in load:
         print("| " + " | ".join(line) + " |")
-    load = os.getloadavg()
-    print(f"\nload average {load[0]:.2f}; wrk {SECONDS} s per cell; gunicorn 3 sync workers")
+    print("\n| (c) one submission, 2 cores, worker concurrency 2 | time |\n|---|---:|")
+    for name, value in uploads:
+        print(f"| {name} | {value} |")
+    average = os.getloadavg()
+    print(f"\nload average {average[0]:.2f} {average[1]:.2f} {average[2]:.2f}; wrk {SECONDS} s per cell, "
+          "Accept-Encoding: gzip but the last row; gunicorn 3 sync workers")
 
 
 if __name__ == "__main__":
