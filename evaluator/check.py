@@ -23,6 +23,8 @@ from .records import Problem, Qrels, Run
 from .scoring import Evaluator
 
 TOLERANCE = 1e-9
+# trec_eval 10 measures pytrec_eval (built on trec_eval 9) does not have.
+PYTREC_LACKS = ("unj_",)
 TIMEOUT = 300  # seconds pytrec_eval may take for one subset
 
 
@@ -32,7 +34,9 @@ def check_with_pytrec_eval(evaluator: Evaluator, qrels: Qrels, run: Run, *, file
     names = {name: trec_name(parse_metric(name)) for name in evaluator.metrics}
     found = [Problem("check-skipped", f"{name} has no trec_eval measure; pytrec_eval cannot check it", file,
                      severity="warning") for name, trec in names.items() if trec is None]
-    names = {name: trec for name, trec in names.items() if trec is not None}
+    found += [Problem("check-skipped", f"{name} is trec_eval 10's {trec}, which pytrec_eval (trec_eval 9) lacks", file,
+                      severity="warning") for name, trec in names.items() if trec and trec.startswith(PYTREC_LACKS)]
+    names = {name: trec for name, trec in names.items() if trec is not None and not trec.startswith(PYTREC_LACKS)}
     if not names:
         return found
     rounded = Run(run.qids, run.docids, run.scores.astype(np.float32).astype(np.float64), run.tag)

@@ -2,7 +2,7 @@
 
 Names follow ir_measures (`nDCG@10`, `R@100`, `RR@10`, `AP`, `P(rel=2)@10`,
 `nDCG(gain=exp)@10`); trec_eval's own names (`ndcg_cut_10`, `recall_100`, `recip_rank`,
-`map`, `map_cut_10`, `P_10`, `success_10`, `bpref`, `Rprec`, `num_rel_ret`) are accepted
+`map`, `map_cut_10`, `P_10`, `success_10`, `bpref`, `Rprec`, `num_rel_ret`, `unj_10`) are accepted
 too, so a number copied from a paper's trec_eval command line can be looked up directly.
 No numpy here: the command line parses names before it knows whether it needs numpy.
 What each metric computes is in `evaluator.metrics` (vectorised) and `evaluator.small`.
@@ -38,6 +38,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("P", "required", frozenset({"rel"})),
     Family("Success", "required", frozenset({"rel"})),
     Family("Judged", "required", frozenset()),
+    Family("Unjudged", "required", frozenset()),
     Family("Bpref", "none", frozenset({"rel"})),
     Family("Rprec", "none", frozenset({"rel"})),
     Family("NumRelRet", "none", frozenset({"rel"}), "sum"),
@@ -46,7 +47,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
 # Lower-cased spellings people use -> canonical family name.
 ALIASES: dict[str, str] = {
     "ndcg": "nDCG", "r": "R", "recall": "R", "rr": "RR", "mrr": "RR", "ap": "AP", "map": "AP",
-    "p": "P", "precision": "P", "success": "Success", "judged": "Judged",
+    "p": "P", "precision": "P", "success": "Success", "judged": "Judged", "unjudged": "Unjudged",
     "bpref": "Bpref", "rprec": "Rprec", "numrelret": "NumRelRet",
 }
 
@@ -54,11 +55,11 @@ ALIASES: dict[str, str] = {
 TREC_NAMES: dict[str, str] = {
     "ndcg_cut": "nDCG", "ndcg": "nDCG", "recall": "R", "recip_rank": "RR", "map": "AP",
     "map_cut": "AP", "P": "P", "success": "Success", "bpref": "Bpref", "Rprec": "Rprec",
-    "num_rel_ret": "NumRelRet",
+    "num_rel_ret": "NumRelRet", "unj": "Unjudged",
 }
 
 _IR_MEASURES = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>\d+))?$")
-_TREC = re.compile(r"^(?P<name>ndcg_cut|recall|map_cut|P|success)_(?P<cutoff>\d+)$|^(?P<plain>recip_rank|map|ndcg|bpref|Rprec|num_rel_ret)$")
+_TREC = re.compile(r"^(?P<name>ndcg_cut|recall|map_cut|P|success|unj)_(?P<cutoff>\d+)$|^(?P<plain>recip_rank|map|ndcg|bpref|Rprec|num_rel_ret)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +86,7 @@ class Metric:
 
 
 def _bad(name: str, why: str) -> ValueError:
-    known = ", ".join(["nDCG@k", "R@k", "RR@k", "MRR@k", "AP", "AP@k", "P@k", "Success@k", "Judged@k", "Bpref",
+    known = ", ".join(["nDCG@k", "R@k", "RR@k", "MRR@k", "AP", "AP@k", "P@k", "Success@k", "Judged@k", "Unjudged@k", "Bpref",
                        "Rprec", "NumRelRet", "or trec_eval's names"])
     return ValueError(f"unknown metric {name!r}: {why} (known: {known}; params: rel=N, gain=label|exp)")
 
@@ -143,7 +144,7 @@ def parse_metric(name: str) -> Metric:
 
 _TREC_OF = {"nDCG": ("ndcg", "ndcg_cut"), "R": (None, "recall"), "RR": ("recip_rank", None), "AP": ("map", "map_cut"),
             "P": (None, "P"), "Success": (None, "success"), "Bpref": ("bpref", None), "Rprec": ("Rprec", None),
-            "NumRelRet": ("num_rel_ret", None)}
+            "NumRelRet": ("num_rel_ret", None), "Unjudged": (None, "unj")}
 
 
 def trec_name(metric: Metric) -> str | None:

@@ -169,10 +169,20 @@ def judged(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
     return _per_query(r, (r.rank < cutoff) & r.judged) / cutoff
 
 
+def unjudged(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
+    """Unjudged@k (trec_eval 10 `unj_k`, Soboroff 2023): documents in the top k without a
+    judgment, or judged -1 or -2 (trec_eval's "not in the pool" and "in the pool, not
+    judged"), / k. Fewer than k retrieved: the rest count as judged, so Judged@k + Unjudged@k
+    is the share of the top k retrieved (1 for a run with k documents per query), for qrels
+    without -1 or -2 labels."""
+    unseen = ~r.judged | (r.label == -1) | (r.label == -2)
+    return _per_query(r, (r.rank < cutoff) & unseen) / cutoff
+
+
 Kernel = Callable[..., np.ndarray]
 
 # Each family's kernel (the rows of metric_names.FAMILIES).
 KERNELS: dict[str, Kernel] = {
     "nDCG": ndcg, "R": recall, "RR": reciprocal_rank, "AP": average_precision, "P": precision, "Success": success,
-    "Judged": judged, "Bpref": bpref, "Rprec": r_precision, "NumRelRet": relevant_retrieved,
+    "Judged": judged, "Unjudged": unjudged, "Bpref": bpref, "Rprec": r_precision, "NumRelRet": relevant_retrieved,
 }

@@ -161,6 +161,8 @@ def _value(m: Metric, labels: list[int | None], judged: dict[str, int], rel: int
     if family in ("P", "Judged"):
         count = sum(hits) if family == "P" else sum(label is not None for label in top)
         return count / k
+    if family == "Unjudged":  # trec_eval's unj: -1 and -2 are its "not judged" labels
+        return sum(label is None or label in (-1, -2) for label in top) / k
     if family == "Success":
         return 1.0 if any(hits) else 0.0
     if family == "RR":

@@ -29,3 +29,14 @@ def csv_text(rows: Iterable[Iterable]) -> str:
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerows([safe_cell(cell) for cell in row] for row in rows)
     return out.getvalue()
+
+
+def tsv_text(rows: Iterable[Iterable]) -> str:
+    """Rows as tab-separated text (the pools sent to assessors), cells made safe as in
+    `csv_text`. A row is one line ending in LF, as the TREC files the assessors' tools also
+    read: a line break inside a cell becomes a space; a cell holding a tab or a quote is
+    quoted as CSV quotes it."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter="\t", lineterminator="\n")
+    writer.writerows([safe_cell(cell).replace("\r", " ").replace("\n", " ") for cell in row] for row in rows)
+    return out.getvalue()

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "cupboard.leaderboards",
     "cupboard.audit",
     "cupboard.notifications",
+    "cupboard.judging",
     "cupboard.demo",
 ]
 

@@ -10,5 +10,6 @@ urlpatterns = [
     path("leaderboards/", include("cupboard.leaderboards.urls")),
     path("audit/", include("cupboard.audit.urls")),
     path("notifications/", include("cupboard.notifications.urls")),
+    path("", include("cupboard.judging.urls")),
     path("", include("cupboard.competitions.urls")),
 ]

@@ -14,7 +14,8 @@ import random
 
 # trec_eval's names; the evaluator takes them as they are.
 MEASURES = ("map", "ndcg", "ndcg_cut_5", "ndcg_cut_10", "recall_10", "recall_100", "P_5", "P_10",
-            "recip_rank", "success_1", "success_10", "bpref", "Rprec", "num_rel_ret", "map_cut_10")
+            "recip_rank", "success_1", "success_10", "bpref", "Rprec", "num_rel_ret", "map_cut_10",
+            "unj_5", "unj_10")
 
 MINIMAL = [
     # 1. empty fields: trec_eval stops at "Malformed line"

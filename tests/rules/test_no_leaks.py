@@ -101,3 +101,16 @@ def test_mails_never_carry_what_their_reader_may_not_see(rule, settings):
     rounded = {f"{s.value:.3f}" for s in Score.objects.filter(submission=world.sub_a_test_b)} - {"0.000"}
     shown = [v for m in test_b for v in rounded if v in m.body]
     assert (not shown) if rule == "status" else shown
+
+
+def test_judged_at_10_of_hidden_judgments_is_for_organizers_until_they_are_public(db, time_machine):
+    """Judged@10 says which retrieved documents are judged: on test B, nobody but organizers
+    sees it on any submission page until the judgments are public, then its team does."""
+    world = build_world()
+    pages = [reverse("submissions:detail", args=[pk]) for pk in (world.sub_a_test_b.pk, world.baseline_test_b.pk)]
+    for persona in NON_ORGANIZERS:
+        for url in pages:
+            assert "Judged@10" not in _body(client_for(getattr(world, persona)).get(url)), (persona, url)
+    assert "Judged@10" in _body(client_for(world.organizer).get(pages[0]))
+    time_machine.move_to(world.test_b.reveal_at, tick=False)
+    assert "Judged@10" in _body(client_for(world.participant).get(pages[0]))

@@ -309,6 +309,26 @@ def rows(w) -> list[Row]:
         Row("competitions:manage_message", ("cup",), "POST", organizers(302, 404, anon=302),
             {"subject": "Deadline", "body": "Two days left."}),
         Row("competitions:manage_message", ("cup",), "POST", organizers(400, 404, anon=302), {"subject": "x"}),
+        # The judging cycle (organizer area): Judged@10 of every run, pools for the assessors, what a
+        # qrels version changed. Test B's hide nothing from its organizers and everything from the rest.
+        Row("judging:pool", ("cup", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("judging:pool", ("cup", "test-b"), "GET", organizers(200, 404, anon=302)),
+        Row("judging:pool", ("draft", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("judging:pool", ("cup", "nope"), "GET", login(404)),
+        Row("judging:pool", ("cup", "dev"), "POST", login(405)),
+        Row("judging:pool_create", ("cup", "test-b"), "GET", login(405)),
+        Row("judging:pool_create", ("cup", "test-b"), "POST", organizers(302, 404, anon=302),
+            {"depth": "10", "selection": "selected", "with_baselines": "on"}),
+        Row("judging:pool_create", ("cup", "test-b"), "POST", organizers(400, 404, anon=302), {"depth": "0"}),
+        Row("judging:pool_zip", ("cup", "test-b", w.pool_test_b.pk), "GET", organizers(200, 404, anon=302)),
+        Row("judging:pool_zip", ("cup", "dev", w.pool_test_b.pk), "GET", login(404)),  # another phase's
+        Row("judging:pool_zip", ("cup", "test-b", 999999), "GET", login(404)),
+        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.pk, "sw"), "GET", organizers(200, 404, anon=302)),
+        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.pk, "yo"), "GET", login(404)),  # no run for yo
+        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.pk, "sw"), "POST", login(405)),
+        Row("judging:qrels_changes", ("cup", "dev", 1), "GET", login(404)),  # a first version changed nothing
+        Row("judging:qrels_changes", ("draft", "dev", 1), "GET", organizers(404, 404, anon=302)),
+        Row("judging:qrels_changes", ("cup", "dev", 1), "POST", login(405)),
     ]
 
 

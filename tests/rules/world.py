@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from cupboard.competitions.services import qrels_release_create
+from cupboard.judging.pools import pool_export_build, pool_export_create
 from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
@@ -65,6 +66,7 @@ class World:
     sub_b_dev: Submission
     baseline: Submission
     baseline_test_b: Submission
+    pool_test_b: object = None  # a built pool export of test B (organizers only)
 
     def __getattr__(self, name):
         # The personas and teams, as world.organizer etc. (not during copying, before `cast` exists).
@@ -103,7 +105,7 @@ def build_world() -> World:
     draft_dev = draft.phases.get(slug="dev")
     make_topics(draft_dev, "sw", QIDS)
     draft_team = make_team(draft, name="Draft Team", members=[cast.outsider])
-    return World(
+    world = World(
         cast=cast, dev=dev, test_b=test_b, draft=draft, draft_team=draft_team,
         draft_sub=submit(draft_dev, team=draft_team, user=cast.outsider, tag=TAG_DRAFT, codes=("sw",), score=False),
         sub_a_dev=submit(dev, team=cast.team_a, user=cast.participant, tag=TAG_A),
@@ -113,6 +115,9 @@ def build_world() -> World:
                         baseline=True),
         baseline_test_b=submit(test_b, team=None, user=cast.organizer, tag=TAG_TEST_B_BASELINE, baseline=True),
     )
+    world.pool_test_b = pool_export_create(phase=test_b, actor=cast.organizer)
+    assert pool_export_build(export_id=world.pool_test_b.pk) == "done"
+    return world
 
 
 def _distinctive(value: float) -> bool:

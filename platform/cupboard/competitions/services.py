@@ -291,6 +291,9 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
                 QrelsFile.objects.create(release=release, subset=old.subset, file=old.file.name,
                                          original_name=old.original_name, sha256=old.sha256,
                                          judged_queries=old.judged_queries, judgments=old.judgments)
+        if previous is not None:
+            _standings_record(phase=phase, release=release, new_qrels={c: item[3] for c, item in checked.items()},
+                              previous_files=carried)
         audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.QRELS_UPLOADED,
                      summary=f"Qrels v{release.number} of {phase.slug}: {len(checked)} new file(s)"
                              + (f" ({note})" if note else ""),
@@ -302,6 +305,13 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
             # Scored ones are scored again; queued ones may be waiting for exactly these judgments.
             transaction.on_commit(lambda: _rescore(phase=phase, actor=actor))
     return release
+
+
+def _standings_record(**kwargs) -> None:
+    # The leaderboard before the re-scoring, for the release's "what changed" (judging/standings.py).
+    from cupboard.judging.standings import release_standings_record
+
+    release_standings_record(**kwargs)
 
 
 def _leaderboard_bump(*, phase: Phase) -> None:

@@ -197,6 +197,14 @@ class Viewer:
         return not submission.is_baseline and self.sees_scores(submission) and \
             self.phase_shows_per_query(submission.phase)
 
+    def sees_judged(self, submission) -> bool:
+        """Its Judged@10 (judging/judged.py): organizers always; others on a submission whose
+        scores they see, once the phase's judgments are public. Before that it would tell
+        which of the documents a run retrieved are judged, which is part of the judgments."""
+        if self.is_organizer:
+            return True
+        return self.sees_scores(submission) and submission.phase.qrels_are_public(self.now)
+
     # --- numbers -----------------------------------------------------------------------------
     @property
     def decimals(self) -> int:

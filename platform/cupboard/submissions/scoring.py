@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Competition, QrelsRelease, TopicSet
 from cupboard.competitions.selectors import current_qrels_release, qrels_files
+from cupboard.judging.judged import judged_shares_store
 from cupboard.leaderboards.services import leaderboard_update
 from cupboard.locking import locked
 from cupboard.notifications.services import notify_submission
@@ -107,11 +108,15 @@ def _store(*, submission: Submission, release: QrelsRelease, results: list, clai
         return False
     Score.objects.filter(submission=submission).delete()
     QueryScores.objects.filter(submission=submission).delete()
+    # Only the competition's metrics are scores; Judged@10 (scored_metrics) is kept apart.
+    shown = set(submission.phase.competition.metrics)
     Score.objects.bulk_create([Score(submission=submission, subset=subset, metric=metric, value=value)
                                for subset, result in results if result is not None
-                               for metric, value in result.means.items()])
-    QueryScores.objects.bulk_create([QueryScores(submission=submission, subset=subset, values=result.per_query)
+                               for metric, value in result.means.items() if metric in shown])
+    QueryScores.objects.bulk_create([QueryScores(submission=submission, subset=subset,
+                                                 values={m: v for m, v in result.per_query.items() if m in shown})
                                      for subset, result in results if result is not None])
+    judged_shares_store(submission=submission, results=results)
     _ours(submission_id=submission.pk, claimed_at=claimed_at).update(
         status=Submission.Status.SCORED, qrels_release=release, scored_at=timezone.now(), progress=100,
         status_reason="")

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from cupboard.competitions.models import Competition, QrelsFile, Subset, TopicSet
+from cupboard.judging.models import JUDGED_METRIC
 
 from evaluator.benchmarks import get_benchmark
 from evaluator.qrels import read_qrels
@@ -75,16 +76,23 @@ def score_job(job: SubsetJob, competition: Competition):
     return _evaluator(job.qrels_file, competition=competition).score(run, subset=code)
 
 
+def scored_metrics(competition: Competition) -> list[str]:
+    """The competition's metrics, and Judged@10 for the pool diagnostics (judging/): computed
+    in the same pass, stored apart from the scores (`scoring._store`)."""
+    return list(dict.fromkeys([*competition.metrics, JUDGED_METRIC]))
+
+
 def _evaluator(qrels_file: QrelsFile, *, competition: Competition) -> Evaluator:
     """An Evaluator for one qrels file, built once per process for its content and settings
     (forked scorers inherit the worker's, so a warm worker's processes build none)."""
     gain = get_benchmark(competition.benchmark).gain
+    metrics = scored_metrics(competition)
 
     def load() -> Evaluator:
         with qrels_file.file.open("rb") as stored:
             qrels = read_qrels(stored, name=qrels_file.original_name)
-        return Evaluator(qrels, competition.metrics, relevance_level=competition.relevance_level, gain=gain)
-    key = (qrels_file.sha256, qrels_file.file.name, tuple(competition.metrics), competition.relevance_level, gain)
+        return Evaluator(qrels, metrics, relevance_level=competition.relevance_level, gain=gain)
+    key = (qrels_file.sha256, qrels_file.file.name, tuple(metrics), competition.relevance_level, gain)
     return readcache.evaluators.get(key, load)
 
 

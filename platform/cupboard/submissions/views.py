@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.viewer import Viewer, viewer_for
+from cupboard.judging.judged import submission_judged
 from cupboard.leaderboards.charts import as_html, difference_figure, submission_figure
 from cupboard.leaderboards.selectors import leaderboard_for
 
@@ -136,6 +137,7 @@ def detail(request, pk: int):
     competition = submission.phase.competition
     rows, averages = score_tables(viewer, submission)
     run_files = visible_run_files(viewer, submission)
+    judged = submission_judged(viewer, submission) if submission.status == Submission.Status.SCORED else None
     return render(request, "submissions/detail.html", {
         "submission": submission, "competition": competition, "phase": submission.phase,
         "rows": rows, "charts": _charts(viewer, submission, rows), "averages": averages,
@@ -146,6 +148,7 @@ def detail(request, pk: int):
         "grant_form": GrantForm(), "disqualify_form": DisqualifyForm(),
         "phase_open": submission.phase.is_open(viewer.now),
         "comparable": comparable_submissions(viewer, submission),
+        "judged": judged, "judged_far_below": any(row["far_below"] for row in judged or ()),
     })
 
 

@@ -1,0 +1,44 @@
+"""Charts of the judging cycle, from what the selectors already chose for an organizer:
+Judged@10 per row and subset (a heatmap: 18 languages x 20 rows are unreadable as bars) and
+a release's before/after per team. plotly is imported lazily, as in leaderboards/charts.py."""
+from __future__ import annotations
+
+from cupboard.leaderboards.charts import cell_value
+
+from .models import JUDGED_METRIC
+from .standings import Change
+
+
+def judged_figure(table: dict, *, decimals: int):
+    """Rows (counted runs and baselines) x subsets, coloured by Judged@10; None when empty."""
+    import plotly.graph_objects as go
+
+    codes = [s.code for s in table["subsets"]]
+    rows = table["rows"]
+    if not codes or not rows:
+        return None
+    figure = go.Figure(go.Heatmap(
+        z=[[row["values"].get(code) for code in codes] for row in rows], x=codes, y=[row["label"] for row in rows],
+        zmin=0, zmax=1, colorscale="RdYlGn", colorbar_title=JUDGED_METRIC, texttemplate=cell_value(decimals),
+        hovertemplate=f"%{{y}} on %{{x}}: {cell_value(decimals)}<extra></extra>"))
+    figure.update_layout(title=f"{JUDGED_METRIC}: share of each run's top 10 that is judged", xaxis_side="top",
+                         yaxis_autorange="reversed", height=max(300, 60 + 28 * len(rows)), margin={"t": 90, "l": 10})
+    return figure
+
+
+def changes_figure(changes: list[Change], *, metric: str, labels: tuple[str, str]):
+    """Each team's value before and after, as paired bars in the order of the table."""
+    import plotly.graph_objects as go
+
+    shown = [c for c in changes if c.before is not None or c.after is not None]
+    if not shown:
+        return None
+    names = [c.name for c in shown]
+    figure = go.Figure([
+        go.Bar(name=labels[0], x=names, y=[c.before for c in shown], marker_pattern_shape="/",
+               hovertemplate="%{x}: %{y:.4f}<extra>%{fullData.name}</extra>"),
+        go.Bar(name=labels[1], x=names, y=[c.after for c in shown],
+               hovertemplate="%{x}: %{y:.4f}<extra>%{fullData.name}</extra>")])
+    figure.update_layout(barmode="group", title=f"{metric} before and after", yaxis_title=metric,
+                         margin={"t": 50, "b": 40})
+    return figure

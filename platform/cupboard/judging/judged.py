@@ -1,0 +1,78 @@
+"""Judged@10: how much of each run's top 10 the judgments cover, stored when it is scored
+and read for the submission page (with a warning when a run is far less judged than the
+baselines) and the organizer's pool page.
+
+A run whose top 10 is mostly unjudged scores a lower bound: unjudged documents count as
+non-relevant, however relevant they are. On a phase whose judgments are hidden, Judged@10
+tells which retrieved documents are judged, so only organizers see it there until the
+judgments are public (`Viewer.sees_judged`).
+"""
+from __future__ import annotations
+
+from statistics import mean
+
+from cupboard.competitions.selectors import phase_subsets
+from cupboard.competitions.viewer import Viewer
+
+from .models import JUDGED_METRIC, JudgedShare
+
+# A run is "far below" the baselines on a subset when its Judged@10 is this much under their mean.
+FAR_BELOW = 0.2
+
+
+def judged_shares_store(*, submission, results: list) -> None:
+    """Replace the submission's Judged@10 rows with those of `results` ([(subset, SubsetResult
+    or None)], as scoring stores them); called inside the scoring's transaction."""
+    JudgedShare.objects.filter(submission=submission).delete()
+    JudgedShare.objects.bulk_create([
+        JudgedShare(submission=submission, subset=subset, value=result.means[JUDGED_METRIC])
+        for subset, result in results if result is not None and JUDGED_METRIC in result.means])
+
+
+def _baseline_means(submission, codes: set[str]) -> dict[str, float]:
+    """{subset: mean Judged@10 of the phase's scored baselines}."""
+    by_code: dict[str, list[float]] = {}
+    for code, value in (JudgedShare.objects.filter(submission__phase_id=submission.phase_id,
+                                                   submission__is_baseline=True, submission__status="scored",
+                                                   subset__code__in=codes)
+                        .values_list("subset__code", "value")):
+        by_code.setdefault(code, []).append(value)
+    return {code: mean(values) for code, values in by_code.items()}
+
+
+def submission_judged(viewer: Viewer, submission) -> list[dict] | None:
+    """Rows for the submission page, one per subset the viewer sees: `value` (Judged@10),
+    `baselines` (their mean, None without baselines) and `far_below`; None when the viewer
+    may not see it (or it has none: scored before Judged@10 was kept)."""
+    if not viewer.sees_judged(submission):
+        return None
+    shares = {s.subset.code: s.value for s in submission.judged_shares.select_related("subset")}
+    if not shares:
+        return None
+    subsets = [s for s in phase_subsets(submission.phase, viewer.subsets) if s.code in shares]
+    baselines = {} if submission.is_baseline else _baseline_means(submission, {s.code for s in subsets})
+    rows = []
+    for subset in subsets:
+        value, base = shares[subset.code], baselines.get(subset.code)
+        rows.append({"subset": subset, "value": value, "baselines": base,
+                     "far_below": base is not None and value < base - FAR_BELOW})
+    return rows
+
+
+def phase_judged(phase, viewer: Viewer) -> dict:
+    """The organizer's table: every leaderboard row (each team's counted run, each baseline)
+    with its Judged@10 per subset, in leaderboard order. {"subsets": [...], "rows": [{"label",
+    "url", "values": {code: value}, "cells": [value per subset]}]}."""
+    subsets = phase_subsets(phase, viewer.subsets)
+    board = list(phase.leaderboard_rows.select_related("submission", "team"))
+    shares: dict[int, dict[str, float]] = {}
+    for submission_id, code, value in JudgedShare.objects.filter(
+            submission_id__in=[r.submission_id for r in board]).values_list("submission_id", "subset__code", "value"):
+        shares.setdefault(submission_id, {})[code] = value
+    rows = []
+    for r in board:
+        values = shares.get(r.submission_id, {})
+        rows.append({"label": f"{r.rank}. {r.team.name}" if r.team_id else f"Baseline: {r.submission.method_name}",
+                     "method": r.submission.method_name, "url": r.submission.get_absolute_url(),
+                     "values": values, "cells": [values.get(s.code) for s in subsets]})
+    return {"subsets": subsets, "rows": rows}

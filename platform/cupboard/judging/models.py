@@ -1,0 +1,103 @@
+"""The judging cycle: how much of each run the judgments cover, the pools sent to assessors,
+and how a new qrels version moved the leaderboard.
+
+- `JudgedShare`: Judged@10 of a submission on a subset, computed when it is scored.
+- `PoolExport`: one build of "what to judge next" for a phase (built in the worker, with
+  progress), and the pool-contribution table computed from the same top documents.
+- `ReleaseStandings`: the leaderboard as it stood when a qrels release replaced the one
+  before it, and how many judgments the release added: the "before" of its "what changed".
+"""
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+from cupboard.competitions.models import private_storage
+
+# The share of each query's top JUDGED_DEPTH documents that has a judgment.
+JUDGED_DEPTH = 10
+JUDGED_METRIC = f"Judged@{JUDGED_DEPTH}"
+
+
+class JudgedShare(models.Model):
+    """Judged@10 of one submission on one subset (the mean over the subset's judged queries;
+    a query the run leaves out counts 0). Kept apart from `Score`: it says how far a score can
+    be trusted, it is not a score, and it reveals judgments on phases that hide them."""
+
+    submission = models.ForeignKey("submissions.Submission", on_delete=models.CASCADE, related_name="judged_shares")
+    subset = models.ForeignKey("competitions.Subset", on_delete=models.CASCADE, related_name="+")
+    value = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["submission", "subset"], name="unique_judged_share")]
+
+    def __str__(self):
+        return f"{self.submission} {self.subset.code} {JUDGED_METRIC}={self.value:.3f}"
+
+
+class PoolExport(models.Model):
+    """A pool for the assessors: per subset, the union of the top `depth` documents of the
+    chosen submissions that have no judgment yet. The row is created by the organizer's
+    request and built by a worker (`judging.tasks`); `submission_ids` freezes the choice."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        BUILDING = "building"
+        DONE = "done"
+        FAILED = "failed"
+
+    class Selection(models.TextChoices):
+        SELECTED = "selected", "Every team's counted run and every run it selected for the final"
+        TOP = "top", "The counted runs of the top N teams"
+
+    phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="pool_exports")
+    depth = models.PositiveSmallIntegerField(default=10, help_text="Top k documents of each run per query")
+    selection = models.CharField(max_length=10, choices=Selection.choices, default=Selection.SELECTED)
+    top_teams = models.PositiveSmallIntegerField(null=True, blank=True)
+    with_baselines = models.BooleanField(default=True)
+    submission_ids = models.JSONField(default=list)
+    qrels_release = models.ForeignKey("competitions.QrelsRelease", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="+", help_text="The judgments the pool leaves out")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    status_reason = models.TextField(blank=True)
+    progress = models.PositiveSmallIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="When its builder last said it is alive")
+    counts = models.JSONField(default=list, help_text='[{"code", "runs", "queries", "documents"}] per subset')
+    contributions = models.JSONField(default=list,
+                                     help_text='[{"code", "group", "relevant", "unique"}]: per subset and team, the '
+                                               "relevant documents its runs found in their top k, and those only it found")
+    file = models.FileField(storage=private_storage, upload_to="pools/%Y/", blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            # the pool page: a phase's exports, newest first.
+            models.Index(fields=["phase", "-created_at"], name="pool_export_phase_created"),
+        ]
+
+    def __str__(self):
+        return f"{self.phase} pool #{self.pk} (top {self.depth})"
+
+    def get_absolute_url(self):
+        return reverse("judging:pool", args=[self.phase.competition.slug, self.phase.slug]) + f"#export-{self.pk}"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.BUILDING)
+
+
+class ReleaseStandings(models.Model):
+    """The phase's leaderboard rows as they stood when `release` replaced the release before
+    it (every row on the primary metric: per subset and the average, with its rank), and
+    per subset how many (query, document) pairs the release judged that the one before had
+    not. Written in the release's transaction, before its re-scoring starts."""
+
+    release = models.OneToOneField("competitions.QrelsRelease", on_delete=models.CASCADE, related_name="standings")
+    rows = models.JSONField(default=list)
+    new_judgments = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"standings before {self.release}"

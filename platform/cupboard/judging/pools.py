@@ -1,0 +1,207 @@
+"""Pool exports: the documents assessors should judge next, per subset, as TSV files.
+
+The organizer chooses the runs (every team's counted run plus what it selected for the
+final, or the counted runs of the top N teams; the baselines or not) and the depth k.
+`pool_export_create` freezes that choice in a `PoolExport` row and nudges a worker;
+`pool_export_build` (the worker) reads each chosen run file once, keeps each query's top k
+documents, and writes per subset the union of those that the current judgments do not
+hold, one TSV per subset (`qid`, query text, `docid`) in a zip, with counts per subset and
+the pool-contribution table (relevant documents only one team's runs retrieved) from the
+same top documents. The row is the truth; the task only carries its id, and a second
+delivery of the message finds the row claimed or done and does nothing.
+"""
+from __future__ import annotations
+
+import io
+import logging
+import zipfile
+from collections import defaultdict
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from cupboard.competitions.models import Phase, TopicSet
+from cupboard.competitions.selectors import current_qrels_release, qrels_files
+from cupboard.csvexport import tsv_text
+from cupboard.submissions.models import Submission
+
+from .models import PoolExport
+
+logger = logging.getLogger(__name__)
+
+TSV_HEADER = ("qid", "query", "docid")
+MAX_DEPTH = 100  # runs are scored, and stored for scoring, at depth 100
+
+
+def chosen_submission_ids(*, phase: Phase, selection: str, top_teams: int | None, with_baselines: bool) -> list[int]:
+    """The runs a pool is made of, from the phase's leaderboard: each team's counted run
+    (the top `top_teams` teams' only, for `top`), plus for `selected` every run a team
+    selected for the final, plus the baselines' runs when asked. Disqualified runs never."""
+    rows = list(phase.leaderboard_rows.filter(is_baseline=False).order_by("rank").values_list("submission_id", flat=True))
+    if selection == PoolExport.Selection.TOP:
+        rows = rows[:top_teams or 0]
+    chosen = dict.fromkeys(rows)
+    if selection == PoolExport.Selection.SELECTED:
+        chosen.update(dict.fromkeys(phase.submissions.filter(
+            selected_for_final=True, status=Submission.Status.SCORED, disqualified=False, is_baseline=False)
+            .order_by("pk").values_list("pk", flat=True)))
+    if with_baselines:
+        chosen.update(dict.fromkeys(phase.leaderboard_rows.filter(is_baseline=True)
+                                    .values_list("submission_id", flat=True)))
+    return list(chosen)
+
+
+def pool_export_create(*, phase: Phase, actor, depth: int = 10, selection: str = PoolExport.Selection.SELECTED,
+                       top_teams: int | None = None, with_baselines: bool = True) -> PoolExport:
+    """A new pool export of `phase`, queued for a worker (after the commit)."""
+    if not 1 <= depth <= MAX_DEPTH:
+        raise ValueError(f"the depth must be between 1 and {MAX_DEPTH}")
+    ids = chosen_submission_ids(phase=phase, selection=selection, top_teams=top_teams, with_baselines=with_baselines)
+    export = PoolExport.objects.create(
+        phase=phase, depth=depth, selection=selection, top_teams=top_teams if selection == "top" else None,
+        with_baselines=with_baselines, submission_ids=ids, qrels_release=current_qrels_release(phase),
+        created_by=actor)
+    transaction.on_commit(lambda: pool_export_nudge(export_id=export.pk))
+    return export
+
+
+def pool_export_nudge(*, export_id: int) -> None:
+    """Send the build message; a broker that is down leaves the row queued (the page says so
+    and the organizer can build it again), it is not an error for the request."""
+    from cupboard.celery import send_task_message
+
+    from .tasks import build_pool_export as build_pool_export_task
+
+    try:
+        send_task_message(build_pool_export_task, export_id)
+    except Exception as error:  # noqa: BLE001 - kombu, redis, amqp and socket errors alike
+        logger.warning("pool export %s: message not sent (%s: %s)", export_id, type(error).__name__, error)
+
+
+def _claim(export_id: int) -> bool:
+    """QUEUED, or BUILDING with a builder silent for CUPBOARD_STALE_AFTER seconds (killed)."""
+    now = timezone.now()
+    silent = now - timedelta(seconds=settings.CUPBOARD_STALE_AFTER)
+    claimable = Q(status=PoolExport.Status.QUEUED) | Q(status=PoolExport.Status.BUILDING, heartbeat_at__lt=silent)
+    return PoolExport.objects.filter(claimable, pk=export_id).update(
+        status=PoolExport.Status.BUILDING, progress=0, heartbeat_at=now) == 1
+
+
+def _beat(export_id: int, done: int, total: int) -> None:
+    PoolExport.objects.filter(pk=export_id, status=PoolExport.Status.BUILDING).update(
+        progress=int(90 * done / max(total, 1)), heartbeat_at=timezone.now())
+
+
+def pool_export_build(*, export_id: int) -> str:
+    """Build the export (see the module docstring); "done", "failed", or "skipped" when the
+    row is gone, done, or being built by a live worker."""
+    if not _claim(export_id):
+        return "skipped"
+    export = PoolExport.objects.select_related("phase__competition", "qrels_release").get(pk=export_id)
+    try:
+        topics = _topics(export.phase)
+        tops, groups = _top_documents(export, topics)
+        archive, counts, contributions = _pool_files(export, topics, tops, groups)
+    except Exception as error:  # noqa: BLE001 - whatever broke, the organizer sees why and may build again
+        logger.exception("pool export %s failed", export_id)
+        PoolExport.objects.filter(pk=export_id).update(status=PoolExport.Status.FAILED, progress=0,
+                                                       status_reason=f"{type(error).__name__}: {error}"[:2000])
+        return "failed"
+    export.file.save(f"pool-{export.phase.competition.slug}-{export.phase.slug}-{export.pk}.zip",
+                     ContentFile(archive), save=False)
+    PoolExport.objects.filter(pk=export_id).update(
+        status=PoolExport.Status.DONE, progress=100, file=export.file.name, counts=counts,
+        contributions=contributions, finished_at=timezone.now(), status_reason="")
+    return "done"
+
+
+def _group(submission: Submission) -> str:
+    """Whose runs count together for "unique": a team's, or each baseline on its own."""
+    return submission.team.name if submission.team_id else f"Baseline: {submission.method_name}"
+
+
+def _top_documents(export: PoolExport, topics: dict[str, dict[str, str]]) -> tuple[dict, dict]:
+    """({subset code: [tops of each run]}, {subset code: {group: [tops]}}), reading each run once."""
+    from cupboard.submissions.runfiles import read_run_file
+    from evaluator.pooling import top_documents
+
+    competition = export.phase.competition
+    submissions = {s.pk: s for s in Submission.objects.filter(pk__in=export.submission_ids).select_related("team")}
+    run_files = [rf for s in submissions.values() for rf in s.run_files.select_related("subset") if rf.file]
+    tops: dict[str, list] = defaultdict(list)
+    groups: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for done, run_file in enumerate(run_files, start=1):
+        code = run_file.subset.code
+        with run_file.file.open("rb") as stored:
+            run, _ = read_run_file(source=stored, name=run_file.original_name, competition=competition,
+                                   topics=set(topics.get(code, {})) or None)
+        if run is not None:  # a run that no longer validates was rejected: it is not in the pool
+            found = top_documents(run, export.depth)
+            tops[code].append(found)
+            groups[code][_group(submissions[run_file.submission_id])].append(found)
+        _beat(export.pk, done, len(run_files))
+    return tops, groups
+
+
+def _topics(phase: Phase) -> dict[str, dict[str, str]]:
+    """{subset code: {qid: query text}} of the phase."""
+    from evaluator.topics import read_topics
+
+    result = {}
+    for topic_set in TopicSet.objects.filter(phase=phase).select_related("subset"):
+        with topic_set.file.open("rb") as stored:
+            result[topic_set.subset.code] = read_topics(stored, name=topic_set.original_name)
+    return result
+
+
+def _judgments(export: PoolExport) -> dict:
+    """{subset code: evaluator Qrels} of the release the export was asked against."""
+    from evaluator.qrels import read_qrels
+
+    if export.qrels_release is None:
+        return {}
+    result = {}
+    for code, qrels_file in qrels_files(export.qrels_release).items():
+        with qrels_file.file.open("rb") as stored:
+            result[code] = read_qrels(stored, name=qrels_file.original_name)
+    return result
+
+
+def pool_file_name(export: PoolExport, code: str) -> str:
+    return f"pool.{export.phase.competition.slug}-{export.phase.slug}-{code}.top{export.depth}.tsv"
+
+
+def _pool_files(export: PoolExport, topics: dict, tops: dict, groups: dict) -> tuple[bytes, list, list]:
+    """The zip (a TSV per subset with runs, in column order), counts and contributions."""
+    from evaluator.pooling import pool, unique_relevant
+
+    competition = export.phase.competition
+    judgments = _judgments(export)
+    order = list(competition.subsets.order_by("position", "code").values_list("code", flat=True))
+    # Lists, not dicts: PostgreSQL's jsonb does not keep key order, and the pages show column order.
+    counts, contributions, buffer = [], [], io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for code in [c for c in order if c in tops]:
+            texts = topics.get(code, {})
+            pooled = pool(tops[code], judged=judgments.get(code), queries=texts or None)
+            rows = [(qid, " ".join(texts.get(qid, "").split()), docid) for qid, docids in pooled.items() for docid in docids]
+            archive.writestr(pool_file_name(export, code), tsv_text([TSV_HEADER, *rows]))
+            counts.append({"code": code, "queries": len(pooled), "documents": len(rows), "runs": len(tops[code])})
+            if code in judgments:
+                found = unique_relevant(groups[code], judgments[code], relevance_level=competition.relevance_level)
+                contributions += [{"code": code, "group": c.group, "relevant": c.relevant, "unique": c.unique}
+                                  for c in found]
+    return buffer.getvalue(), counts, contributions
+
+
+def pool_member(export: PoolExport, code: str) -> bytes | None:
+    """One subset's TSV out of a built export's zip, or None."""
+    if export.status != PoolExport.Status.DONE or not export.file:
+        return None
+    with export.file.open("rb") as stored, zipfile.ZipFile(io.BytesIO(stored.read())) as archive:
+        name = pool_file_name(export, code)
+        return archive.read(name) if name in archive.namelist() else None

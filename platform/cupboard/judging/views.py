@@ -1,0 +1,137 @@
+"""The organizer's pages of the judging cycle: a phase's pool page (Judged@10 of every
+counted run, pool exports with their progress and files, the pool-contribution table) and a
+qrels release's "what changed". In the organizer area: anyone but the competition's
+organizers and staff gets its 404."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET, require_POST
+
+from cupboard.competitions.models import QrelsRelease
+from cupboard.competitions.views_manage import _get_phase_for_organizer
+from cupboard.competitions.viewer import viewer_for
+from cupboard.leaderboards.charts import as_html
+from cupboard.leaderboards.services import ALL
+
+from .charts import changes_figure, judged_figure
+from .forms import PoolExportForm
+from .judged import phase_judged
+from .models import JUDGED_METRIC, PoolExport, ReleaseStandings
+from .pools import pool_export_create, pool_file_name, pool_member
+from .standings import changes, release_changes
+
+
+def _contribution_table(export: PoolExport | None) -> dict | None:
+    """The pool-contribution table of a built export, pivoted: a row per team (all its runs
+    together; each baseline alone), a (unique, relevant) cell per language, and the totals."""
+    if export is None or not export.contributions:
+        return None
+    codes = list(dict.fromkeys(c["code"] for c in export.contributions))
+    cells: dict[str, dict[str, dict]] = {}
+    for c in export.contributions:
+        cells.setdefault(c["group"], {})[c["code"]] = c
+    rows = [{"group": group, "cells": [by_code.get(code) for code in codes],
+             "unique": sum(c["unique"] for c in by_code.values()), "relevant": sum(c["relevant"] for c in by_code.values())}
+            for group, by_code in cells.items()]
+    rows.sort(key=lambda r: (-r["unique"], r["group"]))
+    return {"export": export, "codes": codes, "rows": rows}
+
+
+def _pool_page(request, phase, form, *, status=200):
+    viewer = viewer_for(request, phase.competition)
+    table = phase_judged(phase, viewer)
+    exports = list(phase.pool_exports.select_related("created_by")[:10])
+    latest = next((e for e in exports if e.status == PoolExport.Status.DONE), None)
+    codes = [s.code for s in table["subsets"]]
+    releases = (phase.qrels_releases.order_by("-number")
+                .filter(pk__in=ReleaseStandings.objects.values("release_id")))
+    return render(request, "judging/pool.html", {
+        "competition": phase.competition, "phase": phase, "form": form, "judged": table, "codes": codes,
+        "metric": JUDGED_METRIC, "exports": exports, "unique": _contribution_table(latest), "releases": releases,
+        "pending": any(e.is_pending for e in exports),
+        "charts": as_html([judged_figure(table, decimals=viewer.decimals)])}, status=status)
+
+
+@login_required
+@require_GET
+def pool(request, slug: str, phase_slug: str):
+    """Judged@10 per counted run and subset, the pool exports (reloading while one is built),
+    and which team's runs alone found relevant documents."""
+    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    return _pool_page(request, phase, PoolExportForm())
+
+
+@login_required
+@require_POST
+def pool_create(request, slug: str, phase_slug: str):
+    """Queue a pool export of the chosen runs; the worker builds it while the page shows progress."""
+    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    form = PoolExportForm(request.POST)
+    if not form.is_valid():
+        return _pool_page(request, phase, form, status=400)
+    export = pool_export_create(phase=phase, actor=request.user, **form.cleaned_data)
+    messages.success(request, f"Pool #{export.pk} of {len(export.submission_ids)} run(s) at depth {export.depth} "
+                              "is being built.")
+    return redirect("judging:pool", slug, phase_slug)
+
+
+def _get_export(request, slug: str, phase_slug: str, pk: int) -> PoolExport:
+    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    export = get_object_or_404(PoolExport.objects.select_related("phase__competition"), phase=phase, pk=pk)
+    if export.status != PoolExport.Status.DONE:
+        raise Http404("This pool is not built (yet).")
+    return export
+
+
+@login_required
+@require_GET
+def pool_zip(request, slug: str, phase_slug: str, pk: int):
+    """Every subset's pool of a built export, one TSV each, in a zip."""
+    export = _get_export(request, slug, phase_slug, pk)
+    with export.file.open("rb") as stored:
+        response = HttpResponse(stored.read(), content_type="application/zip")
+    response["Content-Disposition"] = content_disposition_header(True, f"pool-{slug}-{phase_slug}-{pk}.zip")
+    return response
+
+
+@login_required
+@require_GET
+def pool_tsv(request, slug: str, phase_slug: str, pk: int, code: str):
+    """One subset's pool of a built export: `qid`, query text, `docid` per line, after a header."""
+    export = _get_export(request, slug, phase_slug, pk)
+    content = pool_member(export, code)
+    if content is None:
+        raise Http404("No pool for this subset.")
+    response = HttpResponse(content, content_type="text/tab-separated-values; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, pool_file_name(export, code))
+    return response
+
+
+@login_required
+@require_GET
+def qrels_changes(request, slug: str, phase_slug: str, number: int):
+    """What qrels v<number> changed: per team, score and rank before and after on the chosen
+    column (?column=<subset code>, default the average), with the new judgments per subset."""
+    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    release = get_object_or_404(QrelsRelease, phase=phase, number=number)
+    found = release_changes(release)
+    if found is None:
+        raise Http404("Nothing was kept of the leaderboard before this version (the phase's first judgments).")
+    viewer = viewer_for(request, phase.competition)
+    columns = [(ALL, "Avg")] + [(s.code, s.code) for s in viewer.subsets if s.code in found.new_judgments
+                                or any(s.code in r["values"] for r in found.before)]
+    column = request.GET.get("column", ALL)
+    if column not in dict(columns):
+        raise Http404("No such column.")
+    rows = changes(found.before, found.after, column)
+    metric = phase.competition.primary_metric
+    labels = (f"qrels v{found.previous_number}", f"qrels v{release.number}")
+    return render(request, "judging/changes.html", {
+        "competition": phase.competition, "phase": phase, "release": release, "found": found, "rows": rows,
+        "columns": columns, "column": column, "metric": metric, "labels": labels,
+        "new_judgments": [(code, found.new_judgments[code]) for code, _ in columns if code in found.new_judgments],
+        "charts": as_html([changes_figure(rows, metric=metric, labels=labels)])})

@@ -1,0 +1,62 @@
+"""Judged@10 is computed when a run is scored, kept apart from its scores, shown on the
+submission page to whom may see it, with a warning when it is far below the baselines'."""
+import pytest
+from django.urls import reverse
+
+from cupboard.judging.models import JudgedShare
+from cupboard.submissions.models import QueryScores, Score
+from tests.personas import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+def judged(submission) -> dict[str, float]:
+    return {s.subset.code: s.value for s in JudgedShare.objects.filter(submission=submission).select_related("subset")}
+
+
+def test_it_stores_judged_at_10_per_subset_when_scoring(scene):
+    # A q1: a1 n1 judged of 10 -> 0.2; q2: b1 -> 0.1. te: no run, judged queries score 0.
+    assert judged(scene.sub_a) == pytest.approx({"sw": 0.15, "te": 0.0})
+    # B q1: a2 -> 0.1; q2: nothing -> 0. Baseline q1: a1 a2 n1 -> 0.3; q2: b1 -> 0.1.
+    assert judged(scene.sub_b)["sw"] == pytest.approx(0.05)
+    assert judged(scene.baseline)["sw"] == pytest.approx(0.2)
+
+
+def test_it_is_not_a_score_nor_a_per_query_value(scene):
+    assert not Score.objects.filter(metric="Judged@10").exists()
+    assert all("Judged@10" not in qs.values for qs in QueryScores.objects.all())
+
+
+def test_rescoring_replaces_it(scene):
+    from cupboard.submissions.models import Submission
+    from cupboard.submissions.scoring import submission_score
+
+    Submission.objects.filter(pk=scene.sub_a.pk).update(status="queued", attempts=0)
+    assert submission_score(submission_id=scene.sub_a.pk) == "scored"
+    assert JudgedShare.objects.filter(submission=scene.sub_a).count() == 2
+
+
+def test_the_team_sees_it_with_a_warning_when_far_below_the_baselines(scene):
+    page = client_for(scene.outsider).get(reverse("submissions:detail", args=[scene.sub_b.pk])).content.decode()
+    assert 'id="judged"' in page and "0.05" in page
+    # team B: 0.05 against the baseline's 0.20, not 0.2 below: no warning
+    assert 'id="judged-warning"' not in page
+    JudgedShare.objects.filter(submission=scene.baseline, subset__code="sw").update(value=0.9)
+    page = client_for(scene.outsider).get(reverse("submissions:detail", args=[scene.sub_b.pk])).content.decode()
+    assert 'id="judged-warning"' in page and "a lower bound" in page
+
+
+def test_on_hidden_judgments_only_organizers_see_it(hidden_scene):
+    url = reverse("submissions:detail", args=[hidden_scene.sub_a.pk])
+    for persona in ("participant", "teammate"):
+        page = client_for(getattr(hidden_scene, persona)).get(url).content.decode()
+        assert 'id="judged"' not in page and "Judged@10" not in page, persona
+    page = client_for(hidden_scene.organizer).get(url).content.decode()
+    assert 'id="judged"' in page
+
+
+def test_once_the_judgments_are_public_the_team_sees_it(hidden_scene, time_machine):
+    time_machine.move_to(hidden_scene.test_b.reveal_at, tick=False)
+    page = client_for(hidden_scene.participant).get(
+        reverse("submissions:detail", args=[hidden_scene.sub_a.pk])).content.decode()
+    assert 'id="judged"' in page
