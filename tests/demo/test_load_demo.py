@@ -86,3 +86,46 @@ class LoadDemoTests(TestCase):
         call_command("load_demo", "--data", "/nonexistent", stdout=out)
         self.assertEqual(_counts(), before)
         self.assertIn("nothing new", out.getvalue())
+
+
+class DemoJudgingCycleTests(TestCase):
+    """The Cup's development phase after the demo's judging cycle (demo/judging.py)."""
+
+    @classmethod
+    def setUpTestData(cls):
+        demo_load(data_dir=None, scale=0.25, per_team=1, log=lambda line: None)
+        cls.phase = Competition.objects.get(slug="miracl-wsdm-cup").phases.get(slug="dev")
+
+    def test_every_scored_run_has_judged_at_10_in_every_language(self):
+        from cupboard.judging.models import JudgedShare
+
+        scored = Submission.objects.filter(phase=self.phase, status="scored")
+        languages = self.phase.competition.subsets.count()
+        self.assertEqual(JudgedShare.objects.filter(submission__in=scored).count(), scored.count() * languages)
+        values = set(JudgedShare.objects.filter(submission__in=scored).values_list("value", flat=True))
+        self.assertTrue(len(values) > 3 and all(0 <= v <= 1 for v in values), values)
+        # the two teams left out of the judged pool keep runs less judged than the pooled ones
+        rows = {r.rank: r.submission for r in self.phase.leaderboard_rows.filter(is_baseline=False)}
+        mean = {rank: sum(s.judged_shares.values_list("value", flat=True)) for rank, s in rows.items()}
+        self.assertLess(max(mean[3], mean[4]), min(mean[1], mean[2]), mean)
+
+    def test_it_shows_two_pools_with_data_and_what_the_judged_one_changed(self):
+        from django.urls import reverse
+
+        from cupboard.judging.standings import release_changes
+        from tests.personas import client_for
+
+        first, second = self.phase.pool_exports.order_by("pk")
+        self.assertEqual((first.status, second.status), ("done", "done"))
+        self.assertEqual((first.qrels_release.number, second.qrels_release.number), (1, 2))
+        documents = [sum(c["documents"] for c in e.counts) for e in (first, second)]
+        self.assertTrue(documents[0] > 0 and documents[1] < documents[0], documents)
+        self.assertTrue(any(c["unique"] for c in first.contributions))
+        found = release_changes(self.phase.qrels_releases.get(number=2))
+        self.assertTrue(found.is_current and found.waiting == 0 and sum(found.new_judgments.values()) == documents[0])
+        self.assertFalse(Submission.objects.filter(phase=self.phase).exclude(qrels_release__number=2).exists())
+        organizer = client_for(User.objects.get(username="organizer"))
+        page = organizer.get(reverse("judging:pool", args=[self.phase.competition.slug, "dev"]))
+        self.assertContains(page, "Documents to judge")
+        self.assertContains(organizer.get(reverse("judging:qrels_changes", args=[self.phase.competition.slug, "dev", 2])),
+                            "New judgments")

@@ -66,6 +66,7 @@ class CompetitionPlan:
     last_deadline_in: timedelta = timedelta(days=14)
     overrides: dict = field(default_factory=dict)  # top-level keys replacing the file's
     surprise_in: timedelta | None = None  # reveal the surprise group this long after loading
+    judging_phase: str | None = None  # play the judging cycle on this phase (demo/judging.py)
 
     @property
     def path(self) -> Path:
@@ -107,7 +108,7 @@ def _instant(value) -> datetime:
 _MIRACL_PHASES = {"dev": PhaseSlice(0.0, 0.5, 120), "test-a": PhaseSlice(0.5, 0.75, 80),
                   "test-b": PhaseSlice(0.75, 1.0, 80)}
 COMPETITIONS = (
-    CompetitionPlan("miracl-wsdm-cup.yaml", "miracl", _MIRACL_PHASES, seed=1, per_team=3),
+    CompetitionPlan("miracl-wsdm-cup.yaml", "miracl", _MIRACL_PHASES, seed=1, per_team=3, judging_phase="dev"),
     CompetitionPlan("miracl-wsdm-cup.yaml", "miracl",
                     {"dev": PhaseSlice(0.0, 0.5, 30), "test-a": PhaseSlice(0.5, 0.75, 20),
                      "test-b": PhaseSlice(0.75, 1.0, 20)}, seed=2,

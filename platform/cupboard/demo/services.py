@@ -31,6 +31,7 @@ from evaluator.benchmarks import get_benchmark
 
 from . import data as sources
 from .data import SubsetData
+from .judging import demo_judging_cycle
 from .plan import ADMIN, BASELINES, COMPETITIONS, LONER, ORGANIZER, PASSWORD, TEAMS, CompetitionPlan, TeamPlan
 from .runs import RunSpec, demo_runs
 
@@ -74,6 +75,10 @@ def demo_load(*, data_dir: Path | None = sources.SHARED_DATA, scale: float = 1.0
             for phase in competition.phases.order_by("position"):
                 _phase_fill(plan=plan, phase=phase, teams=teams, users=users, data_dir=data_dir, scale=scale,
                             per_team=per_team or plan.per_team, log=log)
+        if plan.judging_phase:
+            # After the commit: the release's re-scoring is queued then, and played here at once.
+            demo_judging_cycle(phase=competition.phases.get(slug=plan.judging_phase), organizer=users[ORGANIZER],
+                               seed=plan.seed, log=log)
         loaded.append(competition.slug)
         log(f"{competition.slug}: done in {time.monotonic() - started:.1f} s")
     return loaded
