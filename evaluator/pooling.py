@@ -14,7 +14,7 @@ the limits of pooling", SIGIR 2006); Judged@k (`evaluator.metrics.judged`) measu
   the classic "pool contribution" table of TREC overview papers (Zobel, "How reliable are
   the results of large-scale information retrieval experiments?", SIGIR 1998).
 
-Pure Python over a parsed `Run` and `Qrels`; no numpy needed here.
+Over a parsed `Run` and `Qrels`; only `top_documents` uses numpy (a run's rows are arrays).
 """
 from __future__ import annotations
 
@@ -28,15 +28,28 @@ Tops = dict[str, list[str]]  # qid -> its top documents, best first
 
 def top_documents(run: Run | None, k: int) -> Tops:
     """Each query's first `k` documents of `run` by trec_eval's order (score descending,
-    then docid descending; the rank column is ignored). No run: no query."""
+    then docid descending; the rank column is ignored). No run: no query. Rows come from
+    `read_run` already in that order, so usually nothing is sorted; only the kept rows
+    become Python strings (a tenth of a depth-100 run at k = 10)."""
     if k < 1:
         raise ValueError("k must be at least 1")
     if run is None or not len(run):
         return {}
-    by_query: dict[str, list[tuple[float, str]]] = {}
-    for qid, docid, score in zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist()):
-        by_query.setdefault(qid, []).append((score, docid))
-    return {qid: [docid for _, docid in sorted(rows, reverse=True)[:k]] for qid, rows in by_query.items()}
+    import numpy as np
+
+    from .columns import take
+    from .scoring import in_trec_order, positions, trec_order
+
+    names, codes = run.query_codes()
+    scores, docids = np.asarray(run.scores, dtype=np.float64), run.docid_array()
+    if not in_trec_order(codes, scores, docids):
+        order = trec_order(codes, scores, docids)
+        codes, docids = codes[order], take(docids, order)
+    kept = np.flatnonzero(positions(codes) < k)
+    tops: Tops = {}
+    for qid, docid in zip(names[codes[kept]].tolist(), take(docids, kept).to_pylist()):
+        tops.setdefault(qid, []).append(docid)
+    return tops
 
 
 def pool(tops: Iterable[Tops], *, judged: Qrels | None = None, queries: Iterable[str] | None = None) -> Tops:
