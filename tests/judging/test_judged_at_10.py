@@ -60,3 +60,18 @@ def test_once_the_judgments_are_public_the_team_sees_it(hidden_scene, time_machi
     page = client_for(hidden_scene.participant).get(
         reverse("submissions:detail", args=[hidden_scene.sub_a.pk])).content.decode()
     assert 'id="judged"' in page
+
+
+def test_under_own_scores_only_the_baselines_figure_stays_hidden(hidden_scene, time_machine):
+    """A phase whose judgments are public but whose runs show only their own scores before the
+    reveal: the team sees its Judged@10, not the baselines'."""
+    from cupboard.competitions.models import Phase
+
+    Phase.objects.filter(pk=hidden_scene.test_b.pk).update(hidden_qrels=False, before_reveal="own")
+    page = client_for(hidden_scene.participant).get(
+        reverse("submissions:detail", args=[hidden_scene.sub_a.pk])).content.decode()
+    assert 'id="judged"' in page and "0.15" in page and "0.20" not in page  # the baseline's is 0.20
+    time_machine.move_to(hidden_scene.test_b.reveal_at, tick=False)
+    page = client_for(hidden_scene.participant).get(
+        reverse("submissions:detail", args=[hidden_scene.sub_a.pk])).content.decode()
+    assert "0.20" in page

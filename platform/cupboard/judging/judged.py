@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from statistics import mean
 
+from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import phase_subsets
 from cupboard.competitions.viewer import Viewer
 
@@ -50,7 +51,10 @@ def submission_judged(viewer: Viewer, submission) -> list[dict] | None:
     if not shares:
         return None
     subsets = [s for s in phase_subsets(submission.phase, viewer.subsets) if s.code in shares]
-    baselines = {} if submission.is_baseline else _baseline_means(submission, {s.code for s in subsets})
+    # The baselines' figures follow their scores' rule: under "own" or "status" nobody but
+    # organizers sees anything of a baseline before the reveal.
+    shows_baselines = not submission.is_baseline and viewer.before_reveal(submission.phase) == Phase.BeforeReveal.EVERYTHING
+    baselines = _baseline_means(submission, {s.code for s in subsets}) if shows_baselines else {}
     rows = []
     for subset in subsets:
         value, base = shares[subset.code], baselines.get(subset.code)
