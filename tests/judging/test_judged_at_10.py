@@ -75,3 +75,19 @@ def test_under_own_scores_only_the_baselines_figure_stays_hidden(hidden_scene, t
     page = client_for(hidden_scene.participant).get(
         reverse("submissions:detail", args=[hidden_scene.sub_a.pk])).content.decode()
     assert "0.20" in page
+
+
+def test_everyone_sees_the_phase_table_where_the_judgments_are_public(scene):
+    page = client_for(scene.anonymous).get(reverse("judging:phase_judged", args=["cup", "dev"])).content.decode()
+    assert 'id="judged"' in page and "Team A" in page and "0.15" in page
+    # an anonymous visitor is linked to the public baseline's page, not to the teams' runs
+    assert reverse("submissions:detail", args=[scene.baseline.pk]) in page
+    assert reverse("submissions:detail", args=[scene.sub_a.pk]) not in page
+
+
+def test_the_phase_table_waits_for_hidden_judgments(hidden_scene, time_machine):
+    url = reverse("judging:phase_judged", args=["cup", "test-b"])
+    page = client_for(hidden_scene.participant).get(url).content.decode()
+    assert 'id="judged"' not in page and "once the judgments and the" in page
+    time_machine.move_to(hidden_scene.test_b.reveal_at, tick=False)
+    assert 'id="judged"' in client_for(hidden_scene.participant).get(url).content.decode()

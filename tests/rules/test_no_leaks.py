@@ -108,9 +108,11 @@ def test_judged_at_10_of_hidden_judgments_is_for_organizers_until_they_are_publi
     sees it on any submission page until the judgments are public, then its team does."""
     world = build_world()
     pages = [reverse("submissions:detail", args=[pk]) for pk in (world.sub_a_test_b.pk, world.baseline_test_b.pk)]
+    pages.append(reverse("judging:phase_judged", args=["cup", "test-b"]))
     for persona in NON_ORGANIZERS:
         for url in pages:
-            assert "Judged@10" not in _body(client_for(getattr(world, persona)).get(url)), (persona, url)
-    assert "Judged@10" in _body(client_for(world.organizer).get(pages[0]))
+            assert 'id="judged"' not in _body(client_for(getattr(world, persona)).get(url)), (persona, url)
+    assert all('id="judged"' in _body(client_for(world.organizer).get(url)) for url in pages)
     time_machine.move_to(world.test_b.reveal_at, tick=False)
-    assert "Judged@10" in _body(client_for(world.participant).get(pages[0]))
+    assert 'id="judged"' in _body(client_for(world.participant).get(pages[0]))
+    assert 'id="judged"' in _body(client_for(world.anonymous).get(pages[2]))

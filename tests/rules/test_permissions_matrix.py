@@ -311,6 +311,12 @@ def rows(w) -> list[Row]:
         Row("competitions:manage_message", ("cup",), "POST", organizers(400, 404, anon=302), {"subject": "x"}),
         # The judging cycle (organizer area): Judged@10 of every run, pools for the assessors, what a
         # qrels version changed. Test B's hide nothing from its organizers and everything from the rest.
+        # Judged@10 of a phase's runs: a page for everyone, with the table once judgments and board are public.
+        Row("judging:phase_judged", ("cup", "dev"), "GET", every(200)),
+        Row("judging:phase_judged", ("cup", "test-b"), "GET", every(200)),  # "shown from ..." for most
+        Row("judging:phase_judged", ("draft", "dev"), "GET", organizers(200, 404)),
+        Row("judging:phase_judged", ("cup", "nope"), "GET", every(404)),
+        Row("judging:phase_judged", ("cup", "dev"), "POST", every(405)),
         Row("judging:pool", ("cup", "dev"), "GET", organizers(200, 404, anon=302)),
         Row("judging:pool", ("cup", "test-b"), "GET", organizers(200, 404, anon=302)),
         Row("judging:pool", ("draft", "dev"), "GET", organizers(200, 404, anon=302)),

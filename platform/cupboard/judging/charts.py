@@ -42,3 +42,19 @@ def changes_figure(changes: list[Change], *, metric: str, labels: tuple[str, str
     figure.update_layout(barmode="group", title=f"{metric} before and after", yaxis_title=metric,
                          margin={"t": 50, "b": 40})
     return figure
+
+
+def unique_figure(table: dict | None):
+    """Unique relevant documents per team, stacked by language (the pool-contribution table
+    of views._contribution_table); None when there is none."""
+    import plotly.graph_objects as go
+
+    if not table or not any(row["unique"] for row in table["rows"]):
+        return None
+    teams = [row["group"] for row in table["rows"]]
+    figure = go.Figure([go.Bar(name=code, x=teams, y=[(row["cells"][i] or {}).get("unique", 0) for row in table["rows"]],
+                               hovertemplate=f"%{{x}} in {code}: %{{y}}<extra></extra>")
+                        for i, code in enumerate(table["codes"])])
+    figure.update_layout(barmode="stack", title="Relevant documents only this team's runs retrieved",
+                         yaxis_title="unique relevant", legend_title_text="language", margin={"t": 50, "b": 40})
+    return figure

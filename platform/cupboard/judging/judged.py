@@ -63,11 +63,20 @@ def submission_judged(viewer: Viewer, submission) -> list[dict] | None:
     return rows
 
 
+def sees_phase_judged(viewer: Viewer, phase) -> bool:
+    """The phase's Judged@10 table: organizers always; anyone else where they see the
+    leaderboard (so every run's scores) and the judgments are public."""
+    return viewer.is_organizer or (viewer.sees_leaderboard(phase) and viewer.sees_qrels(phase)
+                                   and viewer.before_reveal(phase) == Phase.BeforeReveal.EVERYTHING)
+
+
 def phase_judged(phase, viewer: Viewer) -> dict:
-    """The organizer's table: every leaderboard row (each team's counted run, each baseline)
-    with its Judged@10 per subset, in leaderboard order. {"subsets": [...], "rows": [{"label",
-    "url", "values": {code: value}, "cells": [value per subset]}]}."""
+    """Every leaderboard row (each team's counted run, each baseline) with its Judged@10 per
+    subset the viewer sees, in leaderboard order, rounded for them; links only to runs they may
+    open. Call it only where `sees_phase_judged`. {"subsets": [...], "rows": [{"label", "url",
+    "values": {code: value}, "cells": [value per subset]}]}."""
     subsets = phase_subsets(phase, viewer.subsets)
+    codes = [s.code for s in subsets]
     board = list(phase.leaderboard_rows.select_related("submission", "team"))
     shares: dict[int, dict[str, float]] = {}
     for submission_id, code, value in JudgedShare.objects.filter(
@@ -75,8 +84,9 @@ def phase_judged(phase, viewer: Viewer) -> dict:
         shares.setdefault(submission_id, {})[code] = value
     rows = []
     for r in board:
-        values = shares.get(r.submission_id, {})
+        values = {code: viewer.rounded(value) for code, value in shares.get(r.submission_id, {}).items()
+                  if code in codes}
         rows.append({"label": f"{r.rank}. {r.team.name}" if r.team_id else f"Baseline: {r.submission.method_name}",
-                     "method": r.submission.method_name, "url": r.submission.get_absolute_url(),
-                     "values": values, "cells": [values.get(s.code) for s in subsets]})
+                     "method": r.submission.method_name, "values": values, "cells": [values.get(c) for c in codes],
+                     "url": r.submission.get_absolute_url() if viewer.sees_submission(r.submission) else None})
     return {"subsets": subsets, "rows": rows}

@@ -4,6 +4,7 @@ from . import views
 
 app_name = "judging"
 urlpatterns = [
+    path("c/<slug:slug>/<slug:phase_slug>/judged/", views.phase_judged_page, name="phase_judged"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/pool/", views.pool, name="pool"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/pool/exports/", views.pool_create, name="pool_create"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/pool/<int:pk>.zip", views.pool_zip, name="pool_zip"),

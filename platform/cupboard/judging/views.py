@@ -1,7 +1,8 @@
-"""The organizer's pages of the judging cycle: a phase's pool page (Judged@10 of every
-counted run, pool exports with their progress and files, the pool-contribution table) and a
-qrels release's "what changed". In the organizer area: anyone but the competition's
-organizers and staff gets its 404."""
+"""Pages of the judging cycle. A phase's public Judged@10 page (for everyone, with its table
+once the judgments and leaderboard are public: `judged.sees_phase_judged`), and the
+organizer's: the pool page (Judged@10 of every counted run, pool exports with their progress
+and files, the pool-contribution table) and a qrels release's "what changed". Those are in
+the organizer area: anyone but the competition's organizers and staff gets its 404."""
 from __future__ import annotations
 
 from django.contrib import messages
@@ -11,15 +12,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 
-from cupboard.competitions.models import QrelsRelease
+from cupboard.competitions.models import Phase, QrelsRelease
 from cupboard.competitions.views_manage import _get_phase_for_organizer
 from cupboard.competitions.viewer import viewer_for
 from cupboard.leaderboards.charts import as_html
 from cupboard.leaderboards.services import ALL
 
-from .charts import changes_figure, judged_figure
+from .charts import changes_figure, judged_figure, unique_figure
 from .forms import PoolExportForm
-from .judged import phase_judged
+from .judged import phase_judged, sees_phase_judged
 from .models import JUDGED_METRIC, PoolExport, ReleaseStandings
 from .pools import pool_export_create, pool_file_name, pool_member
 from .standings import changes, release_changes
@@ -44,16 +45,35 @@ def _contribution_table(export: PoolExport | None) -> dict | None:
 def _pool_page(request, phase, form, *, status=200):
     viewer = viewer_for(request, phase.competition)
     table = phase_judged(phase, viewer)
-    exports = list(phase.pool_exports.select_related("created_by")[:10])
+    exports = list(phase.pool_exports.select_related("created_by", "qrels_release")[:10])
     latest = next((e for e in exports if e.status == PoolExport.Status.DONE), None)
     codes = [s.code for s in table["subsets"]]
+    unique = _contribution_table(latest)
     releases = (phase.qrels_releases.order_by("-number")
                 .filter(pk__in=ReleaseStandings.objects.values("release_id")))
     return render(request, "judging/pool.html", {
         "competition": phase.competition, "phase": phase, "form": form, "judged": table, "codes": codes,
-        "metric": JUDGED_METRIC, "exports": exports, "unique": _contribution_table(latest), "releases": releases,
+        "metric": JUDGED_METRIC, "exports": exports, "unique": unique, "releases": releases,
+        "unique_charts": as_html([unique_figure(unique)]),
         "pending": any(e.is_pending for e in exports),
         "charts": as_html([judged_figure(table, decimals=viewer.decimals)])}, status=status)
+
+
+@require_GET
+def phase_judged_page(request, slug: str, phase_slug: str):
+    """Judged@10 of every run on a phase's leaderboard, per language (table and heatmap), for
+    anyone once the phase's judgments and leaderboard are public; until then it says when."""
+    phase = get_object_or_404(Phase.objects.select_related("competition"), competition__slug=slug, slug=phase_slug)
+    viewer = viewer_for(request, phase.competition)
+    if not viewer.sees_competition:
+        raise Http404("No such phase")
+    visible = sees_phase_judged(viewer, phase)
+    table = phase_judged(phase, viewer) if visible else {"subsets": [], "rows": []}
+    return render(request, "judging/judged.html", {
+        "competition": phase.competition, "phase": phase, "visible": visible, "judged": table,
+        "codes": [s.code for s in table["subsets"]], "metric": JUDGED_METRIC, "organizer": viewer.is_organizer,
+        "public_from": phase.reveal_at if phase.hidden_qrels or not phase.is_revealed(viewer.now) else None,
+        "charts": as_html([judged_figure(table, decimals=viewer.decimals)]) if visible else []})
 
 
 @login_required
