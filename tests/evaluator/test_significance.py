@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evaluator.significance import paired_t_test, randomization_test
+from evaluator.significance import adjusted, flipped_sums, holm, paired_t_test, randomization_test
 
 A = {"1": 0.5, "2": 0.7, "3": 0.2, "4": 0.9, "5": 0.4}
 B = {"1": 0.4, "2": 0.5, "3": 0.3, "4": 0.6, "5": 0.1}
@@ -51,3 +51,31 @@ def test_it_refuses_runs_scored_on_different_queries():
         paired_t_test(A, {**B, "6": 0.0})
     with pytest.raises(ValueError, match="no queries"):
         randomization_test({}, {})
+
+
+def test_it_adjusts_with_holm_as_in_the_textbook():
+    # Holm (1979)'s step-down on four p-values: sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1
+    # = 0.02, 0.03, 0.06, 0.04, made non-decreasing: 0.02, 0.03, 0.06, 0.06 (given back in input order).
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    rejected = adjusted([0.01, 0.04, 0.03, 0.005], "holm") < 0.05
+    assert rejected.tolist() == [True, False, False, True]
+    # Bonferroni rejects less: 0.01 * 4 = 0.04 < 0.05, 0.005 * 4 = 0.02; it caps at 1.
+    assert adjusted([0.01, 0.04, 0.03, 0.005], "bonferroni") == pytest.approx([0.04, 0.16, 0.12, 0.02])
+    assert adjusted([0.6, 0.5], "bonferroni").tolist() == [1.0, 1.0]
+    assert adjusted([0.6, 0.5], "none").tolist() == [0.6, 0.5]
+    assert holm([]).tolist() == []
+
+
+def test_it_refuses_an_unknown_correction():
+    with pytest.raises(ValueError, match="holm, bonferroni, none"):
+        adjusted([0.1], "sidak")
+
+
+def test_it_pairs_every_system_with_one_set_of_signs():
+    # The flipped sums of a - b are the flipped sums of a minus those of b: same signs for all rows.
+    rng = np.random.default_rng(5)
+    values = rng.random((3, 40))
+    flipped = flipped_sums(values, trials=300, rng=np.random.default_rng(2))
+    diff = flipped_sums(values[:1] - values[1:2], trials=300, rng=np.random.default_rng(2))
+    assert flipped[:, 0] - flipped[:, 1] == pytest.approx(diff[:, 0])
+    assert flipped.shape == (300, 3)
