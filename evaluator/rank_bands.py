@@ -100,9 +100,8 @@ def _prepare(code: str, matrix: np.ndarray, settings: BandSettings) -> _Subset:
     return _Subset(values=values, present=present, flipped=flipped, boot=counts @ values.T / n)
 
 
-def _pairwise_p(column: list[_Subset], members: np.ndarray, settings: BandSettings) -> np.ndarray:
+def _pairwise_p(column: list[_Subset], weight: float, members: np.ndarray, settings: BandSettings) -> np.ndarray:
     """p-values of every pair of `members` (indices of systems) on the column, unadjusted."""
-    weight = 1.0 / len(column)
     means = sum(weight * s.values.mean(axis=1) for s in column)[members]
     size = len(members)
     p = np.ones((size, size))
@@ -153,22 +152,29 @@ def _tiers(order: np.ndarray, significant: np.ndarray) -> np.ndarray:
     return tiers
 
 
-def _column(column: list[_Subset], members: np.ndarray, settings: BandSettings) -> dict[int, Standing]:
-    weight = 1.0 / len(column)
-    means = sum(weight * s.values.mean(axis=1) for s in column)[members]
-    order = np.argsort(-means, kind="stable")
-    p = _pairwise_p(column, members, settings)
-    low, high, significant = _bands(p, means, settings)
-    tiers = _tiers(order, significant)
-    boot = sum(weight * s.boot for s in column)[:, members]
+def _intervals(column: list[_Subset], weight: float, members: np.ndarray,
+               settings: BandSettings) -> dict[int, tuple[float, float]]:
+    """Percentile bootstrap interval at level 1 - alpha of each member's value on the column."""
+    boot = weight * sum(s.boot for s in column)[:, members]
     ci = np.percentile(boot, [100 * settings.alpha / 2, 100 * (1 - settings.alpha / 2)], axis=0)
+    return {int(system): (float(ci[0, k]), float(ci[1, k])) for k, system in enumerate(members)}
+
+
+def _column(column: list[_Subset], weight: float, members: np.ndarray, settings: BandSettings) -> dict[int, Standing]:
+    """Standings of `members` on a column: its subsets, each weighing `weight` in its value."""
+    means = weight * sum(s.values.mean(axis=1) for s in column)[members]
+    order = np.argsort(-means, kind="stable")
+    low, high, significant = _bands(_pairwise_p(column, weight, members, settings), means, settings)
+    tiers = _tiers(order, significant)
+    intervals = _intervals(column, weight, members, settings)
     return {int(system): Standing(low=int(low[k]), high=int(high[k]), tier=int(tiers[k]),
-                                  ci_low=float(ci[0, k]), ci_high=float(ci[1, k]))
+                                  ci_low=intervals[int(system)][0], ci_high=intervals[int(system)][1])
             for k, system in enumerate(members)}
 
 
 def column_standings(subsets: Mapping[str, np.ndarray], columns: Mapping[str, Sequence[str]], *,
-                     settings: BandSettings = BandSettings(), missing: str = "zero") -> dict[str, dict[int, Standing]]:
+                     settings: BandSettings = BandSettings(), missing: str = "zero",
+                     ranked: Sequence[bool] | None = None) -> dict[str, dict[int, Standing]]:
     """{column: {system index: Standing}} for systems 0..N-1.
 
     `subsets`: {code: matrix of systems x queries}, the same queries in the same order in
@@ -181,13 +187,19 @@ def column_standings(subsets: Mapping[str, np.ndarray], columns: Mapping[str, Se
     prepared = {code: _prepare(code, np.asarray(subsets[code], dtype=float), settings) for code in needed}
     result: dict[str, dict[int, Standing]] = {}
     for key, codes in columns.items():
+        # A subset nobody has values on counts 0 for everyone under "zero": only its weight remains.
         column = [prepared[c] for c in codes if c in prepared]
-        if not column or len(column) < len(codes):
+        if not column or (len(column) < len(codes) and (missing != "zero" or len(codes) == 1)):
             continue
         present = np.logical_and.reduce([s.present for s in column])
-        if len(column) > 1 and missing == "zero":
+        if len(codes) > 1 and missing == "zero":
             present = np.logical_or.reduce([s.present for s in column])
-        members = np.flatnonzero(present)
-        if len(members):
-            result[key] = _column(column, members, settings)
+        weight = 1.0 / len(codes)
+        contenders = present if ranked is None else present & np.asarray(ranked, dtype=bool)
+        standings = _column(column, weight, np.flatnonzero(contenders), settings) if contenders.any() else {}
+        others = np.flatnonzero(present & ~contenders)
+        if len(others):
+            standings |= {i: Standing(0, 0, 0, low, high) for i, (low, high) in _intervals(column, weight, others, settings).items()}
+        if standings:
+            result[key] = standings
     return result

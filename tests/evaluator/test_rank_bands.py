@@ -111,3 +111,18 @@ def test_it_refuses_unknown_settings():
         BandSettings(alpha=1.5)
     with pytest.raises(ValueError, match="holm"):
         BandSettings(correction="fdr")
+
+
+def test_it_gives_unranked_systems_an_interval_only():
+    values = _systems([0.6, 0.5, 0.55])
+    result = column_standings({"x": values}, {"x": ["x"]}, settings=FAST, ranked=[True, True, False])["x"]
+    assert result[0].band == "1" and result[1].band == "2"  # the baseline between them takes no rank
+    assert (result[2].low, result[2].tier) == (0, 0) and result[2].ci_low < values[2].mean() < result[2].ci_high
+
+
+def test_a_subset_nobody_ran_only_weighs_in_an_average_under_zero():
+    values = _systems([0.6, 0.5])
+    zero = column_standings({"a": values}, {"avg": ["a", "b"]}, settings=FAST)["avg"]
+    assert zero[0].ci_low < 0.6 / 2 < zero[0].ci_high and zero[0].band == "1"
+    assert column_standings({"a": values}, {"avg": ["a", "b"]}, settings=FAST, missing="incomplete") == {}
+    assert column_standings({"a": values}, {"b": ["b"]}, settings=FAST) == {}
