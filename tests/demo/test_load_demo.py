@@ -4,6 +4,7 @@ changes nothing."""
 from io import StringIO
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.core import mail
 from django.core.management import call_command
 from django.test import TestCase
 
@@ -12,6 +13,8 @@ from cupboard.demo.plan import COMPETITIONS, PASSWORD, TEAMS
 from cupboard.demo.services import demo_load
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.selectors import leaderboard_for
+from cupboard.notifications.models import Notification
+from cupboard.notifications.services import notifications_send
 from cupboard.submissions.models import Submission
 from cupboard.teams.models import Team
 
@@ -72,6 +75,21 @@ class LoadDemoTests(TestCase):
         with self.assertRaises(ValidationError) as caught:  # Test B, the final phase, is open
             team_create(competition=Competition.objects.get(slug="miracl-wsdm-cup"), user=hana, name="Hana's team")
         self.assertEqual(caught.exception.code, "entry_closed")
+
+    def test_it_owes_each_member_a_mail_per_scored_run_saying_what_they_may_see(self):
+        """What the worker writes to var/mail/ once the demo runs: a "scored" mail per member
+        and scored team submission; on the Cup's Test B (scores hidden until its reveal) "valid
+        and scored" and no score; on the dry run no surprise language."""
+        runs = Submission.objects.filter(team__isnull=False, status="scored").select_related("team")
+        rows = Notification.objects.filter(kind="submission", event="scored", sent_at__isnull=True)
+        self.assertEqual(rows.count(), sum(run.team.memberships.count() for run in runs))
+        shown = rows.filter(competition__slug__in=["miracl-wsdm-cup", "miracl-dry-run"], phase__slug__in=["dev", "test-b"])
+        self.assertEqual(notifications_send(notification_ids=list(shown.values_list("pk", flat=True)))["failed"], 0)
+        test_b = [m for m in mail.outbox if "] Test B (final):" in m.subject and "WSDM Cup" in m.subject]
+        self.assertTrue(test_b and all("valid and scored" in m.body and "nDCG@10" not in m.body for m in test_b))
+        dry = [m for m in mail.outbox if m.subject.startswith("[MIRACL dry run")]
+        self.assertTrue(dry and all("nDCG@10" in m.body and "\nyo " not in m.body and "S.Avg" not in m.body
+                                    for m in dry))
 
     def test_it_lets_the_demo_accounts_log_in(self):
         self.assertTrue(self.client.login(username="alice", password=PASSWORD))

@@ -72,7 +72,8 @@ def download_urls() -> list[str]:
         urls += [reverse("competitions:detail", args=[slug]), reverse("competitions:commitments", args=[slug]),
                  reverse("leaderboards:phase", args=[slug, phase.slug]),
                  reverse("leaderboards:export_csv", args=[slug, phase.slug]),
-                 reverse("leaderboards:export_json", args=[slug, phase.slug]), reverse("audit:log", args=[slug])]
+                 reverse("leaderboards:export_json", args=[slug, phase.slug]), reverse("audit:log", args=[slug]),
+                 reverse("competitions:feed", args=[slug])]
     for topics in TopicSet.objects.select_related("phase__competition", "subset"):
         urls.append(reverse("competitions:topics", args=[topics.phase.competition.slug, topics.phase.slug,
                                                          topics.subset.code]))

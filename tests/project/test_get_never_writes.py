@@ -31,7 +31,7 @@ def _urls(cup) -> list[str]:
     return [reverse("competitions:commitments", args=[cup.slug]), reverse("audit:log", args=[cup.slug]),
             reverse("leaderboards:phase", args=[cup.slug, "dev"]),
             reverse("leaderboards:export_json", args=[cup.slug, "dev"]),
-            reverse("leaderboards:export_csv", args=[cup.slug, "dev"])]
+            reverse("leaderboards:export_csv", args=[cup.slug, "dev"]), reverse("competitions:feed", args=[cup.slug])]
 
 
 def _writes_of_gets(personas, urls) -> list[str]:
