@@ -50,6 +50,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--description", default="")
     parser.add_argument("--paper-url", default="")
     parser.add_argument("--code-url", default="")
+    parser.add_argument("--meta", action="append", default=[], metavar="NAME=VALUE",
+                        help="a run-metadata value the competition asks for (its How to submit page lists "
+                             "them), e.g. --meta run_type=automatic --meta zero_shot=yes; repeat for each")
     parser.add_argument("--token", default=None, help="API token (default: $CUPBOARD_TOKEN)")
     parser.add_argument("--topics", nargs="*", default=[], metavar="PATH",
                         help="check the runs against these topics here before uploading")
@@ -175,9 +178,21 @@ def upload_files(args: argparse.Namespace) -> list[tuple[str, Path]]:
             for code, path in expand_inputs(args.run, known=(), kind="run")]
 
 
+def metadata_fields(pairs: list[str]) -> dict[str, str]:
+    """`--meta NAME=VALUE` options as the API's `meta_<name>` fields; ValueError names a malformed one.
+    The server checks the values (and says which field is wrong): the CLI knows no competition's fields."""
+    fields = {}
+    for pair in pairs:
+        name, equals, value = pair.partition("=")
+        if not equals or not name.strip():
+            raise ValueError(f"--meta {pair!r}: write NAME=VALUE, e.g. --meta run_type=automatic")
+        fields[f"meta_{name.strip()}"] = value
+    return fields
+
+
 def upload_body(args: argparse.Namespace, files: list[tuple[str, Path]]) -> Multipart:
     fields = {"method_name": args.method, "description": args.description,
-              "paper_url": args.paper_url, "code_url": args.code_url}
+              "paper_url": args.paper_url, "code_url": args.code_url, **metadata_fields(args.meta)}
     return Multipart(fields, files)
 
 
@@ -253,6 +268,11 @@ def submit_command(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get("CUPBOARD_TOKEN", "")
     if not token:
         print("no API token: give --token or set CUPBOARD_TOKEN (your profile page shows it)", file=sys.stderr)
+        return 2
+    try:
+        metadata_fields(args.meta)
+    except ValueError as error:
+        print(error, file=sys.stderr)
         return 2
     files = upload_files(args)
     missing = [str(path) for _, path in files if not path.is_file()]

@@ -168,3 +168,26 @@ def stored_private_files(containing: str) -> list[str]:
     from cupboard.competitions.models import private_storage
 
     return [str(p) for p in Path(private_storage().location).rglob(f"*{containing}*") if p.is_file()]
+
+
+# Run metadata as a competition's YAML writes it (competitions/run_metadata.py), for tests.
+RUN_METADATA = [
+    {"name": "run_type", "label": "Run type", "type": "choice", "required": True,
+     "choices": [{"value": "automatic", "label": "Automatic"}, {"value": "manual", "label": "Manual"}]},
+    {"name": "zero_shot", "label": "Zero-shot", "type": "boolean", "required": True,
+     "help": "No MIRACL training data used"},
+    {"name": "model", "label": "Model", "type": "text"},
+    {"name": "parameters_m", "label": "Parameters (M)", "type": "integer"},
+    {"name": "code", "label": "Code", "type": "url", "leaderboard": False},
+]
+
+
+def set_run_metadata(competition: Competition, specs: list[dict] = RUN_METADATA) -> Competition:
+    """Give `competition` these run-metadata fields, checked as the YAML's are."""
+    from cupboard.competitions.run_metadata import fields_parse
+
+    problems = []
+    competition.run_metadata = fields_parse(specs, lambda path, message: problems.append(f"{path}: {message}"))
+    assert not problems, problems
+    competition.save(update_fields=["run_metadata"])
+    return competition

@@ -91,7 +91,8 @@ class CompetitionAdmin(_GuardedDelete, admin.ModelAdmin):
     inlines = [SubsetGroupInline, SubsetInline, PhaseInline]
 
     def get_readonly_fields(self, request, obj=None):
-        fixed = ("config_version", "config_sha256", "created_at")
+        # run_metadata: checked as the YAML's (competitions/run_metadata.py); a new version changes it.
+        fixed = ("config_version", "config_sha256", "created_at", "run_metadata")
         if obj and _passed(obj.starts_at, timezone.now()):
             # Started: its commitments are out; published and started: anyone may have read it all.
             return fixed + ("starts_at",) + (("is_published",) if obj.is_published else ())

@@ -16,6 +16,9 @@ Schema 1, top level (keys in [brackets] are optional):
     [entry_deadline]             no team created or joined from here on; default: when the final phase opens
     [team_size_max]              members per team, default 10
     [pages: {overview, rules, data, evaluation, faq}]   the competition's own pages, Markdown (each optional)
+    [run_metadata: [{name, type: choice|boolean|text|integer|url, [label], [required], [help],
+                     [choices] (choice only), [leaderboard]}]]   asked of every submission
+                                 (competitions/run_metadata.py: what a changed list does to stored runs)
     [groups: [{name, label, [reveal_at]}]]         default: the benchmark's groups
     [subsets: [{code, [name], group, [kind]}]]     default: the benchmark's subsets
     phases: [{slug, name, opens_at, closes_at, [visibility: live|private|hidden], [reveal_at],
@@ -43,13 +46,15 @@ from django.utils.text import slugify
 
 from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.models import Competition, Phase, Subset
+from cupboard.competitions.run_metadata import fields_parse
 
 SCHEMA_VERSION = 1
 # One file per benchmark competition, e.g. DEFINITIONS_DIR / "miracl-wsdm-cup.yaml" (for `make demo`).
 DEFINITIONS_DIR = Path(__file__).resolve().parent / "definitions"
 TOP_KEYS = {"schema", "version", "slug", "title", "description", "benchmark", "metrics", "primary_metric",
             "relevance_level", "missing_subset", "ranking", "final_selection_max", "decimals", "max_run_depth",
-            "starts_at", "published", "organizers", "entry_deadline", "team_size_max", "pages", "groups", "subsets", "phases"}
+            "starts_at", "published", "organizers", "entry_deadline", "team_size_max", "pages", "run_metadata",
+            "groups", "subsets", "phases"}
 GROUP_KEYS = {"name", "label", "reveal_at"}
 SUBSET_KEYS = {"code", "name", "group", "kind"}
 PHASE_KEYS = {"slug", "name", "opens_at", "closes_at", "visibility", "reveal_at", "before_reveal", "hidden_qrels",
@@ -162,6 +167,7 @@ def definition_parse(data: Any) -> dict:
         "entry_deadline": r.get(data, "entry_deadline", "", datetime, default=None),
         "team_size_max": r.get(data, "team_size_max", "", int, default=10, minimum=1),
         "pages": _pages(data, r),
+        "run_metadata": fields_parse(data.get("run_metadata"), r.fail),
     }
     if competition["slug"] and slugify(competition["slug"]) != competition["slug"]:
         r.fail("slug", f"must be lowercase letters, digits and hyphens, not {competition['slug']!r}")

@@ -47,6 +47,9 @@ class Competition(models.Model):
     pages = models.JSONField(default=dict, blank=True,
                              help_text="The organizer's own pages in Markdown, by name: overview, rules, data, "
                                        "evaluation, faq (competitions/pages.py)")
+    run_metadata = models.JSONField(default=list, blank=True,
+                                    help_text="The fields every submission is asked for (run type, training data, "
+                                              "...): specs from the YAML's run_metadata (competitions/run_metadata.py)")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

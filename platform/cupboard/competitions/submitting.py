@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from cupboard.competitions import selectors
 from cupboard.competitions.models import Competition, Phase, TopicSet
+from cupboard.competitions.run_metadata import metadata_fields
 
 EXAMPLE_TAG = "mine"
 SAMPLE_TAG = "sample"
@@ -82,6 +83,9 @@ def cli_command(competition: Competition, phase: Phase, topic_sets: list[TopicSe
              f"--phase {phase.slug}", '--method "my first run"', "--run " + " ".join(runs)]
     if topic_sets:
         parts.append("--topics " + " ".join(shlex.quote(t.original_name) for t in topic_sets))
+    # Required run metadata, with a choice's first option as the example (the page lists them all).
+    parts += [f"--meta {shlex.quote(f'{field.name}={field.options[0][0] if field.options else field.type.upper()}')}"
+              for field in metadata_fields(competition) if field.required]
     parts.append("--wait")
     return " \\\n    ".join(parts)
 

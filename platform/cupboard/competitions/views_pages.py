@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET
 
 from cupboard.competitions import submitting
 from cupboard.competitions.pages import PAGES, page_links, render_markdown
+from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.views import _get_competition_for_user, _get_phase_for_user, _get_viewer
 
 
@@ -36,7 +37,7 @@ def how_to_submit(request, slug: str):
     return render(request, "competitions/how_to_submit.html", {
         "competition": viewer.competition, "pages": page_links(viewer.competition), "current": "how-to-submit",
         "guides": submitting.phase_guides(viewer, server=server), "team": viewer.team, "now": viewer.now,
-        "server": server})
+        "server": server, "metadata_fields": metadata_fields(viewer.competition)})
 
 
 def _zip(content: bytes | None, name: str) -> HttpResponse:

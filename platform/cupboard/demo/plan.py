@@ -43,6 +43,27 @@ TEAMS = (
 # Baselines the organizer adds to every phase: (name, run tag, quality, spread across subsets).
 BASELINES = (("BM25", "bm25", 0.42, 0.15), ("mDPR", "mdpr", 0.46, 0.15))
 
+# What each method says about itself, for competitions whose YAML asks for run metadata (the
+# MIRACL Cup's run_metadata; a competition gets the fields it asks for, nothing else).
+# Lighthouse and Tidepool never train on MIRACL's judgments: the Cup's "zero-shot" filter keeps them.
+METHOD_METADATA = {
+    "mContriever zero-shot": ("automatic", "zero-shot", False, "mContriever", 178),
+    "mContriever + BM25 hybrid": ("automatic", "zero-shot", False, "mContriever", 178),
+    "Hybrid + mT5 reranker": ("automatic", "zero-shot", False, "mT5 reranker", 580),
+    "BM25 tuned k1/b": ("automatic", "miracl-train", False, "BM25", 0),
+    "BM25 + RM3": ("automatic", "miracl-train", False, "BM25", 0),
+    "BM25 + RM3 + mDPR fusion": ("automatic", "miracl-train", False, "mDPR", 178),
+    "mDPR fine-tuned on MIRACL train": ("automatic", "miracl-train", False, "mDPR", 178),
+    "mDPR + hard negatives": ("automatic", "miracl-train", False, "mDPR", 178),
+    "mDPR + hard negatives v2": ("manual", "miracl-train", False, "mDPR", 178),
+    "SPLADE baseline": ("automatic", "zero-shot", False, "SPLADE", 110),
+    "SPLADE + query translation": ("automatic", "zero-shot", True, "SPLADE", 110),
+    "SPLADE v2": ("manual", "zero-shot", True, "SPLADE", 110),
+    "BM25": ("automatic", "zero-shot", False, "BM25", 0),
+    "mDPR": ("automatic", "zero-shot", False, "mDPR", 178),
+}
+METADATA_NAMES = ("run_type", "training", "external_resources", "model", "parameters_m")
+
 
 @dataclass(frozen=True)
 class PhaseSlice:

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cupboard.competitions.models import Competition, Phase
+from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.viewer import Viewer
 from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
 from cupboard.submissions.baselines import baseline_hybrid_create
@@ -32,7 +33,8 @@ from evaluator.benchmarks import get_benchmark
 from . import data as sources
 from .data import SubsetData
 from .judging import demo_judging_cycle
-from .plan import ADMIN, BASELINES, COMPETITIONS, LONER, ORGANIZER, PASSWORD, TEAMS, CompetitionPlan, TeamPlan
+from .plan import (ADMIN, BASELINES, COMPETITIONS, LONER, METADATA_NAMES, METHOD_METADATA, ORGANIZER, PASSWORD,
+                   TEAMS, CompetitionPlan, TeamPlan)
 from .runs import RunSpec, demo_runs
 
 Log = Callable[[str], None]
@@ -141,16 +143,25 @@ def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict
     baselines = []
     for name, tag, _, _ in BASELINES:
         baselines.append(_scored(submission_create(phase=phase, team=None, user=organizer, files=_files(
-            next(made), system=tag, phase=phase), method_name=name, is_baseline=True)))
+            next(made), system=tag, phase=phase), method_name=name, is_baseline=True,
+            metadata=_metadata(phase, name))))
     _scored(baseline_hybrid_create(phase=phase, baseline_a=baselines[0], baseline_b=baselines[1], alpha=0.5,
                                    user=organizer))
     for number, team, team_plan in entries:
         files = _files(next(made), system=f"{team.slug}-{number + 1}", phase=phase)
         submission = _scored(submission_create(phase=phase, team=team, user=users[team_plan.members[-1]],
-                                               files=files, method_name=team_plan.methods[number]))
+                                               files=files, method_name=team_plan.methods[number],
+                                               metadata=_metadata(phase, team_plan.methods[number])))
         if phase.ranking == Phase.Ranking.SELECTED and number == per_team - 1:
             submission_select_final(submission=submission, user=users[team_plan.members[0]], selected=True)
     log(f"{phase}: 3 baselines and {per_team * len(teams)} team submissions scored")
+
+
+def _metadata(phase: Phase, method: str) -> dict:
+    """The method's run metadata, for the fields the phase's competition asks for."""
+    asked = {field.name for field in metadata_fields(phase.competition)}
+    values = dict(zip(METADATA_NAMES, METHOD_METADATA.get(method, ())))
+    return {name: value for name, value in values.items() if name in asked}
 
 
 def _files(runs: dict[str, bytes], *, system: str, phase: Phase) -> list[tuple[ContentFile, str]]:

@@ -4,7 +4,8 @@
          -F files=@run.sw.txt -F files=@run.te.txt.gz -F file_yo=@anything.txt \\
          https://host/submissions/api/<competition>/<phase>/
 
-`files` take their language from the file name; `file_<code>` names it. Errors come back
+`files` take their language from the file name; `file_<code>` names it; `meta_<name>` gives
+a value of the competition's run metadata (`-F meta_run_type=automatic`). Errors come back
 as data with HTTP 400: {"errors": [{"file", "line", "column", "code", "message"}]}.
 Re-posting the same files returns the existing submission (HTTP 200 instead of 201, with
 `"repeat": true` and a `message` saying it is already stored as #N).
@@ -17,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cupboard.accounts.selectors import user_from_authorization
 from cupboard.competitions.models import Phase
+from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.viewer import viewer_for
 from cupboard.throttle import throttle_take
 
@@ -62,7 +64,8 @@ def upload(request, competition_slug: str, phase_slug: str):
     if phase is None or not viewer_for(request, phase.competition).sees_competition:
         return _error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
     viewer = viewer_for(request, phase.competition)
-    form = ApiUploadForm(request.POST, request.FILES, subsets=viewer.subsets)
+    form = ApiUploadForm(request.POST, request.FILES, subsets=viewer.subsets,
+                         metadata_fields=metadata_fields(phase.competition))
     if not form.is_valid():
         return JsonResponse({"errors": form.errors_as_data()}, status=400)
     try:
@@ -70,7 +73,7 @@ def upload(request, competition_slug: str, phase_slug: str):
             phase=phase, team=viewer.team, user=request.user, files=form.file_pairs(),
             method_name=form.cleaned_data["method_name"], description=form.cleaned_data["description"],
             paper_url=form.cleaned_data["paper_url"], code_url=form.cleaned_data["code_url"],
-            is_baseline=form.cleaned_data["is_baseline"])
+            is_baseline=form.cleaned_data["is_baseline"], metadata=form.cleaned_data["metadata"])
     except SubmissionRefused as error:
         return JsonResponse({"errors": error.as_error_list()}, status=400)
     payload = status_payload(viewer, submission)

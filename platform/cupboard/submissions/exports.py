@@ -1,5 +1,7 @@
 """The organizers' export of a phase: every submission (teams' and baselines', every state,
 disqualified ones too) with its metadata and every score at full precision, as one CSV.
+Run metadata follows as `meta:<name>` columns: the fields asked now, then any a stored
+submission still carries from an earlier version of the YAML (nothing answered is lost).
 
 For the organizer area only, so it shows everything, hidden languages included; the CSV is
 written by `cupboard.csvexport`, which keeps a method name like `=HYPERLINK(...)` text.
@@ -7,6 +9,7 @@ written by `cupboard.csvexport`, which keeps a method name like `=HYPERLINK(...)
 from __future__ import annotations
 
 from cupboard.competitions.models import Phase
+from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.selectors import phase_subsets
 from cupboard.csvexport import csv_text
 
@@ -45,11 +48,25 @@ def phase_submissions_csv(*, phase: Phase) -> str:
                        .prefetch_related("members", "run_files__subset").order_by("created_at", "pk"))
     values: dict[tuple[int, int, str], float] = {
         (s.submission_id, s.subset_id, s.metric): s.value for s in Score.objects.filter(submission__phase=phase)}
-    header = [*COLUMNS, *(f"{subset.code} {metric}" for subset in subsets for metric in metrics)]
-    body = [[*_row(submission), *(_score(values.get((submission.pk, subset.pk, metric)))
-                                  for subset in subsets for metric in metrics)]
+    names = _metadata_names(competition, submissions)
+    header = [*COLUMNS, *(f"meta:{name}" for name in names),
+              *(f"{subset.code} {metric}" for subset in subsets for metric in metrics)]
+    body = [[*_row(submission), *(_metadata_cell(submission.metadata.get(name)) for name in names),
+             *(_score(values.get((submission.pk, subset.pk, metric))) for subset in subsets for metric in metrics)]
             for submission in submissions]
     return csv_text([header, *body])
+
+
+def _metadata_names(competition, submissions: list[Submission]) -> list[str]:
+    asked = [field.name for field in metadata_fields(competition)]
+    earlier = sorted({name for s in submissions for name in s.metadata} - set(asked))
+    return asked + earlier
+
+
+def _metadata_cell(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "" if value is None else str(value)
 
 
 def _score(value: float | None) -> str:

@@ -1,6 +1,8 @@
 """Upload and organizer forms. Run-file validation itself happens in the service (evaluator)."""
 from django import forms
 
+from cupboard.competitions.run_metadata import MetadataError, MetadataField, metadata_clean
+
 
 class MultipleFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
@@ -30,11 +32,15 @@ class UploadForm(forms.Form):
     code_url = forms.URLField(required=False, assume_scheme="https")
     is_baseline = forms.BooleanField(required=False, label="Upload as a public baseline (organizers)")
 
-    def __init__(self, *args, subsets=(), organizer=False, **kwargs):
+    def __init__(self, *args, subsets=(), organizer=False, metadata_fields: list[MetadataField] = (), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["subset"].choices = [("", "from the file name")] + [(s.code, f"{s.code} {s.name}") for s in subsets]
-        if not organizer:
-            del self.fields["is_baseline"]
+        self.metadata_fields = list(metadata_fields)
+        baseline = self.fields.pop("is_baseline")
+        for field in self.metadata_fields:
+            self.fields[field.param] = _metadata_form_field(field)
+        if organizer:
+            self.fields["is_baseline"] = baseline  # last: it changes what the fields above require
 
     def clean(self):
         cleaned = super().clean()
@@ -42,12 +48,39 @@ class UploadForm(forms.Form):
             self.add_error("subset", forms.ValidationError(
                 "Choose a language only when sending one file; with several, name each file after its language.",
                 code="subset_with_many_files"))
+        self._clean_metadata(cleaned)
         return cleaned
+
+    def _clean_metadata(self, cleaned: dict) -> None:
+        """`cleaned["metadata"]`: the run metadata checked by the one rule form, API and CLI share
+        (`metadata_clean`); each problem goes to its field. Baselines may leave fields empty."""
+        raw = {f.name: cleaned.get(f.param, "") for f in self.metadata_fields}
+        try:
+            cleaned["metadata"] = metadata_clean(self.metadata_fields, raw, required=not cleaned.get("is_baseline"))
+        except MetadataError as error:
+            for name, message in error.problems:
+                self.add_error(f"meta_{name}", forms.ValidationError(message, code="invalid_metadata"))
 
     def file_pairs(self) -> list:
         """(file, chosen subset code or None) pairs, as `submission_create` takes them."""
         chosen = self.cleaned_data.get("subset") or None
         return [(f, chosen) for f in self.cleaned_data["files"]]
+
+
+def _metadata_form_field(field: MetadataField) -> forms.Field:
+    """The form field of a run-metadata field: not required here (metadata_clean decides, with
+    one wording everywhere), but marked so for the browser and the reader."""
+    attrs = {"required": True} if field.required else {}
+    options = {"label": field.label + ("" if field.required else " (optional)"), "help_text": field.help,
+               "required": False}
+    if field.options:  # a CharField with a select: a ChoiceField would refuse in its own words first
+        widget = forms.Select(attrs=attrs, choices=[("", "choose..." if field.required else "not said"),
+                                                    *field.options])
+    else:
+        widget = {"integer": forms.NumberInput(attrs={**attrs, "min": 0, "step": 1}),
+                  "url": forms.URLInput(attrs={**attrs, "placeholder": "https://"})}.get(field.type) or \
+            forms.TextInput(attrs={**attrs, "maxlength": 200})
+    return forms.CharField(widget=widget, **options)
 
 
 class ApiUploadForm(UploadForm):
@@ -76,6 +109,13 @@ class ApiUploadForm(UploadForm):
         self.pairs = [(f, None) for f in cleaned.get("files") or []] + named
         if not self.pairs:
             self.add_error("files", forms.ValidationError("Send at least one run file.", code="no_files"))
+        self._clean_metadata(cleaned)
+        asked = {f.param for f in self.metadata_fields}
+        for key in sorted(k for k in self.data if k.startswith("meta_") and k not in asked):
+            # A typo in a script's field name must not silently drop the value.
+            self.add_error(None, forms.ValidationError(
+                f"{key}: no such field; this competition asks for "
+                f"{', '.join(sorted(asked)) or 'no run metadata'}", code="unknown_metadata"))
         return cleaned
 
     def file_pairs(self) -> list:

@@ -44,6 +44,9 @@ class Submission(models.Model):
     description = models.TextField(blank=True)
     paper_url = models.URLField(blank=True)
     code_url = models.URLField(blank=True)
+    # {field name: value} for the competition's run_metadata fields, as given at upload and
+    # never rewritten: a new YAML version changes what is asked, not what was answered.
+    metadata = models.JSONField(default=dict, blank=True)
 
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     status_reason = models.TextField(blank=True, help_text="Why it was rejected or failed, for its team")

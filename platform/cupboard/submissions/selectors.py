@@ -5,6 +5,7 @@ answer (competitions/viewer.py); this module only reads what it allows.
 """
 from django.db.models import Count
 
+from cupboard.competitions.run_metadata import metadata_current, metadata_fields
 from cupboard.competitions.selectors import phase_subsets
 from cupboard.competitions.viewer import Viewer
 
@@ -91,6 +92,7 @@ def status_payload(viewer: Viewer, submission: Submission) -> dict:
         "shown": viewer.before_reveal(submission.phase), "decimals": viewer.decimals,
         "coverage": [c.as_dict() for c in coverage], "warnings": [c.text for c in incomplete(coverage)],
         "repeat": submission.is_repeat,
+        "metadata": metadata_current(metadata_fields(viewer.competition), submission.metadata),
     }
 
 

@@ -17,6 +17,7 @@ from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, Subset
 from cupboard.competitions.private_files import removed_on_error
+from cupboard.competitions.run_metadata import MetadataError, metadata_clean, metadata_fields
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.services import leaderboard_update
 from cupboard.locking import locked
@@ -166,18 +167,21 @@ def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_
 
 def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser, files: list, method_name: str,
                       description: str = "", paper_url: str = "", code_url: str = "",
-                      is_baseline: bool = False) -> Submission:
+                      is_baseline: bool = False, metadata: dict | None = None) -> Submission:
     """Accept a set of run files (one per subset) as a queued submission, or refuse with a reason.
 
     `files` is a non-empty list of (uploaded file, subset code or None); the fields come checked
-    by a form (UploadForm, ApiUploadForm: a method name, http(s) links). Checks run in this
-    order: window, team membership, subsets, validation, then the quota under a lock.
+    by a form (UploadForm, ApiUploadForm: a method name, http(s) links). `metadata` holds the
+    competition's run-metadata values ({name: value}), checked here again so no caller stores
+    a value the fields refuse (baselines may leave required ones empty). Checks run in this
+    order: window, team membership, metadata, subsets, validation, then the quota under a lock.
     Re-sending the same files while the first submission is pending or scored returns that
     submission, marked `is_repeat` (its method name and details stay those first given).
     """
     now = timezone.now()
     _check_submitter(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now)
     team = None if is_baseline else team
+    metadata = _checked_metadata(phase=phase, metadata=metadata or {}, is_baseline=is_baseline)
     known = Viewer(user, phase.competition, now).subsets
     subsets = _resolve_subsets(known=known, files=files)
     with spool_folder() as folder:
@@ -188,9 +192,17 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
         with removed_on_error() as stored:
             submission = _create_rows(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now,
                                       fields={"method_name": method_name, "description": description,
-                                              "paper_url": paper_url, "code_url": code_url},
+                                              "paper_url": paper_url, "code_url": code_url,
+                                              "metadata": metadata},
                                       files=list(zip(spooled, subsets, reports)), stored=stored)
     return submission
+
+
+def _checked_metadata(*, phase: Phase, metadata: dict, is_baseline: bool) -> dict:
+    try:
+        return metadata_clean(metadata_fields(phase.competition), metadata, required=not is_baseline)
+    except MetadataError as error:
+        raise SubmissionRefused(f"Run metadata: {error}; nothing was stored.", code="invalid_metadata") from None
 
 
 @transaction.atomic

@@ -10,6 +10,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from cupboard.competitions.models import Competition, Phase
+from cupboard.competitions.run_metadata import metadata_fields, metadata_shown
 from cupboard.competitions.viewer import Viewer, viewer_for
 from cupboard.judging.judged import submission_judged
 from cupboard.leaderboards.charts import as_html, difference_figure, submission_figure
@@ -76,7 +77,8 @@ def upload(request, competition_slug: str, phase_slug: str):
     line. The form is disabled, with the reason, when the user cannot submit now."""
     viewer, phase = _get_phase(request, competition_slug, phase_slug)
     now, organizer, team = viewer.now, viewer.is_organizer, viewer.team
-    form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer, subsets=viewer.subsets)
+    form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer, subsets=viewer.subsets,
+                      metadata_fields=metadata_fields(phase.competition))
     refusal = None
     if request.method == "POST" and form.is_valid():
         try:
@@ -84,7 +86,7 @@ def upload(request, competition_slug: str, phase_slug: str):
                 phase=phase, team=team, user=request.user, files=form.file_pairs(),
                 method_name=form.cleaned_data["method_name"], description=form.cleaned_data["description"],
                 paper_url=form.cleaned_data["paper_url"], code_url=form.cleaned_data["code_url"],
-                is_baseline=form.cleaned_data.get("is_baseline", False))
+                is_baseline=form.cleaned_data.get("is_baseline", False), metadata=form.cleaned_data["metadata"])
         except SubmissionRefused as error:
             refusal = error
         else:
@@ -149,6 +151,7 @@ def detail(request, pk: int):
         "phase_open": submission.phase.is_open(viewer.now),
         "comparable": comparable_submissions(viewer, submission),
         "judged": judged, "judged_far_below": any(row["far_below"] for row in judged or ()),
+        "metadata": metadata_shown(metadata_fields(competition), submission.metadata),
     })
 
 
