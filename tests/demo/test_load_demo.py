@@ -82,7 +82,9 @@ class LoadDemoTests(TestCase):
         and scored" and no score; on the dry run no surprise language."""
         runs = Submission.objects.filter(team__isnull=False, status="scored").select_related("team")
         rows = Notification.objects.filter(kind="submission", event="scored", sent_at__isnull=True)
-        self.assertEqual(rows.count(), sum(run.team.memberships.count() for run in runs))
+        # (A run scored again on a new judgments release, as the Cup's dev phase does, is mailed again.)
+        self.assertEqual(len(set(rows.values_list("submission_id", "user_id"))),
+                         sum(run.team.memberships.count() for run in runs))
         shown = rows.filter(competition__slug__in=["miracl-wsdm-cup", "miracl-dry-run"], phase__slug__in=["dev", "test-b"])
         self.assertEqual(notifications_send(notification_ids=list(shown.values_list("pk", flat=True)))["failed"], 0)
         test_b = [m for m in mail.outbox if "] Test B (final):" in m.subject and "WSDM Cup" in m.subject]
