@@ -15,12 +15,13 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 
 import numpy as np
 
 from .metric_names import parse_metric, trec_name
 from .records import Problem, Qrels, Run
-from .scoring import Evaluator
+from .scoring import Evaluator, summary
 
 TOLERANCE = 1e-9
 # trec_eval 10 measures pytrec_eval (built on trec_eval 9) does not have.
@@ -28,33 +29,73 @@ PYTREC_LACKS = ("unj_",)
 TIMEOUT = 300  # seconds pytrec_eval may take for one subset
 
 
+class SecondEngineFailed(Exception):
+    """pytrec_eval could not give its answer (not installed, crashed or hung)."""
+
+
+@dataclass(frozen=True)
+class SecondOpinion:
+    """Per-query values of one run on one subset from both engines, per metric that has a
+    trec_eval measure, in qrels order (`Evaluator.index.qids`)."""
+
+    theirs: dict[str, np.ndarray]   # pytrec_eval, scores as float32
+    ours: dict[str, np.ndarray]     # the evaluator, scores as float32 (the same input)
+    exact: dict[str, np.ndarray]    # the evaluator, scores as given (what is stored and shown)
+    unchecked: tuple[str, ...]      # metrics with no trec_eval measure
+
+    def means(self, evaluator: Evaluator) -> dict[str, tuple[float, float, float]]:
+        """{metric: (pytrec_eval, evaluator on float32, evaluator exact)}, each summarised
+        over every judged query as the stored scores are (a query the run omits counts 0)."""
+        return {name: tuple(summary(evaluator.metrics[name], values[name])
+                            for values in (self.theirs, self.ours, self.exact)) for name in self.theirs}
+
+
+def second_opinion(evaluator: Evaluator, qrels: Qrels, run: Run | None) -> SecondOpinion:
+    """Score `run` (None: no run, 0 everywhere) with both engines; raises SecondEngineFailed."""
+    names = {name: trec_name(parse_metric(name)) for name in evaluator.metrics}
+    unchecked = tuple(name for name, trec in names.items() if trec is None or trec.startswith(PYTREC_LACKS))
+    names = {name: trec for name, trec in names.items() if name not in unchecked}
+    rounded = None if run is None else \
+        Run(run.qids, run.docids, run.scores.astype(np.float32).astype(np.float64), run.tag)
+    run_dict: dict[str, dict[str, float]] = {}
+    if rounded is not None:
+        for qid, docid, score in zip(run.qids.tolist(), run.docids.tolist(), rounded.scores.tolist()):
+            run_dict.setdefault(qid, {})[docid] = score
+    theirs: dict = {}
+    if names and run_dict:
+        qrels_dict = {q: dict(d) for q, d in qrels.judgments.items()}
+        try:
+            theirs = _in_child(qrels_dict, run_dict, sorted(set(names.values())), evaluator.relevance_level)
+        except (BrokenProcessPool, FutureTimeout, ImportError) as exc:
+            why = "is not installed (pip install pytrec-eval-terrier)" if isinstance(exc, ImportError) else \
+                "crashed or hung (it has on some negative labels)"
+            raise SecondEngineFailed(f"pytrec_eval {why}") from exc
+    qids = evaluator.index.qids
+    ours, exact = evaluator.per_query_arrays(rounded), evaluator.per_query_arrays(run)
+    return SecondOpinion(
+        theirs={name: np.array([theirs.get(q, {}).get(trec, 0.0) for q in qids], dtype=np.float64)
+                for name, trec in names.items()},
+        ours={name: ours[name] for name in names}, exact={name: exact[name] for name in names}, unchecked=unchecked)
+
+
+def _why_unchecked(name: str) -> str:
+    trec = trec_name(parse_metric(name))
+    if trec is None:
+        return f"{name} has no trec_eval measure; pytrec_eval cannot check it"
+    return f"{name} is trec_eval 10's {trec}, which pytrec_eval (trec_eval 9) lacks"
+
+
 def check_with_pytrec_eval(evaluator: Evaluator, qrels: Qrels, run: Run, *, file: str) -> list[Problem]:
     """Problems (errors: engines disagree or pytrec_eval failed; warnings: float32 ties,
     metrics pytrec_eval lacks) from scoring `run` with both engines."""
-    names = {name: trec_name(parse_metric(name)) for name in evaluator.metrics}
-    found = [Problem("check-skipped", f"{name} has no trec_eval measure; pytrec_eval cannot check it", file,
-                     severity="warning") for name, trec in names.items() if trec is None]
-    found += [Problem("check-skipped", f"{name} is trec_eval 10's {trec}, which pytrec_eval (trec_eval 9) lacks", file,
-                      severity="warning") for name, trec in names.items() if trec and trec.startswith(PYTREC_LACKS)]
-    names = {name: trec for name, trec in names.items() if trec is not None and not trec.startswith(PYTREC_LACKS)}
-    if not names:
-        return found
-    rounded = Run(run.qids, run.docids, run.scores.astype(np.float32).astype(np.float64), run.tag)
-    ours = evaluator.per_query_arrays(rounded)
-    exact = evaluator.per_query_arrays(run)
-    qrels_dict = {q: dict(d) for q, d in qrels.judgments.items()}
-    run_dict: dict[str, dict[str, float]] = {}
-    for qid, docid, score in zip(run.qids.tolist(), run.docids.tolist(), rounded.scores.tolist()):
-        run_dict.setdefault(qid, {})[docid] = score
     try:
-        theirs = _in_child(qrels_dict, run_dict, sorted(set(names.values())), evaluator.relevance_level)
-    except (BrokenProcessPool, FutureTimeout, ImportError) as exc:
-        why = "is not installed (pip install pytrec-eval-terrier)" if isinstance(exc, ImportError) else \
-            "crashed or hung (it has on some negative labels)"
-        return [*found, Problem("check-failed", f"the check could not run: pytrec_eval {why}", file)]
+        opinion = second_opinion(evaluator, qrels, run)
+    except SecondEngineFailed as exc:
+        return [Problem("check-failed", f"the check could not run: {exc}", file)]
+    found = [Problem("check-skipped", _why_unchecked(name), file, severity="warning") for name in opinion.unchecked]
     qids = evaluator.index.qids
-    for name, trec in names.items():
-        other = np.array([theirs.get(q, {}).get(trec, 0.0) for q in qids])
+    ours, exact = opinion.ours, opinion.exact
+    for name, other in opinion.theirs.items():
         worst = int(np.argmax(np.abs(ours[name] - other))) if len(qids) else 0
         if len(qids) and abs(ours[name][worst] - other[worst]) > TOLERANCE:
             found.append(Problem("check-differs", f"{name}: pytrec_eval gives {float(other[worst])!r} for query "

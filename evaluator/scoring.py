@@ -189,7 +189,7 @@ class Evaluator:
         The result's warnings say how the run's queries met the judged ones (under `name`)."""
         values = self.per_query_arrays(run)
         qids = self.index.qids
-        means = {name: _summary(self.metrics[name], v) for name, v in values.items()}
+        means = {name: summary(self.metrics[name], v) for name, v in values.items()}
         values_of = {name: dict(zip(qids, v.tolist())) for name, v in values.items()} if per_query else {}
         ran = set(run.query_codes()[0].tolist()) if run is not None and len(run) else set()
         return SubsetResult(subset=subset, means=means, per_query=values_of,
@@ -197,7 +197,7 @@ class Evaluator:
 
 
 
-def _summary(metric: Metric, values: np.ndarray) -> float:
+def summary(metric: Metric, values: np.ndarray) -> float:
     """The value over all queries: the mean (0 with no queries), or the sum for counts."""
     if FAMILIES[metric.family].summary == "sum":
         return float(values.sum())

@@ -2,6 +2,8 @@
 and no page wider than the screen. One place, so each test says only which pages and widths."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 
 def watch_errors(page, *, failed_requests: bool = False) -> list[str]:
     """A list that fills with the page's console errors and uncaught script errors (and, with
@@ -27,3 +29,23 @@ def too_wide(page, base_url: str, paths: list[str], width: int) -> list[str]:
         if wide > width:
             problems.append(f"{path} at {width} px is {wide} px wide")
     return problems
+
+
+@contextmanager
+def chromium_page():
+    """A page of Debian's chromium, closed after the test. Ask for it after the fixtures that
+    touch the database: playwright runs an event loop in this thread, and Django refuses
+    database calls from a thread with a running loop."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        try:
+            yield browser.new_page()
+        finally:
+            browser.close()
+
+
+def leaderboard_teams(page) -> list[str]:
+    """The team column of the leaderboard table, top to bottom."""
+    return page.locator("table.leaderboard tbody tr td:nth-child(2)").all_inner_texts()

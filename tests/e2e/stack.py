@@ -146,6 +146,21 @@ print("ready", dev.pk)
 """
 
 
+# A run of grace's team Hopper on the E2E Cup's dev phase, through the upload service: print its pk.
+SUBMIT = """
+from django.core.files.uploadedfile import SimpleUploadedFile
+from cupboard.competitions.models import Phase
+from cupboard.submissions.services import submission_create
+from tests.factories import make_team, make_user
+
+phase = Phase.objects.get(competition__slug="cup", slug="dev")
+user = make_user("grace")
+team = make_team(phase.competition, name="Hopper", members=[user])
+run = SimpleUploadedFile("run.e2e.sw.txt", open({run!r}, "rb").read())
+print(submission_create(phase=phase, team=team, user=user, files=[(run, None)], method_name="BM25").pk)
+"""
+
+
 PARTICIPANT = """
 from cupboard.accounts.services import api_token_create
 from cupboard.competitions.models import Competition

@@ -14,23 +14,9 @@ import signal
 
 import pytest
 
-from tests.e2e.stack import expected_scores, prepared_stack, wait_until
+from tests.e2e.stack import SUBMIT, expected_scores, prepared_stack, wait_until
 
 pytestmark = [pytest.mark.worker]
-
-SUBMIT = """
-from django.core.files.uploadedfile import SimpleUploadedFile
-from cupboard.competitions.models import Phase
-from cupboard.submissions.services import submission_create
-from tests.factories import make_team, make_user
-
-phase = Phase.objects.get(competition__slug="cup", slug="dev")
-user = make_user("grace")
-team = make_team(phase.competition, name="Hopper", members=[user])
-run = SimpleUploadedFile("run.e2e.sw.txt", open({run!r}, "rb").read())
-print(submission_create(phase=phase, team=team, user=user, files=[(run, None)], method_name="BM25").pk)
-"""
-
 
 def test_it_scores_a_submission_whose_worker_was_killed_mid_task(tmp_path):
     stack, files = prepared_stack(tmp_path)

@@ -2,6 +2,7 @@
 import pytest
 
 from cupboard.leaderboards.services import leaderboard_refresh
+from tests.browser import chromium_page, leaderboard_teams
 from tests.factories import make_competition, make_team
 from tests.leaderboards.conftest import make_scored, ndcg
 
@@ -18,32 +19,22 @@ def board(live_server):
     return f"{live_server.url}/leaderboards/sortable/dev/"
 
 
-# Requested after `board`: playwright runs an event loop in this thread, and Django refuses
-# database calls from a thread with a running loop.
 @pytest.fixture
 def page(board):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        yield browser.new_page()
-        browser.close()
-
-
-def _teams(page):
-    return page.locator("table.leaderboard tbody tr td:nth-child(2)").all_inner_texts()
+    with chromium_page() as page:
+        yield page
 
 
 def test_it_sorts_by_a_column_and_back(board, page):
     page.goto(board)
-    assert _teams(page) == ["Bravo", "Alpha", "Charlie"]  # by rank: Avg 0.5, 0.3, 0.3 (earlier first)
+    assert leaderboard_teams(page) == ["Bravo", "Alpha", "Charlie"]  # by rank: Avg 0.5, 0.3, 0.3 (earlier first)
 
     page.click("th:text-is('sw')")
-    assert _teams(page) == ["Alpha", "Charlie", "Bravo"]  # a score column sorts best first
+    assert leaderboard_teams(page) == ["Alpha", "Charlie", "Bravo"]  # a score column sorts best first
     page.click("th:text-is('sw')")
-    assert _teams(page) == ["Bravo", "Charlie", "Alpha"]
+    assert leaderboard_teams(page) == ["Bravo", "Charlie", "Alpha"]
     page.click("th:text-is('Team')")
-    assert _teams(page) == ["Alpha", "Bravo", "Charlie"]
+    assert leaderboard_teams(page) == ["Alpha", "Bravo", "Charlie"]
     page.click("th:text-is('#')")
-    assert _teams(page) == ["Bravo", "Alpha", "Charlie"]
+    assert leaderboard_teams(page) == ["Bravo", "Alpha", "Charlie"]
     assert page.locator(".js-plotly-plot").count() == 2  # plotly.js loaded from our URL and drew bars and heatmap

@@ -68,6 +68,12 @@ def about_test_b(world, row: Row) -> bool:
     return "test-b" in row.args or bool({world.sub_a_test_b.pk, world.baseline_test_b.pk} & set(row.args))
 
 
+def _freeze(phase: Phase) -> None:
+    from cupboard.leaderboards.snapshots import snapshot_freeze
+
+    assert snapshot_freeze(phase=phase, now=phase.reveal_at + timedelta(seconds=1)) is not None
+
+
 def _final_rule(rule: str) -> Callable:
     return lambda world: Phase.objects.filter(pk=world.test_b.pk).update(before_reveal=rule)
 
@@ -77,7 +83,9 @@ STATES = (
     State("draft", change=lambda w: Competition.objects.filter(pk=w.competition.pk).update(is_published=False)),
     State("after the surprise reveal", at=lambda w: w.competition.groups.get(name="surprise").reveal_at
           + timedelta(seconds=1)),
-    State("after the test-B reveal", at=lambda w: w.test_b.reveal_at + timedelta(seconds=1)),
+    # ... when the beat task has frozen test B's official results (leaderboards/releases.py).
+    State("after the test-B reveal", change=lambda w: _freeze(w.test_b), at=lambda w: w.test_b.reveal_at
+          + timedelta(seconds=1)),
     *(State(f"test B shows {rule} before its reveal", change=_final_rule(rule)) for rule in Phase.BeforeReveal.values),
 )
 
@@ -135,6 +143,13 @@ def rows(w) -> list[Row]:
 
     def export(phase):
         return lambda v: 200 if v.sees_leaderboard(phase) else 403
+
+    def official(phase):
+        """The frozen results: once frozen (at the reveal), to whoever sees the leaderboard."""
+        from cupboard.leaderboards.models import FrozenSnapshot
+
+        return lambda v: 200 if v.sees_leaderboard(phase) and FrozenSnapshot.objects.filter(phase=phase).exists() \
+            else 404
 
     return [
         Row("accounts:signup", (), "GET", every(200)),
@@ -246,6 +261,18 @@ def rows(w) -> list[Row]:
         Row("leaderboards:export_csv", ("cup", "test-b"), "GET", export(w.test_b)),
         Row("leaderboards:export_json", ("cup", "dev"), "GET", every(200)),
         Row("leaderboards:export_json", ("cup", "test-b"), "GET", export(w.test_b)),
+        # The leaderboard as of an instant (one in the future is now: it opens nothing early) and its history.
+        Row("leaderboards:phase", ("cup", "dev"), "GET", every(200), {"as_of": "2020-01-01"}),
+        Row("leaderboards:phase", ("cup", "test-b"), "GET", every(200), {"as_of": "2100-01-01T00:00Z"}),
+        Row("leaderboards:phase", ("cup", "dev"), "GET", every(400), {"as_of": "soon"}),
+        Row("leaderboards:export_json", ("cup", "test-b"), "GET", export(w.test_b), {"as_of": "2100-01-01"}),
+        Row("leaderboards:export_csv", ("cup", "dev"), "GET", every(200), {"as_of": "2100-01-01"}),
+        Row("leaderboards:history", ("cup", "dev"), "GET", every(200)),
+        Row("leaderboards:history", ("cup", "test-b"), "GET", every(200)),  # "not public until ..." for most
+        Row("leaderboards:history", ("draft", "dev"), "GET", organizers(200, 404)),
+        Row("leaderboards:official_csv", ("cup", "test-b"), "GET", official(w.test_b)),
+        Row("leaderboards:official_json", ("cup", "test-b"), "GET", official(w.test_b)),
+        Row("leaderboards:official_csv", ("cup", "dev"), "GET", every(404)),  # not a final phase
         Row("audit:log", ("cup",), "GET", every(200)),
         Row("audit:log", ("draft",), "GET", organizers(200, 404)),
         Row("competitions:list", (), "GET", every(200)),
@@ -298,6 +325,9 @@ def rows(w) -> list[Row]:
         Row("competitions:manage_export", ("cup", "nope"), "GET", login(404)),
         Row("competitions:manage_scoring", ("cup", "test-b"), "GET", organizers(200, 404, anon=302)),
         Row("competitions:manage_scoring", ("cup", "dev"), "POST", login(405)),
+        Row("competitions:manage_verify", ("cup", "dev"), "GET", login(405)),
+        Row("competitions:manage_verify", ("cup", "test-b"), "POST", organizers(302, 404, anon=302)),
+        Row("competitions:manage_verify", ("draft", "dev"), "POST", organizers(302, 404, anon=302)),
         Row("competitions:manage_grant", ("cup", "team-b"), "GET", organizers(200, 404, anon=302)),
         Row("competitions:manage_grant", ("cup", "team-b"), "POST", organizers(302, 404, anon=302),
             {"phase": w.sub_a_dev.phase_id, "extra": "1", "reason": "outage"}),

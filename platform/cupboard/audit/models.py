@@ -24,6 +24,8 @@ class AuditEvent(models.Model):
         TEAM_INVITE_REPLACED = "team_invite_replaced"
         TEAM_MERGED = "team_merged"
         TEAMS_MESSAGED = "teams_messaged"
+        VERIFIED = "verified"
+        RESULTS_FROZEN = "results_frozen"
 
     # Team changes, listed on the organizers' teams page.
     TEAM_ACTIONS = (Action.TEAM_CREATED, Action.TEAM_JOINED, Action.TEAM_LEFT, Action.TEAM_MEMBER_REMOVED,

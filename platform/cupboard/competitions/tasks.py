@@ -7,7 +7,9 @@ def publish_due_events_task() -> int:
     """Write due public events (qrels commitments at the start, reveals at `reveal_at`).
     Idempotent, so a beat schedule of a minute or an hour is equally safe. Pages only
     read (GET never writes): a stopped scheduler delays the log, never the reveal, which
-    the clock decides (`Phase.qrels_are_public`)."""
+    the clock decides (`Phase.qrels_are_public`). A final phase's reveal also freezes its
+    official results and has a second engine verify them (leaderboards/releases.py)."""
     from cupboard.competitions.commitments import publish_due_everywhere
+    from cupboard.leaderboards.releases import final_results_release_due
 
-    return publish_due_everywhere()
+    return publish_due_everywhere() + final_results_release_due()

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from cupboard.submissions.views_manage import phase_export, phase_scoring, team_grant
+from cupboard.submissions.views_manage import phase_export, phase_scoring, phase_verify, team_grant
 from cupboard.teams.views_manage import manage_teams, message_teams
 
 from . import views, views_manage, views_pages
@@ -24,6 +24,7 @@ urlpatterns = [
     path("c/<slug:slug>/manage/teams/<slug:team_slug>/grant/", team_grant, name="manage_grant"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/submissions.csv", phase_export, name="manage_export"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/scoring/", phase_scoring, name="manage_scoring"),
+    path("c/<slug:slug>/manage/<slug:phase_slug>/verify/", phase_verify, name="manage_verify"),
     path("c/<slug:slug>/manage/groups/<slug:group_name>/reveal/", views_manage.group_reveal, name="manage_group"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/qrels/", views_manage.qrels_upload, name="manage_qrels"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/topics/", views_manage.topics_upload, name="manage_topics"),

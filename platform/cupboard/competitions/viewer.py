@@ -55,6 +55,15 @@ class Viewer:
         self.competition = competition
         self.now = now or timezone.now()
 
+    def at(self, instant: datetime) -> Viewer:
+        """The same person at another instant, never later than their now (the future is
+        nobody's to see): the leaderboard "as of" an instant and its history are seen by the
+        rules of that instant. Who they are (organizer, team) is read once."""
+        other = Viewer(self.user, self.competition, min(instant, self.now))
+        for name in ("is_organizer", "team", "all_subsets"):
+            other.__dict__[name] = getattr(self, name)
+        return other
+
     # --- who -------------------------------------------------------------------------------
     @cached_property
     def is_organizer(self) -> bool:

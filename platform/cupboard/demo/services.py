@@ -24,8 +24,10 @@ from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.viewer import Viewer
 from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
 from cupboard.submissions.baselines import baseline_hybrid_create
+from cupboard.submissions.models import Verification
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create, submission_select_final
+from cupboard.submissions.verification import verification_request
 from cupboard.teams.models import Team
 from cupboard.teams.services import team_create, team_join
 from evaluator.benchmarks import get_benchmark
@@ -36,6 +38,7 @@ from .judging import demo_judging_cycle
 from .plan import (ADMIN, BASELINES, COMPETITIONS, LONER, METADATA_NAMES, METHOD_METADATA, ORGANIZER, PASSWORD,
                    TEAMS, CompetitionPlan, TeamPlan)
 from .runs import RunSpec, demo_runs
+from .timeline import phase_timeline_spread
 
 Log = Callable[[str], None]
 
@@ -77,6 +80,7 @@ def demo_load(*, data_dir: Path | None = sources.SHARED_DATA, scale: float = 1.0
             for phase in competition.phases.order_by("position"):
                 _phase_fill(plan=plan, phase=phase, teams=teams, users=users, data_dir=data_dir, scale=scale,
                             per_team=per_team or plan.per_team, log=log)
+            _verification_ask(competition=competition, organizer=users[ORGANIZER], log=log)
         if plan.judging_phase:
             # After the commit: the release's re-scoring is queued then, and played here at once.
             demo_judging_cycle(phase=competition.phases.get(slug=plan.judging_phase), organizer=users[ORGANIZER],
@@ -84,6 +88,16 @@ def demo_load(*, data_dir: Path | None = sources.SHARED_DATA, scale: float = 1.0
         loaded.append(competition.slug)
         log(f"{competition.slug}: done in {time.monotonic() - started:.1f} s")
     return loaded
+
+
+def _verification_ask(*, competition: Competition, organizer: User, log: Log) -> None:
+    """The organizer asks a second engine to check the final phase's scores: the demo's
+    worker runs it once it starts (submissions/verification.py), and its outcome shows on
+    the phase's scoring page and in the audit log."""
+    final = competition.phases.filter(is_final=True, submissions__isnull=False).first()
+    if final is not None:
+        verification_request(phase=final, actor=organizer, reason=Verification.Reason.ORGANIZER)
+        log(f"{final}: verification by a second engine queued for the worker")
 
 
 def _team_create(*, competition: Competition, team: TeamPlan, users: dict[str, User]) -> tuple[Team, TeamPlan]:
@@ -116,8 +130,10 @@ def _phase_data(*, plan: CompetitionPlan, phase: Phase, data_dir: Path | None, s
 
 def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict[str, User],
                 data_dir: Path | None, scale: float, per_team: int, log: Log) -> None:
-    """Topics and judgments for a phase, then (when it is open) baselines and team runs, scored."""
+    """Topics and judgments for a phase, then (when it is open) baselines and team runs, scored
+    and spread over the days the phase has been open (demo/timeline.py)."""
     organizer = users[ORGANIZER]
+    since = timezone.now()
     stem = f"demo-{phase.competition.benchmark}-{phase.slug}"
     by_code = _phase_data(plan=plan, phase=phase, data_dir=data_dir, scale=scale)
     for code, piece in by_code.items():
@@ -154,6 +170,7 @@ def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict
                                                metadata=_metadata(phase, team_plan.methods[number])))
         if phase.ranking == Phase.Ranking.SELECTED and number == per_team - 1:
             submission_select_final(submission=submission, user=users[team_plan.members[0]], selected=True)
+    phase_timeline_spread(phase=phase, since=since, now=timezone.now())
     log(f"{phase}: 3 baselines and {per_team * len(teams)} team submissions scored")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-from cupboard.leaderboards.selectors import Column, Entry, Leaderboard
+from cupboard.leaderboards.selectors import Column, Entry, History, Leaderboard
 
 TOP_TEAMS = 10
 HEATMAP_TEAMS = 5
@@ -147,6 +147,32 @@ def difference_figure(rows: list[dict], *, metric: str, names: tuple[str, str]):
     figure.update_layout(title=f"{metric}: {names[0]} minus {names[1]} (solid: p < 0.05)",
                          yaxis_title=f"difference in {metric}", margin={"t": 50, "b": 40})
     return figure
+
+
+def history_figures(history: History) -> list:
+    """Each team's primary value and rank after every change of the leaderboard, as steps
+    (a value holds until the next change): what moved, and when. Empty with no points."""
+    import plotly.graph_objects as go
+
+    if not history.points:
+        return []
+    teams: dict[str, list] = {}
+    for point in history.points:
+        teams.setdefault(point.team, []).append(point)
+    value_hover = f"%{{fullData.name}}<br>%{{x|%Y-%m-%d %H:%M}} UTC: %{{y:.{history.decimals}f}}<extra></extra>"
+    values, ranks = go.Figure(), go.Figure()
+    for team, points in teams.items():
+        times = [p.at for p in points]
+        values.add_trace(go.Scatter(name=team, x=times, y=[p.value for p in points], mode="lines+markers",
+                                    line_shape="hv", hovertemplate=value_hover))
+        ranks.add_trace(go.Scatter(name=team, x=times, y=[p.rank for p in points], mode="lines+markers",
+                                   line_shape="hv", hovertemplate="%{fullData.name}<br>%{x|%Y-%m-%d %H:%M} UTC: "
+                                                                  "rank %{y}<extra></extra>"))
+    values.update_layout(title=f"{history.metric} (Avg) of each team over time", yaxis_title=history.metric,
+                         xaxis_title="UTC", margin={"t": 50, "b": 40})
+    ranks.update_layout(title="Rank of each team over time", yaxis_title="rank", xaxis_title="UTC",
+                        yaxis_autorange="reversed", yaxis_dtick=1, margin={"t": 50, "b": 40})
+    return [values, ranks]
 
 
 # Characters that could end the <script> element or start markup, as Django's json_script escapes them.

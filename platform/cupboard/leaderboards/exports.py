@@ -39,6 +39,7 @@ def leaderboard_json(leaderboard: Leaderboard) -> dict:
         "competition": leaderboard.competition.slug,
         "phase": leaderboard.phase.slug,
         "qrels_version": leaderboard.qrels_version,
+        **({"as_of": leaderboard.as_of} if leaderboard.as_of else {}),
         "metrics": leaderboard.metrics,
         "primary_metric": leaderboard.primary_metric,
         "rounded_to": leaderboard.rounded_to,

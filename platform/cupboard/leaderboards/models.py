@@ -29,3 +29,60 @@ class LeaderboardRow(models.Model):
 
     def __str__(self):
         return f"{self.phase} #{self.rank} {self.submission}"
+
+
+class LeaderboardHistory(models.Model):
+    """A leaderboard row as one refresh or update left it, written only when it changed (a
+    new submission counted, another rank or value, another qrels version) or went away
+    (`removed`). A row stays what it was until the next history row of its key (its team,
+    or the baseline submission): folding a phase's rows up to an instant gives the
+    leaderboard as it stood then (leaderboards/history.py). Never updated."""
+
+    phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="leaderboard_history")
+    changed_at = models.DateTimeField()
+    submission = models.ForeignKey("submissions.Submission", on_delete=models.CASCADE, related_name="+")
+    team = models.ForeignKey("teams.Team", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    is_baseline = models.BooleanField(default=False)
+    removed = models.BooleanField(default=False, help_text="The key left the leaderboard here")
+    rank = models.PositiveIntegerField(null=True)
+    primary_value = models.FloatField(null=True)
+    values = models.JSONField(default=dict)
+    averages = models.JSONField(default=dict)
+    qrels_release_number = models.PositiveIntegerField(null=True)
+
+    class Meta:
+        ordering = ["phase", "changed_at", "pk"]
+        indexes = [
+            # "as of" and the history chart: one phase's changes in time order.
+            models.Index(fields=["phase", "changed_at"], name="leaderboard_history_time"),
+        ]
+
+    def __str__(self):
+        return f"{self.phase} {self.changed_at:%Y-%m-%d %H:%M:%S} #{self.rank} {self.submission_id}"
+
+    @property
+    def key(self) -> tuple:
+        return ("baseline", self.submission_id) if self.is_baseline else ("team", self.team_id)
+
+
+class FrozenSnapshot(models.Model):
+    """The official results of a final phase as published at its reveal: the ranked table
+    as CSV and JSON (the public's view, built by leaderboards/exports.py), with their
+    SHA-256 in the public audit log. One per phase; written once, never changed: later
+    re-scorings change the live leaderboard beside it (leaderboards/snapshots.py)."""
+
+    phase = models.OneToOneField("competitions.Phase", on_delete=models.CASCADE, related_name="frozen_snapshot")
+    frozen_at = models.DateTimeField()
+    qrels_release_number = models.PositiveIntegerField(null=True)
+    csv = models.TextField()
+    json = models.TextField()
+    csv_sha256 = models.CharField(max_length=64)
+    json_sha256 = models.CharField(max_length=64)
+
+    def __str__(self):
+        return f"{self.phase} frozen {self.frozen_at:%Y-%m-%d %H:%M}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("a frozen snapshot is never changed")
+        super().save(*args, **kwargs)

@@ -22,6 +22,7 @@ from django.utils import timezone
 from cupboard.competitions.models import Competition, Phase, Subset, SubsetGroup
 from cupboard.competitions.selectors import current_qrels_release, phase_subsets
 from cupboard.competitions.viewer import Viewer
+from cupboard.leaderboards.history import rows_at, rows_over_time
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import order_key
 from cupboard.leaderboards.services import ALL
@@ -78,6 +79,7 @@ class Leaderboard:
     rounded_to: int | None = None
     decimals: int = 3  # digits shown on the page and charts
     stale: bool = False  # refreshed before a group's reveal: its counted submissions may change
+    as_of: datetime | None = None  # the rows as they stood then (leaderboards/history.py); None = now
 
     @property
     def metrics(self) -> list[str]:
@@ -161,9 +163,20 @@ def _entries(rows: list[LeaderboardRow], *, viewer: Viewer, subset_columns: list
     return entries
 
 
-def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, viewer: Viewer | None = None) -> Leaderboard:
-    """The leaderboard of `phase` as its `viewer` (or `user` at `now`) may see it."""
+def board_entries(phase: Phase, viewer: Viewer, rows: list[LeaderboardRow]) -> list[Entry]:
+    """`rows` as `viewer` sees them at `viewer.now`, once they may see the leaderboard."""
+    subset_columns, average_columns = _columns(phase_subsets(phase, viewer.subsets))
+    return _entries(rows, viewer=viewer, subset_columns=subset_columns, average_columns=average_columns,
+                    partial=not viewer.is_organizer and bool(viewer.hidden_groups))
+
+
+def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, viewer: Viewer | None = None,
+                    as_of: datetime | None = None) -> Leaderboard:
+    """The leaderboard of `phase` as its `viewer` (or `user` at `now`) may see it; with
+    `as_of`, as it stood at that instant and as the viewer would have seen it then."""
     viewer = viewer or Viewer(user, phase.competition, now)
+    if as_of is not None:
+        viewer = viewer.at(as_of)
     competition, organizer, now = phase.competition, viewer.is_organizer, viewer.now
     if not viewer.sees_competition:
         return Leaderboard(competition=competition, phase=phase, is_organizer=False, exists=False)
@@ -175,11 +188,15 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
     subsets = [s for s in everything if viewer.sees_subset(s)]
     notices = _notices(viewer, phase, everything)
     subset_columns, average_columns = _columns(subsets)
-    rows = list(phase.leaderboard_rows.select_related("submission", "team"))
+    if as_of is None:
+        rows = list(phase.leaderboard_rows.select_related("submission", "team"))
+        release = current_qrels_release(phase)
+        version = release.number if release else None
+    else:
+        rows = rows_at(phase, now)
+        version = max((row.qrels_release_number or 0 for row in rows), default=0) or None
     entries = _entries(rows, viewer=viewer, subset_columns=subset_columns, average_columns=average_columns,
                        partial=not organizer and bool(viewer.hidden_groups))
-    release = current_qrels_release(phase)
-    version = release.number if release else None
     refreshed_at = min((row.computed_at for row in rows), default=None)
     return Leaderboard(
         competition=competition, phase=phase, is_organizer=organizer, visible=True, notices=notices,
@@ -187,7 +204,52 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
         mixed_qrels=any(e.qrels_version != version for e in entries),
         rounded_to=viewer.rounded_to, decimals=viewer.decimals,
         stale=refreshed_at is not None and any(refreshed_at < s.group.reveal_at <= now
-                                               for s in subsets if s.group.reveal_at))
+                                               for s in subsets if s.group.reveal_at),
+        as_of=now if as_of is not None else None)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPoint:
+    """A team's rank and primary value (the Avg column) on the leaderboard after one change."""
+
+    at: datetime
+    team: str
+    rank: int
+    value: float | None
+
+
+@dataclass(frozen=True)
+class History:
+    """A phase's leaderboard over time as one viewer may see it: the points of the instants
+    at which the leaderboard was theirs to see, each by the rules of that instant."""
+
+    phase: Phase
+    visible: bool
+    message: str = ""
+    metric: str = ""
+    decimals: int = 3
+    points: list[HistoryPoint] = field(default_factory=list)
+
+    @property
+    def instants(self) -> list[datetime]:
+        return sorted({p.at for p in self.points})
+
+
+def history_for(*, phase: Phase, viewer: Viewer) -> History:
+    """Every change of the phase's ranked rows up to the viewer's now, as they saw it then:
+    nothing from before a private leaderboard's reveal (for non-organizers), no column of
+    a group hidden then, values rounded for them. One read of the phase's history."""
+    if not viewer.sees_leaderboard(phase):
+        return History(phase=phase, visible=False, message=viewer.closed_message(phase))
+    primary = phase.competition.primary_metric
+    points = []
+    for instant, rows in rows_over_time(phase, viewer.now):
+        then = viewer.at(instant)
+        if not then.sees_leaderboard(phase):
+            continue
+        points += [HistoryPoint(at=instant, team=entry.team, rank=entry.rank, value=entry.averages[ALL].get(primary))
+                   for entry in board_entries(phase, then, rows) if entry.rank is not None]
+    return History(phase=phase, visible=True, metric=primary, decimals=viewer.decimals, points=points)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,9 @@ Two ways, with the same result (tests/leaderboards/test_incremental_update.py):
   ranks count changed), a qrels release, a merge (selections and disqualifications
   change one team's row: `leaderboard_update`).
 
+Both keep the rows they replace, when they changed, as the phase's history
+(leaderboards/history.py): one read of the phase's rows before the write and one after.
+
 Both are idempotent: running them twice, or late, leaves the rows the current scores imply.
 """
 from __future__ import annotations
@@ -21,6 +24,7 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import phase_subsets
+from cupboard.leaderboards.history import history_record, rows_state
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import Candidate, counted_candidate, order_key, ranked
 from cupboard.locking import locked
@@ -95,6 +99,7 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     `primary_value` and ranks use the subsets revealed at the time of the refresh; call it
     again once a group is revealed (`leaderboard_refresh_competition`)."""
     phase = _lock_phase(phase)
+    before = rows_state(phase)
     subsets = _subsets(phase)
     groups = subset_groups(subsets)
     ranked_on = _ranked_on(subsets, timezone.now())
@@ -114,6 +119,7 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
              for c in ranked(baselines)]
     LeaderboardRow.objects.filter(phase=phase).delete()
     created = LeaderboardRow.objects.bulk_create(rows)
+    history_record(phase=phase, before=before)
     leaderboard_bump(phase=phase)
     return created
 
@@ -149,6 +155,7 @@ def leaderboard_update(*, phase: Phase, submission: Submission) -> None:
         return
     if not submission.is_baseline and submission.team_id is None:
         return
+    before = rows_state(phase)
     owner = {"pk": submission.pk} if submission.is_baseline else {"team_id": submission.team_id}
     found = _candidates(phase=phase, groups=subset_groups(subsets), ranked_on=_ranked_on(subsets, now), owner=owner)
     rows = LeaderboardRow.objects.filter(phase=phase)
@@ -160,6 +167,7 @@ def leaderboard_update(*, phase: Phase, submission: Submission) -> None:
         by_pk = {s.pk: s for s, _ in found}
         _row(phase=phase, submission=by_pk[chosen.submission_id], candidate=chosen, rank=None).save()
     _rerank(phase)
+    history_record(phase=phase, before=before)
     leaderboard_bump(phase=phase)
 
 

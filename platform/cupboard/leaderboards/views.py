@@ -5,6 +5,8 @@ import functools
 import json
 import re
 from collections.abc import Callable
+from datetime import datetime, time
+from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
@@ -12,7 +14,9 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.http import http_date
+from django.utils.timezone import is_aware, make_aware
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
@@ -23,6 +27,7 @@ from cupboard.leaderboards.cache import (BoardKey, BoardState, Rendered, board_s
 from cupboard.leaderboards.charts import leaderboard_charts
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
+from cupboard.leaderboards.snapshots import official_snapshot
 from cupboard.leaderboards.table import table_body
 
 _GZIP = re.compile(r"\bgzip\b")  # as Django's GZipMiddleware reads Accept-Encoding
@@ -85,8 +90,36 @@ def _served(rendered: Rendered, *, compressed: bool) -> HttpResponse:
     return response
 
 
-def _board_html(phase: Phase, viewer: Viewer, metric: str) -> str:
-    leaderboard = leaderboard_for(phase=phase, viewer=viewer)
+class BadInstant(ValueError):
+    """?as_of= that is not an instant."""
+
+
+def as_of_param(request) -> datetime | None:
+    """?as_of= as an aware instant (ISO 8601 date or date and time; UTC when no offset is
+    given), None when absent. Raises BadInstant naming the parameter and the value."""
+    raw = request.GET.get("as_of", "").strip()
+    if not raw:
+        return None
+    try:
+        instant = parse_datetime(raw.replace("Z", "+00:00").replace(" ", "T", 1))
+        if instant is None and parse_date(raw) is not None:
+            instant = datetime.combine(parse_date(raw), time.min)
+    except ValueError:
+        instant = None
+    if instant is None:
+        raise BadInstant(f"as_of: {raw!r} is not an ISO 8601 date or instant (e.g. 2026-11-20 or 2026-11-20T10:00Z)")
+    return instant if is_aware(instant) else make_aware(instant, dt_timezone.utc)
+
+
+def _bad_instant(error: BadInstant, *, as_json: bool = False) -> HttpResponse:
+    if as_json:
+        body = json.dumps({"error": {"code": "bad-as-of", "message": str(error)}})
+        return HttpResponse(body, status=400, content_type="application/json")
+    return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
+
+
+def _board_html(phase: Phase, viewer: Viewer, metric: str, as_of: datetime | None = None) -> str:
+    leaderboard = leaderboard_for(phase=phase, viewer=viewer, as_of=as_of)
     return render_to_string("leaderboards/_board.html", {
         "leaderboard": leaderboard, "metric": metric, "body": table_body(leaderboard, metric),
         "charts": leaderboard_charts(leaderboard, metric=metric) if leaderboard.visible else []})
@@ -105,12 +138,23 @@ def phase(request, slug: str, phase_slug: str):
     Read-only: a leaderboard computed before a reveal is rebuilt by the beat task."""
     state = _board_state(slug, phase_slug)
     metric = state.metric(request.GET.get("metric"))
+    try:
+        as_of = as_of_param(request)
+    except BadInstant as error:
+        return _bad_instant(error)
     board, load = _lookup(request, state, what="board", metric=metric)
+    if as_of is not None:  # a past instant: rare, rendered for this request only
+        phase, viewer = load()
+        html = mark_safe(_board_html(phase, viewer, metric, as_of))  # noqa: S308 - our own render
+        return render(request, "leaderboards/phase.html",
+                      {"phase": phase, "board": html, "snapshot": official_snapshot(phase, viewer)})
 
     def page() -> str:
         phase, viewer = load()
         html = mark_safe(cached(board, lambda: _board_html(phase, viewer, metric)))  # noqa: S308 - our own render
-        return render_to_string("leaderboards/phase.html", {"phase": phase, "board": html}, request=request)
+        return render_to_string("leaderboards/phase.html",
+                                {"phase": phase, "board": html, "snapshot": official_snapshot(phase, viewer)},
+                                request=request)
 
     if not _is_blank(request):  # the shell names its user: rendered per request around the shared board
         return _conditional(request, board, lambda: HttpResponse(page()))
@@ -124,7 +168,15 @@ def phase(request, slug: str, phase_slug: str):
 
 
 def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) -> HttpResponse:
+    try:
+        as_of = as_of_param(request)
+    except BadInstant as error:
+        return _bad_instant(error, as_json=what == "json")
     key, load = _lookup(request, _board_state(slug, phase_slug), what=what)
+    if as_of is not None:  # a past instant: built for this request only
+        phase, viewer = load()
+        status, content_type, body = build(leaderboard_for(phase=phase, viewer=viewer, as_of=as_of))
+        return HttpResponse(body, status=status, content_type=content_type)
     compressed = _accepts_gzip(request)
 
     def respond() -> HttpResponse:

@@ -159,3 +159,55 @@ class QuotaGrant(models.Model):
 
     def __str__(self):
         return f"+{self.extra} for {self.team} in {self.phase}"
+
+
+class Verification(models.Model):
+    """One recomputation of a phase's official scores by a second engine (pytrec_eval), from
+    the stored run files and the phase's current judgments, compared with the stored Score
+    rows (submissions/verification.py). Asked by an organizer, or by the final reveal
+    (`reason` reveal: at most one per phase, and its audit event is public)."""
+
+    class Reason(models.TextChoices):
+        REVEAL = "reveal", "The final results were revealed"
+        ORGANIZER = "organizer", "Asked by an organizer"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        PASSED = "passed"
+        FAILED = "failed"
+
+    phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="verifications")
+    reason = models.CharField(max_length=10, choices=Reason.choices)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=0, help_text="Submissions to recompute")
+    done = models.PositiveIntegerField(default=0, help_text="Submissions recomputed so far")
+    scores = models.PositiveIntegerField(default=0, help_text="Stored scores compared")
+    max_difference = models.FloatField(null=True, help_text="Largest |stored - pytrec_eval| among agreeing scores")
+    float32_ties = models.PositiveIntegerField(default=0, help_text="Scores that differ only through float32 ties")
+    differences = models.JSONField(default=list, blank=True, help_text="What disagreed (at most 50)")
+    qrels_release_number = models.PositiveIntegerField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            # The reveal asks once per phase, however often the beat task runs.
+            models.UniqueConstraint(fields=["phase"], condition=models.Q(reason="reveal"),
+                                    name="one_reveal_verification_per_phase"),
+        ]
+
+    def __str__(self):
+        return f"{self.phase} verification {self.pk} ({self.status})"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
+    def percent(self) -> int:
+        return 100 if not self.total else self.done * 100 // self.total

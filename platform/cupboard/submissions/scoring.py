@@ -28,7 +28,7 @@ from cupboard.locking import locked
 from cupboard.notifications.services import notify_submission
 
 from .models import QueryScores, Score, Submission
-from .scoring_jobs import RunRejected, SubsetJob, score_jobs, scoring_processes
+from .scoring_jobs import RunRejected, score_jobs, scoring_processes, subset_jobs
 from .services import submission_enqueue
 from .workers import heartbeat, is_gone, worker_id
 
@@ -80,22 +80,12 @@ def _score_subsets(*, submission: Submission, release: QrelsRelease, claimed_at:
     Subsets are scored side by side within the worker's budget (scoring_jobs.py); each one
     finished is a heartbeat too, so the sweeper leaves a long job alone while it moves."""
     competition: Competition = submission.phase.competition
-    runs = {rf.subset.code: rf for rf in submission.run_files.select_related("subset")}
-    topic_sets = {t.subset_id: t for t in TopicSet.objects.filter(phase=submission.phase)}
-    files = sorted(qrels_files(release).items())
-    jobs, skipped = [], []
-    for code, qrels_file in files:
-        run_file = runs.get(code)
-        if run_file is None and competition.missing_subset == Competition.MissingSubset.INCOMPLETE:
-            skipped.append(qrels_file.subset)
-            continue
-        # A missing subset counts 0: the evaluator scores no run as 0 on every query.
-        jobs.append(SubsetJob(subset=qrels_file.subset, qrels_file=qrels_file, run_file=run_file,
-                              topic_set=topic_sets.get(qrels_file.subset_id)))
+    jobs, skipped = subset_jobs(submission=submission, release=release)
+    files = len(jobs) + len(skipped)
 
     def done(finished: int, total: int) -> None:
         _ours(submission_id=submission.pk, claimed_at=claimed_at).update(
-            progress=int(90 * (finished + len(skipped)) / len(files)), heartbeat_at=timezone.now())
+            progress=int(90 * (finished + len(skipped)) / files), heartbeat_at=timezone.now())
 
     results = score_jobs(jobs, competition=competition, processes=scoring_processes(), done=done)
     return [(subset, None) for subset in skipped] + [(job.subset, result) for job, result in zip(jobs, results)]

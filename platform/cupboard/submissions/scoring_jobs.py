@@ -27,6 +27,7 @@ from django.conf import settings
 
 from cupboard.competitions.models import Competition, QrelsFile, Subset, TopicSet
 from cupboard.judging.models import JUDGED_METRIC
+from cupboard.competitions.selectors import qrels_files
 
 from evaluator.benchmarks import get_benchmark
 from evaluator.qrels import read_qrels
@@ -51,6 +52,24 @@ class SubsetJob:
     topic_set: TopicSet | None
 
 
+def subset_jobs(*, submission, release) -> tuple[list[SubsetJob], list[Subset]]:
+    """(jobs, skipped subsets) of `submission` against the qrels `release`: one job per qrels
+    file; a subset without a run is a job (it counts 0) unless the competition leaves such
+    averages incomplete, then it is skipped. Scoring and the second engine's check share it."""
+    competition = submission.phase.competition
+    runs = {rf.subset.code: rf for rf in submission.run_files.select_related("subset")}
+    topic_sets = {t.subset_id: t for t in TopicSet.objects.filter(phase=submission.phase)}
+    jobs, skipped = [], []
+    for code, qrels_file in sorted(qrels_files(release).items()):
+        run_file = runs.get(code)
+        if run_file is None and competition.missing_subset == Competition.MissingSubset.INCOMPLETE:
+            skipped.append(qrels_file.subset)
+            continue
+        jobs.append(SubsetJob(subset=qrels_file.subset, qrels_file=qrels_file, run_file=run_file,
+                              topic_set=topic_sets.get(qrels_file.subset_id)))
+    return jobs, skipped
+
+
 def scoring_processes() -> int:
     """The worker's budget of processes for one submission (see the module docstring)."""
     from evaluator.parallel import usable_cores
@@ -63,17 +82,21 @@ def scoring_processes() -> int:
 
 def score_job(job: SubsetJob, competition: Competition):
     """The job's SubsetResult (no run: the evaluator scores 0 on every query). Raises RunRejected."""
-    code = job.subset.code
-    run = None
-    if job.run_file is not None:
-        topics = None if job.topic_set is None else topic_set_ids(job.topic_set)
-        with job.run_file.file.open("rb") as stored:
-            run, report = read_run_file(source=stored, name=job.run_file.original_name, competition=competition,
-                                        topics=topics)
-        if run is None:
-            reasons = "; ".join(p.for_people for p in report.errors[:5])
-            raise RunRejected(f"{job.run_file.original_name} no longer validates: {reasons}")
-    return _evaluator(job.qrels_file, competition=competition).score(run, subset=code)
+    return _evaluator(job.qrels_file, competition=competition).score(job_run(job, competition), subset=job.subset.code)
+
+
+def job_run(job: SubsetJob, competition: Competition):
+    """The job's stored run, read and validated as at upload (None: no run). Raises RunRejected."""
+    if job.run_file is None:
+        return None
+    topics = None if job.topic_set is None else topic_set_ids(job.topic_set)
+    with job.run_file.file.open("rb") as stored:
+        run, report = read_run_file(source=stored, name=job.run_file.original_name, competition=competition,
+                                    topics=topics)
+    if run is None:
+        reasons = "; ".join(p.for_people for p in report.errors[:5])
+        raise RunRejected(f"{job.run_file.original_name} no longer validates: {reasons}")
+    return run
 
 
 def scored_metrics(competition: Competition) -> list[str]:
@@ -103,7 +126,7 @@ _COMPETITION: list[Competition] = []
 
 
 @contextmanager
-def _may_have_children() -> Iterator[None]:
+def may_have_children() -> Iterator[None]:
     """A Celery prefork child is marked daemonic, and multiprocessing refuses children to a
     daemonic process, lest they outlive it. Ours cannot: the pool is joined before the task
     returns, and each of its processes is killed with its parent (`_die_with_parent`)."""
@@ -146,7 +169,7 @@ def score_jobs(jobs: list[SubsetJob], *, competition: Competition, processes: in
     order = sorted(range(len(jobs)), key=lambda i: -(jobs[i].run_file.size if jobs[i].run_file else 0))
     results: dict[int, object] = {}
     try:
-        with _may_have_children(), ProcessPoolExecutor(
+        with may_have_children(), ProcessPoolExecutor(
                 max_workers=processes, mp_context=multiprocessing.get_context("fork"),
                 initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
             futures = [pool.submit(_score_inherited, index) for index in order]

@@ -31,3 +31,12 @@ def purge_run_files() -> dict:
 
     purged = run_files_purge()
     return {"files": purged.files, "bytes": purged.bytes}
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True,
+             soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT, time_limit=settings.CELERY_TASK_TIME_LIMIT)
+def verify_scores(verification_id: int) -> str:
+    """Recompute a phase's scores with pytrec_eval and compare (submissions/verification.py)."""
+    from .verification import verification_run
+
+    return verification_run(verification_id=verification_id)

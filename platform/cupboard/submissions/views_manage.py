@@ -15,7 +15,9 @@ from .errors import SubmissionRefused
 from .exports import phase_submissions_csv
 from .forms import TeamGrantForm
 from .quota import quota_grant
+from .models import Verification
 from .selectors import scoring_progress
+from .verification import verification_request
 
 
 @login_required
@@ -34,8 +36,22 @@ def phase_scoring(request, slug: str, phase_slug: str):
     """A phase's submissions by state with a progress bar; the page reloads itself every few
     seconds while any is still waiting or being scored (a re-score, a new qrels version)."""
     phase = _get_phase_for_organizer(request, slug, phase_slug)
+    verifications = list(phase.verifications.select_related("requested_by")[:5])
     return render(request, "submissions/manage_scoring.html", {
-        "competition": phase.competition, "phase": phase, "progress": scoring_progress(phase=phase)})
+        "competition": phase.competition, "phase": phase, "progress": scoring_progress(phase=phase),
+        "verifications": verifications, "verifying": any(v.is_pending for v in verifications)})
+
+
+@login_required
+@require_http_methods(["POST"])
+def phase_verify(request, slug: str, phase_slug: str):
+    """Queue a second engine's check of the phase's official scores (pytrec_eval, in the
+    worker: submissions/verification.py); its progress and outcome show on the scoring page."""
+    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    verification = verification_request(phase=phase, actor=request.user, reason=Verification.Reason.ORGANIZER)
+    messages.success(request, f"Verification {verification.pk} of {phase.name} by a second engine is "
+                              f"{verification.get_status_display().lower()}.")
+    return redirect("competitions:manage_scoring", slug, phase_slug)
 
 
 @login_required

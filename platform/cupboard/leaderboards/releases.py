@@ -1,0 +1,36 @@
+"""What happens when a final phase's results are released: its leaderboard's reveal
+instant passes. Nobody has to be at the keyboard: the beat task `publish_due_events` calls
+`final_results_release_due`, which freezes the official snapshot (leaderboards/snapshots.py)
+and asks a second engine to verify every official score (submissions/verification.py),
+each once per phase however often it runs."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.utils import timezone
+
+from cupboard.competitions.models import Phase
+
+
+def final_results_release_due(*, now: datetime | None = None) -> int:
+    """Freeze and verify every published final phase revealed at or before `now`; returns
+    how many snapshots were frozen by this call."""
+    from cupboard.submissions.models import Verification
+    from cupboard.submissions.verification import verification_request, verifications_nudge_waiting
+
+    from .models import FrozenSnapshot
+    from .snapshots import snapshot_freeze
+
+    now = now or timezone.now()
+    frozen = 0
+    due = Phase.objects.filter(is_final=True, reveal_at__lte=now, competition__is_published=True,
+                               competition__starts_at__lte=now).select_related("competition")
+    for phase in due:
+        if not phase.is_revealed(now):
+            continue
+        if not FrozenSnapshot.objects.filter(phase=phase).exists():
+            frozen += snapshot_freeze(phase=phase, now=now) is not None
+        if not phase.verifications.filter(reason=Verification.Reason.REVEAL).exists():
+            verification_request(phase=phase, actor=None, reason=Verification.Reason.REVEAL)
+    verifications_nudge_waiting()
+    return frozen

@@ -1,0 +1,65 @@
+"""The official results of a final phase, frozen when its leaderboard is revealed.
+
+At the reveal the ranked table is rendered once, as the public sees it then (an anonymous
+`Viewer` at that instant: rounded values, revealed columns only), as CSV and JSON by the
+same exports as the live leaderboard (leaderboards/exports.py, cupboard/csvexport.py). Both
+files are stored on a `FrozenSnapshot` row that is never changed, and their SHA-256 go in
+the public audit log, so anyone can check that a copy is the one published. Re-scorings
+after the reveal (a new qrels version) change the live table beside it, never the snapshot.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+
+from cupboard.audit.models import AuditEvent
+from cupboard.audit.services import audit_record
+from cupboard.competitions.models import Phase
+from cupboard.competitions.viewer import Viewer
+from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
+from cupboard.leaderboards.models import FrozenSnapshot
+from cupboard.leaderboards.selectors import leaderboard_for
+from cupboard.leaderboards.services import leaderboard_bump
+from cupboard.locking import locked
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def snapshot_freeze(*, phase: Phase, now: datetime) -> FrozenSnapshot | None:
+    """The phase's snapshot: frozen now if there is none yet (and the public may see the
+    leaderboard at `now`), with its public audit event. Running it twice changes nothing."""
+    with transaction.atomic():
+        phase = locked(Phase.objects.select_related("competition")).get(pk=phase.pk)
+        existing = FrozenSnapshot.objects.filter(phase=phase).first()
+        if existing is not None:
+            return existing
+        leaderboard = leaderboard_for(phase=phase, viewer=Viewer(None, phase.competition, now))
+        if not leaderboard.visible:
+            return None
+        data = {"frozen_at": now, **leaderboard_json(leaderboard)}
+        csv, body = leaderboard_csv(leaderboard), json.dumps(data, ensure_ascii=False, indent=1, cls=DjangoJSONEncoder)
+        snapshot = FrozenSnapshot.objects.create(
+            phase=phase, frozen_at=now, qrels_release_number=leaderboard.qrels_version, csv=csv, json=body,
+            csv_sha256=sha256(csv), json_sha256=sha256(body))
+        leaderboard_bump(phase=phase)  # cached pages name the snapshot: they are built again
+        audit_record(
+            competition=phase.competition, actor=None, action=AuditEvent.Action.RESULTS_FROZEN, is_public=True,
+            summary=f"Official results of {phase.name} frozen ({len(leaderboard.entries)} rows): "
+                    f"CSV sha256 {snapshot.csv_sha256}, JSON sha256 {snapshot.json_sha256}",
+            details={"phase": phase.slug, "phase_id": phase.pk, "csv_sha256": snapshot.csv_sha256,
+                     "json_sha256": snapshot.json_sha256, "qrels_version": snapshot.qrels_release_number})
+    return snapshot
+
+
+def official_snapshot(phase: Phase, viewer: Viewer) -> FrozenSnapshot | None:
+    """The phase's frozen snapshot (without its files' text) when the viewer may see the
+    leaderboard now; else None, like the leaderboard itself."""
+    if not phase.is_final or phase.reveal_at is None or not viewer.sees_leaderboard(phase):
+        return None  # only revealed final phases have one: other pages ask nothing
+    return FrozenSnapshot.objects.filter(phase=phase).defer("csv", "json").first()

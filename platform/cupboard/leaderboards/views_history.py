@@ -1,0 +1,62 @@
+"""A phase's leaderboard over time (the history page) and its frozen official results.
+
+What a viewer sees is decided as for the live leaderboard (selectors.history_for,
+snapshots.official_snapshot): nobody but organizers sees a private leaderboard's history
+from before its reveal, or a column hidden at the instant of a point."""
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.utils.http import content_disposition_header
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_GET
+
+from cupboard.leaderboards.cache import board_key, cached
+from cupboard.leaderboards.charts import as_html, history_figures
+from cupboard.leaderboards.models import FrozenSnapshot
+from cupboard.leaderboards.selectors import history_for
+from cupboard.leaderboards.snapshots import official_snapshot
+from cupboard.leaderboards.views import _get_phase_for_user
+
+
+@require_GET
+def history(request, slug: str, phase_slug: str):
+    """Each team's primary value and rank after every change, as charts, and the instants
+    of the changes, each a link to the leaderboard as it stood then (?as_of=). Computed once
+    per leaderboard version and viewer class (leaderboards/cache.py)."""
+    phase, viewer = _get_phase_for_user(request, slug, phase_slug)
+
+    def build() -> dict:
+        found = history_for(phase=phase, viewer=viewer)
+        return {"visible": found.visible, "message": found.message, "metric": found.metric,
+                "teams": len({p.team for p in found.points}), "instants": found.instants,
+                "charts": [str(chart) for chart in as_html(history_figures(found))]}
+    data = cached(board_key(phase, viewer, what="history"), build)
+    return render(request, "leaderboards/history.html", {
+        "phase": phase, "competition": phase.competition, **data,
+        "charts": [mark_safe(chart) for chart in data["charts"]],  # noqa: S308 - built by as_html
+        "recent": list(reversed(data["instants"]))[:50], "snapshot": official_snapshot(phase, viewer)})
+
+
+def _official(request, slug: str, phase_slug: str, *, what: str) -> HttpResponse:
+    phase, viewer = _get_phase_for_user(request, slug, phase_slug)
+    if official_snapshot(phase, viewer) is None:
+        raise Http404("No official results of this phase")
+    snapshot = FrozenSnapshot.objects.get(phase=phase)
+    body, content_type = (snapshot.csv, "text/csv; charset=utf-8") if what == "csv" else \
+        (snapshot.json, "application/json")
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = content_disposition_header(
+        True, f"{slug}-{phase_slug}-official-{snapshot.frozen_at:%Y%m%d}.{what}")
+    return response
+
+
+@require_GET
+def official_csv(request, slug: str, phase_slug: str):
+    """The frozen official results as CSV, byte for byte as when their SHA-256 was published."""
+    return _official(request, slug, phase_slug, what="csv")
+
+
+@require_GET
+def official_json(request, slug: str, phase_slug: str):
+    """The frozen official results as JSON, byte for byte as when their SHA-256 was published."""
+    return _official(request, slug, phase_slug, what="json")

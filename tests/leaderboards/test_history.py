@@ -1,0 +1,137 @@
+"""Leaderboard history: both writers keep what changed, the leaderboard "as of" a past
+instant is the one of that instant, and what anyone sees of it follows the Viewer's rules
+of that instant (a private phase before its reveal, a surprise column before its own)."""
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.utils import timezone
+
+from cupboard.competitions.models import Phase
+from cupboard.leaderboards.models import LeaderboardHistory
+from cupboard.leaderboards.selectors import history_for, leaderboard_for
+from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_update
+from cupboard.competitions.viewer import Viewer
+from tests.leaderboards.conftest import make_scored, ndcg
+from tests.personas import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+def _ranked(leaderboard) -> list[tuple]:
+    return [(e.rank, e.team, e.averages["all"]["nDCG@10"]) for e in leaderboard.entries if not e.is_baseline]
+
+
+@pytest.fixture
+def steps(cast):
+    """Dev: team A scores at t0, team B overtakes it at t1, team A comes back at t2 (one update each)."""
+    phase = cast.competition.phases.get(slug="dev")
+    t0 = timezone.now() - timedelta(hours=3)
+    instants = [t0, t0 + timedelta(hours=1), t0 + timedelta(hours=2)]
+    for instant, team, value in zip(instants, (cast.team_a, cast.team_b, cast.team_a), (0.4, 0.5, 0.6)):
+        with time_machine.travel(instant, tick=False):
+            submission = make_scored(phase, team=team, scores=ndcg(sw=value, te=value))
+            leaderboard_update(phase=phase, submission=submission)
+    return phase, instants
+
+
+def test_it_keeps_only_the_rows_that_changed(cast, steps):
+    phase, instants = steps
+    # t0: A enters; t1: B enters first and A moves to 2nd (2 rows); t2: A's new run, B moves (2 rows).
+    assert [LeaderboardHistory.objects.filter(phase=phase, changed_at=t).count() for t in instants] == [1, 2, 2]
+    leaderboard_refresh(phase=phase)  # the same rows: nothing to keep
+    assert LeaderboardHistory.objects.filter(phase=phase).count() == 5
+
+
+def test_a_rebuild_records_removed_rows(cast, steps):
+    phase, _ = steps
+    phase.submissions.filter(team=cast.team_b).update(disqualified=True)
+    leaderboard_refresh(phase=phase)
+    last = LeaderboardHistory.objects.filter(phase=phase).order_by("-changed_at", "-pk")
+    assert last.filter(removed=True, team=cast.team_b).count() == 1
+    later = timezone.now() + timedelta(seconds=1)
+    assert [t for _, t, _ in _ranked(leaderboard_for(phase=phase, user=cast.organizer, as_of=later))] == ["Team A"]
+
+
+def test_as_of_shows_the_leaderboard_of_that_instant(cast, steps):
+    phase, (t0, t1, t2) = steps
+    seen = {t: _ranked(leaderboard_for(phase=phase, user=cast.anonymous, as_of=t + timedelta(minutes=1)))
+            for t in (t0, t1, t2)}
+    assert seen[t0] == [(1, "Team A", 0.4)]
+    assert seen[t1] == [(1, "Team B", 0.5), (2, "Team A", 0.4)]
+    assert seen[t2] == [(1, "Team A", 0.6), (2, "Team B", 0.5)]
+    assert leaderboard_for(phase=phase, user=cast.anonymous, as_of=t0 - timedelta(minutes=1)).entries == []
+
+
+def test_the_history_has_a_point_per_team_and_change(cast, steps):
+    phase, (t0, t1, t2) = steps
+    history = history_for(phase=phase, viewer=Viewer(cast.anonymous, cast.competition))
+    assert [(p.at, p.team, p.rank, p.value) for p in history.points] == [
+        (t0, "Team A", 1, 0.4), (t1, "Team B", 1, 0.5), (t1, "Team A", 2, 0.4),
+        (t2, "Team A", 1, 0.6), (t2, "Team B", 2, 0.5)]
+
+
+def test_a_private_phase_has_no_history_for_the_public_before_its_reveal(cast):
+    phase = cast.competition.phases.get(slug="test-b")
+    scored_at = timezone.now() - timedelta(hours=1)
+    with time_machine.travel(scored_at, tick=False):
+        leaderboard_update(phase=phase, submission=make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.7, te=0.7)))
+    for user in (cast.anonymous, cast.participant, cast.outsider):
+        assert not history_for(phase=phase, viewer=Viewer(user, cast.competition)).visible
+        assert not leaderboard_for(phase=phase, user=user, as_of=scored_at).visible
+    assert len(history_for(phase=phase, viewer=Viewer(cast.organizer, cast.competition)).points) == 1
+    # After the reveal the leaderboard is public, but not what it was before: that was hidden then.
+    with time_machine.travel(phase.reveal_at + timedelta(hours=1), tick=False):
+        for user in (cast.anonymous, cast.participant):
+            history = history_for(phase=phase, viewer=Viewer(user, cast.competition))
+            assert history.visible and history.points == []
+            assert not leaderboard_for(phase=phase, user=user, as_of=scored_at).visible
+            assert [(r, t) for r, t, _ in _ranked(leaderboard_for(phase=phase, user=user))] == [(1, "Team A")]
+        assert leaderboard_for(phase=phase, user=cast.organizer, as_of=scored_at).entries
+
+
+@pytest.mark.parametrize("rule", Phase.BeforeReveal.values)
+def test_no_before_reveal_rule_opens_the_history_early(cast, rule):
+    phase = cast.competition.phases.get(slug="test-b")
+    Phase.objects.filter(pk=phase.pk).update(before_reveal=rule)
+    phase.refresh_from_db()
+    leaderboard_update(phase=phase, submission=make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.7, te=0.7)))
+    assert "Team A" in client_for(cast.organizer).get("/leaderboards/cup/test-b/history/").content.decode()
+    client = client_for(cast.participant)  # team A's own row is in it
+    assert "Team A" not in client.get("/leaderboards/cup/test-b/history/").content.decode()
+    assert "Team A" not in client.get("/leaderboards/cup/test-b/", {"as_of": timezone.now().isoformat()}).content.decode()
+
+
+def test_as_of_before_the_surprise_reveal_hides_its_column(cast):
+    group = cast.competition.groups.get(name="surprise")
+    phase = cast.competition.phases.get(slug="dev")
+    leaderboard_update(phase=phase, submission=make_scored(phase, team=cast.team_a,
+                                                           scores=ndcg(sw=0.2, te=0.2, yo=0.9)))
+    before = timezone.now() + timedelta(seconds=1)
+    with time_machine.travel(group.reveal_at + timedelta(hours=1), tick=False):
+        leaderboard_refresh(phase=phase)
+        then = leaderboard_for(phase=phase, user=cast.anonymous, as_of=before)
+        now = leaderboard_for(phase=phase, user=cast.anonymous)
+        assert [c.key for c in then.subset_columns] == ["sw", "te"]
+        assert then.entries[0].averages["all"]["nDCG@10"] == 0.2 and "yo" not in then.entries[0].values
+        assert "yo" in [c.key for c in now.subset_columns]
+        response = client_for(cast.anonymous).get("/leaderboards/cup/dev.json", {"as_of": before.isoformat()})
+        assert response.status_code == 200 and "yo" not in response.content.decode()
+        assert response.json()["as_of"].startswith(before.strftime("%Y-%m-%dT%H:%M"))
+
+
+def test_a_bad_as_of_is_refused_naming_it(cast):
+    client = client_for(cast.anonymous)
+    response = client.get("/leaderboards/cup/dev/", {"as_of": "yesterday"})
+    assert response.status_code == 400 and "as_of: 'yesterday'" in response.content.decode()
+    response = client.get("/leaderboards/cup/dev.json", {"as_of": "2026-13-40"})
+    assert response.status_code == 400 and response.json()["error"]["code"] == "bad-as-of"
+
+
+def test_as_of_in_the_future_is_now(cast, steps):
+    phase, _ = steps
+    later = timezone.now() + timedelta(days=400)  # past test B's reveal: must not open it
+    board = leaderboard_for(phase=cast.competition.phases.get(slug="test-b"), user=cast.anonymous, as_of=later)
+    assert not board.visible
+    assert _ranked(leaderboard_for(phase=phase, user=cast.anonymous, as_of=later)) == \
+        _ranked(leaderboard_for(phase=phase, user=cast.anonymous))

@@ -1,0 +1,62 @@
+"""The history page in a real browser (Debian's chromium): plotly draws each team's score and
+rank over time, a change's link opens the leaderboard as it stood then, the "as of" form
+does the same, and nothing errs or overflows a phone's width."""
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.utils import timezone
+
+from cupboard.leaderboards.services import leaderboard_update
+from tests.browser import chromium_page, leaderboard_teams, too_wide, watch_errors
+from tests.factories import make_competition, make_team
+from tests.leaderboards.conftest import make_scored, ndcg
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+T0 = timezone.now().replace(microsecond=0) - timedelta(days=3)
+
+
+@pytest.fixture
+def board(live_server):
+    competition = make_competition(slug="history", known=["sw", "te"], surprise=[])
+    phase = competition.phases.get(slug="dev")
+    teams = {name: make_team(competition, name=name) for name in ("Alpha", "Bravo", "Charlie")}
+    steps = [("Alpha", 0.3), ("Bravo", 0.5), ("Charlie", 0.4), ("Alpha", 0.6)]
+    for day, (name, value) in enumerate(steps):
+        with time_machine.travel(T0 + timedelta(hours=12 * day), tick=False):
+            leaderboard_update(phase=phase, submission=make_scored(phase, team=teams[name],
+                                                                   scores=ndcg(sw=value, te=value)))
+    return live_server.url
+
+
+@pytest.fixture
+def page(board):
+    with chromium_page() as page:
+        yield page
+
+
+def test_the_history_page_charts_and_links_to_the_past(board, page):
+    errors = watch_errors(page, failed_requests=True)
+    page.goto(f"{board}/leaderboards/history/dev/")
+    page.click("a:text-is('History')")
+    page.wait_for_url(f"{board}/leaderboards/history/dev/history/")
+    page.wait_for_selector(".js-plotly-plot")
+    assert page.locator(".js-plotly-plot").count() == 2
+    traces = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map(c => c.data.map(t => t.name))")
+    assert traces == [["Alpha", "Bravo", "Charlie"]] * 2
+    points = page.evaluate("document.querySelectorAll('.js-plotly-plot')[1].data.map(t => t.y)")
+    assert points == [[1, 2, 3, 1], [1, 1, 2], [2, 3]]  # ranks after each change: Alpha, Bravo, Charlie
+    assert "4 changes of 3 teams" in page.inner_text(".history-summary")
+
+    page.locator(".history-instants a").last.click()  # the oldest change
+    assert "as it stood on" in page.inner_text(".as-of")
+    assert leaderboard_teams(page) == ["Alpha"]
+
+    page.goto(f"{board}/leaderboards/history/dev/history/")
+    page.fill("input[name=as_of]", (T0 + timedelta(hours=30)).strftime("%Y-%m-%dT%H:%M"))
+    page.click("form.as-of button")
+    assert leaderboard_teams(page) == ["Bravo", "Charlie", "Alpha"]
+    assert not errors, errors
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert not too_wide(page, board, ["/leaderboards/history/dev/history/"], 375)

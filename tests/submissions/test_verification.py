@@ -1,0 +1,96 @@
+"""A second engine behind the official numbers: pytrec_eval recomputes every leaderboard
+submission's scores from the stored runs and the current judgments and is compared with
+the stored Score rows (float32-aware); the outcome is audited once."""
+import pytest
+
+from cupboard.audit.models import AuditEvent
+from cupboard.leaderboards.models import LeaderboardRow
+from cupboard.submissions.models import Score, Verification
+from cupboard.submissions.scoring import submission_score
+from cupboard.submissions.services import submission_create
+from cupboard.submissions.verification import verification_request, verification_run
+
+from .conftest import good_sw, upload
+
+pytestmark = pytest.mark.django_db
+
+
+def scored(world, *, team=None, rankings=None, name="run.sw.txt", method="BM25"):
+    owner = {"team": team, "user": world.participant} if team else {"team": None, "user": world.organizer,
+                                                                       "is_baseline": True}
+    submission = submission_create(phase=world.dev, method_name=method,
+                                   files=[(upload(name, rankings or good_sw()), None)], **owner)
+    assert submission_score(submission_id=submission.pk) == "scored"
+    return submission
+
+
+def verified(world) -> Verification:
+    verification = verification_request(phase=world.dev, actor=world.organizer, reason=Verification.Reason.ORGANIZER)
+    verification_run(verification_id=verification.pk)
+    verification.refresh_from_db()
+    return verification
+
+
+def test_it_passes_when_both_engines_agree_and_says_so_in_the_audit_log(world):
+    scored(world, team=world.team_a)
+    scored(world, rankings={"1": ["10#0", "12#0"], "2": ["20#0"]}, method="baseline")
+    assert LeaderboardRow.objects.filter(phase=world.dev).count() == 2
+    verification = verified(world)
+    assert verification.status == Verification.Status.PASSED, verification.differences
+    # 2 submissions x 3 subsets (te and yo have no run: 0 on every query, still checked) x 2 metrics
+    assert (verification.total, verification.done, verification.scores) == (2, 2, 12)
+    assert verification.max_difference < 1e-9 and verification.float32_ties == 0
+    event = AuditEvent.objects.get(action=AuditEvent.Action.VERIFIED)
+    assert not event.is_public  # asked by an organizer: theirs
+    assert "verified by a second engine (pytrec_eval): 2 submissions, 12 scores" in event.summary
+
+
+def test_it_fails_loudly_on_a_stored_score_the_second_engine_does_not_give(world):
+    submission = scored(world, team=world.team_a)
+    Score.objects.filter(submission=submission, subset__code="sw", metric="nDCG@10").update(value=0.25)
+    verification = verified(world)
+    assert verification.status == Verification.Status.FAILED
+    [difference] = verification.differences
+    assert (difference["subset"], difference["metric"], difference["stored"]) == ("sw", "nDCG@10", 0.25)
+    assert difference["pytrec_eval"] == pytest.approx((1 + 1 / 1.5849625007211563) / 3)
+    event = AuditEvent.objects.get(action=AuditEvent.Action.VERIFIED)
+    assert "SECOND ENGINE DISAGREES on 1 of 6 scores" in event.summary and "Team A #1" in event.summary
+
+
+def test_a_float32_tie_is_counted_apart_not_failed(world):
+    # 10#0 (label 1) above 11#0 (label 2) by 1e-8: float64 keeps that order, float32 ties them,
+    # and trec_eval then puts 11#0 first (docid descending): nDCG 1 instead of less.
+    run = b"1 Q0 10#0 1 1.00000001 t\n1 Q0 11#0 2 1.0 t\n2 Q0 20#0 1 1 t\n"
+    scored(world, team=world.team_a, rankings=run)
+    verification = verified(world)
+    assert verification.status == Verification.Status.PASSED
+    assert verification.float32_ties == 1  # sw nDCG@10; R@100 does not depend on the order
+
+
+def test_it_is_idempotent(world):
+    scored(world, team=world.team_a)
+    verification = verified(world)
+    assert verification_run(verification_id=verification.pk) == "finished already"
+    assert AuditEvent.objects.filter(action=AuditEvent.Action.VERIFIED).count() == 1
+
+
+def test_asking_again_while_one_waits_returns_it(world):
+    first = verification_request(phase=world.dev, actor=world.organizer, reason=Verification.Reason.ORGANIZER)
+    again = verification_request(phase=world.dev, actor=world.organizer, reason=Verification.Reason.ORGANIZER)
+    assert first.pk == again.pk and Verification.objects.count() == 1
+
+
+def test_the_scoring_page_asks_for_it_and_shows_its_outcome(world):
+    from tests.personas import client_for
+
+    scored(world, team=world.team_a)
+    client = client_for(world.organizer)
+    response = client.post("/c/cup/manage/dev/verify/")
+    assert response.status_code == 302
+    verification = Verification.objects.get()
+    assert verification.requested_by == world.organizer and verification.status == Verification.Status.QUEUED
+    page = client.get("/c/cup/manage/dev/scoring/").content.decode()
+    assert "Verify with a second engine" in page and 'http-equiv="refresh"' in page
+    verification_run(verification_id=verification.pk)
+    page = client.get("/c/cup/manage/dev/scoring/").content.decode()
+    assert "Verified: 1 submissions, 6 scores" in page and 'http-equiv="refresh"' not in page
