@@ -70,7 +70,7 @@ def test_a_float32_tie_is_counted_apart_not_failed(world):
 def test_it_is_idempotent(world):
     scored(world, team=world.team_a)
     verification = verified(world)
-    assert verification_run(verification_id=verification.pk) == "finished already"
+    assert verification_run(verification_id=verification.pk) == "finished, or running elsewhere"
     assert AuditEvent.objects.filter(action=AuditEvent.Action.VERIFIED).count() == 1
 
 
@@ -94,3 +94,41 @@ def test_the_scoring_page_asks_for_it_and_shows_its_outcome(world):
     verification_run(verification_id=verification.pk)
     page = client.get("/c/cup/manage/dev/scoring/").content.decode()
     assert "Verified: 1 submissions, 6 scores" in page and 'http-equiv="refresh"' not in page
+
+
+def test_a_second_delivery_leaves_a_running_check_alone_but_takes_over_a_dead_one(world, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    scored(world, team=world.team_a)
+    verification = verification_request(phase=world.dev, actor=world.organizer, reason=Verification.Reason.ORGANIZER)
+    running_since = timezone.now() - timedelta(seconds=30)
+    Verification.objects.filter(pk=verification.pk).update(status=Verification.Status.RUNNING, started_at=running_since)
+    assert verification_run(verification_id=verification.pk) == "finished, or running elsewhere"
+    dead_since = timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 1)
+    Verification.objects.filter(pk=verification.pk).update(started_at=dead_since)
+    assert verification_run(verification_id=verification.pk) == "passed"
+    assert AuditEvent.objects.filter(action=AuditEvent.Action.VERIFIED).count() == 1
+
+
+def test_the_beat_task_sends_a_waiting_check_again_at_most_once_in_ten_minutes(world):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from cupboard.submissions.verification import verifications_nudge_waiting
+
+    verification = verification_request(phase=world.dev, actor=world.organizer, reason=Verification.Reason.ORGANIZER)
+    now = timezone.now()
+    assert verifications_nudge_waiting(now=now) == 0  # just asked: its message is on its way
+    Verification.objects.filter(pk=verification.pk).update(created_at=now - timedelta(minutes=3))
+    verifications_nudge_waiting(now=now)
+    verification.refresh_from_db()
+    assert verification.nudged_at == now
+    verifications_nudge_waiting(now=now + timedelta(minutes=5))
+    verification.refresh_from_db()
+    assert verification.nudged_at == now  # not again within ten minutes
+    verifications_nudge_waiting(now=now + timedelta(minutes=11))
+    verification.refresh_from_db()
+    assert verification.nudged_at == now + timedelta(minutes=11)

@@ -190,8 +190,9 @@ class Verification(models.Model):
     differences = models.JSONField(default=list, blank=True, help_text="What disagreed (at most 50)")
     qrels_release_number = models.PositiveIntegerField(null=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True, help_text="When a worker claimed it")
     finished_at = models.DateTimeField(null=True, blank=True)
+    nudged_at = models.DateTimeField(null=True, blank=True, help_text="When the beat task last sent it again")
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -11,8 +11,9 @@ counted apart, not a failure. Anything else that differs is listed, loudly.
 
 It runs when a final phase's results are revealed (leaderboards/releases.py; its audit
 event is public) and when an organizer asks (the phase's scoring page). The row is the
-state: a second delivery of the task finds it finished and does nothing; a delivery after a
-killed worker starts it again from the stored files. pytrec_eval is imported in the child
+state: a delivery claims it with one conditional UPDATE, so a second delivery finds it
+running or finished and does nothing; a check whose worker died (claimed longer ago than
+the task's hard time limit) is claimed again and started over from the stored files. pytrec_eval is imported in the child
 process that runs it (evaluator/check.py), never at start-up.
 """
 from __future__ import annotations
@@ -21,7 +22,9 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from evaluator.check import TOLERANCE, SecondEngineFailed, second_opinion
@@ -75,13 +78,37 @@ def verification_nudge(*, verification_id: int) -> bool:
     return True
 
 
-def verifications_nudge_waiting(*, older_than_seconds: int = 120) -> int:
-    """Nudge checks still queued a while after they were asked (a broker outage lost their
-    message). Run by the beat task beside the reveals."""
-    before = timezone.now() - timedelta(seconds=older_than_seconds)
-    ids = list(Verification.objects.filter(status=Verification.Status.QUEUED, created_at__lt=before)
-               .values_list("pk", flat=True))
+WAITING = timedelta(minutes=2)    # queued this long: its message may be lost
+RENUDGE = timedelta(minutes=10)   # at most one nudge per check in this time
+
+
+def _abandoned_before(now):
+    """A claim older than the task's hard time limit: Celery has killed that run."""
+    return now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+
+
+def verifications_nudge_waiting(*, now=None) -> int:
+    """Send again the checks whose message seems lost (queued for a while) and those whose
+    worker died (claimed longer ago than the hard time limit), each at most once per
+    RENUDGE, so a busy queue is not flooded. Run by the beat task beside the reveals."""
+    now = now or timezone.now()
+    lost = Q(status=Verification.Status.QUEUED, created_at__lt=now - WAITING)
+    dead = Q(status=Verification.Status.RUNNING, started_at__lt=_abandoned_before(now))
+    due = Verification.objects.filter(lost | dead).filter(Q(nudged_at__isnull=True) | Q(nudged_at__lt=now - RENUDGE))
+    ids = list(due.values_list("pk", flat=True))
+    Verification.objects.filter(pk__in=ids).update(nudged_at=now)
     return sum(verification_nudge(verification_id=pk) for pk in ids)
+
+
+def _claim(verification_id: int):
+    """The check's start time if this delivery may run it (queued, or its last worker is
+    dead), else None: it is finished, or another worker runs it now. One UPDATE."""
+    now = timezone.now()
+    free = Q(status=Verification.Status.QUEUED) | Q(status=Verification.Status.RUNNING,
+                                                   started_at__lt=_abandoned_before(now))
+    claimed = Verification.objects.filter(free, pk=verification_id).update(
+        status=Verification.Status.RUNNING, started_at=now, done=0)
+    return now if claimed else None
 
 
 @dataclass
@@ -163,19 +190,17 @@ def verification_run(*, verification_id: int) -> str:
     with progress on the row, then record the outcome (audit event). Idempotent."""
     from cupboard.leaderboards.models import LeaderboardRow
 
-    pending = (Verification.Status.QUEUED, Verification.Status.RUNNING)
-    verification = (Verification.objects.filter(pk=verification_id, status__in=pending)
-                    .select_related("phase__competition").first())
-    if verification is None:
-        return "finished already"
+    claimed_at = _claim(verification_id)
+    if claimed_at is None:
+        return "finished, or running elsewhere"
+    verification = Verification.objects.select_related("phase__competition").get(pk=verification_id)
     phase = verification.phase
     release = current_qrels_release(phase)
     ids = LeaderboardRow.objects.filter(phase=phase).values("submission_id")
     submissions = list(Submission.objects.filter(pk__in=ids).select_related("team", "phase__competition")
                        .order_by("is_baseline", "pk"))
     Verification.objects.filter(pk=verification.pk).update(
-        status=Verification.Status.RUNNING, started_at=timezone.now(), total=len(submissions), done=0,
-        qrels_release_number=release.number if release else None)
+        total=len(submissions), qrels_release_number=release.number if release else None)
     tally, failure = Tally(), ""
     if release is None:
         failure = "the phase has no judgments"
@@ -188,7 +213,8 @@ def verification_run(*, verification_id: int) -> str:
                     Verification.objects.filter(pk=verification.pk).update(done=done)
         except SecondEngineFailed as error:
             failure = f"the second engine could not run: {error}"
-    return _finish(verification_id=verification.pk, tally=tally, failure=failure, submissions=len(submissions))
+    return _finish(verification_id=verification.pk, claimed_at=claimed_at, tally=tally, failure=failure,
+                   submissions=len(submissions))
 
 
 def _summary(phase: Phase, tally: Tally, *, failure: str, submissions: int) -> str:
@@ -206,12 +232,14 @@ def _summary(phase: Phase, tally: Tally, *, failure: str, submissions: int) -> s
 
 
 @transaction.atomic
-def _finish(*, verification_id: int, tally: Tally, failure: str, submissions: int) -> str:
-    """Store the outcome and write the audit event, once (the row lock and its status)."""
-    verification = (locked(Verification.objects.filter(pk=verification_id, status=Verification.Status.RUNNING))
+def _finish(*, verification_id: int, claimed_at, tally: Tally, failure: str, submissions: int) -> str:
+    """Store the outcome and write the audit event, once: only while our claim holds (the
+    row lock, its status and its start time)."""
+    verification = (locked(Verification.objects.filter(pk=verification_id, status=Verification.Status.RUNNING,
+                                                       started_at=claimed_at))
                     .select_related("phase__competition").first())
     if verification is None:
-        return "finished by another delivery"
+        return "taken over by another delivery"
     phase = verification.phase
     passed = not failure and not tally.count
     differences = ([{"problem": failure}] if failure else []) + tally.differences
