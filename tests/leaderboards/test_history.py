@@ -120,6 +120,17 @@ def test_as_of_before_the_surprise_reveal_hides_its_column(cast):
         assert response.json()["as_of"].startswith(before.strftime("%Y-%m-%dT%H:%M"))
 
 
+def test_as_of_links_keep_the_instant(cast, steps):
+    phase, (t0, _, _) = steps
+    at = (t0 + timedelta(minutes=1)).replace(microsecond=0)
+    page = client_for(cast.anonymous).get("/leaderboards/cup/dev/", {"as_of": at.isoformat()}).content.decode()
+    link = f"as_of={at.isoformat().replace('+', '%2B').replace(':', '%3A')}"
+    assert f"dev.csv?{link}" in page and f"dev.json?{link}" in page and f"&amp;{link}" in page
+    # an unencoded "+00:00" reaches the view as " 00:00": still that instant
+    response = client_for(cast.anonymous).get(f"/leaderboards/cup/dev.json?as_of={at.isoformat()}")
+    assert [row["team"] for row in response.json()["rows"]] == ["Team A"]
+
+
 def test_a_bad_as_of_is_refused_naming_it(cast):
     client = client_for(cast.anonymous)
     response = client.get("/leaderboards/cup/dev/", {"as_of": "yesterday"})

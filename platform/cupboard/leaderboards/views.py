@@ -101,7 +101,9 @@ def as_of_param(request) -> datetime | None:
     if not raw:
         return None
     try:
-        instant = parse_datetime(raw.replace("Z", "+00:00").replace(" ", "T", 1))
+        # A "+" left unencoded in a query string arrives as a space: "...T10:00 00:00".
+        text = re.sub(r" (\d\d:?\d\d)$", r"+\1", raw).replace("Z", "+00:00").replace(" ", "T", 1)
+        instant = parse_datetime(text)
         if instant is None and parse_date(raw) is not None:
             instant = datetime.combine(parse_date(raw), time.min)
     except ValueError:
