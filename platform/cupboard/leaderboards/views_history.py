@@ -15,7 +15,13 @@ from cupboard.leaderboards.charts import as_html, history_figures
 from cupboard.leaderboards.models import FrozenSnapshot
 from cupboard.leaderboards.selectors import history_for
 from cupboard.leaderboards.snapshots import official_snapshot
-from cupboard.leaderboards.views import _get_phase_for_user
+from cupboard.leaderboards.views import _board_state, _phase_and_viewer
+
+
+def _get_phase_for_user(request, slug: str, phase_slug: str):
+    """The phase and its viewer at one instant, as the leaderboard page reads them; 404 when
+    the phase does not exist for them."""
+    return _phase_and_viewer(request, _board_state(slug, phase_slug))
 
 
 @require_GET
