@@ -140,11 +140,11 @@ def phase(request, slug: str, phase_slug: str):
     Read-only: a leaderboard computed before a reveal is rebuilt by the beat task."""
     state = _board_state(slug, phase_slug)
     metric = state.metric(request.GET.get("metric"))
+    board, load = _lookup(request, state, what="board", metric=metric)  # 404s first: a bad as_of tells nothing
     try:
         as_of = as_of_param(request)
     except BadInstant as error:
         return _bad_instant(error)
-    board, load = _lookup(request, state, what="board", metric=metric)
     if as_of is not None:  # a past instant: rare, rendered for this request only
         phase, viewer = load()
         html = mark_safe(_board_html(phase, viewer, metric, as_of))  # noqa: S308 - our own render
@@ -170,11 +170,11 @@ def phase(request, slug: str, phase_slug: str):
 
 
 def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) -> HttpResponse:
+    key, load = _lookup(request, _board_state(slug, phase_slug), what=what)
     try:
         as_of = as_of_param(request)
     except BadInstant as error:
         return _bad_instant(error, as_json=what == "json")
-    key, load = _lookup(request, _board_state(slug, phase_slug), what=what)
     if as_of is not None:  # a past instant: built for this request only
         phase, viewer = load()
         status, content_type, body = build(leaderboard_for(phase=phase, viewer=viewer, as_of=as_of))
