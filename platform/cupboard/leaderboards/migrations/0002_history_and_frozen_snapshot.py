@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('competitions', '0007_phase_leaderboard_version'),
         ('leaderboards', '0001_initial'),
-        ('submissions', '0008_verification'),
+        ('submissions', '0009_verification'),
         ('teams', '0002_team_name_key'),
     ]
 

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('competitions', '0007_phase_leaderboard_version'),
-        ('submissions', '0007_submission_statuses'),
+        ('submissions', '0008_submission_metadata'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
