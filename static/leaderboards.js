@@ -54,3 +54,9 @@
     });
   });
 })();
+// The run-metadata filter applies as soon as a choice changes (the button stays for use without JavaScript).
+(function () {
+  document.querySelectorAll("form.metadata-filter select[data-autosubmit]").forEach((select) => {
+    select.addEventListener("change", () => select.form.submit());
+  });
+})();

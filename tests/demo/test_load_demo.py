@@ -107,6 +107,18 @@ class LoadDemoTests(TestCase):
         self.assertEqual(_counts(), before)
         self.assertIn("nothing new", out.getvalue())
 
+    def test_the_cup_runs_carry_metadata_and_its_leaderboard_filters_on_it(self):
+        phase = Competition.objects.get(slug="miracl-wsdm-cup").phases.get(slug="dev")
+        everyone = leaderboard_for(phase=phase, user=AnonymousUser())
+        self.assertEqual([f.name for f in everyone.filter_fields], ["run_type", "training", "external_resources"])
+        self.assertTrue(all(entry.metadata.get("run_type") for entry in everyone.entries if not entry.is_baseline))
+        zero_shot = leaderboard_for(phase=phase, user=AnonymousUser(), filters={"training": "zero-shot"})
+        self.assertEqual(sorted(e.team for e in zero_shot.entries if not e.is_baseline), ["Lighthouse", "Tidepool"])
+        page = self.client.get("/leaderboards/miracl-wsdm-cup/dev/?meta_training=zero-shot").content.decode()
+        self.assertIn('<form method="get" class="metadata-filter"', page)
+        self.assertIn("those whose run says Training data: Zero-shot", page)
+        self.assertNotIn("Okapi", page)
+
 
 class DemoJudgingCycleTests(TestCase):
     """The Cup's development phase after the demo's judging cycle (demo/judging.py)."""

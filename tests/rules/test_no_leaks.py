@@ -18,7 +18,7 @@ from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.services import submission_create
 from tests.personas import client_for
 from tests.rules.test_permissions_matrix import NON_ORGANIZERS, _body, request, rows
-from tests.rules.world import TEST_B_DOCIDS, build_world, hidden_markers, run_bytes, upload
+from tests.rules.world import MODEL_TEST_B, TEST_B_DOCIDS, build_world, hidden_markers, run_bytes, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -116,3 +116,22 @@ def test_judged_at_10_of_hidden_judgments_is_for_organizers_until_they_are_publi
     time_machine.move_to(world.test_b.reveal_at, tick=False)
     assert 'id="judged"' in _body(client_for(world.participant).get(pages[0]))
     assert 'id="judged"' in _body(client_for(world.anonymous).get(pages[2]))
+
+
+def test_a_test_b_runs_metadata_stays_with_its_team_until_the_leaderboard_is_public(time_machine):
+    """Run metadata is as visible as the run's leaderboard row: team A's test-B model name is
+    its team's and the organizers' while test B is private (its filtered board, exports and
+    pages included), and public with the row once the board is."""
+    world = build_world()
+    strangers = ("anonymous", "outsider", "other_organizer")
+    found = []
+    for row in rows(world):
+        for persona in strangers:
+            if MODEL_TEST_B in _body(request(world, row, persona)):
+                found.append(f"{row.name}{row.args} {row.data} as {persona}")
+    assert not found, "\n".join(found)
+    own = client_for(world.participant).get(reverse("submissions:detail", args=[world.sub_a_test_b.pk]))
+    assert MODEL_TEST_B in own.content.decode()
+    time_machine.move_to(world.test_b.reveal_at, tick=False)
+    board = client_for(None).get(reverse("leaderboards:export_json", args=["cup", "test-b"]), {"meta_zero_shot": "yes"})
+    assert [r["metadata"]["model"] for r in board.json()["rows"] if not r["baseline"]] == [MODEL_TEST_B]

@@ -273,6 +273,13 @@ def rows(w) -> list[Row]:
         Row("leaderboards:official_csv", ("cup", "test-b"), "GET", official(w.test_b)),
         Row("leaderboards:official_json", ("cup", "test-b"), "GET", official(w.test_b)),
         Row("leaderboards:official_csv", ("cup", "dev"), "GET", every(404)),  # not a final phase
+        # A run-metadata filter (?meta_<name>=) changes which rows, never who sees the board.
+        Row("leaderboards:phase", ("cup", "dev"), "GET", every(200), {"meta_zero_shot": "yes"}),
+        Row("leaderboards:phase", ("cup", "test-b"), "GET", every(200), {"meta_zero_shot": "yes"}),
+        Row("leaderboards:phase", ("draft", "dev"), "GET", organizers(200, 404), {"meta_zero_shot": "no"}),
+        Row("leaderboards:export_csv", ("cup", "test-b"), "GET", export(w.test_b), {"meta_zero_shot": "yes"}),
+        Row("leaderboards:export_json", ("cup", "dev"), "GET", every(200), {"meta_zero_shot": "no"}),
+        Row("leaderboards:export_json", ("cup", "test-b"), "GET", export(w.test_b), {"meta_zero_shot": "yes"}),
         Row("audit:log", ("cup",), "GET", every(200)),
         Row("audit:log", ("draft",), "GET", organizers(200, 404)),
         Row("competitions:list", (), "GET", every(200)),

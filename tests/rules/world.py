@@ -8,6 +8,8 @@ chance, so a test can look for it in any response body or log line:
 
     TEST_B_DOCIDS    judged only in the hidden test-B qrels; no run retrieves them
     TAG_A / TAG_B    the run tags inside team A's / team B's run files
+    MODEL_TEST_B     the model team A's test-B run names in its run metadata: its team's and the
+                     organizers' until test B's leaderboard is public
     "Yoruba"         the name of the surprise language (its code, yo, is checked as a word)
 """
 from __future__ import annotations
@@ -22,7 +24,7 @@ from cupboard.judging.pools import pool_export_build, pool_export_create
 from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
-from tests.factories import make_competition, make_team, make_topics, qrels_text
+from tests.factories import make_competition, make_team, make_topics, qrels_text, set_run_metadata
 from tests.personas import Cast, build_cast
 
 QIDS = ["1", "2", "3", "4"]
@@ -37,6 +39,10 @@ TEST_B_JUDGMENTS = {code: {q: {**{f"{q}0{i}#{i}": int(i != 1) for i in range(3)}
                                TEST_B_DOCIDS[(int(q) + k) % 3]: 2}
                            for q in QIDS} for k, code in enumerate(("sw", "te", "yo"))}
 SURPRISE_WORD = re.compile(r"\byo\b")
+MODEL_TEST_B = "modelTeamAlphaTestB"
+# The cup's run metadata (competitions/run_metadata.py), optional so every upload here may omit it.
+RUN_METADATA = [{"name": "zero_shot", "label": "Zero-shot", "type": "boolean"},
+                {"name": "model", "label": "Model", "type": "text"}]
 
 
 def run_bytes(*, tag: str, shift: int = 0) -> bytes:
@@ -76,11 +82,11 @@ class World:
 
 
 def submit(phase, *, team, user, tag: str, codes=("sw", "te"), shift: int = 0, baseline: bool = False,
-           score: bool = True) -> Submission:
+           score: bool = True, metadata: dict | None = None) -> Submission:
     """Upload through `submission_create` (real validation) and score in-process."""
     files = [(upload(f"run.{tag}.{code}.txt", run_bytes(tag=tag, shift=shift)), code) for code in codes]
     submission = submission_create(phase=phase, team=team, user=user, files=files, method_name=f"method {len(codes)}.{shift}",
-                                   is_baseline=baseline)
+                                   is_baseline=baseline, metadata=metadata)
     if score:
         assert submission_score(submission_id=submission.pk) == "scored"
         submission.refresh_from_db()
@@ -102,15 +108,17 @@ def build_world() -> World:
     for competition in (cast.competition, draft):  # the organizers' own pages (competitions/pages.py)
         competition.pages = {"rules": "Be **fair**."}
         competition.save(update_fields=["pages"])
+        set_run_metadata(competition, RUN_METADATA)
     draft_dev = draft.phases.get(slug="dev")
     make_topics(draft_dev, "sw", QIDS)
     draft_team = make_team(draft, name="Draft Team", members=[cast.outsider])
     world = World(
         cast=cast, dev=dev, test_b=test_b, draft=draft, draft_team=draft_team,
         draft_sub=submit(draft_dev, team=draft_team, user=cast.outsider, tag=TAG_DRAFT, codes=("sw",), score=False),
-        sub_a_dev=submit(dev, team=cast.team_a, user=cast.participant, tag=TAG_A),
-        sub_a_test_b=submit(test_b, team=cast.team_a, user=cast.participant, tag=TAG_A, shift=1),
-        sub_b_dev=submit(dev, team=cast.team_b, user=cast.outsider, tag=TAG_B, shift=2),
+        sub_a_dev=submit(dev, team=cast.team_a, user=cast.participant, tag=TAG_A, metadata={"zero_shot": "yes"}),
+        sub_a_test_b=submit(test_b, team=cast.team_a, user=cast.participant, tag=TAG_A, shift=1,
+                            metadata={"zero_shot": "yes", "model": MODEL_TEST_B}),
+        sub_b_dev=submit(dev, team=cast.team_b, user=cast.outsider, tag=TAG_B, shift=2, metadata={"zero_shot": "no"}),
         baseline=submit(dev, team=None, user=cast.organizer, tag=TAG_BASELINE, codes=("sw", "te", "yo"),
                         baseline=True),
         baseline_test_b=submit(test_b, team=None, user=cast.organizer, tag=TAG_TEST_B_BASELINE, baseline=True),

@@ -12,9 +12,8 @@ The fields are defined in the competition's YAML under `run_metadata` (read by
 
 The upload form, the JSON API and `evaluator submit --meta NAME=VALUE` all send the values as
 `meta_<name>` fields, and all are checked by `metadata_clean`, which reports every problem by
-field name and changes nothing. `filters_from_query` and `matches` are for a leaderboard
-filter (`?meta_<name>=<value>`: the rows whose counted submission carries that value), not
-wired into the leaderboard yet.
+field name and changes nothing. On a leaderboard `?meta_<name>=<value>` keeps the rows whose
+counted submission carries that value (`filters_from_query`, `matches`).
 
 A new version of the YAML may change the fields; stored submissions keep the values they
 were given (`Submission.metadata` is never rewritten). A field no longer defined is no longer

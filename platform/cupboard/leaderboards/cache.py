@@ -15,8 +15,11 @@ A cached entry is keyed on everything its bytes depend on (`board_key`, in this 
   the page shell around a cached board is rendered per request (only the shell of a
   request without cookies, which carries nothing of anyone, is cached whole);
 - what is rendered (page board, whole page, JSON, CSV) and the metric;
-- then, appended by `BoardKey.variant`: further renderings of that entry (`blank-page`,
-  `gzip`).
+- then, appended by `BoardKey.variant`: the run-metadata filter (`?meta_<name>=value`,
+  as `BoardState.filters` normalised it: only real options, in the fields' order, so entries
+  stay one per real filter and made-up parameters cannot fill the cache; a filter holds
+  nothing of a user; no filter, no part), then further renderings of that entry
+  (`blank-page`, `gzip`).
 
 Something new a leaderboard shows (a filter, a band, a history) either adds a part to the
 key (a query parameter, like the metric) or is bumped by what changes it (call
@@ -46,6 +49,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from cupboard.competitions.models import Competition, Phase, SubsetGroup
+from cupboard.competitions.run_metadata import filter_query, filters_from_query, metadata_fields
 from cupboard.competitions.viewer import Viewer
 
 # (status, content type, body): what a cached response is made of.
@@ -82,6 +86,11 @@ class BoardState:
     primary_metric: str
     instants: list[datetime]  # when what anyone sees changes by the clock (the next group reveal, the last one)
     now: datetime
+    run_metadata: list[dict]  # the competition's run-metadata specs (competitions/run_metadata.py)
+
+    def filters(self, query) -> dict[str, str]:
+        """The run-metadata filter of `?meta_<name>=value`, stripped of anything not a real option."""
+        return filters_from_query(metadata_fields(self), query)
 
     def metric(self, requested: str | None) -> str:
         """`requested` when the competition has it, else its primary metric."""
@@ -95,12 +104,17 @@ class BoardState:
                  viewer_class, what, metric]
         return BoardKey(key="leaderboard:" + ":".join(str(p) for p in parts), last_modified=max(passed, default=None))
 
+    def filtered_key(self, viewer_class: str, *, what: str, metric: str = "", filters: dict[str, str]) -> BoardKey:
+        """`key`, and for a run-metadata filter its own entry (a variant named by the filter)."""
+        key = self.key(viewer_class, what=what, metric=metric)
+        return key.variant("meta?" + filter_query(filters)) if filters else key
+
 
 def _state_sql() -> str:
     phase, competition, group = (m._meta.db_table for m in (Phase, Competition, SubsetGroup))
     reveal = "SELECT {} (g.reveal_at) FROM {} g WHERE g.competition_id = c.id AND g.reveal_at {} %s"
     return (f"SELECT p.id, p.leaderboard_version, p.leaderboard_changed_at, c.is_published, c.metrics, "
-            f"c.primary_metric, p.opens_at, p.closes_at, p.reveal_at, c.starts_at, "
+            f"c.primary_metric, c.run_metadata, p.opens_at, p.closes_at, p.reveal_at, c.starts_at, "
             f"({reveal.format('MIN', group, '>')}), ({reveal.format('MAX', group, '<=')}) "
             f"FROM {phase} p JOIN {competition} c ON c.id = p.competition_id WHERE c.slug = %s AND p.slug = %s")
 
@@ -114,6 +128,11 @@ def _datetime(value) -> datetime | None:
     return value
 
 
+def _json_list(value) -> list:
+    """A JSON list column as the driver returns it (SQLite: text; PostgreSQL: decoded)."""
+    return json.loads(value) if isinstance(value, str) else list(value or [])
+
+
 def board_state(*, slug: str, phase_slug: str, now: datetime | None = None) -> BoardState | None:
     """The state of the phase `phase_slug` of competition `slug`, or None: one plain SQL
     query, the first thing (and with a cache read, the only one) a cached hit does."""
@@ -123,10 +142,10 @@ def board_state(*, slug: str, phase_slug: str, now: datetime | None = None) -> B
         row = cursor.fetchone()
     if row is None:
         return None
-    phase_id, version, changed_at, is_published, metrics, primary_metric, *instants = row
+    phase_id, version, changed_at, is_published, metrics, primary_metric, run_metadata, *instants = row
     return BoardState(phase_id=phase_id, version=version, changed_at=_datetime(changed_at),
                       is_published=bool(is_published), primary_metric=primary_metric, now=now,
-                      metrics=json.loads(metrics) if isinstance(metrics, str) else list(metrics),
+                      metrics=_json_list(metrics), run_metadata=_json_list(run_metadata),
                       instants=[t for t in map(_datetime, instants) if t is not None])
 
 

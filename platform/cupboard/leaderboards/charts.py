@@ -27,8 +27,10 @@ def cell_value(decimals: int) -> str:
 
 
 def _charted_entries(leaderboard: Leaderboard, top: int) -> list[Entry]:
-    """The top `top` ranked rows and every baseline, in leaderboard order."""
-    return [e for e in leaderboard.entries if e.is_baseline or (e.rank is not None and e.rank <= top)]
+    """The first `top` ranked rows shown (a filtered board keeps the whole board's ranks) and
+    every baseline, in leaderboard order."""
+    teams = {id(e) for e in [e for e in leaderboard.entries if e.rank is not None][:top]}
+    return [e for e in leaderboard.entries if e.is_baseline or id(e) in teams]
 
 
 def _name(entry: Entry) -> str:

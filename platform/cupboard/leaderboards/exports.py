@@ -3,7 +3,8 @@ the page, because they are built from the same selector result.
 
 CSV is rounded to the competition's decimals for everyone (a spreadsheet of the page);
 JSON carries the values as the viewer got them: rounded for participants, full precision
-for organizers.
+for organizers. Both carry the run metadata shown as columns (CSV `meta:<name>` in words,
+JSON `metadata` as stored) and keep only the rows the page's filter keeps (JSON names it).
 """
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from cupboard.leaderboards.selectors import Leaderboard
 
 
 def _header(leaderboard: Leaderboard) -> list[str]:
-    header = ["rank", "team", "method", "baseline", "qrels_version"]
+    header = ["rank", "team", "method", "baseline", "qrels_version",
+              *(f"meta:{field.name}" for field in leaderboard.metadata_columns)]
     for metric in leaderboard.metrics:
         header += [f"{metric} {column.label}" for column in leaderboard.columns]
     return header
@@ -25,7 +27,8 @@ def leaderboard_csv(leaderboard: Leaderboard) -> str:
     tables = [leaderboard.table(metric) for metric in leaderboard.metrics]
     lines = [_header(leaderboard)]
     for position, entry in enumerate(leaderboard.entries):
-        line = [entry.rank, entry.team, entry.method, "yes" if entry.is_baseline else "", entry.qrels_version]
+        line = [entry.rank, entry.team, entry.method, "yes" if entry.is_baseline else "", entry.qrels_version,
+                *entry.metadata_cells]
         for table in tables:
             line += ["" if v is None else f"{v:.{decimals}f}" for _, v in table[position][1]]
         lines.append(line)
@@ -44,10 +47,14 @@ def leaderboard_json(leaderboard: Leaderboard) -> dict:
         "primary_metric": leaderboard.primary_metric,
         "rounded_to": leaderboard.rounded_to,
         "subsets": [{"code": c.key, "name": c.title, "kind": c.kind} for c in leaderboard.subset_columns],
+        "metadata_fields": [{"name": f.name, "label": f.label, "type": f.type,
+                             "choices": [value for value, _ in f.choices]} for f in leaderboard.metadata_columns],
+        "filter": leaderboard.filters,
+        "unfiltered_rows": leaderboard.unfiltered_count,
         "averages": [c.label for c in leaderboard.average_columns],
         "rows": [{
             "rank": e.rank, "team": e.team, "method": e.method, "baseline": e.is_baseline,
-            "qrels_version": e.qrels_version, "values": e.values,
+            "qrels_version": e.qrels_version, "metadata": e.metadata, "values": e.values,
             "averages": {labels[key]: value for key, value in e.averages.items()},
         } for e in leaderboard.entries],
     }

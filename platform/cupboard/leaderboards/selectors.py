@@ -11,15 +11,25 @@ otherwise the Avg itself would leak that hidden columns exist and how teams did 
 Organizers always see the stored averages over every subset. Ranks shown always follow the
 Avg column shown, so the order never contradicts the numbers (the stored ranks are the
 same whenever the rows were refreshed after the last reveal).
+
+Run metadata (competitions/run_metadata.py) is shown for the rows shown: a row's metadata is
+that of its counted submission, as visible as the row itself. A filter (`?meta_<name>=value`)
+keeps the rows whose counted submission carries the value, with the ranks of the whole
+leaderboard; it never brings up another run of a team (a run the team did not put on the
+board would have its scores published), and a leaderboard the viewer may not see is not
+filtered at all: no rows, no counts.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.utils import timezone
 
 from cupboard.competitions.models import Competition, Phase, Subset, SubsetGroup
+from cupboard.competitions.run_metadata import (PREFIX, MetadataField, filter_query, filters_from_query, matches,
+                                                metadata_current, metadata_fields)
 from cupboard.competitions.selectors import current_qrels_release, phase_subsets
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.history import rows_at, rows_over_time
@@ -56,6 +66,8 @@ class Entry:
     qrels_version: int | None
     values: dict[str, dict[str, float]]
     averages: dict[str, dict[str, float | None]]
+    metadata: dict = field(default_factory=dict)  # {name: stored value} of the fields shown as columns
+    metadata_cells: tuple[str, ...] = ()  # the same in words, in column order ("" = not given)
 
     def cell(self, column: Column, metric: str) -> float | None:
         source = self.averages if column.is_average else self.values
@@ -80,6 +92,27 @@ class Leaderboard:
     decimals: int = 3  # digits shown on the page and charts
     stale: bool = False  # refreshed before a group's reveal: its counted submissions may change
     as_of: datetime | None = None  # the rows as they stood then (leaderboards/history.py); None = now
+    metadata_columns: list[MetadataField] = field(default_factory=list)
+    filter_fields: list[MetadataField] = field(default_factory=list)  # choice and yes/no fields
+    filters: dict[str, str] = field(default_factory=dict)  # {name: value} applied to the entries
+    unfiltered_count: int = 0  # rows before the filter (all of them visible to this viewer)
+
+    @property
+    def filter_query(self) -> str:
+        """The filter as a query string, for links that must keep it (exports, metrics)."""
+        return filter_query(self.filters)
+
+    @property
+    def filter_menus(self) -> list[tuple[MetadataField, list[tuple[str, str, bool]]]]:
+        """Each filterable field with its (value, label, selected) options, for the filter form."""
+        return [(f, [(value, label, self.filters.get(f.name) == value) for value, label in f.options])
+                for f in self.filter_fields]
+
+    @property
+    def filter_text(self) -> str:
+        """"Training data: Zero-shot; Run type: Automatic", for the notice above a filtered table."""
+        by_name = {f.name: f for f in self.filter_fields}
+        return "; ".join(f"{by_name[n].label}: {dict(by_name[n].options)[v]}" for n, v in self.filters.items())
 
     @property
     def metrics(self) -> list[str]:
@@ -137,8 +170,10 @@ def _notices(viewer: Viewer, phase: Phase, subsets: list[Subset]) -> list[str]:
 
 
 def _entries(rows: list[LeaderboardRow], *, viewer: Viewer, subset_columns: list[Column],
-             average_columns: list[Column], partial: bool) -> list[Entry]:
-    """Rows filtered to the viewer's columns, ordered and ranked by the Avg they show, rounded."""
+             average_columns: list[Column], partial: bool, shown_fields: list[MetadataField] = (),
+             keep: Callable[[LeaderboardRow], bool] = lambda row: True) -> list[Entry]:
+    """Rows filtered to the viewer's columns, ordered and ranked by the Avg they show, rounded;
+    then only those `keep` accepts (the metadata filter), each with its rank among all."""
     competition, organizer = viewer.competition, viewer.is_organizer
     own_team = viewer.team.pk if not organizer and viewer.team is not None else None
     codes = [c.key for c in subset_columns]
@@ -153,13 +188,17 @@ def _entries(rows: list[LeaderboardRow], *, viewer: Viewer, subset_columns: list
     entries, rank = [], 0
     for _, row, values, averages in scored:
         rank += not row.is_baseline
+        if not keep(row):
+            continue
         is_own = own_team is not None and row.team_id == own_team
         entries.append(Entry(
             rank=None if row.is_baseline else rank, team=row.team.name if row.team_id else "Baseline",
             method=row.submission.method_name, is_baseline=row.is_baseline, is_own=is_own,
             url=row.submission.get_absolute_url() if organizer or is_own or row.is_baseline else None,
             submitted_at=row.submission.created_at, qrels_version=row.qrels_release_number,
-            values=viewer.rounded_table(values), averages=viewer.rounded_table(averages)))
+            values=viewer.rounded_table(values), averages=viewer.rounded_table(averages),
+            metadata=metadata_current(shown_fields, row.submission.metadata),
+            metadata_cells=tuple(f.display(row.submission.metadata.get(f.name)) for f in shown_fields)))
     return entries
 
 
@@ -171,9 +210,11 @@ def board_entries(phase: Phase, viewer: Viewer, rows: list[LeaderboardRow]) -> l
 
 
 def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, viewer: Viewer | None = None,
-                    as_of: datetime | None = None) -> Leaderboard:
+                    as_of: datetime | None = None, filters: dict[str, str] | None = None) -> Leaderboard:
     """The leaderboard of `phase` as its `viewer` (or `user` at `now`) may see it; with
-    `as_of`, as it stood at that instant and as the viewer would have seen it then."""
+    `as_of`, as it stood at that instant and as the viewer would have seen it then; with
+    `filters` ({name: value}, from `filters_from_query`), only the rows whose counted
+    submission carries those run-metadata values."""
     viewer = viewer or Viewer(user, phase.competition, now)
     if as_of is not None:
         viewer = viewer.at(as_of)
@@ -188,6 +229,8 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
     subsets = [s for s in everything if viewer.sees_subset(s)]
     notices = _notices(viewer, phase, everything)
     subset_columns, average_columns = _columns(subsets)
+    fields = metadata_fields(competition)
+    filters = filters_from_query(fields, {PREFIX + name: value for name, value in (filters or {}).items()})
     if as_of is None:
         rows = list(phase.leaderboard_rows.select_related("submission", "team"))
         release = current_qrels_release(phase)
@@ -196,16 +239,20 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
         rows = rows_at(phase, now)
         version = max((row.qrels_release_number or 0 for row in rows), default=0) or None
     entries = _entries(rows, viewer=viewer, subset_columns=subset_columns, average_columns=average_columns,
-                       partial=not organizer and bool(viewer.hidden_groups))
+                       partial=not organizer and bool(viewer.hidden_groups),
+                       shown_fields=[f for f in fields if f.leaderboard],
+                       keep=lambda row: matches(fields, filters, row.submission.metadata))
     refreshed_at = min((row.computed_at for row in rows), default=None)
     return Leaderboard(
         competition=competition, phase=phase, is_organizer=organizer, visible=True, notices=notices,
         subset_columns=subset_columns, average_columns=average_columns, entries=entries, qrels_version=version,
-        mixed_qrels=any(e.qrels_version != version for e in entries),
+        mixed_qrels=any(row.qrels_release_number != version for row in rows),
         rounded_to=viewer.rounded_to, decimals=viewer.decimals,
         stale=refreshed_at is not None and any(refreshed_at < s.group.reveal_at <= now
                                                for s in subsets if s.group.reveal_at),
-        as_of=now if as_of is not None else None)
+        metadata_columns=[f for f in fields if f.leaderboard],
+        filter_fields=[f for f in fields if f.leaderboard and f.filterable],
+        filters=filters, unfiltered_count=len(rows), as_of=now if as_of is not None else None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 500 rows of 20-odd cells through the template language took ~0.4 s, most of an uncached
 page (`floatformat` alone a third of it); this loop takes milliseconds and writes the same
 markup (templates/leaderboards/_table.html holds the head; tests/leaderboards/test_table_html.py
-compares both). Every text a user wrote (team, method) is escaped.
+compares both). Every text a user wrote (team, method, run metadata) is escaped.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 from cupboard.leaderboards.selectors import Column, Entry, Leaderboard
 
 INCOMPLETE = '<span class="muted" title="incomplete">–</span>'
+NOT_GIVEN = '<span class="muted" title="not given">–</span>'
 
 
 def fixed(value: float, decimals: int) -> str:
@@ -31,6 +32,12 @@ def _cell(column: Column, value: float | None, decimals: int, rounded: bool) -> 
     return f'<td class="{css}" data-value="{value}">{text}</td>'
 
 
+def _meta_cell(value: str) -> str:
+    """A run-metadata value in words, as its submission gave it ("–" when not given)."""
+    text = escape(value)
+    return f'<td class="meta" data-value="{text}">{text or NOT_GIVEN}</td>'
+
+
 def _row(number: int, entry: Entry, cells: list[tuple[Column, float | None]], decimals: int, rounded: bool) -> str:
     css = ("baseline" if entry.is_baseline else "") + (" own" if entry.is_own else "")
     team = escape(entry.team) + (' <span class="badge">baseline</span>' if entry.is_baseline else "")
@@ -38,6 +45,7 @@ def _row(number: int, entry: Entry, cells: list[tuple[Column, float | None]], de
     rank = "" if entry.rank is None else entry.rank
     return (f'<tr class="{css}">\n      <td class="num" data-value="{number}">{rank}</td>\n'
             f'      <td>{team}</td>\n      <td>{method}</td>\n      '
+            + "".join(_meta_cell(value) for value in entry.metadata_cells)
             + "".join(_cell(column, value, decimals, rounded) for column, value in cells) + "\n    </tr>\n")
 
 

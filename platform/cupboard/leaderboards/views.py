@@ -57,15 +57,18 @@ def _is_blank(request) -> bool:
             and not request.user.is_authenticated)
 
 
-def _lookup(request, state: BoardState, *, what: str, metric: str = "") -> tuple[BoardKey, Callable]:
-    """The request's cache key and a function giving (phase, viewer). For a visitor without
-    cookies the key needs nothing more than `state`, and the phase is read only on a miss."""
+def _lookup(request, state: BoardState, *, what: str, metric: str = "",
+            filters: dict[str, str]) -> tuple[BoardKey, Callable]:
+    """The request's cache key (with its run-metadata `filters`) and a function giving
+    (phase, viewer). For a visitor without cookies the key needs nothing more than `state`,
+    and the phase is read only on a miss."""
     if _is_blank(request):
         if not state.is_published:
             raise Http404("No such leaderboard")
-        return state.key("public", what=what, metric=metric), functools.cache(lambda: _phase_and_viewer(request, state))
+        return (state.filtered_key("public", what=what, metric=metric, filters=filters),
+                functools.cache(lambda: _phase_and_viewer(request, state)))
     phase, viewer = _phase_and_viewer(request, state)
-    return state.key(viewer_class(viewer), what=what, metric=metric), lambda: (phase, viewer)
+    return state.filtered_key(viewer_class(viewer), what=what, metric=metric, filters=filters), lambda: (phase, viewer)
 
 
 def _conditional(request, key: BoardKey, respond: Callable[[], HttpResponse], *, compressed: bool = False) -> HttpResponse:
@@ -120,8 +123,9 @@ def _bad_instant(error: BadInstant, *, as_json: bool = False) -> HttpResponse:
     return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
 
 
-def _board_html(phase: Phase, viewer: Viewer, metric: str, as_of: datetime | None = None) -> str:
-    leaderboard = leaderboard_for(phase=phase, viewer=viewer, as_of=as_of)
+def _board_html(phase: Phase, viewer: Viewer, metric: str, filters: dict[str, str],
+                as_of: datetime | None = None) -> str:
+    leaderboard = leaderboard_for(phase=phase, viewer=viewer, as_of=as_of, filters=filters)
     return render_to_string("leaderboards/_board.html", {
         "leaderboard": leaderboard, "metric": metric, "body": table_body(leaderboard, metric),
         "charts": leaderboard_charts(leaderboard, metric=metric) if leaderboard.visible else []})
@@ -134,26 +138,26 @@ def _accepts_gzip(request) -> bool:
 @require_GET
 def phase(request, slug: str, phase_slug: str):
     """One phase's leaderboard for one metric (?metric=, default the primary one), with
-    charts and export links. The board is rendered once per version and viewer class
-    (leaderboards/cache.py); a visitor without cookies gets the whole page from the cache,
+    charts and export links; `?meta_<name>=value` keeps the rows whose run says so. The board
+    is rendered once per version, viewer class and filter (leaderboards/cache.py); a visitor without cookies gets the whole page from the cache,
     byte for byte (gzip-compressed when accepted): one query and a cache read.
     Read-only: a leaderboard computed before a reveal is rebuilt by the beat task."""
     state = _board_state(slug, phase_slug)
-    metric = state.metric(request.GET.get("metric"))
-    board, load = _lookup(request, state, what="board", metric=metric)  # 404s first: a bad as_of tells nothing
+    metric, filters = state.metric(request.GET.get("metric")), state.filters(request.GET)
+    board, load = _lookup(request, state, what="board", metric=metric, filters=filters)  # 404s first: a bad as_of tells nothing
     try:
         as_of = as_of_param(request)
     except BadInstant as error:
         return _bad_instant(error)
     if as_of is not None:  # a past instant: rare, rendered for this request only
         phase, viewer = load()
-        html = mark_safe(_board_html(phase, viewer, metric, as_of))  # noqa: S308 - our own render
+        html = mark_safe(_board_html(phase, viewer, metric, filters, as_of))  # noqa: S308 - our own render
         return render(request, "leaderboards/phase.html",
                       {"phase": phase, "board": html, "snapshot": official_snapshot(phase, viewer)})
 
     def page() -> str:
         phase, viewer = load()
-        html = mark_safe(cached(board, lambda: _board_html(phase, viewer, metric)))  # noqa: S308 - our own render
+        html = mark_safe(cached(board, lambda: _board_html(phase, viewer, metric, filters)))  # noqa: S308 - our own render
         return render_to_string("leaderboards/phase.html",
                                 {"phase": phase, "board": html, "snapshot": official_snapshot(phase, viewer)},
                                 request=request)
@@ -170,21 +174,24 @@ def phase(request, slug: str, phase_slug: str):
 
 
 def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) -> HttpResponse:
-    key, load = _lookup(request, _board_state(slug, phase_slug), what=what)
+    state = _board_state(slug, phase_slug)
+    filters = state.filters(request.GET)
+    key, load = _lookup(request, state, what=what, filters=filters)
     try:
         as_of = as_of_param(request)
     except BadInstant as error:
         return _bad_instant(error, as_json=what == "json")
     if as_of is not None:  # a past instant: built for this request only
         phase, viewer = load()
-        status, content_type, body = build(leaderboard_for(phase=phase, viewer=viewer, as_of=as_of))
+        status, content_type, body = build(leaderboard_for(phase=phase, viewer=viewer, as_of=as_of,
+                                                                  filters=filters))
         return HttpResponse(body, status=status, content_type=content_type)
     compressed = _accepts_gzip(request)
 
     def respond() -> HttpResponse:
         def render_export() -> tuple[int, str, str]:
             phase, viewer = load()
-            return build(leaderboard_for(phase=phase, viewer=viewer))
+            return build(leaderboard_for(phase=phase, viewer=viewer, filters=filters))
         response = _served(cached_response(key, render_export, compressed=compressed), compressed=compressed)
         if response.status_code == 200 and what == "csv":
             response["Content-Disposition"] = f'attachment; filename="{slug}-{phase_slug}-leaderboard.csv"'
@@ -208,13 +215,15 @@ def _json(leaderboard: Leaderboard) -> tuple[int, str, str]:
 
 @require_GET
 def export_csv(request, slug: str, phase_slug: str):
-    """The leaderboard as CSV: every metric, the columns the viewer may see, rounded."""
+    """The leaderboard as CSV: every metric, the columns the viewer may see, rounded; the
+    page's `?meta_<name>=` filter applies."""
     return _export(request, slug, phase_slug, what="csv", build=_csv)
 
 
 @require_GET
 def export_json(request, slug: str, phase_slug: str):
-    """The leaderboard as JSON: full precision for organizers, rounded for everyone else."""
+    """The leaderboard as JSON: full precision for organizers, rounded for everyone else; the
+    page's `?meta_<name>=` filter applies and is named in it."""
     return _export(request, slug, phase_slug, what="json", build=_json)
 
 
