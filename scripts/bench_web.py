@@ -6,6 +6,9 @@ dev phase filled with 500 teams and 10,000 scored submissions (synthetic Score r
 languages x 2 metrics), then
   (b) leaderboard_refresh (whole phase) and leaderboard_update (one scoring), one scoring's
       database work (its scores stored, the row updated), the page uncached and cached;
+  (s) rank bands (leaderboards/standings.py) on the test-a phase made live: BAND_TEAMS teams
+      with per-query values (QueryScores) on 18 languages x BAND_QUERIES queries, 2 metrics;
+      the bands alone, the whole refresh, and one scoring's update (which re-tests the board);
   (a) wrk against gunicorn (3 sync workers, as docker/) on 127.0.0.1: the leaderboard page,
       JSON, CSV and a static file at concurrency 1, 10, 50, anonymous and logged in.
 Traffic goes to 127.0.0.1 only, each wrk run lasts BENCH_WEB_SECONDS (default 5). The cache
@@ -31,6 +34,7 @@ DB = os.environ.get("BENCH_WEB_DATABASE", "cupboard_bench_web")
 SECONDS = int(os.environ.get("BENCH_WEB_SECONDS", "5"))
 VAR = ROOT / "bench-data" / "web-var"  # uploaded files, the filesystem broker, logs: emptied each run
 TEAMS, SUBMISSIONS = 500, 10_000
+BAND_TEAMS, BAND_QUERIES = 50, 1_000
 ENV = {**os.environ, "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}", "CUPBOARD_DEBUG": "false",
        "SECRET_KEY": "bench-web-only-" + "x" * 40, "CUPBOARD_SSL_REDIRECT": "false", "CUPBOARD_SECURE_COOKIES": "false",
        "ALLOWED_HOSTS": "127.0.0.1", "CUPBOARD_CACHE_URL": os.environ.get("BENCH_WEB_CACHE_URL", "locmem://"),
@@ -78,6 +82,51 @@ def _fill():
     user = User.objects.create_user("bench-participant", password="x")
     Membership.objects.create(competition=competition, team=teams[0], user=user)
     return phase, user
+
+
+def _scored_with_queries(phase, team, number: int, rng: random.Random):
+    """A scored submission of `team` with per-query values on every subset (both metrics) and
+    their means as its Score rows: what the worker stores after scoring a run."""
+    from django.utils import timezone
+
+    from cupboard.submissions.models import QueryScores, Score, Submission
+
+    competition = phase.competition
+    submission = Submission.objects.create(phase=phase, team=team, number=number, method_name=f"run {number}",
+                                           status=Submission.Status.SCORED, scored_at=timezone.now())
+    level = rng.random() * 0.4 + 0.3
+    scores, per_query = [], []
+    for subset in competition.subsets.all():
+        values = {m: {f"{subset.code}-{q}": min(1.0, max(0.0, rng.gauss(level, 0.25))) for q in range(BAND_QUERIES)}
+                  for m in competition.metrics}
+        per_query.append(QueryScores(submission=submission, subset=subset, values=values))
+        scores += [Score(submission=submission, subset=subset, metric=m, value=sum(v.values()) / len(v))
+                   for m, v in values.items()]
+    Score.objects.bulk_create(scores)
+    QueryScores.objects.bulk_create(per_query)
+    return submission
+
+
+def _bands(competition) -> list[tuple[str, str]]:
+    """(s): rank bands on BAND_TEAMS teams x 18 languages x BAND_QUERIES queries."""
+    from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_retest, leaderboard_update
+
+    phase = competition.phases.get(slug="test-a")
+    phase.visibility, phase.reveal_at, phase.hidden_qrels = phase.Visibility.LIVE, None, False
+    phase.save()
+    rng, teams = random.Random(2), list(competition.teams.order_by("pk")[:BAND_TEAMS])
+    for number, team in enumerate(teams, start=1):
+        _scored_with_queries(phase, team, number, rng)
+    leaderboard_refresh(phase=phase)
+    rows = phase.leaderboard_rows.count()
+
+    def one_scoring():
+        submission = _scored_with_queries(phase, teams[rng.randrange(len(teams))], 1000 + rng.randrange(10**6), rng)
+        leaderboard_update(phase=phase, submission=submission)
+    where = f"{BAND_TEAMS} teams x 18 languages x {BAND_QUERIES:,} queries, {rows} rows"
+    return [(f"rank bands alone, randomization test ({where})", f"{_timed(lambda: leaderboard_retest(phase=phase)):.2f} s"),
+            (f"leaderboard_refresh with rank bands ({where})", f"{_timed(lambda: leaderboard_refresh(phase=phase)):.2f} s"),
+            ("one scoring's database work + leaderboard_update with rank bands", f"{_timed(one_scoring):.2f} s")]
 
 
 def _timed(action, repeat: int = 3) -> float:
@@ -208,6 +257,9 @@ def main() -> None:
     leaderboard_refresh(phase=phase)
     print("\n| measure (PostgreSQL, 2 cores) | time |\n|---|---:|")
     for name, value in _server_side(phase, user):
+        print(f"| {name} | {value} |")
+    print("\n| rank bands (PostgreSQL, 2 cores) | time |\n|---|---:|")
+    for name, value in _bands(phase.competition):
         print(f"| {name} | {value} |")
     with _gunicorn() as base:
         load = _load(base, phase, user)

@@ -14,8 +14,9 @@
       th.tabIndex = 0;
       th.addEventListener("click", () => {
         const numeric = th.dataset.sort === "num";
-        // Scores read best-first, so the first click on a score sorts high to low; rank and text low to high.
-        const defaultOrder = numeric && index > 0 ? "descending" : "ascending";
+        // Scores read best-first, so the first click on a score sorts high to low; rank, rank bands
+        // (data-first="ascending") and text low to high.
+        const defaultOrder = th.dataset.first || (numeric && index > 0 ? "descending" : "ascending");
         const current = th.getAttribute("aria-sort");
         const order = current ? (current === "ascending" ? "descending" : "ascending") : defaultOrder;
         headings.forEach((h) => h.removeAttribute("aria-sort"));

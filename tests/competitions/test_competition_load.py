@@ -119,3 +119,18 @@ def test_the_command_reports_mistakes_as_command_errors(tmp_path):
         call_command("load_competition", str(tmp_path / "missing.yaml"))
     call_command("load_competition", str(MIRACL))
     assert Competition.objects.filter(slug="miracl-wsdm-cup").exists()
+
+
+@pytest.mark.django_db
+def test_it_reads_how_leaderboards_are_tested_and_names_bad_choices():
+    assert competition_load(data=MIRACL).significance == {"test": "randomization", "correction": "holm", "alpha": 0.05}
+    chosen = _miracl() | {"slug": "tested", "significance": {"test": "t-test", "correction": "bonferroni", "alpha": 0.01}}
+    assert competition_load(data=chosen).significance == {"test": "t-test", "correction": "bonferroni", "alpha": 0.01}
+    bad = _miracl() | {"slug": "bad", "significance": {"test": "wilcoxon", "correction": "fdr", "alpha": 1.5, "trials": 5}}
+    with pytest.raises(DefinitionError) as caught:
+        competition_load(data=bad)
+    problems = "\n".join(caught.value.problems)
+    for path in ("significance.test: must be one of randomization, t-test", "significance.correction: must be one of",
+                 "significance.alpha: must be between 0 and 1", "significance.trials: unknown key"):
+        assert path in problems, path
+    assert not Competition.objects.filter(slug="bad").exists()

@@ -41,3 +41,15 @@ def ndcg(**by_subset: float) -> dict[str, dict[str, float]]:
 @pytest.fixture
 def cast(db):
     return build_cast()
+
+
+# For the browser tests: requested after the module's `board` (its data), since playwright runs
+# an event loop in this thread, and Django refuses database calls from a thread with a running loop.
+@pytest.fixture
+def page(board):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        yield browser.new_page(viewport={"width": 1280, "height": 900})
+        browser.close()

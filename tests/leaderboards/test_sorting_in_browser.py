@@ -25,6 +25,10 @@ def page(board):
         yield page
 
 
+def _teams(page):
+    return page.locator("table.leaderboard tbody tr td:nth-child(2)").all_inner_texts()
+
+
 def test_it_sorts_by_a_column_and_back(board, page):
     page.goto(board)
     assert leaderboard_teams(page) == ["Bravo", "Alpha", "Charlie"]  # by rank: Avg 0.5, 0.3, 0.3 (earlier first)

@@ -135,3 +135,20 @@ def test_a_test_b_runs_metadata_stays_with_its_team_until_the_leaderboard_is_pub
     time_machine.move_to(world.test_b.reveal_at, tick=False)
     board = client_for(None).get(reverse("leaderboards:export_json", args=["cup", "test-b"]), {"meta_zero_shot": "yes"})
     assert [r["metadata"]["model"] for r in board.json()["rows"] if not r["baseline"]] == [MODEL_TEST_B]
+
+
+def test_it_shows_test_b_rank_bands_only_with_its_public_leaderboard(db, time_machine):
+    # Bands and intervals come from test B's per-query values (hidden judgments): stored on its
+    # rows from the first scoring, served to nobody but organizers until the reveal.
+    world = build_world()
+    args = ("cup", "test-b")
+    assert any(r.standings for r in world.test_b.leaderboard_rows.all())
+    for persona in NON_ORGANIZERS:
+        client = client_for(getattr(world.cast, persona))
+        for name in ("leaderboards:phase", "leaderboards:export_json", "leaderboards:export_csv"):
+            body = client.get(reverse(name, args=args)).content.decode()
+            assert "standings" not in body and "rank_low" not in body and "Band</th>" not in body, (persona, name)
+    assert "Band</th>" in client_for(world.cast.organizer).get(reverse("leaderboards:phase", args=args)).content.decode()
+    time_machine.move_to(world.test_b.reveal_at, tick=False)
+    body = client_for(world.cast.outsider).get(reverse("leaderboards:export_json", args=args)).json()
+    assert body["significance"]["test"] == "randomization" and "standings" in body["rows"][0]

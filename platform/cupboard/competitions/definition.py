@@ -19,6 +19,8 @@ Schema 1, top level (keys in [brackets] are optional):
     [run_metadata: [{name, type: choice|boolean|text|integer|url, [label], [required], [help],
                      [choices] (choice only), [leaderboard]}]]   asked of every submission
                                  (competitions/run_metadata.py: what a changed list does to stored runs)
+    [significance: {[test: randomization|t-test], [correction: holm|bonferroni|none], [alpha]}]
+                                 how leaderboards mark tied teams (rank bands); default randomization, holm, 0.05
     [groups: [{name, label, [reveal_at]}]]         default: the benchmark's groups
     [subsets: [{code, [name], group, [kind]}]]     default: the benchmark's subsets
     phases: [{slug, name, opens_at, closes_at, [visibility: live|private|hidden], [reveal_at],
@@ -54,8 +56,9 @@ DEFINITIONS_DIR = Path(__file__).resolve().parent / "definitions"
 TOP_KEYS = {"schema", "version", "slug", "title", "description", "benchmark", "metrics", "primary_metric",
             "relevance_level", "missing_subset", "ranking", "final_selection_max", "decimals", "max_run_depth",
             "starts_at", "published", "organizers", "entry_deadline", "team_size_max", "pages", "run_metadata",
-            "groups", "subsets", "phases"}
+            "significance", "groups", "subsets", "phases"}
 GROUP_KEYS = {"name", "label", "reveal_at"}
+SIGNIFICANCE_KEYS = {"test", "correction", "alpha"}
 SUBSET_KEYS = {"code", "name", "group", "kind"}
 PHASE_KEYS = {"slug", "name", "opens_at", "closes_at", "visibility", "reveal_at", "before_reveal", "hidden_qrels",
               "per_query_visible", "daily_limit", "total_limit", "is_final", "ranking"}
@@ -130,7 +133,7 @@ class _Reader:
         return found
 
 
-_KIND_NAMES = {str: "text", bool: "true or false", list: "a list", dict: "a mapping"}
+_KIND_NAMES = {float: "a number", str: "text", bool: "true or false", list: "a list", dict: "a mapping"}
 
 
 def definition_parse(data: Any) -> dict:
@@ -168,6 +171,7 @@ def definition_parse(data: Any) -> dict:
         "team_size_max": r.get(data, "team_size_max", "", int, default=10, minimum=1),
         "pages": _pages(data, r),
         "run_metadata": fields_parse(data.get("run_metadata"), r.fail),
+        "significance": _significance(data, r),
     }
     if competition["slug"] and slugify(competition["slug"]) != competition["slug"]:
         r.fail("slug", f"must be lowercase letters, digits and hyphens, not {competition['slug']!r}")
@@ -198,6 +202,21 @@ def _pages(data: dict, r: _Reader) -> dict[str, str]:
         if text and text.strip():
             found[name] = text
     return found
+
+
+def _significance(data: dict, r: _Reader) -> dict:
+    """{"test", "correction", "alpha"}: the leaderboards' rank bands (evaluator/rank_bands.py)."""
+    from evaluator.rank_bands import TESTS
+    from evaluator.significance import CORRECTIONS
+
+    given = r.get(data, "significance", "", dict, default={}) or {}
+    r.unknown_keys(given, SIGNIFICANCE_KEYS, "significance")
+    alpha = r.get(given, "alpha", "significance", float, default=0.05)
+    if isinstance(alpha, float) and not 0 < alpha < 1:
+        r.fail("significance.alpha", f"must be between 0 and 1, not {alpha!r}")
+    return {"test": r.get(given, "test", "significance", str, default="randomization", choices=TESTS),
+            "correction": r.get(given, "correction", "significance", str, default="holm", choices=CORRECTIONS),
+            "alpha": alpha}
 
 
 def _benchmark(key: str, r: _Reader):

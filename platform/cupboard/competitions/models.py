@@ -50,6 +50,9 @@ class Competition(models.Model):
     run_metadata = models.JSONField(default=list, blank=True,
                                     help_text="The fields every submission is asked for (run type, training data, "
                                               "...): specs from the YAML's run_metadata (competitions/run_metadata.py)")
+    significance = models.JSONField(default=dict, blank=True,
+                                    help_text='How leaderboards mark tied teams: {"test": "randomization" or "t-test", '
+                                              '"correction": "holm", "bonferroni" or "none", "alpha": 0.05}')
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -149,6 +149,15 @@ class Viewer:
             return "The leaderboard of this phase is not public."
         return f"The leaderboard of this phase is not public until {phase.reveal_at:%Y-%m-%d %H:%M} UTC."
 
+    def sees_standings(self, phase: Phase) -> bool:
+        """Rank bands, tiers and intervals (leaderboards/standings.py): derived from per-query
+        values, so on a phase with hidden judgments participants get them only with the public
+        leaderboard, after its reveal; nobody but organizers ever gets the values themselves."""
+        if self.is_organizer:
+            return True
+        return (self.sees_leaderboard(phase) and self.before_reveal(phase) == Phase.BeforeReveal.EVERYTHING
+                and (not phase.hidden_qrels or phase.is_revealed(self.now)))
+
     def before_reveal(self, phase: Phase) -> str:
         """What this viewer sees of the phase's runs now: `everything` for organizers and after
         the reveal, else the phase's rule (`Phase.BeforeReveal`)."""

@@ -14,6 +14,8 @@ from cupboard.leaderboards.selectors import Column, Entry, History, Leaderboard
 
 TOP_TEAMS = 10
 HEATMAP_TEAMS = 5
+BAND_TEAMS = 50
+TIER_COLOURS = ("#2a6fdb", "#7f9cc9")  # alternate tiers, as the table's shading
 
 
 def bar_hover(decimals: int) -> str:
@@ -43,13 +45,53 @@ def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS):
     import plotly.graph_objects as go
 
     columns = leaderboard.subset_columns
+    intervals = leaderboard.bands is not None and metric == leaderboard.primary_metric
     figure = go.Figure()
     for entry in _charted_entries(leaderboard, top):
+        values = [entry.cell(c, metric) for c in columns]
         figure.add_trace(go.Bar(
-            name=_name(entry), x=[c.label for c in columns], y=[entry.cell(c, metric) for c in columns],
+            name=_name(entry), x=[c.label for c in columns], y=values,
+            error_y=_error_bars(entry, [c.key for c in columns], values) if intervals else None,
             marker_pattern_shape="/" if entry.is_baseline else "", hovertemplate=bar_hover(leaderboard.decimals)))
-    figure.update_layout(barmode="group", title=f"{metric} per subset", yaxis_title=metric,
+    title = f"{metric} per subset" + (f" ({leaderboard.bands.confidence}% intervals)" if intervals else "")
+    figure.update_layout(barmode="group", title=title, yaxis_title=metric,
                          legend_title_text="Top teams and baselines", margin={"t": 50, "b": 40})
+    return figure
+
+
+def _error_bars(entry: Entry, keys: list[str], values: list[float | None]) -> dict:
+    """Asymmetric error bars from the entry's bootstrap intervals (none where it has none)."""
+    plus, minus = [], []
+    for key, value in zip(keys, values):
+        s = entry.standings.get(key)
+        plus.append(None if s is None or value is None else max(s.ci_high - value, 0.0))
+        minus.append(None if s is None or value is None else max(value - s.ci_low, 0.0))
+    return {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1}
+
+
+def bands_figure(leaderboard: Leaderboard, *, metric: str, top: int = BAND_TEAMS):
+    """The ranking average of the top teams and the baselines with their intervals, coloured by
+    tier (the table's shading), the rank band in the hover. None without bands for `metric`."""
+    import plotly.graph_objects as go
+
+    if leaderboard.bands is None or metric != leaderboard.primary_metric:
+        return None
+    average = leaderboard.average_columns[-1]  # Avg: what the table ranks by
+    entries = [e for e in _charted_entries(leaderboard, top) if e.overall is not None]
+    if not entries:
+        return None
+    values = [e.cell(average, metric) for e in entries]
+    bars = [_error_bars(e, [average.key], [v]) for e, v in zip(entries, values)]
+    figure = go.Figure(go.Bar(
+        x=[_name(e) for e in entries], y=values,
+        error_y={"type": "data", "symmetric": False, "thickness": 1, "array": [b["array"][0] for b in bars],
+                 "arrayminus": [b["arrayminus"][0] for b in bars]},
+        marker_color=["#9aa7b8" if e.is_baseline else TIER_COLOURS[(e.overall.tier - 1) % 2] for e in entries],
+        marker_pattern_shape=["/" if e.is_baseline else "" for e in entries],
+        customdata=["unranked" if e.is_baseline else f"band {e.overall.band}, tier {e.overall.tier}" for e in entries],
+        hovertemplate=f"%{{x}}: %{{y:.{leaderboard.decimals}f}} (%{{customdata}})<extra></extra>"))
+    figure.update_layout(title=f"{metric} {average.label} with {leaderboard.bands.confidence}% intervals, by tier",
+                         yaxis_title=f"{metric} {average.label}", xaxis_tickangle=-30, margin={"t": 50, "b": 120})
     return figure
 
 
@@ -194,5 +236,6 @@ def leaderboard_charts(leaderboard: Leaderboard, *, metric: str) -> list[str]:
     """HTML fragments of every chart that fits this leaderboard."""
     if not leaderboard.visible or not leaderboard.entries or not leaderboard.subset_columns:
         return []
-    return as_html([bars_figure(leaderboard, metric=metric), team_language_figure(leaderboard, metric=metric),
+    return as_html([bands_figure(leaderboard, metric=metric), bars_figure(leaderboard, metric=metric),
+                    team_language_figure(leaderboard, metric=metric),
                     heatmap_figure(leaderboard, metric=metric)])

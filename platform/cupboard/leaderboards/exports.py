@@ -5,6 +5,9 @@ CSV is rounded to the competition's decimals for everyone (a spreadsheet of the 
 JSON carries the values as the viewer got them: rounded for participants, full precision
 for organizers. Both carry the run metadata shown as columns (CSV `meta:<name>` in words,
 JSON `metadata` as stored) and keep only the rows the page's filter keeps (JSON names it).
+Where the viewer sees rank bands, both carry them for the primary metric,
+per column: the band's lowest and highest rank (as two numbers in CSV: "1-3" would become a
+date in a spreadsheet), the tier, and the interval.
 """
 from __future__ import annotations
 
@@ -17,7 +20,32 @@ def _header(leaderboard: Leaderboard) -> list[str]:
               *(f"meta:{field.name}" for field in leaderboard.metadata_columns)]
     for metric in leaderboard.metrics:
         header += [f"{metric} {column.label}" for column in leaderboard.columns]
+    if leaderboard.bands:
+        header += [f"{leaderboard.primary_metric} {column.label} {what}" for column in leaderboard.columns
+                   for what in STANDING_FIELDS]
     return header
+
+
+STANDING_FIELDS = ("rank_low", "rank_high", "tier", "ci_low", "ci_high")
+
+
+def _standing_cells(entry, leaderboard: Leaderboard) -> list:
+    decimals, cells = leaderboard.decimals, []
+    for column in leaderboard.columns:
+        s = entry.standings.get(column.key)
+        if s is None:
+            cells += [""] * len(STANDING_FIELDS)
+        else:
+            ranks = [s.low, s.high, s.tier] if s.tier else ["", "", ""]
+            cells += ranks + [f"{s.ci_low:.{decimals}f}", f"{s.ci_high:.{decimals}f}"]
+    return cells
+
+
+def _standings_json(entry, labels: dict[str, str]) -> dict:
+    return {labels.get(key, key): {"band": s.band, "rank_low": s.low, "rank_high": s.high, "tier": s.tier,
+                                   "tied_with_leader": s.tier == 1, "ci": [s.ci_low, s.ci_high]}
+            if s.tier else {"ci": [s.ci_low, s.ci_high]}
+            for key, s in entry.standings.items()}
 
 
 def leaderboard_csv(leaderboard: Leaderboard) -> str:
@@ -30,7 +58,9 @@ def leaderboard_csv(leaderboard: Leaderboard) -> str:
         line = [entry.rank, entry.team, entry.method, "yes" if entry.is_baseline else "", entry.qrels_version,
                 *entry.metadata_cells]
         for table in tables:
-            line += ["" if v is None else f"{v:.{decimals}f}" for _, v in table[position][1]]
+            line += ["" if v is None else f"{v:.{decimals}f}" for _, v, _ in table[position][1]]
+        if leaderboard.bands:
+            line += _standing_cells(entry, leaderboard)
         lines.append(line)
     return csv_text(lines)
 
@@ -52,9 +82,12 @@ def leaderboard_json(leaderboard: Leaderboard) -> dict:
         "filter": leaderboard.filters,
         "unfiltered_rows": leaderboard.unfiltered_count,
         "averages": [c.label for c in leaderboard.average_columns],
+        "significance": leaderboard.bands.as_dict() | {"metric": leaderboard.primary_metric}
+        if leaderboard.bands else None,
         "rows": [{
             "rank": e.rank, "team": e.team, "method": e.method, "baseline": e.is_baseline,
             "qrels_version": e.qrels_version, "metadata": e.metadata, "values": e.values,
             "averages": {labels[key]: value for key, value in e.averages.items()},
+            **({"standings": _standings_json(e, labels)} if leaderboard.bands else {}),
         } for e in leaderboard.entries],
     }

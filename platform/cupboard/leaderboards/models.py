@@ -7,6 +7,9 @@ class LeaderboardRow(models.Model):
 
     `values` holds {subset_code: {metric: value}}, `averages` {group_name: {metric: value or None}}
     (None = incomplete). Values are stored unrounded; views round for who is looking.
+    `standings` holds, per column key (a subset code, a group name, "all"), the primary metric's
+    rank band, tier and bootstrap interval (leaderboards/standings.py): {"low", "high", "tier",
+    "ci": [low, high]}; empty where untested.
     """
 
     phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="leaderboard_rows")
@@ -17,6 +20,7 @@ class LeaderboardRow(models.Model):
     primary_value = models.FloatField(null=True)
     values = models.JSONField(default=dict)
     averages = models.JSONField(default=dict)
+    standings = models.JSONField(default=dict, blank=True)
     qrels_release_number = models.PositiveIntegerField(null=True)
     computed_at = models.DateTimeField(auto_now=True)
 

@@ -36,6 +36,8 @@ from cupboard.leaderboards.history import rows_at, rows_over_time
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import order_key
 from cupboard.leaderboards.services import ALL
+from cupboard.leaderboards.standings import REVEALED_ALL, band_settings
+from evaluator.rank_bands import Standing
 
 AVG_LABEL = "Avg"
 
@@ -68,10 +70,49 @@ class Entry:
     averages: dict[str, dict[str, float | None]]
     metadata: dict = field(default_factory=dict)  # {name: stored value} of the fields shown as columns
     metadata_cells: tuple[str, ...] = ()  # the same in words, in column order ("" = not given)
+    standings: dict[str, Standing] = field(default_factory=dict)  # by column key, primary metric only
 
     def cell(self, column: Column, metric: str) -> float | None:
         source = self.averages if column.is_average else self.values
         return source.get(column.key, {}).get(metric)
+
+    @property
+    def overall(self) -> Standing | None:
+        """Its standing on the Avg column, the one the table is ranked by."""
+        return self.standings.get(ALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Bands:
+    """How the rank bands shown were tested, for the note under the table and the exports."""
+
+    test: str
+    correction: str
+    alpha: float
+    trials: int
+    samples: int
+    seed: int
+
+    @property
+    def confidence(self) -> int:
+        return round(100 * (1 - self.alpha))
+
+    @property
+    def test_name(self) -> str:
+        return "paired t-test" if self.test == "t-test" else f"paired randomization test ({self.trials:,} trials)"
+
+    @property
+    def correction_name(self) -> str:
+        return {"holm": "Holm-Bonferroni", "bonferroni": "Bonferroni", "none": "no"}[self.correction]
+
+    def as_dict(self) -> dict:
+        return {"test": self.test, "correction": self.correction, "alpha": self.alpha, "trials": self.trials,
+                "bootstrap_samples": self.samples, "seed": self.seed, "averages": AVERAGES_TESTED}
+
+
+# How averages are tested, said on the page and in the JSON export.
+AVERAGES_TESTED = ("averages over several subsets are tested on the per-query values of all their subsets "
+                   "together (queries are the units, each subset weighing as in the average)")
 
 
 @dataclass(frozen=True)
@@ -113,6 +154,7 @@ class Leaderboard:
         """"Training data: Zero-shot; Run type: Automatic", for the notice above a filtered table."""
         by_name = {f.name: f for f in self.filter_fields}
         return "; ".join(f"{by_name[n].label}: {dict(by_name[n].options)[v]}" for n, v in self.filters.items())
+    bands: Bands | None = None  # rank bands and intervals shown (None: not to this viewer, or none computed)
 
     @property
     def metrics(self) -> list[str]:
@@ -127,10 +169,12 @@ class Leaderboard:
         """Averages first: they are what people compare, and 18 language columns overflow a screen."""
         return self.average_columns + self.subset_columns
 
-    def table(self, metric: str) -> list[tuple[Entry, list[tuple[Column, float | None]]]]:
-        """Rows with their (column, value) cells for `metric`, in the order of `columns`."""
-        columns = self.columns
-        return [(entry, [(c, entry.cell(c, metric)) for c in columns]) for entry in self.entries]
+    def table(self, metric: str) -> list[tuple[Entry, list[tuple[Column, float | None, Standing | None]]]]:
+        """Rows with their (column, value, standing) cells for `metric`, in the order of
+        `columns`; standings (rank band, interval) are the primary metric's only."""
+        columns, primary = self.columns, metric == self.primary_metric
+        return [(entry, [(c, entry.cell(c, metric), entry.standings.get(c.key) if primary else None)
+                         for c in columns]) for entry in self.entries]
 
 
 def _columns(subsets: list[Subset]) -> tuple[list[Column], list[Column]]:
@@ -157,6 +201,21 @@ def _entry_scores(row: LeaderboardRow, *, codes: list[str], group_names: list[st
     return values, averages
 
 
+def _standings(row: LeaderboardRow, *, viewer: Viewer, keys: list[str], partial: bool) -> dict[str, Standing]:
+    """The row's stored standings on the columns the viewer sees, intervals rounded for them;
+    the Avg of a viewer who does not see every group is the one over the revealed subsets."""
+    stored = dict(row.standings)
+    if partial:
+        stored[ALL] = stored.get(REVEALED_ALL, {})
+    found = {}
+    for key in keys:
+        s = stored.get(key)
+        if s:
+            found[key] = Standing(low=s["low"], high=s["high"], tier=s["tier"],
+                                  ci_low=viewer.rounded(s["ci"][0]), ci_high=viewer.rounded(s["ci"][1]))
+    return found
+
+
 def _notices(viewer: Viewer, phase: Phase, subsets: list[Subset]) -> list[str]:
     """`subsets`: all the phase has, hidden ones included (the viewer's notices say what is hidden)."""
     if not viewer.is_organizer:
@@ -169,11 +228,12 @@ def _notices(viewer: Viewer, phase: Phase, subsets: list[Subset]) -> list[str]:
     return notices
 
 
-def _entries(rows: list[LeaderboardRow], *, viewer: Viewer, subset_columns: list[Column],
+def _entries(rows: list[LeaderboardRow], *, phase: Phase, viewer: Viewer, subset_columns: list[Column],
              average_columns: list[Column], partial: bool, shown_fields: list[MetadataField] = (),
-             keep: Callable[[LeaderboardRow], bool] = lambda row: True) -> list[Entry]:
+             keep: Callable[[LeaderboardRow], bool] = lambda row: True, with_standings: bool = True) -> list[Entry]:
     """Rows filtered to the viewer's columns, ordered and ranked by the Avg they show, rounded;
-    then only those `keep` accepts (the metadata filter), each with its rank among all."""
+    then only those `keep` accepts (the metadata filter), each with its rank among all; with
+    their rank bands where the viewer sees them (live rows only: history keeps none)."""
     competition, organizer = viewer.competition, viewer.is_organizer
     own_team = viewer.team.pk if not organizer and viewer.team is not None else None
     codes = [c.key for c in subset_columns]
@@ -185,6 +245,7 @@ def _entries(rows: list[LeaderboardRow], *, viewer: Viewer, subset_columns: list
         primary = averages[ALL].get(competition.primary_metric)
         scored.append((order_key(primary, row.submission.created_at, row.submission_id), row, values, averages))
     scored.sort(key=lambda item: item[0])
+    keys = codes + [c.key for c in average_columns] if with_standings and viewer.sees_standings(phase) else []
     entries, rank = [], 0
     for _, row, values, averages in scored:
         rank += not row.is_baseline
@@ -198,15 +259,16 @@ def _entries(rows: list[LeaderboardRow], *, viewer: Viewer, subset_columns: list
             submitted_at=row.submission.created_at, qrels_version=row.qrels_release_number,
             values=viewer.rounded_table(values), averages=viewer.rounded_table(averages),
             metadata=metadata_current(shown_fields, row.submission.metadata),
-            metadata_cells=tuple(f.display(row.submission.metadata.get(f.name)) for f in shown_fields)))
+            metadata_cells=tuple(f.display(row.submission.metadata.get(f.name)) for f in shown_fields),
+            standings=_standings(row, viewer=viewer, keys=keys, partial=partial) if keys else {}))
     return entries
 
 
 def board_entries(phase: Phase, viewer: Viewer, rows: list[LeaderboardRow]) -> list[Entry]:
     """`rows` as `viewer` sees them at `viewer.now`, once they may see the leaderboard."""
     subset_columns, average_columns = _columns(phase_subsets(phase, viewer.subsets))
-    return _entries(rows, viewer=viewer, subset_columns=subset_columns, average_columns=average_columns,
-                    partial=not viewer.is_organizer and bool(viewer.hidden_groups))
+    return _entries(rows, phase=phase, viewer=viewer, with_standings=False, subset_columns=subset_columns,
+                    average_columns=average_columns, partial=not viewer.is_organizer and bool(viewer.hidden_groups))
 
 
 def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, viewer: Viewer | None = None,
@@ -238,7 +300,7 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
     else:
         rows = rows_at(phase, now)
         version = max((row.qrels_release_number or 0 for row in rows), default=0) or None
-    entries = _entries(rows, viewer=viewer, subset_columns=subset_columns, average_columns=average_columns,
+    entries = _entries(rows, phase=phase, viewer=viewer, with_standings=as_of is None, subset_columns=subset_columns, average_columns=average_columns,
                        partial=not organizer and bool(viewer.hidden_groups),
                        shown_fields=[f for f in fields if f.leaderboard],
                        keep=lambda row: matches(fields, filters, row.submission.metadata))
@@ -248,6 +310,7 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
         subset_columns=subset_columns, average_columns=average_columns, entries=entries, qrels_version=version,
         mixed_qrels=any(row.qrels_release_number != version for row in rows),
         rounded_to=viewer.rounded_to, decimals=viewer.decimals,
+        bands=_bands(competition, entries) if as_of is None else None,
         stale=refreshed_at is not None and any(refreshed_at < s.group.reveal_at <= now
                                                for s in subsets if s.group.reveal_at),
         metadata_columns=[f for f in fields if f.leaderboard],
@@ -297,6 +360,14 @@ def history_for(*, phase: Phase, viewer: Viewer) -> History:
         points += [HistoryPoint(at=instant, team=entry.team, rank=entry.rank, value=entry.averages[ALL].get(primary))
                    for entry in board_entries(phase, then, rows) if entry.rank is not None]
     return History(phase=phase, visible=True, metric=primary, decimals=viewer.decimals, points=points)
+
+
+def _bands(competition: Competition, entries: list[Entry]) -> Bands | None:
+    """How the bands were tested, when there are any to show."""
+    if not any(e.standings for e in entries):
+        return None
+    s = band_settings(competition)
+    return Bands(test=s.test, correction=s.correction, alpha=s.alpha, trials=s.trials, samples=s.samples, seed=s.seed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,9 @@ Two ways, with the same result (tests/leaderboards/test_incremental_update.py):
 Both keep the rows they replace, when they changed, as the phase's history
 (leaderboards/history.py): one read of the phase's rows before the write and one after.
 
+Each of them ends by re-testing the whole board (rank bands and intervals: standings.py),
+once per write, so no page or export computes statistics.
+
 Both are idempotent: running them twice, or late, leaves the rows the current scores imply.
 """
 from __future__ import annotations
@@ -27,6 +30,7 @@ from cupboard.competitions.selectors import phase_subsets
 from cupboard.leaderboards.history import history_record, rows_state
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import Candidate, counted_candidate, order_key, ranked
+from cupboard.leaderboards.standings import standings_store
 from cupboard.locking import locked
 from cupboard.submissions.models import Score, Submission
 
@@ -120,6 +124,7 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     LeaderboardRow.objects.filter(phase=phase).delete()
     created = LeaderboardRow.objects.bulk_create(rows)
     history_record(phase=phase, before=before)
+    standings_store(phase=phase, groups=groups, ranked_on=ranked_on)
     leaderboard_bump(phase=phase)
     return created
 
@@ -157,7 +162,8 @@ def leaderboard_update(*, phase: Phase, submission: Submission) -> None:
         return
     before = rows_state(phase)
     owner = {"pk": submission.pk} if submission.is_baseline else {"team_id": submission.team_id}
-    found = _candidates(phase=phase, groups=subset_groups(subsets), ranked_on=_ranked_on(subsets, now), owner=owner)
+    groups, ranked_on = subset_groups(subsets), _ranked_on(subsets, now)
+    found = _candidates(phase=phase, groups=groups, ranked_on=ranked_on, owner=owner)
     rows = LeaderboardRow.objects.filter(phase=phase)
     (rows.filter(submission_id=submission.pk, is_baseline=True) if submission.is_baseline
      else rows.filter(team_id=submission.team_id, is_baseline=False)).delete()
@@ -168,6 +174,8 @@ def leaderboard_update(*, phase: Phase, submission: Submission) -> None:
         _row(phase=phase, submission=by_pk[chosen.submission_id], candidate=chosen, rank=None).save()
     _rerank(phase)
     history_record(phase=phase, before=before)
+    # Bands are relative: one team's new score can move everyone's, so all rows are re-tested.
+    standings_store(phase=phase, groups=groups, ranked_on=ranked_on)
     leaderboard_bump(phase=phase)
 
 
@@ -183,6 +191,17 @@ def _rerank(phase: Phase) -> None:
             row.rank = rank
             changed.append(row)
     LeaderboardRow.objects.bulk_update(changed, ["rank"])
+
+
+@transaction.atomic
+def leaderboard_retest(*, phase: Phase) -> float:
+    """Re-test the stored rows (rank bands, intervals) without rebuilding them: what every write
+    above ends with, alone (the bench times it). Returns its seconds."""
+    phase = _lock_phase(phase)
+    subsets = _subsets(phase)
+    seconds = standings_store(phase=phase, groups=subset_groups(subsets), ranked_on=_ranked_on(subsets, timezone.now()))
+    leaderboard_bump(phase=phase)
+    return seconds
 
 
 def leaderboard_refresh_competition(*, competition) -> None:

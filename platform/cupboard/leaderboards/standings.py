@@ -1,0 +1,80 @@
+"""Rank bands, tiers and intervals of a phase's leaderboard, stored on its rows.
+
+Computed by every write of the rows (leaderboards/services.py), in the worker that scored
+or refreshed, never when a page is served: the page, the exports and the charts read
+`LeaderboardRow.standings`. The statistics are the evaluator's (evaluator/rank_bands.py),
+on the per-query values of the primary metric (QueryScores), for every column: each
+subset, each group average, the overall average, and, while a group is still hidden,
+the overall average over the revealed subsets (what participants' Avg and ranks are).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from cupboard.competitions.models import Competition, Phase
+from cupboard.leaderboards.models import LeaderboardRow
+from cupboard.submissions.models import QueryScores
+
+# Key of the overall average over the revealed subsets, while some group is still hidden.
+REVEALED_ALL = "all:revealed"
+# Teams tested together at most: the pairwise tests grow with the square of it (README, "Rank bands").
+MAX_TEAMS = 100
+
+
+def band_settings(competition: Competition):
+    """The competition's choices (YAML `significance`) over the evaluator's defaults."""
+    from evaluator.rank_bands import BandSettings
+
+    chosen = competition.significance or {}
+    return BandSettings(**{k: chosen[k] for k in ("test", "correction", "alpha") if chosen.get(k) is not None})
+
+
+def _matrices(rows: list[LeaderboardRow], codes: list[str], metric: str) -> dict[str, np.ndarray]:
+    """{code: rows x queries} of `metric`, NaN rows where a row's submission has no values there.
+    Queries are the union over rows (one qrels version gives every row the same ones; during a
+    re-scoring a query one row lacks counts 0 for it, as for a query a run did not answer)."""
+    position = {row.submission_id: i for i, row in enumerate(rows)}
+    found: dict[str, dict[int, dict[str, float]]] = {code: {} for code in codes}
+    for submission_id, code, values in (QueryScores.objects
+                                        .filter(submission_id__in=position, subset__code__in=codes)
+                                        .values_list("submission_id", "subset__code", f"values__{metric}")):
+        if values:
+            found[code][position[submission_id]] = values
+    matrices = {}
+    for code, by_row in found.items():
+        if not by_row:
+            continue
+        qids = sorted({qid for values in by_row.values() for qid in values})
+        matrix = np.full((len(rows), len(qids)), np.nan)
+        for i, values in by_row.items():
+            matrix[i] = [values.get(qid, 0.0) for qid in qids]
+        matrices[code] = matrix
+    return matrices
+
+
+def standings_store(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str]) -> float:
+    """Compute and save every row's `standings` ({column key: {"low", "high", "tier", "ci"}});
+    the caller holds the phase lock. Returns the seconds it took (logged by the bench)."""
+    from evaluator.rank_bands import column_standings
+
+    started = time.perf_counter()
+    competition = phase.competition
+    rows = list(LeaderboardRow.objects.filter(phase=phase).order_by("is_baseline", "rank", "pk"))
+    teams = [r for r in rows if not r.is_baseline]
+    rows = teams[:MAX_TEAMS] + [r for r in rows if r.is_baseline]
+    columns = {code: [code] for code in groups.get("all", [])} | groups
+    if ranked_on != groups.get("all"):
+        columns[REVEALED_ALL] = ranked_on
+    matrices = _matrices(rows, list(groups.get("all", [])), competition.primary_metric)
+    result = column_standings(matrices, columns, settings=band_settings(competition),
+                              missing=competition.missing_subset, ranked=[not r.is_baseline for r in rows])
+    for i, row in enumerate(rows):
+        row.standings = {key: {"low": s.low, "high": s.high, "tier": s.tier, "ci": [s.ci_low, s.ci_high]}
+                         for key, by_row in result.items() if (s := by_row.get(i)) is not None}
+    untested = [r for r in teams[MAX_TEAMS:] if r.standings]
+    for row in untested:
+        row.standings = {}
+    LeaderboardRow.objects.bulk_update(rows + untested, ["standings"])
+    return time.perf_counter() - started
