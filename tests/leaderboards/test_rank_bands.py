@@ -149,3 +149,11 @@ def test_a_viewer_whose_phase_hides_scores_gets_no_bands(cast, board):
         assert not Viewer(cast.participant, cast.competition).sees_standings(phase)
         assert Viewer(cast.organizer, cast.competition).sees_standings(phase)
     assert Viewer(cast.anonymous, cast.competition).sees_standings(board)
+
+
+def test_it_tests_the_top_teams_only_and_still_gives_baselines_intervals(cast, board, monkeypatch):
+    monkeypatch.setattr("cupboard.leaderboards.standings.MAX_TEAMS", 2)
+    leaderboard_refresh(phase=board)
+    rows = list(LeaderboardRow.objects.filter(phase=board).order_by("is_baseline", "rank"))
+    assert [bool(r.standings) for r in rows] == [True, True, False, True]
+    assert rows[1].standings["sw"]["high"] == 2 and rows[3].standings["sw"]["tier"] == 0

@@ -61,20 +61,23 @@ def standings_store(*, phase: Phase, groups: dict[str, list[str]], ranked_on: li
 
     started = time.perf_counter()
     competition = phase.competition
-    rows = list(LeaderboardRow.objects.filter(phase=phase).order_by("is_baseline", "rank", "pk"))
+    rows = list(LeaderboardRow.objects.filter(phase=phase).order_by("is_baseline", "rank", "pk")
+                .only("pk", "submission_id", "is_baseline", "rank", "standings"))
     teams = [r for r in rows if not r.is_baseline]
-    rows = teams[:MAX_TEAMS] + [r for r in rows if r.is_baseline]
+    tested = teams[:MAX_TEAMS] + [r for r in rows if r.is_baseline]
     columns = {code: [code] for code in groups.get("all", [])} | groups
     if ranked_on != groups.get("all"):
         columns[REVEALED_ALL] = ranked_on
-    matrices = _matrices(rows, list(groups.get("all", [])), competition.primary_metric)
+    matrices = _matrices(tested, list(groups.get("all", [])), competition.primary_metric)
     result = column_standings(matrices, columns, settings=band_settings(competition),
-                              missing=competition.missing_subset, ranked=[not r.is_baseline for r in rows])
-    for i, row in enumerate(rows):
-        row.standings = {key: {"low": s.low, "high": s.high, "tier": s.tier, "ci": [s.ci_low, s.ci_high]}
-                         for key, by_row in result.items() if (s := by_row.get(i)) is not None}
-    untested = [r for r in teams[MAX_TEAMS:] if r.standings]
-    for row in untested:
-        row.standings = {}
-    LeaderboardRow.objects.bulk_update(rows + untested, ["standings"])
+                              missing=competition.missing_subset, ranked=[not r.is_baseline for r in tested])
+    found = {row.pk: {key: {"low": s.low, "high": s.high, "tier": s.tier, "ci": [s.ci_low, s.ci_high]}
+                      for key, by_row in result.items() if (s := by_row.get(i)) is not None}
+             for i, row in enumerate(tested)}
+    changed = []
+    for row in rows:  # those beyond MAX_TEAMS are untested: {}
+        if found.get(row.pk, {}) != row.standings:  # a board without per-query values writes nothing
+            row.standings = found.get(row.pk, {})
+            changed.append(row)
+    LeaderboardRow.objects.bulk_update(changed, ["standings"], batch_size=500)
     return time.perf_counter() - started
