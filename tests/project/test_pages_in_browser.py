@@ -165,7 +165,8 @@ def test_the_search_box_keeps_the_teams_that_match(site, browser):
     page.get_by_label("Search teams").fill("")
     assert sum(r.is_visible() for r in rows.all()) == 3
     page.wait_for_selector(".js-plotly-plot .main-svg")
-    assert page.locator(".js-plotly-plot").count() == 2  # the bars and the team x language heatmap
+    # the Avg with its intervals by tier (rank bands), the bars per language and the team x language heatmap
+    assert page.locator(".js-plotly-plot").count() == 3
     page.context.close()
 
 
