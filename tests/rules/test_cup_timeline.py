@@ -24,7 +24,7 @@ from cupboard.accounts.services import api_token_create
 
 from cupboard.audit.models import AuditEvent
 from cupboard.competitions.commitments import publish_due_everywhere
-from cupboard.competitions.models import Competition, Phase
+from cupboard.competitions.models import Phase
 from cupboard.competitions.services import qrels_release_create
 from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.models import Submission

@@ -1,0 +1,305 @@
+"""The rows of the permissions matrix (tests/rules/test_permissions_matrix.py): every URL of
+the project with its arguments in the rules world and the status each persona must get,
+in `PERSONAS` order (anon, participant, teammate, outsider, organizer, other_organizer, staff)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cupboard.competitions.viewer import Viewer
+from cupboard.notifications.preferences import unsubscribe_token
+from cupboard.submissions.comparison import can_compare
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    args: tuple
+    method: str
+    statuses: tuple | Callable  # one per persona, in PERSONAS order; or viewer -> status
+    data: dict | None = None
+
+
+def every(status: int) -> tuple:
+    return (status,) * 7
+
+
+def login(status: int, *, anon: int = 302) -> tuple:
+    """Logged-in users get `status`; the anonymous visitor is sent to log in."""
+    return (anon,) + (status,) * 6
+
+
+def team_a(member: int, other: int, *, anon: int | None = None) -> tuple:
+    """Team A's own things: its members and this competition's organizers (and staff) get `member`."""
+    return (other if anon is None else anon, member, member, other, member, other, member)
+
+
+def captain(ok: int, other: int) -> tuple:
+    """Team A's captain (participant, its first member) gets `ok`; the anonymous visitor logs in first."""
+    return (302, ok) + (other,) * 5
+
+
+def organizers(ok: int, other: int, *, anon: int | None = None) -> tuple:
+    """Organizer-only things: the organizer of this competition and staff get `ok`."""
+    return (other if anon is None else anon, other, other, other, ok, other, ok)
+
+
+def rows(w) -> list[Row]:
+    """The matrix. Arguments are resolved from the world `w` (pks are only known at run time)."""
+    a, a_b, b, base, base_b = w.sub_a_dev.pk, w.sub_a_test_b.pk, w.sub_b_dev.pk, w.baseline.pk, w.baseline_test_b.pk
+    invite = w.team_a.invite_code
+    w.__dict__.setdefault("unsubscribe", unsubscribe_token(user=w.participant, kind="submission"))
+    subset = {s.code: s for s in w.competition.subsets.all()}
+
+    def compare(one, other):
+        """The comparison page: 403 for a submission the viewer may not open or pair, 404 for none."""
+        def rule(v: Viewer) -> int:
+            if not v.sees_submission(one):
+                return 403
+            if other is None:
+                return 404
+            return 200 if can_compare(v, one, other) else 403
+        return rule
+
+    def run_file(submission, code):
+        return lambda v: (403 if not v.sees_submission(submission) else
+                          200 if v.sees_runs(submission) and v.sees_subset(subset[code]) else 404)
+
+    def topics(phase, code):
+        return lambda v: 200 if code in subset and v.sees_subset(subset[code]) and v.sees_topics(phase) else 404
+
+    def qrels(phase, code):
+        return lambda v: 200 if code in subset and v.sees_subset(subset[code]) and v.sees_qrels(phase) else 404
+
+    def export(phase):
+        return lambda v: 200 if v.sees_leaderboard(phase) else 403
+
+    def official(phase):
+        """The frozen results: once frozen (at the reveal), to whoever sees the leaderboard."""
+        from cupboard.leaderboards.models import FrozenSnapshot
+
+        return lambda v: 200 if v.sees_leaderboard(phase) and FrozenSnapshot.objects.filter(phase=phase).exists() \
+            else 404
+
+    return [
+        Row("accounts:signup", (), "GET", every(200)),
+        Row("accounts:signup", (), "POST", every(200), {"username": ""}),  # the form again, with errors
+        Row("accounts:login", (), "GET", every(200)),
+        Row("accounts:login", (), "POST", every(200), {"username": "participant", "password": "wrong"}),
+        Row("accounts:profile", (), "GET", login(200)),
+        Row("accounts:token_create", (), "GET", login(405)),
+        Row("accounts:token_create", (), "POST", login(200)),  # the new token, shown in this answer only
+        Row("accounts:password_reset", (), "GET", every(200)),
+        # The form again, with errors (an address would count 7 requests for one e-mail: throttled;
+        # tests/accounts/test_password_reset.py walks through a reset).
+        Row("accounts:password_reset", (), "POST", every(200), {"email": ""}),
+        Row("accounts:password_reset_done", (), "GET", every(200)),
+        Row("accounts:password_reset_confirm", ("MQ", "not-a-token"), "GET", every(200)),  # "this link does not work"
+        Row("accounts:password_reset_complete", (), "GET", every(200)),
+        Row("notifications:preferences", (), "GET", login(405)),
+        Row("notifications:preferences", (), "POST", login(302), {"submission": "on"}),
+        # The link in every mail: its signed token is the authority (no log-in, no CSRF token).
+        Row("notifications:unsubscribe", (w.unsubscribe,), "GET", every(200)),
+        Row("notifications:unsubscribe", (w.unsubscribe,), "POST", every(200)),
+        Row("notifications:unsubscribe", (w.unsubscribe[:-3] + "xyz",), "POST", every(404)),
+        Row("accounts:logout", (), "GET", every(405)),
+        Row("accounts:logout", (), "POST", every(302)),
+        Row("teams:join", (invite,), "GET", login(200)),
+        # Members go to their team page; another team's member is refused (the page again); the rest join.
+        Row("teams:join", (invite,), "POST", (302, 302, 302, 200, 302, 302, 302)),
+        # Merging: every logged-in POST ends on a redirect (merged, or back to the invite with the reason).
+        Row("teams:merge", (invite,), "GET", login(405)),
+        Row("teams:merge", (invite,), "POST", login(302)),
+        Row("teams:merge", (w.draft_team.invite_code,), "POST", organizers(302, 404, anon=302)),
+        Row("teams:create", ("cup",), "GET", login(200)),
+        Row("teams:create", ("cup",), "POST", (302, 200, 200, 200, 302, 302, 302), {"name": "Fresh team"}),
+        Row("teams:create", ("draft",), "GET", organizers(200, 404, anon=302)),
+        Row("teams:detail", ("cup", "team-a"), "GET", every(200)),
+        # A draft's team pages, invites, submissions and files: organizers only, even for its members.
+        Row("teams:detail", ("draft", "draft-team"), "GET", organizers(200, 404)),
+        Row("teams:detail", ("draft", "nobody"), "GET", every(404)),
+        # Members are asked to confirm; non-members are sent back: "you are not in this team".
+        Row("teams:leave", ("cup", "team-a"), "GET", (302, 200, 200, 302, 302, 302, 302)),
+        Row("teams:leave", ("cup", "team-a"), "POST", login(302)),
+        # The captain (participant, Team A's first member) alone removes members and replaces the invite.
+        Row("teams:member_remove", ("cup", "team-a", "teammate"), "GET", captain(200, 403)),
+        Row("teams:member_remove", ("cup", "team-a", "teammate"), "POST", captain(302, 403)),
+        Row("teams:member_remove", ("cup", "team-a", "outsider"), "GET", captain(404, 403)),
+        Row("teams:invite_replace", ("cup", "team-a"), "GET", login(405)),
+        Row("teams:invite_replace", ("cup", "team-a"), "POST", captain(302, 403)),
+        Row("teams:join", (w.draft_team.invite_code,), "GET", organizers(200, 404, anon=302)),
+        Row("teams:join", (w.draft_team.invite_code,), "POST", organizers(302, 404, anon=302)),
+        Row("teams:leave", ("draft", "draft-team"), "POST", organizers(302, 404, anon=302)),
+        Row("submissions:detail", (w.draft_sub.pk,), "GET", organizers(200, 404)),
+        Row("submissions:status", (w.draft_sub.pk,), "GET", organizers(200, 404)),
+        Row("submissions:download", (w.draft_sub.pk, "sw"), "GET", organizers(200, 404)),
+        Row("submissions:api_status", (w.draft_sub.pk,), "GET", organizers(200, 404, anon=401)),
+        Row("submissions:detail", (a,), "GET", team_a(200, 403)),
+        Row("submissions:detail", (base,), "GET", every(200)),
+        Row("submissions:detail", (999999,), "GET", every(404)),
+        Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, w.baseline), {"with": base}),
+        Row("submissions:compare", (base,), "GET", compare(w.baseline, w.sub_a_dev), {"with": a}),
+        Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, w.sub_b_dev), {"with": b}),  # team B's
+        Row("submissions:compare", (a_b,), "GET", compare(w.sub_a_test_b, w.baseline_test_b), {"with": base_b}),
+        Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, None), {"with": 999999}),
+        Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, None)),
+        Row("submissions:status", (a,), "GET", team_a(200, 403)),
+        Row("submissions:status", (base,), "GET", every(200)),
+        Row("submissions:download", (a, "sw"), "GET", run_file(w.sub_a_dev, "sw")),
+        Row("submissions:download", (base, "sw"), "GET", run_file(w.baseline, "sw")),
+        # A baseline's run for the surprise language is as hidden as the language itself, and
+        # one on test B as hidden as its judgments.
+        Row("submissions:download", (base, "yo"), "GET", run_file(w.baseline, "yo")),
+        Row("submissions:download", (base_b, "sw"), "GET", run_file(w.baseline_test_b, "sw")),
+        Row("submissions:detail", (base_b,), "GET", every(200)),
+        Row("submissions:status", (base_b,), "GET", every(200)),
+        Row("submissions:status", (a_b,), "GET", team_a(200, 403)),
+        Row("submissions:api_status", (base_b,), "GET", login(200, anon=401)),
+        Row("submissions:api_status", (a_b,), "GET", team_a(200, 404, anon=401)),
+        Row("submissions:select_final", (a_b,), "GET", login(405)),
+        Row("submissions:select_final", (a_b,), "POST", team_a(302, 403, anon=302), {"selected": "1"}),
+        Row("submissions:disqualify", (b,), "GET", login(405)),
+        Row("submissions:disqualify", (b,), "POST", organizers(302, 403, anon=302), {"reason": "cheating"}),
+        Row("submissions:grant", (b,), "GET", login(405)),
+        Row("submissions:grant", (b,), "POST", organizers(302, 403, anon=302), {"extra": "1", "reason": "outage"}),
+        Row("submissions:api_status", (a,), "GET", team_a(200, 404, anon=401)),
+        Row("submissions:api_status", (base,), "GET", login(200, anon=401)),
+        # The API takes tokens only: a logged-in session without one is refused (no CSRF hole).
+        Row("submissions:api_status", (a,), "GET", every(401), {"session_only": True}),
+        Row("submissions:api_upload", ("cup", "dev"), "POST", every(401), {"session_only": True}),
+        Row("submissions:api_upload", ("cup", "dev"), "GET", login(405, anon=401)),
+        Row("submissions:api_upload", ("cup", "dev"), "POST", login(400, anon=401), {"method_name": "x"}),
+        Row("submissions:api_upload", ("draft", "dev"), "POST", organizers(400, 404, anon=401),
+            {"method_name": "x"}),
+        Row("submissions:mine", ("cup",), "GET", login(200)),  # one's own team's (none: says so)
+        Row("submissions:mine", ("draft",), "GET", organizers(200, 404, anon=302)),
+        Row("submissions:mine", ("nope",), "GET", login(404)),
+        Row("submissions:upload", ("cup", "dev"), "GET", login(200)),
+        Row("submissions:upload", ("cup", "dev"), "POST", login(400), {"method_name": "x"}),
+        Row("submissions:upload", ("draft", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("submissions:upload", ("cup", "nope"), "GET", login(404)),
+        Row("submissions:rescore", ("cup", "dev"), "GET", login(405)),
+        Row("submissions:rescore", ("cup", "dev"), "POST", organizers(302, 403, anon=302)),
+        Row("submissions:hybrid", ("cup", "dev"), "GET", login(405)),
+        Row("submissions:hybrid", ("cup", "dev"), "POST", organizers(302, 403, anon=302)),
+        Row("leaderboards:competition", ("cup",), "GET", every(200)),
+        Row("leaderboards:competition", ("draft",), "GET", organizers(200, 404)),
+        Row("leaderboards:phase", ("cup", "dev"), "GET", every(200)),
+        Row("leaderboards:phase", ("cup", "test-b"), "GET", every(200)),  # "not public until ..." for most
+        Row("leaderboards:phase", ("draft", "dev"), "GET", organizers(200, 404)),
+        Row("leaderboards:export_csv", ("cup", "dev"), "GET", every(200)),
+        Row("leaderboards:export_csv", ("cup", "test-b"), "GET", export(w.test_b)),
+        Row("leaderboards:export_json", ("cup", "dev"), "GET", every(200)),
+        Row("leaderboards:export_json", ("cup", "test-b"), "GET", export(w.test_b)),
+        # The leaderboard as of an instant (one in the future is now: it opens nothing early) and its history.
+        Row("leaderboards:phase", ("cup", "dev"), "GET", every(200), {"as_of": "2020-01-01"}),
+        Row("leaderboards:phase", ("cup", "test-b"), "GET", every(200), {"as_of": "2100-01-01T00:00Z"}),
+        Row("leaderboards:phase", ("cup", "dev"), "GET", every(400), {"as_of": "soon"}),
+        Row("leaderboards:export_json", ("cup", "test-b"), "GET", export(w.test_b), {"as_of": "2100-01-01"}),
+        Row("leaderboards:export_csv", ("cup", "dev"), "GET", every(200), {"as_of": "2100-01-01"}),
+        Row("leaderboards:history", ("cup", "dev"), "GET", every(200)),
+        Row("leaderboards:history", ("cup", "test-b"), "GET", every(200)),  # "not public until ..." for most
+        Row("leaderboards:history", ("draft", "dev"), "GET", organizers(200, 404)),
+        Row("leaderboards:official_csv", ("cup", "test-b"), "GET", official(w.test_b)),
+        Row("leaderboards:official_json", ("cup", "test-b"), "GET", official(w.test_b)),
+        Row("leaderboards:official_csv", ("cup", "dev"), "GET", every(404)),  # not a final phase
+        # A run-metadata filter (?meta_<name>=) changes which rows, never who sees the board.
+        Row("leaderboards:phase", ("cup", "dev"), "GET", every(200), {"meta_zero_shot": "yes"}),
+        Row("leaderboards:phase", ("cup", "test-b"), "GET", every(200), {"meta_zero_shot": "yes"}),
+        Row("leaderboards:phase", ("draft", "dev"), "GET", organizers(200, 404), {"meta_zero_shot": "no"}),
+        Row("leaderboards:export_csv", ("cup", "test-b"), "GET", export(w.test_b), {"meta_zero_shot": "yes"}),
+        Row("leaderboards:export_json", ("cup", "dev"), "GET", every(200), {"meta_zero_shot": "no"}),
+        Row("leaderboards:export_json", ("cup", "test-b"), "GET", export(w.test_b), {"meta_zero_shot": "yes"}),
+        Row("audit:log", ("cup",), "GET", every(200)),
+        Row("audit:log", ("draft",), "GET", organizers(200, 404)),
+        Row("competitions:list", (), "GET", every(200)),
+        Row("competitions:detail", ("cup",), "GET", every(200)),
+        Row("competitions:detail", ("draft",), "GET", organizers(200, 404)),
+        Row("competitions:commitments", ("cup",), "GET", every(200)),
+        Row("competitions:feed", ("cup",), "GET", every(200)),
+        Row("competitions:feed", ("draft",), "GET", organizers(200, 404)),
+        Row("competitions:page", ("cup", "rules"), "GET", every(200)),
+        Row("competitions:page", ("cup", "faq"), "GET", every(404)),  # a page the YAML leaves out
+        Row("competitions:page", ("draft", "rules"), "GET", organizers(200, 404)),
+        Row("competitions:how_to_submit", ("cup",), "GET", every(200)),
+        Row("competitions:how_to_submit", ("draft",), "GET", organizers(200, 404)),
+        Row("competitions:topics_archive", ("cup", "dev"), "GET", every(200)),
+        Row("competitions:topics_archive", ("cup", "nope"), "GET", every(404)),
+        Row("competitions:topics_archive", ("draft", "dev"), "GET", organizers(200, 404)),
+        Row("competitions:sample_submission", ("cup", "dev"), "GET", every(200)),
+        Row("competitions:sample_submission", ("draft", "dev"), "GET", organizers(200, 404)),
+        Row("competitions:topics", ("cup", "dev", "sw"), "GET", topics(w.dev, "sw")),
+        Row("competitions:topics", ("cup", "dev", "yo"), "GET", topics(w.dev, "yo")),
+        Row("competitions:topics", ("cup", "dev", "zz"), "GET", topics(w.dev, "zz")),
+        Row("competitions:topics", ("cup", "test-b", "yo"), "GET", topics(w.test_b, "yo")),
+        Row("competitions:qrels", ("cup", "dev", 1, "sw"), "GET", qrels(w.dev, "sw")),
+        Row("competitions:qrels", ("cup", "dev", 1, "yo"), "GET", qrels(w.dev, "yo")),
+        Row("competitions:qrels", ("cup", "test-b", 1, "sw"), "GET", qrels(w.test_b, "sw")),
+        Row("competitions:qrels", ("cup", "test-b", 1, "zz"), "GET", qrels(w.test_b, "zz")),
+        # The organizer area: anyone else gets the 404 of a missing competition (anonymous: log in first).
+        Row("competitions:manage", ("cup",), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage", ("draft",), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage", ("cup",), "POST", login(405)),
+        Row("competitions:manage_teams", ("cup",), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_teams", ("draft",), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_teams", ("cup",), "POST", login(405)),
+        Row("competitions:manage_qrels", ("cup", "test-b"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_qrels", ("cup", "test-b"), "POST", organizers(400, 404, anon=302), {"note": "x"}),
+        Row("competitions:manage_qrels", ("cup", "nope"), "GET", login(404)),
+        Row("competitions:manage_topics", ("cup", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_topics", ("cup", "dev"), "POST", organizers(400, 404, anon=302)),
+        Row("competitions:manage_schedule", ("cup", "test-b"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_schedule", ("cup", "test-b"), "POST", organizers(302, 404, anon=302),
+            {"visibility": "live", "hidden_qrels": "on"}),
+        Row("competitions:manage_group", ("cup", "surprise"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_group", ("cup", "surprise"), "POST", organizers(302, 404, anon=302),
+            {"reveal_at": ""}),
+        Row("competitions:manage_group", ("cup", "nope"), "GET", login(404)),
+        # The organizer's desk: export, scoring progress, grants for any team, a message to every team.
+        Row("competitions:manage_export", ("cup", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_export", ("draft", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_export", ("cup", "dev"), "POST", login(405)),
+        Row("competitions:manage_export", ("cup", "nope"), "GET", login(404)),
+        Row("competitions:manage_scoring", ("cup", "test-b"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_scoring", ("cup", "dev"), "POST", login(405)),
+        Row("competitions:manage_verify", ("cup", "dev"), "GET", login(405)),
+        Row("competitions:manage_verify", ("cup", "test-b"), "POST", organizers(302, 404, anon=302)),
+        Row("competitions:manage_verify", ("draft", "dev"), "POST", organizers(302, 404, anon=302)),
+        Row("competitions:manage_grant", ("cup", "team-b"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_grant", ("cup", "team-b"), "POST", organizers(302, 404, anon=302),
+            {"phase": w.sub_a_dev.phase_id, "extra": "1", "reason": "outage"}),
+        Row("competitions:manage_grant", ("cup", "team-b"), "POST", organizers(400, 404, anon=302),
+            {"phase": w.sub_a_dev.phase_id, "extra": "1", "day": "31/01/2026", "reason": "outage"}),
+        Row("competitions:manage_grant", ("cup", "nobody"), "GET", login(404)),
+        Row("competitions:manage_grant", ("draft", "draft-team"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_message", ("cup",), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_message", ("cup",), "POST", organizers(302, 404, anon=302),
+            {"subject": "Deadline", "body": "Two days left."}),
+        Row("competitions:manage_message", ("cup",), "POST", organizers(400, 404, anon=302), {"subject": "x"}),
+        # The judging cycle (organizer area): Judged@10 of every run, pools for the assessors, what a
+        # qrels version changed. Test B's hide nothing from its organizers and everything from the rest.
+        # Judged@10 of a phase's runs: a page for everyone, with the table once judgments and board are public.
+        Row("judging:phase_judged", ("cup", "dev"), "GET", every(200)),
+        Row("judging:phase_judged", ("cup", "test-b"), "GET", every(200)),  # "shown from ..." for most
+        Row("judging:phase_judged", ("draft", "dev"), "GET", organizers(200, 404)),
+        Row("judging:phase_judged", ("cup", "nope"), "GET", every(404)),
+        Row("judging:phase_judged", ("cup", "dev"), "POST", every(405)),
+        Row("judging:pool", ("cup", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("judging:pool", ("cup", "test-b"), "GET", organizers(200, 404, anon=302)),
+        Row("judging:pool", ("draft", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("judging:pool", ("cup", "nope"), "GET", login(404)),
+        Row("judging:pool", ("cup", "dev"), "POST", login(405)),
+        Row("judging:pool_create", ("cup", "test-b"), "GET", login(405)),
+        Row("judging:pool_create", ("cup", "test-b"), "POST", organizers(302, 404, anon=302),
+            {"depth": "10", "selection": "selected", "with_baselines": "on"}),
+        Row("judging:pool_create", ("cup", "test-b"), "POST", organizers(400, 404, anon=302), {"depth": "0"}),
+        Row("judging:pool_zip", ("cup", "test-b", w.pool_test_b.pk), "GET", organizers(200, 404, anon=302)),
+        Row("judging:pool_zip", ("cup", "dev", w.pool_test_b.pk), "GET", login(404)),  # another phase's
+        Row("judging:pool_zip", ("cup", "test-b", 999999), "GET", login(404)),
+        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.pk, "sw"), "GET", organizers(200, 404, anon=302)),
+        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.pk, "yo"), "GET", login(404)),  # no run for yo
+        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.pk, "sw"), "POST", login(405)),
+        Row("judging:qrels_changes", ("cup", "dev", 1), "GET", login(404)),  # a first version changed nothing
+        Row("judging:qrels_changes", ("draft", "dev", 1), "GET", organizers(404, 404, anon=302)),
+        Row("judging:qrels_changes", ("cup", "dev", 1), "POST", login(405)),
+    ]
