@@ -58,6 +58,18 @@ def test_the_competition_page_links_the_filled_pages_and_how_to_submit(cup):
     assert reverse("competitions:topics_archive", args=["cup", "dev"]) in body
 
 
+def test_the_sign_up_link_brings_a_visitor_back_to_the_competition(cup):
+    """Signing up from a competition's page lands on it again, as logging in does."""
+    page = reverse("competitions:detail", args=["cup"])
+    body = client_for(cup.anonymous).get(page).content.decode()
+    assert f'{reverse("accounts:signup")}?next={page}"' in body
+    client = client_for(cup.anonymous)
+    response = client.post(f'{reverse("accounts:signup")}?next={page}',
+                           {"username": "newcomer", "email": "newcomer@example.org",
+                            "password1": "a-long-pass-phrase-9", "password2": "a-long-pass-phrase-9"})
+    assert response.status_code == 302 and response["Location"] == page
+
+
 def test_how_to_submit_builds_the_example_and_command_from_the_phase(cup):
     body = client_for(cup.participant).get(reverse("competitions:how_to_submit", args=["cup"])).content.decode()
     assert "4017 Q0 1000#0 1 3.0 mine" in body and "9215 Q0 1010#0 1 3.0 mine" in body
