@@ -134,7 +134,7 @@ COMPETITIONS = (
                     {"dev": PhaseSlice(0.0, 0.5, 30), "test-a": PhaseSlice(0.5, 0.75, 20),
                      "test-b": PhaseSlice(0.75, 1.0, 20)}, seed=2,
                     overrides={"slug": "miracl-dry-run",
-                               "title": "MIRACL dry run: surprise languages still hidden",
+                               "title": "MIRACL dry run: a surprise reveal",
                                "description": "A rehearsal of the WSDM Cup on a slice of the MIRACL dev queries. "
                                               "Two surprise languages are announced ten minutes after the demo "
                                               "was loaded; the leaderboards gain their columns and S.Avg then.",
