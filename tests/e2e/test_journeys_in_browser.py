@@ -201,7 +201,7 @@ def an_organizer_grants_messages_rescores_and_exports(stack, browser, width: int
     # Re-score the final phase; the progress page reloads itself until the worker is done.
     scored_at = dict(stack.query("SELECT id, scored_at FROM submissions_submission"))
     walk.click("link", "Organizer area")
-    walk.click("link", "Scoring progress")
+    walk.click("link", "Scoring and verification")
     walk.click("button", "Re-score the phase")
     assert page.url == f"{stack.url}/c/cup/manage/final/scoring/"
     assert "queued for scoring again" in walk.text()
