@@ -1,6 +1,6 @@
 """What a class of viewers sees of a leaderboard, rendered once and served from Django's cache.
 
-A cached entry is keyed on everything its bytes depend on (`board_key`, in this order):
+A cached entry is keyed on everything its bytes depend on (`BoardState.key`, in this order):
 
 - the phase and its `leaderboard_version` (bumped by every refresh, update and qrels
   release, under the phase lock: leaderboards/services.py), read with the phase itself;
@@ -156,13 +156,6 @@ def viewer_class(viewer: Viewer) -> str:
     if viewer.team is not None:
         return f"team-{viewer.team.pk}"
     return "public"
-
-
-def board_key(phase: Phase, viewer: Viewer, *, what: str, metric: str = "") -> BoardKey:
-    """The key of what `viewer` sees of `phase` now (a query of its own: views that start
-    from the slugs call `board_state` once instead)."""
-    state = board_state(slug=phase.competition.slug, phase_slug=phase.slug, now=viewer.now)
-    return state.key(viewer_class(viewer), what=what, metric=metric)
 
 
 def cached(key: BoardKey, build: Callable[[], object]) -> object:

@@ -5,12 +5,11 @@ snapshots.official_snapshot): nobody but organizers sees a private leaderboard's
 from before its reveal, or a column hidden at the instant of a point."""
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
-from cupboard.leaderboards.cache import board_key, cached
+from cupboard.leaderboards.cache import cached, viewer_class
 from cupboard.leaderboards.charts import as_html, history_figures
 from cupboard.leaderboards.models import FrozenSnapshot
 from cupboard.leaderboards.selectors import history_for
@@ -29,14 +28,15 @@ def history(request, slug: str, phase_slug: str):
     """Each team's primary value and rank after every change, as charts, and the instants
     of the changes, each a link to the leaderboard as it stood then (?as_of=). Computed once
     per leaderboard version and viewer class (leaderboards/cache.py)."""
-    phase, viewer = _get_phase_for_user(request, slug, phase_slug)
+    state = _board_state(slug, phase_slug)  # read once: the phase, the viewer and the key agree
+    phase, viewer = _phase_and_viewer(request, state)
 
     def build() -> dict:
         found = history_for(phase=phase, viewer=viewer)
         return {"visible": found.visible, "message": found.message, "metric": found.metric,
                 "teams": len({p.team for p in found.points}), "instants": found.instants,
                 "charts": [str(chart) for chart in as_html(history_figures(found))]}
-    data = cached(board_key(phase, viewer, what="history"), build)
+    data = cached(state.key(viewer_class(viewer), what="history"), build)
     return render(request, "leaderboards/history.html", {
         "phase": phase, "competition": phase.competition, **data,
         "charts": [mark_safe(chart) for chart in data["charts"]],  # noqa: S308 - built by as_html
