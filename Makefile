@@ -48,6 +48,7 @@ bench: install
 
 ## Not part of `make test`: the web side at scale on its own PostgreSQL database (README "Web benchmark").
 bench-web: install
+	@scripts/ensure-wrk
 	$(PY) -m scripts.bench_web
 
 ## Not part of `make test`: 10-12 min on its own PostgreSQL and Redis (README "Load test").

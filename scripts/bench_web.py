@@ -11,7 +11,7 @@ languages x 2 metrics), then
       the bands alone, the whole refresh, and one scoring's update (which re-tests the board);
   (a) wrk against gunicorn (3 sync workers, as docker/) on 127.0.0.1: the leaderboard page,
       JSON, CSV and a static file at concurrency 1, 10, 50, anonymous and logged in.
-Traffic goes to 127.0.0.1 only, each wrk run lasts BENCH_WEB_SECONDS (default 5). The cache
+BENCH_WEB_PARTS (default "bsac") picks parts. Traffic goes to 127.0.0.1 only, each wrk run lasts BENCH_WEB_SECONDS (default 5). The cache
 is BENCH_WEB_CACHE_URL (default local memory, one per gunicorn worker; redis://127.0.0.1:6379/N
 shares it as compose does).
 """
@@ -32,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DB = os.environ.get("BENCH_WEB_DATABASE", "cupboard_bench_web")
 SECONDS = int(os.environ.get("BENCH_WEB_SECONDS", "5"))
+PARTS = os.environ.get("BENCH_WEB_PARTS", "bsac")  # a subset of the parts below, e.g. BENCH_WEB_PARTS=a
 VAR = ROOT / "bench-data" / "web-var"  # uploaded files, the filesystem broker, logs: emptied each run
 TEAMS, SUBMISSIONS = 500, 10_000
 BAND_TEAMS, BAND_QUERIES = 50, 1_000
@@ -245,6 +246,12 @@ def _load(base: str, phase, user) -> list[list[str]]:
     return table
 
 
+def _table(head: str, rows) -> None:
+    print(f"\n{head}")
+    for row in rows:
+        print("| " + " | ".join(row) + " |", flush=True)
+
+
 def main() -> None:
     os.environ.update(ENV)
     _fresh_database()
@@ -258,21 +265,17 @@ def main() -> None:
     from scripts.bench_web_upload import upload_rows
 
     leaderboard_refresh(phase=phase)
-    print("\n| measure (PostgreSQL, 2 cores) | time |\n|---|---:|")
-    for name, value in _server_side(phase, user):
-        print(f"| {name} | {value} |")
-    print("\n| rank bands (PostgreSQL, 2 cores) | time |\n|---|---:|")
-    for name, value in _bands(phase.competition):
-        print(f"| {name} | {value} |")
+    if "b" in PARTS:
+        _table("| measure (PostgreSQL, 2 cores) | time |\n|---|---:|", _server_side(phase, user))
+    if "s" in PARTS:
+        _table("| rank bands (PostgreSQL, 2 cores) | time |\n|---|---:|", _bands(phase.competition))
     with _gunicorn() as base:
-        load = _load(base, phase, user)
-        uploads = upload_rows(base, ENV, VAR)
-    print("\n| viewer | concurrency | page | JSON | CSV | static CSS |\n|---|---:|---|---|---|---|")
-    for line in load:
-        print("| " + " | ".join(line) + " |")
-    print("\n| (c) one submission, 2 cores, worker concurrency 2 | time |\n|---|---:|")
-    for name, value in uploads:
-        print(f"| {name} | {value} |")
+        if "a" in PARTS:
+            _table("| viewer | concurrency | page | JSON | CSV | static CSS |\n|---|---:|---|---|---|---|",
+                   _load(base, phase, user))
+        if "c" in PARTS:
+            _table("| (c) one submission, 2 cores, worker concurrency 2 | time |\n|---|---:|",
+                   upload_rows(base, ENV, VAR))
     average = os.getloadavg()
     print(f"\nload average {average[0]:.2f} {average[1]:.2f} {average[2]:.2f}; wrk {SECONDS} s per cell, "
           "Accept-Encoding: gzip but the last row; gunicorn 3 sync workers")

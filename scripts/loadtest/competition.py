@@ -19,12 +19,23 @@ SLUG = "loadtest"
 TEAMS = ("Anchor", "Beacon", "Compass", "Drift")
 
 
-def definition(now) -> dict:
+def _cup() -> dict:
     import yaml
 
     from cupboard.competitions.definition import DEFINITIONS_DIR
 
-    data = yaml.safe_load((DEFINITIONS_DIR / "miracl-wsdm-cup.yaml").read_text(encoding="utf-8"))
+    return yaml.safe_load((DEFINITIONS_DIR / "miracl-wsdm-cup.yaml").read_text(encoding="utf-8"))
+
+
+def run_metadata() -> dict[str, str]:
+    """The API fields (`meta_<name>`) an upload to the Cup must carry: each required field's
+    first choice, as a team that answers the form would."""
+    return {f"meta_{field['name']}": field["choices"][0]["value"]
+            for field in _cup().get("run_metadata", []) if field.get("required")}
+
+
+def definition(now) -> dict:
+    data = _cup()
     dev = next(phase for phase in data["phases"] if phase["slug"] == "dev")
     for key in ("daily_limit", "total_limit"):
         dev.pop(key, None)  # the rush must not be refused by a quota

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from evaluator.cli_submit import Multipart
 
+from .competition import run_metadata
 from .datasets import RunSet
 
 TIMEOUT = 150  # seconds: above gunicorn's 120 s worker timeout, so a hung worker shows as its 502/reset
@@ -55,11 +56,12 @@ class Client:
     phase: str
     tokens: list[str]
     timeout: float = TIMEOUT
+    metadata: dict[str, str] = field(default_factory=run_metadata)  # the run metadata the Cup requires
 
     def send(self, upload: Upload) -> Upload:
         """POST the upload's files; if the server stops reading before the end (it answered early,
         or dropped the connection), read whatever answer it left."""
-        body = Multipart({"method_name": upload.method, "description": "load test"},
+        body = Multipart({"method_name": upload.method, "description": "load test", **self.metadata},
                          [("files", path) for path in upload.run_set.files])
         address = urllib.parse.urlsplit(self.url)
         connection = http.client.HTTPConnection(address.hostname, address.port, timeout=self.timeout)
