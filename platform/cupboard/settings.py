@@ -273,6 +273,9 @@ CACHES = {"default": cache_from_url(os.getenv("CUPBOARD_CACHE_URL", "locmem://")
 # Leaderboard pages and exports per viewer class (leaderboards/cache.py) live in the same cache,
 # keyed on the leaderboard's version; this bounds how long an edit that bumps none takes to show.
 CUPBOARD_LEADERBOARD_CACHE_SECONDS = envint("CUPBOARD_LEADERBOARD_CACHE_SECONDS", "300")
+# How long a web process reuses a phase's board state for visitors without cookies (0: never): a new
+# leaderboard version reaches them that much later; clock reveals stay on time (leaderboards/cache.py).
+CUPBOARD_BOARD_STATE_SECONDS = float(os.getenv("CUPBOARD_BOARD_STATE_SECONDS", "1"))
 # Rates: failed log-ins per account and per address, sign-ups and new teams per address, API
 # requests per token, password-reset mails per e-mail address and per client address. CUPBOARD_RATES="login-account=5/15m,api-token=120/m" changes some.
 CUPBOARD_RATES = rates_from_env(os.getenv("CUPBOARD_RATES", ""), {

@@ -78,6 +78,46 @@ def test_a_reveal_is_never_served_late(cast, dev):
         assert ">yo<" in _text(None, PAGE, dev) and '"yo"' in _text(None, JSON, dev)
 
 
+def _bump_elsewhere(phase) -> None:
+    """A new version written by another process (a worker): nothing of this one hears of it."""
+    from cupboard.competitions.models import Phase
+
+    Phase.objects.filter(pk=phase.pk).update(leaderboard_version=phase.leaderboard_version + 100)
+
+
+def test_a_new_version_from_another_process_reaches_visitors_without_cookies_within_the_state_seconds(
+        cast, dev, settings, django_assert_num_queries):
+    settings.CUPBOARD_BOARD_STATE_SECONDS = 5
+    etag = _get(None, PAGE, dev)["ETag"]
+    _bump_elsewhere(dev)
+    with django_assert_num_queries(0):  # the kept state: no SQL, the version this process read
+        assert _get(None, PAGE, dev)["ETag"] == etag
+    assert _get(cast.participant, PAGE, dev, HTTP_IF_NONE_MATCH=etag).status_code == 200  # signed in: fresh
+    with time_machine.travel(timedelta(seconds=5)):
+        assert _get(None, PAGE, dev)["ETag"] != etag
+
+
+def test_a_reveal_is_served_on_time_from_a_kept_state(cast, dev, settings):
+    """The state kept for visitors without cookies names the next reveal; each request's key is
+    computed at its own instant, so the reveal shows at once however long the state is kept."""
+    settings.CUPBOARD_BOARD_STATE_SECONDS = 3600
+    reveal = cast.competition.groups.get(name="surprise").reveal_at
+    with time_machine.travel(reveal - timedelta(seconds=10), tick=False):
+        assert ">yo<" not in _text(None, PAGE, dev)
+    with time_machine.travel(reveal, tick=False):
+        assert ">yo<" in _text(None, PAGE, dev)
+
+
+def test_this_process_s_own_changes_are_seen_at_once(cast, dev, settings):
+    settings.CUPBOARD_BOARD_STATE_SECONDS = 3600
+    etag = _get(None, PAGE, dev)["ETag"]
+    leaderboard_refresh(phase=dev)  # leaderboard_bump forgets the kept states
+    assert _get(None, PAGE, dev)["ETag"] != etag
+    cast.competition.is_published = False
+    cast.competition.save()  # an edit in this process: its save signal forgets them too
+    assert _get(None, PAGE, dev).status_code == 404
+
+
 @pytest.mark.parametrize("name", [PAGE, JSON, CSV])
 def test_it_answers_304_to_a_copy_of_the_current_version(cast, dev, name):
     first = _get(None, name, dev)

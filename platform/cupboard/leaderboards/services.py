@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import phase_subsets
+from cupboard.leaderboards.cache import forget_recent_states
 from cupboard.leaderboards.history import history_record, rows_state
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import Candidate, counted_candidate, order_key, ranked
@@ -135,6 +136,10 @@ def leaderboard_bump(*, phase: Phase) -> None:
     qrels release (which changes the qrels version shown)."""
     Phase.objects.filter(pk=phase.pk).update(leaderboard_version=F("leaderboard_version") + 1,
                                              leaderboard_changed_at=timezone.now())
+    # This process's own cookie-less visitors see the new version at once (leaderboards/cache.py);
+    # again after commit, in case one of its threads read the old row in between.
+    forget_recent_states()
+    transaction.on_commit(forget_recent_states)
 
 
 def _subsets(phase: Phase) -> list:

@@ -33,8 +33,10 @@ from cupboard.leaderboards.table import table_body
 _GZIP = re.compile(r"\bgzip\b")  # as Django's GZipMiddleware reads Accept-Encoding
 
 
-def _board_state(slug: str, phase_slug: str) -> BoardState:
-    state = board_state(slug=slug, phase_slug=phase_slug)
+def _board_state(request, slug: str, phase_slug: str) -> BoardState:
+    """The board state; for a visitor without cookies, as this process read it within the
+    last CUPBOARD_BOARD_STATE_SECONDS (leaderboards/cache.py)."""
+    state = board_state(slug=slug, phase_slug=phase_slug, recent=_is_blank(request))
     if state is None:
         raise Http404("No such leaderboard")
     return state
@@ -144,7 +146,7 @@ def phase(request, slug: str, phase_slug: str):
     is rendered once per version, viewer class and filter (leaderboards/cache.py); a visitor without cookies gets the whole page from the cache,
     byte for byte (gzip-compressed when accepted): one query and a cache read.
     Read-only: a leaderboard computed before a reveal is rebuilt by the beat task."""
-    state = _board_state(slug, phase_slug)
+    state = _board_state(request, slug, phase_slug)
     metric, filters = state.metric(request.GET.get("metric")), state.filters(request.GET)
     board, load = _lookup(request, state, what="board", metric=metric, filters=filters)  # 404s first: a bad as_of tells nothing
     try:
@@ -176,7 +178,7 @@ def phase(request, slug: str, phase_slug: str):
 
 
 def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) -> HttpResponse:
-    state = _board_state(slug, phase_slug)
+    state = _board_state(request, slug, phase_slug)
     filters = state.filters(request.GET)
     key, load = _lookup(request, state, what=what, filters=filters)
     try:

@@ -20,7 +20,7 @@ from cupboard.leaderboards.views import _board_state, _phase_and_viewer
 def _get_phase_for_user(request, slug: str, phase_slug: str):
     """The phase and its viewer at one instant, as the leaderboard page reads them; 404 when
     the phase does not exist for them."""
-    return _phase_and_viewer(request, _board_state(slug, phase_slug))
+    return _phase_and_viewer(request, _board_state(request, slug, phase_slug))
 
 
 @require_GET
@@ -28,7 +28,7 @@ def history(request, slug: str, phase_slug: str):
     """Each team's primary value and rank after every change, as charts, and the instants
     of the changes, each a link to the leaderboard as it stood then (?as_of=). Computed once
     per leaderboard version and viewer class (leaderboards/cache.py)."""
-    state = _board_state(slug, phase_slug)  # read once: the phase, the viewer and the key agree
+    state = _board_state(request, slug, phase_slug)  # read once: the phase, the viewer and the key agree
     phase, viewer = _phase_and_viewer(request, state)
 
     def build() -> dict:
