@@ -1,12 +1,23 @@
 """Plotly figures of a leaderboard, built from what `leaderboard_for` returned.
 
 Charts take their data from the viewer's `Leaderboard` (already filtered and rounded), so
-they can never show a column or a value the table hides. plotly is imported lazily: only
-the leaderboard page pays for it. The HTML never loads plotly.js from a CDN; the page
-includes it once as our own static file (`plotly/plotly.min.js`, see cupboard/staticfiles.py),
-through templates/_charts.html.
+they can never show a column or a value the table hides. The HTML never loads plotly.js from
+a CDN; the page includes it once as our own static file (`plotly/plotly.min.js`, see
+cupboard/staticfiles.py), through templates/_charts.html.
+
+The leaderboard page's figures are plain dicts in plotly's JSON schema (`{"data": [traces],
+"layout": {...}}`), written with `json`: plotly.graph_objects validates every property and
+every cell (a 500 x 18 heatmap included) and took most of an uncached page's time. What they
+hold is what graph_objects wrote before, template included (tests/leaderboards/test_charts.py
+checks both against graph_objects). The other pages' figures (submissions, judging, history)
+are still graph_objects Figures, imported lazily; `as_html` takes either.
 """
 from __future__ import annotations
+
+import importlib.util
+import json
+from functools import cache
+from pathlib import Path
 
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
@@ -16,6 +27,9 @@ TOP_TEAMS = 10
 HEATMAP_TEAMS = 5
 BAND_TEAMS = 50
 TIER_COLOURS = ("#2a6fdb", "#7f9cc9")  # alternate tiers, as the table's shading
+# plotly.py's "Viridis" as it wrote it out (plotly.js's own "Viridis" has other stops).
+VIRIDIS = [[i / 9, colour] for i, colour in enumerate(
+    ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779", "#6ece58", "#b5de2b", "#fde725"))]
 
 
 def bar_hover(decimals: int) -> str:
@@ -39,24 +53,28 @@ def _name(entry: Entry) -> str:
     return f"{entry.method} (baseline)" if entry.is_baseline else f"{entry.rank}. {entry.team}: {entry.method}"
 
 
-def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS):
+def _title(text: str) -> dict:
+    """A title as plotly's schema nests it (`title="x"` in graph_objects)."""
+    return {"title": {"text": text}}
+
+
+def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS) -> dict:
     """Grouped bars: one group per subset column (language, test set, pair), one bar per
     top team and per baseline."""
-    import plotly.graph_objects as go
-
     columns = leaderboard.subset_columns
     intervals = leaderboard.bands is not None and metric == leaderboard.primary_metric
-    figure = go.Figure()
+    labels, keys, hover = [c.label for c in columns], [c.key for c in columns], bar_hover(leaderboard.decimals)
+    traces = []
     for entry in _charted_entries(leaderboard, top):
         values = [entry.cell(c, metric) for c in columns]
-        figure.add_trace(go.Bar(
-            name=_name(entry), x=[c.label for c in columns], y=values,
-            error_y=_error_bars(entry, [c.key for c in columns], values) if intervals else None,
-            marker_pattern_shape="/" if entry.is_baseline else "", hovertemplate=bar_hover(leaderboard.decimals)))
+        trace = {"type": "bar", "name": _name(entry), "x": labels, "y": values,
+                 "marker": {"pattern": {"shape": "/" if entry.is_baseline else ""}}, "hovertemplate": hover}
+        if intervals:
+            trace["error_y"] = _error_bars(entry, keys, values)
+        traces.append(trace)
     title = f"{metric} per subset" + (f" ({leaderboard.bands.confidence}% intervals)" if intervals else "")
-    figure.update_layout(barmode="group", title=title, yaxis_title=metric,
-                         legend_title_text="Top teams and baselines", margin={"t": 50, "b": 40})
-    return figure
+    return {"data": traces, "layout": {"barmode": "group", **_title(title), "yaxis": _title(metric),
+                                       "legend": _title("Top teams and baselines"), "margin": {"t": 50, "b": 40}}}
 
 
 def _error_bars(entry: Entry, keys: list[str], values: list[float | None]) -> dict:
@@ -69,11 +87,9 @@ def _error_bars(entry: Entry, keys: list[str], values: list[float | None]) -> di
     return {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1}
 
 
-def bands_figure(leaderboard: Leaderboard, *, metric: str, top: int = BAND_TEAMS):
+def bands_figure(leaderboard: Leaderboard, *, metric: str, top: int = BAND_TEAMS) -> dict | None:
     """The ranking average of the top teams and the baselines with their intervals, coloured by
     tier (the table's shading), the rank band in the hover. None without bands for `metric`."""
-    import plotly.graph_objects as go
-
     if leaderboard.bands is None or metric != leaderboard.primary_metric:
         return None
     average = leaderboard.average_columns[-1]  # Avg: what the table ranks by
@@ -82,37 +98,35 @@ def bands_figure(leaderboard: Leaderboard, *, metric: str, top: int = BAND_TEAMS
         return None
     values = [e.cell(average, metric) for e in entries]
     bars = [_error_bars(e, [average.key], [v]) for e, v in zip(entries, values)]
-    figure = go.Figure(go.Bar(
-        x=[_name(e) for e in entries], y=values,
-        error_y={"type": "data", "symmetric": False, "thickness": 1, "array": [b["array"][0] for b in bars],
-                 "arrayminus": [b["arrayminus"][0] for b in bars]},
-        marker_color=["#9aa7b8" if e.is_baseline else TIER_COLOURS[(e.overall.tier - 1) % 2] for e in entries],
-        marker_pattern_shape=["/" if e.is_baseline else "" for e in entries],
-        customdata=["unranked" if e.is_baseline else f"band {e.overall.band}, tier {e.overall.tier}" for e in entries],
-        hovertemplate=f"%{{x}}: %{{y:.{leaderboard.decimals}f}} (%{{customdata}})<extra></extra>"))
-    figure.update_layout(title=f"{metric} {average.label} with {leaderboard.bands.confidence}% intervals, by tier",
-                         yaxis_title=f"{metric} {average.label}", xaxis_tickangle=-30, margin={"t": 50, "b": 120})
-    return figure
+    trace = {
+        "type": "bar", "x": [_name(e) for e in entries], "y": values,
+        "error_y": {"type": "data", "symmetric": False, "thickness": 1, "array": [b["array"][0] for b in bars],
+                    "arrayminus": [b["arrayminus"][0] for b in bars]},
+        "marker": {"color": ["#9aa7b8" if e.is_baseline else TIER_COLOURS[(e.overall.tier - 1) % 2] for e in entries],
+                   "pattern": {"shape": ["/" if e.is_baseline else "" for e in entries]}},
+        "customdata": ["unranked" if e.is_baseline else f"band {e.overall.band}, tier {e.overall.tier}"
+                       for e in entries],
+        "hovertemplate": f"%{{x}}: %{{y:.{leaderboard.decimals}f}} (%{{customdata}})<extra></extra>"}
+    title = f"{metric} {average.label} with {leaderboard.bands.confidence}% intervals, by tier"
+    return {"data": [trace], "layout": {**_title(title), "yaxis": _title(f"{metric} {average.label}"),
+                                        "xaxis": {"tickangle": -30}, "margin": {"t": 50, "b": 120}}}
 
 
-def team_language_figure(leaderboard: Leaderboard, *, metric: str):
+def team_language_figure(leaderboard: Leaderboard, *, metric: str) -> dict | None:
     """Every row (team or baseline) x every non-pair subset column, coloured by `metric`: 126
     bars in one chart are hard to read, a grid is not. None when there is nothing to grid."""
-    import plotly.graph_objects as go
-
     columns = [c for c in leaderboard.subset_columns if c.kind != "pair"]
     entries = leaderboard.entries
     if not columns or not entries:
         return None
-    hover = f"%{{y}}<br>%{{x}}: {cell_value(leaderboard.decimals)}<extra></extra>"
-    figure = go.Figure(go.Heatmap(
-        z=[[entry.cell(c, metric) for c in columns] for entry in entries], x=[c.label for c in columns],
-        y=[_name(entry) for entry in entries], colorscale="Viridis", hoverongaps=False,
-        texttemplate=cell_value(leaderboard.decimals) if len(columns) * len(entries) <= 400 else "",
-        hovertemplate=hover))
-    figure.update_layout(title=f"{metric} per team and subset", yaxis_autorange="reversed", xaxis_side="top",
-                         height=160 + 24 * len(entries), margin={"t": 90, "l": 10}, yaxis_automargin=True)
-    return figure
+    cell = cell_value(leaderboard.decimals)
+    trace = {"type": "heatmap", "z": [[entry.cell(c, metric) for c in columns] for entry in entries],
+             "x": [c.label for c in columns], "y": [_name(entry) for entry in entries], "colorscale": VIRIDIS,
+             "hoverongaps": False, "texttemplate": cell if len(columns) * len(entries) <= 400 else "",
+             "hovertemplate": f"%{{y}}<br>%{{x}}: {cell}<extra></extra>"}
+    return {"data": [trace], "layout": {
+        **_title(f"{metric} per team and subset"), "yaxis": {"autorange": "reversed", "automargin": True},
+        "xaxis": {"side": "top"}, "height": 160 + 24 * len(entries), "margin": {"t": 90, "l": 10}}}
 
 
 def pair_axes(columns: list[Column]) -> tuple[list[str], list[str]]:
@@ -127,11 +141,9 @@ def pair_axes(columns: list[Column]) -> tuple[list[str], list[str]]:
     return sources, targets
 
 
-def heatmap_figure(leaderboard: Leaderboard, *, metric: str, top: int = HEATMAP_TEAMS):
+def heatmap_figure(leaderboard: Leaderboard, *, metric: str, top: int = HEATMAP_TEAMS) -> dict | None:
     """Source x target heatmap of pair subsets (CLIRMatrix style) for one of the top
     entries at a time (a dropdown switches between them). None when there are no pairs."""
-    import plotly.graph_objects as go
-
     pairs = [c for c in leaderboard.subset_columns if c.kind == "pair" and "-" in c.key]
     entries = [e for e in leaderboard.entries if not e.is_baseline][:top]
     if not pairs or not entries:
@@ -145,15 +157,16 @@ def heatmap_figure(leaderboard: Leaderboard, *, metric: str, top: int = HEATMAP_
             z[sources.index(source)][targets.index(target)] = entry.cell(column, metric)
         return z
 
-    figure = go.Figure(go.Heatmap(z=grid(entries[0]), x=targets, y=sources, colorscale="Viridis",
-                                  colorbar_title=metric, texttemplate=cell_value(leaderboard.decimals),
-                                  hovertemplate=f"%{{y}} → %{{x}}: {cell_value(leaderboard.decimals)}<extra></extra>"))
-    figure.update_layout(title=f"{metric} by source (rows) and target (columns)", xaxis_title="target",
-                         yaxis_title="source", yaxis_autorange="reversed", xaxis_side="top", margin={"t": 110})
+    cell = cell_value(leaderboard.decimals)
+    trace = {"type": "heatmap", "z": grid(entries[0]), "x": targets, "y": sources, "colorscale": VIRIDIS,
+             "colorbar": _title(metric), "texttemplate": cell,
+             "hovertemplate": f"%{{y}} → %{{x}}: {cell}<extra></extra>"}
+    layout = {**_title(f"{metric} by source (rows) and target (columns)"), "xaxis": {**_title("target"), "side": "top"},
+              "yaxis": {**_title("source"), "autorange": "reversed"}, "margin": {"t": 110}}
     if len(entries) > 1:
         buttons = [{"label": _name(e), "method": "restyle", "args": [{"z": [grid(e)]}]} for e in entries]
-        figure.update_layout(updatemenus=[{"buttons": buttons, "x": 1, "y": 1.25, "xanchor": "right"}])
-    return figure
+        layout["updatemenus"] = [{"buttons": buttons, "x": 1, "y": 1.25, "xanchor": "right"}]
+    return {"data": [trace], "layout": layout}
 
 
 def submission_figure(*, name: str, values: dict[str, float | None], leaderboard: Leaderboard, metric: str,
@@ -220,15 +233,53 @@ def history_figures(history: History) -> list:
 
 
 # Characters that could end the <script> element or start markup, as Django's json_script escapes them.
-_JSON_ESCAPES = {ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}
+_JSON_ESCAPES = {">": "\\u003E", "<": "\\u003C", "&": "\\u0026"}
+
+
+def _escaped(text: str) -> str:
+    """`text` with `_JSON_ESCAPES` applied, by str.replace: str.translate with a dict took
+    4 ms on a 500-row board's charts, replace a tenth of a millisecond."""
+    for char, escape in _JSON_ESCAPES.items():
+        text = text.replace(char, escape)
+    return text
+
+
+def _dumps(value) -> str:
+    """Compact JSON, NaN and infinities as null (as plotly.py writes them): json would write a
+    bare NaN, which the browser's JSON.parse refuses, and the chart would not be drawn."""
+    try:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        strict = json.loads(json.dumps(value), parse_constant=lambda _: None)
+        return json.dumps(strict, separators=(",", ":"))
+
+
+@cache
+def default_template() -> str:
+    """plotly.py's default template ("plotly"), which its `to_json()` puts in every layout and
+    which gives the charts their look, as JSON: read once per process from the plotly package's
+    own file, found without importing plotly (importing it costs more than a page's charts)."""
+    package = Path(importlib.util.find_spec("plotly").submodule_search_locations[0])
+    return _dumps(json.loads((package / "package_data" / "templates" / "plotly.json").read_text()))
+
+
+def figure_json(figure) -> str:
+    """A dict figure as plotly.py's `to_json()` would write it, the cached template spliced into
+    its layout (dumping 6.5 kB again per figure would cost more than the figure); a graph_objects
+    Figure (the other pages') by its own `to_json()`."""
+    if not isinstance(figure, dict):
+        return figure.to_json()
+    layout = _dumps(figure["layout"])[1:-1]
+    return (f'{{"data":{_dumps(figure["data"])},"layout":{{{layout}{"," if layout else ""}'
+            f'"template":{default_template()}}}}}')
 
 
 def as_html(figures) -> list[str]:
-    """One div per figure holding the figure as JSON data (a script of type application/json,
-    never executed): static/charts.js draws it with plotly.js, so pages carry no inline
-    script (cupboard/csp.py)."""
+    """One div per figure (a dict or a graph_objects Figure) holding it as JSON data (a script of
+    type application/json, never executed): static/charts.js draws it with plotly.js, so pages
+    carry no inline script (cupboard/csp.py)."""
     return [format_html('<div class="plotly-chart"><script type="application/json">{}</script></div>',
-                        mark_safe(f.to_json().translate(_JSON_ESCAPES)))  # noqa: S308 - escaped above
+                        mark_safe(_escaped(figure_json(f))))  # noqa: S308 - escaped above
             for f in figures if f is not None]
 
 

@@ -1,0 +1,146 @@
+"""The leaderboard page's figures are plain dicts written with `json` (graph_objects validated
+every cell and took most of an uncached page's time): each must be valid plotly and hold
+exactly what the graph_objects version wrote, template included, so the page looks the same.
+The `_go_*` builders below are that version, kept as the expectation."""
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+import plotly.graph_objects as go
+import plotly.io as pio
+import pytest
+
+from cupboard.leaderboards import charts
+from cupboard.leaderboards.charts import (as_html, bands_figure, bar_hover, bars_figure, cell_value, default_template,
+                                          figure_json, heatmap_figure, leaderboard_charts, pair_axes,
+                                          team_language_figure)
+from tests.leaderboards.synthetic import METRIC, synthetic_board
+
+
+def _go_bars(board, metric, top=charts.TOP_TEAMS):
+    columns = board.subset_columns
+    intervals = board.bands is not None and metric == board.primary_metric
+    figure = go.Figure()
+    for entry in charts._charted_entries(board, top):
+        values = [entry.cell(c, metric) for c in columns]
+        figure.add_trace(go.Bar(
+            name=charts._name(entry), x=[c.label for c in columns], y=values,
+            error_y=charts._error_bars(entry, [c.key for c in columns], values) if intervals else None,
+            marker_pattern_shape="/" if entry.is_baseline else "", hovertemplate=bar_hover(board.decimals)))
+    title = f"{metric} per subset" + (f" ({board.bands.confidence}% intervals)" if intervals else "")
+    figure.update_layout(barmode="group", title=title, yaxis_title=metric,
+                         legend_title_text="Top teams and baselines", margin={"t": 50, "b": 40})
+    return figure
+
+
+def _go_bands(board, metric, top=charts.BAND_TEAMS):
+    if board.bands is None or metric != board.primary_metric:
+        return None
+    average = board.average_columns[-1]
+    entries = [e for e in charts._charted_entries(board, top) if e.overall is not None]
+    values = [e.cell(average, metric) for e in entries]
+    bars = [charts._error_bars(e, [average.key], [v]) for e, v in zip(entries, values)]
+    figure = go.Figure(go.Bar(
+        x=[charts._name(e) for e in entries], y=values,
+        error_y={"type": "data", "symmetric": False, "thickness": 1, "array": [b["array"][0] for b in bars],
+                 "arrayminus": [b["arrayminus"][0] for b in bars]},
+        marker_color=["#9aa7b8" if e.is_baseline else charts.TIER_COLOURS[(e.overall.tier - 1) % 2] for e in entries],
+        marker_pattern_shape=["/" if e.is_baseline else "" for e in entries],
+        customdata=["unranked" if e.is_baseline else f"band {e.overall.band}, tier {e.overall.tier}" for e in entries],
+        hovertemplate=f"%{{x}}: %{{y:.{board.decimals}f}} (%{{customdata}})<extra></extra>"))
+    figure.update_layout(title=f"{metric} {average.label} with {board.bands.confidence}% intervals, by tier",
+                         yaxis_title=f"{metric} {average.label}", xaxis_tickangle=-30, margin={"t": 50, "b": 120})
+    return figure
+
+
+def _go_team_language(board, metric):
+    columns = [c for c in board.subset_columns if c.kind != "pair"]
+    entries = board.entries
+    figure = go.Figure(go.Heatmap(
+        z=[[entry.cell(c, metric) for c in columns] for entry in entries], x=[c.label for c in columns],
+        y=[charts._name(entry) for entry in entries], colorscale="Viridis", hoverongaps=False,
+        texttemplate=cell_value(board.decimals) if len(columns) * len(entries) <= 400 else "",
+        hovertemplate=f"%{{y}}<br>%{{x}}: {cell_value(board.decimals)}<extra></extra>"))
+    figure.update_layout(title=f"{metric} per team and subset", yaxis_autorange="reversed", xaxis_side="top",
+                         height=160 + 24 * len(entries), margin={"t": 90, "l": 10}, yaxis_automargin=True)
+    return figure
+
+
+def _go_pairs(board, metric, top=charts.HEATMAP_TEAMS):
+    pairs = [c for c in board.subset_columns if c.kind == "pair"]
+    if not pairs:
+        return None
+    entries = [e for e in board.entries if not e.is_baseline][:top]
+    sources, targets = pair_axes(pairs)
+
+    def grid(entry):
+        z = [[None] * len(targets) for _ in sources]
+        for column in pairs:
+            source, _, target = column.key.partition("-")
+            z[sources.index(source)][targets.index(target)] = entry.cell(column, metric)
+        return z
+
+    figure = go.Figure(go.Heatmap(z=grid(entries[0]), x=targets, y=sources, colorscale="Viridis",
+                                  colorbar_title=metric, texttemplate=cell_value(board.decimals),
+                                  hovertemplate=f"%{{y}} → %{{x}}: {cell_value(board.decimals)}<extra></extra>"))
+    figure.update_layout(title=f"{metric} by source (rows) and target (columns)", xaxis_title="target",
+                         yaxis_title="source", yaxis_autorange="reversed", xaxis_side="top", margin={"t": 110})
+    buttons = [{"label": charts._name(e), "method": "restyle", "args": [{"z": [grid(e)]}]} for e in entries]
+    figure.update_layout(updatemenus=[{"buttons": buttons, "x": 1, "y": 1.25, "xanchor": "right"}])
+    return figure
+
+
+BOARDS = {"500 rows, 18 languages, bands": dict(rows=500),
+          "12 rows, 18 languages and 30 pairs, bands": dict(rows=12, pairs=30),
+          "8 rows, 3 languages and 4 pairs, cell values written, no bands": dict(rows=8, languages=3, pairs=4,
+                                                                                 bands=False)}
+FIGURES = [(bars_figure, _go_bars), (bands_figure, _go_bands), (team_language_figure, _go_team_language),
+           (heatmap_figure, _go_pairs)]
+
+
+@pytest.mark.parametrize("board", BOARDS.values(), ids=BOARDS.keys())
+@pytest.mark.parametrize("build, expected", FIGURES, ids=[f.__name__ for f, _ in FIGURES])
+def test_each_figure_is_valid_plotly_and_what_graph_objects_wrote(board, build, expected):
+    board = synthetic_board(**board)
+    figure, old = build(board, metric=METRIC), expected(board, METRIC)
+
+    assert (figure is None) == (old is None)
+    if figure is not None:
+        validated = go.Figure(figure)  # raises on any property plotly does not know or refuses
+        assert validated.to_plotly_json() == old.to_plotly_json()
+        assert json.loads(figure_json(figure)) == json.loads(old.to_json())  # as written: template and all
+
+
+def test_the_template_is_plotlys_default():
+    assert json.loads(default_template()) == pio.templates[pio.templates.default].to_plotly_json()
+
+
+def test_not_a_number_is_written_as_null():
+    board = synthetic_board(rows=3, languages=2)
+    board.entries[0].values["ar"] = {METRIC: math.nan}
+    board.entries[1].values["ar"] = {METRIC: math.inf}
+
+    def refuse(constant):
+        raise ValueError(constant)
+
+    written = json.loads(figure_json(bars_figure(board, metric=METRIC)), parse_constant=refuse)
+    assert [trace["y"][0] for trace in written["data"][:2]] == [None, None]
+
+
+def test_the_page_builds_its_charts_without_plotly(monkeypatch):
+    board = synthetic_board(rows=20, pairs=4)
+    monkeypatch.setitem(sys.modules, "plotly.graph_objects", None)  # importing it now raises
+    monkeypatch.setitem(sys.modules, "plotly.io", None)
+
+    assert len(leaderboard_charts(board, metric=METRIC)) == 4
+
+
+def test_names_cannot_break_out_of_the_script_element():
+    board = synthetic_board(rows=3, languages=2)  # teams are named "Team <1> & co"
+    for html in leaderboard_charts(board, metric=METRIC) + as_html([_go_bars(board, METRIC)]):
+        data = html.removeprefix('<div class="plotly-chart"><script type="application/json">')
+        data = data.removesuffix("</script></div>")
+        assert "<" not in data and "&" not in data and "\\u003c1\\u003e \\u0026 co" in data.lower()
+        assert "1. Team <1> & co: run-1" in str(json.loads(data)["data"])
