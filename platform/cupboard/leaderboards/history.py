@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Phase
 from cupboard.leaderboards.models import LeaderboardHistory, LeaderboardRow
+from cupboard.leaderboards.rows import BoardRow
 
 _FIELDS = ("submission_id", "team_id", "is_baseline", "rank", "primary_value", "values", "averages",
            "qrels_release_number")
@@ -50,11 +51,12 @@ def history_record(*, phase: Phase, before: dict[tuple, dict], now: datetime | N
     return len(changes)
 
 
-def _as_row(phase: Phase, change: LeaderboardHistory) -> LeaderboardRow:
-    return LeaderboardRow(phase=phase, submission=change.submission, team=change.team, is_baseline=change.is_baseline,
-                          rank=change.rank, primary_value=change.primary_value, values=change.values,
-                          averages=change.averages, qrels_release_number=change.qrels_release_number,
-                          computed_at=change.changed_at)
+def _as_row(phase: Phase, change: LeaderboardHistory) -> BoardRow:
+    return BoardRow(submission_id=change.submission_id, team_id=change.team_id,
+                    team_name=change.team.name if change.team_id else "", is_baseline=change.is_baseline,
+                    method=change.submission.method_name, submitted_at=change.submission.created_at,
+                    metadata=change.submission.metadata or {}, values=change.values, averages=change.averages,
+                    standings={}, qrels_release_number=change.qrels_release_number, computed_at=change.changed_at)
 
 
 def _changes(phase: Phase, until: datetime) -> Iterator[LeaderboardHistory]:
@@ -62,15 +64,15 @@ def _changes(phase: Phase, until: datetime) -> Iterator[LeaderboardHistory]:
             .order_by("changed_at", "pk").iterator(chunk_size=2000))
 
 
-def rows_at(phase: Phase, at: datetime) -> list[LeaderboardRow]:
-    """The phase's rows as they stood at `at` (unsaved LeaderboardRow objects)."""
+def rows_at(phase: Phase, at: datetime) -> list[BoardRow]:
+    """The phase's rows as they stood at `at`."""
     latest: dict[tuple, LeaderboardHistory] = {}
     for change in _changes(phase, at):
         latest[change.key] = change
     return [_as_row(phase, change) for change in latest.values() if not change.removed]
 
 
-def rows_over_time(phase: Phase, until: datetime) -> Iterator[tuple[datetime, list[LeaderboardRow]]]:
+def rows_over_time(phase: Phase, until: datetime) -> Iterator[tuple[datetime, list[BoardRow]]]:
     """(instant, rows then) after each change-set up to `until`, oldest first."""
     latest: dict[tuple, LeaderboardHistory] = {}
     instant = None

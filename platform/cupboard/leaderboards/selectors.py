@@ -35,6 +35,7 @@ from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.history import rows_at, rows_over_time
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import order_key
+from cupboard.leaderboards.rows import BoardRow, live_rows
 from cupboard.leaderboards.services import ALL
 from cupboard.leaderboards.standings import REVEALED_ALL, band_settings
 from evaluator.rank_bands import Standing
@@ -188,7 +189,7 @@ def _columns(subsets: list[Subset]) -> tuple[list[Column], list[Column]]:
     return subset_columns, average_columns
 
 
-def _entry_scores(row: LeaderboardRow, *, codes: list[str], group_names: list[str], partial: bool,
+def _entry_scores(row: BoardRow, *, codes: list[str], group_names: list[str], partial: bool,
                   missing: str) -> tuple[dict, dict]:
     values = {code: row.values[code] for code in codes if code in row.values}
     averages = {name: row.averages.get(name, {}) for name in group_names}
@@ -201,7 +202,7 @@ def _entry_scores(row: LeaderboardRow, *, codes: list[str], group_names: list[st
     return values, averages
 
 
-def _standings(row: LeaderboardRow, *, viewer: Viewer, keys: list[str], partial: bool) -> dict[str, Standing]:
+def _standings(row: BoardRow, *, viewer: Viewer, keys: list[str], partial: bool) -> dict[str, Standing]:
     """The row's stored standings on the columns the viewer sees, intervals rounded for them;
     the Avg of a viewer who does not see every group is the one over the revealed subsets."""
     stored = dict(row.standings)
@@ -228,9 +229,9 @@ def _notices(viewer: Viewer, phase: Phase, subsets: list[Subset]) -> list[str]:
     return notices
 
 
-def _entries(rows: list[LeaderboardRow], *, phase: Phase, viewer: Viewer, subset_columns: list[Column],
+def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_columns: list[Column],
              average_columns: list[Column], partial: bool, shown_fields: list[MetadataField] = (),
-             keep: Callable[[LeaderboardRow], bool] = lambda row: True, with_standings: bool = True) -> list[Entry]:
+             keep: Callable[[BoardRow], bool] = lambda row: True, with_standings: bool = True) -> list[Entry]:
     """Rows filtered to the viewer's columns, ordered and ranked by the Avg they show, rounded;
     then only those `keep` accepts (the metadata filter), each with its rank among all; with
     their rank bands where the viewer sees them (live rows only: history keeps none)."""
@@ -243,7 +244,7 @@ def _entries(rows: list[LeaderboardRow], *, phase: Phase, viewer: Viewer, subset
         values, averages = _entry_scores(row, codes=codes, group_names=group_names, partial=partial,
                                          missing=competition.missing_subset)
         primary = averages[ALL].get(competition.primary_metric)
-        scored.append((order_key(primary, row.submission.created_at, row.submission_id), row, values, averages))
+        scored.append((order_key(primary, row.submitted_at, row.submission_id), row, values, averages))
     scored.sort(key=lambda item: item[0])
     keys = codes + [c.key for c in average_columns] if with_standings and viewer.sees_standings(phase) else []
     entries, rank = [], 0
@@ -253,25 +254,18 @@ def _entries(rows: list[LeaderboardRow], *, phase: Phase, viewer: Viewer, subset
             continue
         is_own = own_team is not None and row.team_id == own_team
         entries.append(Entry(
-            rank=None if row.is_baseline else rank, team=row.team.name if row.team_id else "Baseline",
-            method=row.submission.method_name, is_baseline=row.is_baseline, is_own=is_own,
-            url=row.submission.get_absolute_url() if organizer or is_own or row.is_baseline else None,
-            submitted_at=row.submission.created_at, qrels_version=row.qrels_release_number,
+            rank=None if row.is_baseline else rank, team=row.team_name if row.team_id else "Baseline",
+            method=row.method, is_baseline=row.is_baseline, is_own=is_own,
+            url=row.submission_url if organizer or is_own or row.is_baseline else None,
+            submitted_at=row.submitted_at, qrels_version=row.qrels_release_number,
             values=viewer.rounded_table(values), averages=viewer.rounded_table(averages),
-            metadata=metadata_current(shown_fields, row.submission.metadata),
-            metadata_cells=tuple(f.display(row.submission.metadata.get(f.name)) for f in shown_fields),
+            metadata=metadata_current(shown_fields, row.metadata),
+            metadata_cells=tuple(f.display(row.metadata.get(f.name)) for f in shown_fields),
             standings=_standings(row, viewer=viewer, keys=keys, partial=partial) if keys else {}))
     return entries
 
 
-# What a board reads of its rows, their submissions and teams: a submission has some twenty
-# columns (five of them timestamps to parse); reading only these halves a 500-row board's query.
-_ROW_FIELDS = ("phase_id", "submission_id", "team_id", "is_baseline", "values", "averages", "standings",
-               "qrels_release_number", "computed_at", "submission__method_name", "submission__created_at",
-               "submission__metadata", "team__name")
-
-
-def board_entries(phase: Phase, viewer: Viewer, rows: list[LeaderboardRow]) -> list[Entry]:
+def board_entries(phase: Phase, viewer: Viewer, rows: list[BoardRow]) -> list[Entry]:
     """`rows` as `viewer` sees them at `viewer.now`, once they may see the leaderboard."""
     subset_columns, average_columns = _columns(phase_subsets(phase, viewer.subsets))
     return _entries(rows, phase=phase, viewer=viewer, with_standings=False, subset_columns=subset_columns,
@@ -301,7 +295,7 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
     fields = metadata_fields(competition)
     filters = filters_from_query(fields, {PREFIX + name: value for name, value in (filters or {}).items()})
     if as_of is None:
-        rows = list(phase.leaderboard_rows.select_related("submission", "team").only(*_ROW_FIELDS))
+        rows = live_rows(phase)
         release = current_qrels_release(phase)
         version = release.number if release else None
     else:
@@ -310,7 +304,7 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
     entries = _entries(rows, phase=phase, viewer=viewer, with_standings=as_of is None, subset_columns=subset_columns, average_columns=average_columns,
                        partial=not organizer and bool(viewer.hidden_groups),
                        shown_fields=[f for f in fields if f.leaderboard],
-                       keep=lambda row: matches(fields, filters, row.submission.metadata))
+                       keep=lambda row: matches(fields, filters, row.metadata))
     refreshed_at = min((row.computed_at for row in rows), default=None)
     return Leaderboard(
         competition=competition, phase=phase, is_organizer=organizer, visible=True, notices=notices,
