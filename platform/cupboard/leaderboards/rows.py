@@ -4,13 +4,17 @@ the history kept it.
 A 500-row board is read on every uncached render. Model instances of the rows with their
 submissions and teams cost about twice the plain columns (every instance built, a
 submission's timestamps parsed), so the live board reads one `values_list` of just these
-columns (`live_rows`); the history folds its changes into the same shape.
+columns (`live_rows`), its JSON decoded with orjson; the history folds its changes into
+the same shape.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
+import orjson
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.urls import reverse
 
 from cupboard.competitions.models import Phase
@@ -36,15 +40,24 @@ class BoardRow:
         return reverse("submissions:detail", args=[self.submission_id])
 
 
-_LIVE = ("submission_id", "team_id", "team__name", "is_baseline", "submission__method_name",
-         "submission__created_at", "submission__metadata", "values", "averages", "standings",
-         "qrels_release_number", "computed_at")
+_COLUMNS = ("submission_id", "team_id", "team__name", "is_baseline", "submission__method_name",
+            "submission__created_at", "qrels_release_number", "computed_at")
+# JSON columns read as text and decoded with orjson: Python's json took ~30 ms of a 500-row
+# board (2,000 documents, 36 floats each in `values`), orjson takes a fifth of that.
+_JSON = {"values_json": "values", "averages_json": "averages", "standings_json": "standings",
+         "metadata_json": "submission__metadata"}
+
+
+def _decoded(text: str | None) -> dict:
+    return orjson.loads(text) if text else {}
 
 
 def live_rows(phase: Phase) -> list[BoardRow]:
-    """The phase's current rows, in one query of the columns above."""
+    """The phase's current rows, in one query of the columns above, in no particular order
+    (the board orders them by what its viewer sees)."""
+    texts = {alias: Cast(column, TextField()) for alias, column in _JSON.items()}
+    found = phase.leaderboard_rows.order_by().annotate(**texts).values_list(*_COLUMNS, *texts)
     return [BoardRow(submission_id=s, team_id=t, team_name=name or "", is_baseline=b, method=method, submitted_at=at,
-                     metadata=meta or {}, values=values, averages=averages, standings=standings or {},
-                     qrels_release_number=qrels, computed_at=computed)
-            for s, t, name, b, method, at, meta, values, averages, standings, qrels, computed
-            in phase.leaderboard_rows.values_list(*_LIVE)]
+                     qrels_release_number=qrels, computed_at=computed, values=_decoded(values),
+                     averages=_decoded(averages), standings=_decoded(standings), metadata=_decoded(meta))
+            for s, t, name, b, method, at, qrels, computed, values, averages, standings, meta in found]
