@@ -237,13 +237,18 @@ class Viewer:
     def rounded(self, value: float | None) -> float | None:
         return value if value is None or self.rounded_to is None else round(value, self.rounded_to)
 
-    def rounded_table(self, scores: dict[str, dict[str, float | None]]) -> dict:
-        """{key: {metric: value}} rounded for this viewer (a leaderboard holds thousands)."""
+    def rounded_table(self, scores: dict[str, dict[str, float | None]], metrics: list[str] | None = None) -> dict:
+        """{key: {metric: value}} rounded for this viewer (a leaderboard holds thousands);
+        only `metrics` when given (rounding is most of a 500-row board's reading)."""
         digits = self.rounded_to
+        if metrics is None:
+            items = [(key, by_metric.items()) for key, by_metric in scores.items()]
+        else:
+            items = [(key, [(m, by_metric[m]) for m in metrics if m in by_metric]) for key, by_metric in scores.items()]
         if digits is None:
-            return {key: dict(by_metric) for key, by_metric in scores.items()}
-        return {key: {metric: None if value is None else round(value, digits) for metric, value in by_metric.items()}
-                for key, by_metric in scores.items()}
+            return {key: dict(pairs) for key, pairs in items}
+        return {key: {metric: None if value is None else round(value, digits) for metric, value in pairs}
+                for key, pairs in items}
 
 
 def viewer_for(request, competition: Competition, now: datetime | None = None) -> Viewer:

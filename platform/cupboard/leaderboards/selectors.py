@@ -231,7 +231,8 @@ def _notices(viewer: Viewer, phase: Phase, subsets: list[Subset]) -> list[str]:
 
 def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_columns: list[Column],
              average_columns: list[Column], partial: bool, shown_fields: list[MetadataField] = (),
-             keep: Callable[[BoardRow], bool] = lambda row: True, with_standings: bool = True) -> list[Entry]:
+             keep: Callable[[BoardRow], bool] = lambda row: True, with_standings: bool = True,
+             metrics: list[str] | None = None) -> list[Entry]:
     """Rows filtered to the viewer's columns, ordered and ranked by the Avg they show, rounded;
     then only those `keep` accepts (the metadata filter), each with its rank among all; with
     their rank bands where the viewer sees them (live rows only: history keeps none)."""
@@ -258,7 +259,7 @@ def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_colum
             method=row.method, is_baseline=row.is_baseline, is_own=is_own,
             url=row.submission_url if organizer or is_own or row.is_baseline else None,
             submitted_at=row.submitted_at, qrels_version=row.qrels_release_number,
-            values=viewer.rounded_table(values), averages=viewer.rounded_table(averages),
+            values=viewer.rounded_table(values, metrics), averages=viewer.rounded_table(averages, metrics),
             metadata=metadata_current(shown_fields, row.metadata),
             metadata_cells=tuple(f.display(row.metadata.get(f.name)) for f in shown_fields),
             standings=_standings(row, viewer=viewer, keys=keys, partial=partial) if keys else {}))
@@ -273,11 +274,13 @@ def board_entries(phase: Phase, viewer: Viewer, rows: list[BoardRow]) -> list[En
 
 
 def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, viewer: Viewer | None = None,
-                    as_of: datetime | None = None, filters: dict[str, str] | None = None) -> Leaderboard:
+                    as_of: datetime | None = None, filters: dict[str, str] | None = None,
+                    metrics: list[str] | None = None) -> Leaderboard:
     """The leaderboard of `phase` as its `viewer` (or `user` at `now`) may see it; with
     `as_of`, as it stood at that instant and as the viewer would have seen it then; with
     `filters` ({name: value}, from `filters_from_query`), only the rows whose counted
-    submission carries those run-metadata values."""
+    submission carries those run-metadata values; with `metrics`, the entries hold only those
+    metrics' values (a page shows one metric: its board need not round the others)."""
     viewer = viewer or Viewer(user, phase.competition, now)
     if as_of is not None:
         viewer = viewer.at(as_of)
@@ -304,7 +307,7 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
     entries = _entries(rows, phase=phase, viewer=viewer, with_standings=as_of is None, subset_columns=subset_columns, average_columns=average_columns,
                        partial=not organizer and bool(viewer.hidden_groups),
                        shown_fields=[f for f in fields if f.leaderboard],
-                       keep=lambda row: matches(fields, filters, row.metadata))
+                       keep=lambda row: matches(fields, filters, row.metadata), metrics=metrics)
     refreshed_at = min((row.computed_at for row in rows), default=None)
     return Leaderboard(
         competition=competition, phase=phase, is_organizer=organizer, visible=True, notices=notices,

@@ -55,20 +55,31 @@ def _title(standing: Standing | None, bands: Bands | None, decimals: int) -> str
 _NOTHING: dict = {}
 
 
-def _cells(entry: Entry, columns: list[tuple[Column, str]], metric: str, look: _Look, primary: bool) -> str:
+def _cell(css: str, value: float | None, title: str, look: _Look) -> str:
+    if value is None:
+        return f'<td class="{css}" data-value=""{title}>{INCOMPLETE}</td>'
+    text = f"{value:.{look.decimals}f}" if look.rounded else fixed(value, look.decimals)
+    return f'<td class="{css}" data-value="{value}"{title}>{text}</td>'
+
+
+def _cells(entry: Entry, columns: list[tuple[Column, str]], metric: str, look: _Look, primary: bool,
+           written: dict) -> str:
     """The score cells of one row, in column order: the hot loop of a 500-row board (10,000
-    cells), so it reads the entry's dicts directly rather than through `Entry.cell`."""
+    cells), so it reads the entry's dicts directly rather than through `Entry.cell`, and
+    takes a cell without a tooltip from `written` (a table's cells by class and value: values
+    rounded to 3 places take at most a thousand, so most cells are written once per table)."""
     standings = entry.standings if primary else _NOTHING
     out = []
     for column, css in columns:
         value = (entry.averages if column.is_average else entry.values).get(column.key, _NOTHING).get(metric)
         standing = standings.get(column.key)
-        title = "" if standing is None else _title(standing, look.bands, look.decimals)
-        if value is None:
-            out.append(f'<td class="{css}" data-value=""{title}>{INCOMPLETE}</td>')
-        else:
-            text = f"{value:.{look.decimals}f}" if look.rounded else fixed(value, look.decimals)
-            out.append(f'<td class="{css}" data-value="{value}"{title}>{text}</td>')
+        if standing is not None:
+            out.append(_cell(css, value, _title(standing, look.bands, look.decimals), look))
+            continue
+        cell = written.get((css, value))
+        if cell is None:
+            cell = written[(css, value)] = _cell(css, value, "", look)
+        out.append(cell)
     return "".join(out)
 
 
@@ -102,7 +113,7 @@ def table_body(leaderboard: Leaderboard, metric: str, *, show_bands: bool = Fals
     look = _Look(decimals=decimals, rounded=leaderboard.rounded_to is not None and leaderboard.rounded_to <= decimals,
                  bands=leaderboard.bands, show_bands=show_bands)
     columns = [(c, "num avg" if c.is_average else "num") for c in leaderboard.columns]
-    primary = metric == leaderboard.primary_metric
+    primary, written = metric == leaderboard.primary_metric, {}
     return mark_safe("    ".join(  # noqa: S308 - every text escaped above
-        _row(number, entry, _cells(entry, columns, metric, look, primary), look)
+        _row(number, entry, _cells(entry, columns, metric, look, primary, written), look)
         for number, entry in enumerate(leaderboard.entries, start=1)))

@@ -127,7 +127,7 @@ def _bad_instant(error: BadInstant, *, as_json: bool = False) -> HttpResponse:
 
 def _board_html(phase: Phase, viewer: Viewer, metric: str, filters: dict[str, str],
                 as_of: datetime | None = None) -> str:
-    leaderboard = leaderboard_for(phase=phase, viewer=viewer, as_of=as_of, filters=filters)
+    leaderboard = leaderboard_for(phase=phase, viewer=viewer, as_of=as_of, filters=filters, metrics=[metric])
     show_bands = leaderboard.bands is not None and metric == leaderboard.primary_metric
     return render_to_string("leaderboards/_board.html", {
         "leaderboard": leaderboard, "metric": metric, "show_bands": show_bands,
