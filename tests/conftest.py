@@ -48,6 +48,15 @@ def fresh_rate_limits():
 
 
 @pytest.fixture(autouse=True)
+def _fresh_board_states():
+    """Web processes keep leaderboard states for a second (leaderboards/cache.py); a test's
+    rolled-back rows must not answer for the next test's."""
+    from cupboard.leaderboards.cache import forget_recent_states
+
+    forget_recent_states()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_read_caches():
     """Scoring keeps topics and Evaluators per process (submissions/readcache.py); each test
     starts without them, so one test's files never answer for another's."""

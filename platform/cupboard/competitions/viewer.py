@@ -237,14 +237,17 @@ class Viewer:
     def rounded(self, value: float | None) -> float | None:
         return value if value is None or self.rounded_to is None else round(value, self.rounded_to)
 
-    def rounded_table(self, scores: dict[str, dict[str, float | None]], metrics: list[str] | None = None) -> dict:
-        """{key: {metric: value}} rounded for this viewer (a leaderboard holds thousands);
-        only `metrics` when given (rounding is most of a 500-row board's reading)."""
+    def rounded_table(self, scores: dict[str, dict[str, float | None]], metrics: list[str] | None = None,
+                      keys: list[str] | None = None) -> dict:
+        """{key: {metric: value}} rounded for this viewer (a leaderboard holds thousands); only
+        `keys` (in their order, those present) and `metrics` when given: a board picks and
+        rounds in this one pass, which is most of reading a 500-row board."""
         digits = self.rounded_to
+        found = scores.items() if keys is None else [(key, scores[key]) for key in keys if key in scores]
         if metrics is None:
-            items = [(key, by_metric.items()) for key, by_metric in scores.items()]
+            items = [(key, by_metric.items()) for key, by_metric in found]
         else:
-            items = [(key, [(m, by_metric[m]) for m in metrics if m in by_metric]) for key, by_metric in scores.items()]
+            items = [(key, [(m, by_metric[m]) for m in metrics if m in by_metric]) for key, by_metric in found]
         if digits is None:
             return {key: dict(pairs) for key, pairs in items}
         return {key: {metric: None if value is None else round(value, digits) for metric, value in pairs}

@@ -40,7 +40,7 @@ import gzip
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from datetime import timezone as dt_timezone
 
@@ -51,7 +51,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from cupboard.competitions.models import Competition, Phase, SubsetGroup
-from cupboard.competitions.run_metadata import filter_query, filters_from_query, metadata_fields
+from cupboard.competitions.run_metadata import PREFIX, filter_query, filters_from_query, metadata_fields
 from cupboard.competitions.viewer import Viewer
 
 # (status, content type, body): what a cached response is made of.
@@ -91,7 +91,10 @@ class BoardState:
     run_metadata: list[dict]  # the competition's run-metadata specs (competitions/run_metadata.py)
 
     def filters(self, query) -> dict[str, str]:
-        """The run-metadata filter of `?meta_<name>=value`, stripped of anything not a real option."""
+        """The run-metadata filter of `?meta_<name>=value`, stripped of anything not a real option
+        (no `meta_` parameter, no filter: the fields are not even built, as most hits have none)."""
+        if not any(name.startswith(PREFIX) for name in query):
+            return {}
         return filters_from_query(metadata_fields(self), query)
 
     def metric(self, requested: str | None) -> str:
@@ -135,31 +138,38 @@ def _json_list(value) -> list:
     return json.loads(value) if isinstance(value, str) else list(value or [])
 
 
-# A cookie-less visitor's state row per (slug, phase slug), with when it was read: see board_state.
-_recent: dict[tuple[str, str], tuple[datetime, tuple]] = {}
+# A cookie-less visitor's board state per (slug, phase slug), with when it was read: see board_state.
+_recent: dict[tuple[str, str], BoardState] = {}
 
 
-def _state_row(slug: str, phase_slug: str, now: datetime) -> tuple | None:
+def _read(slug: str, phase_slug: str, now: datetime) -> BoardState | None:
     with connection.cursor() as cursor:
         cursor.execute(_state_sql(), [now, now, slug, phase_slug])
-        return cursor.fetchone()
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    phase_id, version, changed_at, is_published, metrics, primary_metric, run_metadata, *instants = row
+    return BoardState(phase_id=phase_id, version=version, changed_at=_datetime(changed_at),
+                      is_published=bool(is_published), primary_metric=primary_metric, now=now,
+                      metrics=_json_list(metrics), run_metadata=_json_list(run_metadata),
+                      instants=[t for t in map(_datetime, instants) if t is not None])
 
 
-def _recent_row(slug: str, phase_slug: str, now: datetime) -> tuple | None:
-    """The state row read less than CUPBOARD_BOARD_STATE_SECONDS ago (either way: a test
-    travelling in time drops it), read afresh otherwise."""
-    read_at, row = _recent.get((slug, phase_slug), (None, None))
-    if read_at is not None and abs((now - read_at).total_seconds()) < settings.CUPBOARD_BOARD_STATE_SECONDS:
-        return row
-    row = _state_row(slug, phase_slug, now)
-    if row is not None:  # unknown slugs are not kept: made-up URLs cannot fill this process's memory
-        _recent[(slug, phase_slug)] = (now, row)
-    return row
+def _recent_state(slug: str, phase_slug: str, now: datetime) -> BoardState | None:
+    """The state read less than CUPBOARD_BOARD_STATE_SECONDS ago (either way: a test travelling
+    in time drops it), at `now`; read afresh otherwise."""
+    kept = _recent.get((slug, phase_slug))
+    if kept is not None and abs((now - kept.now).total_seconds()) < settings.CUPBOARD_BOARD_STATE_SECONDS:
+        return replace(kept, now=now)
+    state = _read(slug, phase_slug, now)
+    if state is not None:  # unknown slugs are not kept: made-up URLs cannot fill this process's memory
+        _recent[(slug, phase_slug)] = state
+    return state
 
 
 def forget_recent_states(**_) -> None:
-    """Drop every kept state row: this process just changed a version, a phase, a competition or
-    a group (leaderboard_bump, and the models' save and delete signals), so its own next
+    """Drop every kept state: this process just changed a version, a phase, a competition or a
+    group (leaderboard_bump, and the models' save and delete signals), so its own next
     cookie-less request must not wait out CUPBOARD_BOARD_STATE_SECONDS to see it."""
     _recent.clear()
 
@@ -169,21 +179,14 @@ def board_state(*, slug: str, phase_slug: str, now: datetime | None = None,
     """The state of the phase `phase_slug` of competition `slug`, or None: one plain SQL
     query, the first thing (and with a cache read, the only one) a cached hit does.
 
-    With `recent` (visitors without cookies: the crowd at a reveal), a row this process read
+    With `recent` (visitors without cookies: the crowd at a reveal), a state this process read
     less than CUPBOARD_BOARD_STATE_SECONDS ago serves again, so a cached hit costs no SQL at
     all (the query took ~0.5 ms of a ~1.5 ms hit). Its keys are still computed at each
-    request's `now` from the instants the row holds, so a clock reveal is served on time; a
+    request's `now` from the instants the state holds, so a clock reveal is served on time; a
     new version (a scoring, a qrels release) or an edit reaches them that much later. Signed-in
     people read it fresh: a team sees its own change at once."""
     now = now or timezone.now()
-    row = _recent_row(slug, phase_slug, now) if recent else _state_row(slug, phase_slug, now)
-    if row is None:
-        return None
-    phase_id, version, changed_at, is_published, metrics, primary_metric, run_metadata, *instants = row
-    return BoardState(phase_id=phase_id, version=version, changed_at=_datetime(changed_at),
-                      is_published=bool(is_published), primary_metric=primary_metric, now=now,
-                      metrics=_json_list(metrics), run_metadata=_json_list(run_metadata),
-                      instants=[t for t in map(_datetime, instants) if t is not None])
+    return _recent_state(slug, phase_slug, now) if recent else _read(slug, phase_slug, now)
 
 
 def viewer_class(viewer: Viewer) -> str:

@@ -189,17 +189,19 @@ def _columns(subsets: list[Subset]) -> tuple[list[Column], list[Column]]:
     return subset_columns, average_columns
 
 
-def _entry_scores(row: BoardRow, *, codes: list[str], group_names: list[str], partial: bool,
-                  missing: str) -> tuple[dict, dict]:
-    values = {code: row.values[code] for code in codes if code in row.values}
+def _visible_averages(row: BoardRow, *, codes: list[str], group_names: list[str], partial: bool,
+                      missing: str) -> dict:
+    """The row's averages the viewer sees, unrounded: its groups', and an Avg over the subsets
+    they see (recomputed while a group is hidden from them)."""
     averages = {name: row.averages.get(name, {}) for name in group_names}
     if partial:
         from evaluator.aggregate import group_means
 
+        values = {code: row.values[code] for code in codes if code in row.values}
         averages[ALL] = group_means(values, {ALL: codes}, missing=missing)[ALL]
     else:
         averages[ALL] = row.averages.get(ALL, {})
-    return values, averages
+    return averages
 
 
 def _standings(row: BoardRow, *, viewer: Viewer, keys: list[str], partial: bool) -> dict[str, Standing]:
@@ -242,14 +244,14 @@ def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_colum
     group_names = [c.key for c in average_columns if c.key != ALL]
     scored = []
     for row in rows:
-        values, averages = _entry_scores(row, codes=codes, group_names=group_names, partial=partial,
-                                         missing=competition.missing_subset)
+        averages = _visible_averages(row, codes=codes, group_names=group_names, partial=partial,
+                                     missing=competition.missing_subset)
         primary = averages[ALL].get(competition.primary_metric)
-        scored.append((order_key(primary, row.submitted_at, row.submission_id), row, values, averages))
+        scored.append((order_key(primary, row.submitted_at, row.submission_id), row, averages))
     scored.sort(key=lambda item: item[0])
     keys = codes + [c.key for c in average_columns] if with_standings and viewer.sees_standings(phase) else []
     entries, rank = [], 0
-    for _, row, values, averages in scored:
+    for _, row, averages in scored:
         rank += not row.is_baseline
         if not keep(row):
             continue
@@ -259,7 +261,7 @@ def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_colum
             method=row.method, is_baseline=row.is_baseline, is_own=is_own,
             url=row.submission_url if organizer or is_own or row.is_baseline else None,
             submitted_at=row.submitted_at, qrels_version=row.qrels_release_number,
-            values=viewer.rounded_table(values, metrics), averages=viewer.rounded_table(averages, metrics),
+            values=viewer.rounded_table(row.values, metrics, keys=codes), averages=viewer.rounded_table(averages, metrics),
             metadata=metadata_current(shown_fields, row.metadata),
             metadata_cells=tuple(f.display(row.metadata.get(f.name)) for f in shown_fields),
             standings=_standings(row, viewer=viewer, keys=keys, partial=partial) if keys else {}))

@@ -136,7 +136,9 @@ def _board_html(phase: Phase, viewer: Viewer, metric: str, filters: dict[str, st
 
 
 def _accepts_gzip(request) -> bool:
-    return bool(_GZIP.search(request.headers.get("Accept-Encoding", "")))
+    # META, not request.headers: that builds a mapping of every header on first use, in a
+    # cached hit that otherwise reads none.
+    return bool(_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")))
 
 
 @require_GET
