@@ -20,11 +20,14 @@ TEAMS = ("Anchor", "Beacon", "Compass", "Drift")
 
 
 def _cup() -> dict:
+    """The WSDM Cup's definition file, found without importing the project: the load test's
+    driver, which reads it too (run_metadata), runs without Django's settings."""
+    from importlib.util import find_spec
+
     import yaml
 
-    from cupboard.competitions.definition import DEFINITIONS_DIR
-
-    return yaml.safe_load((DEFINITIONS_DIR / "miracl-wsdm-cup.yaml").read_text(encoding="utf-8"))
+    definitions = Path(find_spec("cupboard").origin).parent / "competitions" / "definitions"
+    return yaml.safe_load((definitions / "miracl-wsdm-cup.yaml").read_text(encoding="utf-8"))
 
 
 def run_metadata() -> dict[str, str]:
