@@ -24,9 +24,9 @@ A cached entry is keyed on everything its bytes depend on (`BoardState.key`, in 
 Something new a leaderboard shows (a filter, a band, a history) either adds a part to the
 key (a query parameter, like the metric) or is bumped by what changes it (call
 `leaderboard_bump`). Everything a key needs comes from one plain SQL query (`board_state`),
-so a cached hit costs that query and a cache read; for a visitor without cookies the row
-read by this process within the last CUPBOARD_BOARD_STATE_SECONDS serves, so theirs costs
-a cache read only.
+so a cached hit costs that query and a cache read; for a visitor without cookies the state
+this process read within the last CUPBOARD_BOARD_STATE_SECONDS serves, so theirs costs a
+cache read only.
 
 Entries also expire after CUPBOARD_LEADERBOARD_CACHE_SECONDS, which bounds how long an
 edit that bumps no version (a phase edited in the admin) takes to show. The same key,

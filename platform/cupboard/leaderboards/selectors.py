@@ -261,7 +261,8 @@ def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_colum
             method=row.method, is_baseline=row.is_baseline, is_own=is_own,
             url=row.submission_url if organizer or is_own or row.is_baseline else None,
             submitted_at=row.submitted_at, qrels_version=row.qrels_release_number,
-            values=viewer.rounded_table(row.values, metrics, keys=codes), averages=viewer.rounded_table(averages, metrics),
+            values=viewer.rounded_table(row.values, metrics, keys=codes),
+            averages=viewer.rounded_table(averages, metrics),
             metadata=metadata_current(shown_fields, row.metadata),
             metadata_cells=tuple(f.display(row.metadata.get(f.name)) for f in shown_fields),
             standings=_standings(row, viewer=viewer, keys=keys, partial=partial) if keys else {}))

@@ -146,7 +146,8 @@ def phase(request, slug: str, phase_slug: str):
     """One phase's leaderboard for one metric (?metric=, default the primary one), with
     charts and export links; `?meta_<name>=value` keeps the rows whose run says so. The board
     is rendered once per version, viewer class and filter (leaderboards/cache.py); a visitor without cookies gets the whole page from the cache,
-    byte for byte (gzip-compressed when accepted): one query and a cache read.
+    byte for byte (gzip-compressed when accepted): a cache read, and one query a second per
+    web process (CUPBOARD_BOARD_STATE_SECONDS).
     Read-only: a leaderboard computed before a reveal is rebuilt by the beat task."""
     state = _board_state(request, slug, phase_slug)
     metric, filters = state.metric(request.GET.get("metric")), state.filters(request.GET)
