@@ -51,7 +51,7 @@ def history_record(*, phase: Phase, before: dict[tuple, dict], now: datetime | N
     return len(changes)
 
 
-def _as_row(phase: Phase, change: LeaderboardHistory) -> BoardRow:
+def _as_row(change: LeaderboardHistory) -> BoardRow:
     return BoardRow(submission_id=change.submission_id, team_id=change.team_id,
                     team_name=change.team.name if change.team_id else "", is_baseline=change.is_baseline,
                     method=change.submission.method_name, submitted_at=change.submission.created_at,
@@ -69,7 +69,7 @@ def rows_at(phase: Phase, at: datetime) -> list[BoardRow]:
     latest: dict[tuple, LeaderboardHistory] = {}
     for change in _changes(phase, at):
         latest[change.key] = change
-    return [_as_row(phase, change) for change in latest.values() if not change.removed]
+    return [_as_row(change) for change in latest.values() if not change.removed]
 
 
 def rows_over_time(phase: Phase, until: datetime) -> Iterator[tuple[datetime, list[BoardRow]]]:
@@ -78,8 +78,8 @@ def rows_over_time(phase: Phase, until: datetime) -> Iterator[tuple[datetime, li
     instant = None
     for change in _changes(phase, until):
         if instant is not None and change.changed_at != instant:
-            yield instant, [_as_row(phase, c) for c in latest.values() if not c.removed]
+            yield instant, [_as_row(c) for c in latest.values() if not c.removed]
         instant = change.changed_at
         latest[change.key] = change
     if instant is not None:
-        yield instant, [_as_row(phase, c) for c in latest.values() if not c.removed]
+        yield instant, [_as_row(c) for c in latest.values() if not c.removed]
