@@ -46,12 +46,12 @@ demo: install
 bench: install
 	$(PY) -m evaluator.bench
 
-## Not part of `make test`: the web side at scale on its own PostgreSQL database (README "Web benchmark").
+## Not part of `make test`: the web side at scale on its own PostgreSQL database (docs/benchmarks.md, "Web benchmark").
 bench-web: install
 	@scripts/ensure-wrk
 	$(PY) -m scripts.bench_web
 
-## Not part of `make test`: 10-12 min on its own PostgreSQL and Redis (README "Load test").
+## Not part of `make test`: 10-12 min on its own PostgreSQL and Redis (docs/benchmarks.md, "Load test").
 ## LOADTEST_ARGS=--quick for a short run; --data DIR where ../shared/data is elsewhere.
 loadtest: install
 	$(PY) -m scripts.loadtest $(LOADTEST_ARGS)

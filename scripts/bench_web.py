@@ -1,4 +1,4 @@
-"""`make bench-web`: how the web side scales (README "Web benchmark"). Not part of `make test`.
+"""`make bench-web`: how the web side scales (docs/benchmarks.md, "Web benchmark"). Not part of `make test`.
 
 On its own PostgreSQL database (BENCH_WEB_DATABASE, default cupboard_bench_web, dropped and
 made afresh on the machine's server at 127.0.0.1:5432): the MIRACL WSDM Cup definition, its

@@ -1,6 +1,6 @@
 """From a scenario's uploads and its rows in the database to one line of the table.
 
-Definitions (README "Load test"):
+Definitions (docs/benchmarks.md, "Load test"):
 - answered: the HTTP status of each upload's one try; "no answer" is a reset, a refused
   connection or a timeout.
 - lost: an upload whose submission row exists (whatever it was answered, a 5xx or nothing
@@ -193,7 +193,7 @@ COLUMNS = ("scenario", "sent", "201", "4xx", "503", "500", "other", "lost", "dup
 
 
 def table(lines: list[Line]) -> str:
-    """A Markdown table (it goes into the README as printed)."""
+    """A Markdown table (it goes into docs/benchmarks.md as printed)."""
     right = {c for c in COLUMNS if c != "scenario"}
     out = ["| " + " | ".join(COLUMNS) + " |",
            "|" + "|".join("---:" if c in right else "---" for c in COLUMNS) + "|"]

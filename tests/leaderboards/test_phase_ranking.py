@@ -1,5 +1,5 @@
 """Which run of a team counts, per phase: its best on live phases, the ones it selects on
-the final one. A test upload scoring 0 on Dev (the README's example run) used to replace
+the final one. A test upload scoring 0 on Dev (the demo walk-through's example run) used to replace
 Lighthouse's standing there, because the Cup's `ranking: selected` applied to every phase."""
 import pytest
 import yaml

@@ -1,5 +1,5 @@
 """The load test's table says what happened: a submission counts as lost exactly when the
-README says so, and each fault's recovery is measured from its end."""
+docs/benchmarks.md says so, and each fault's recovery is measured from its end."""
 from pathlib import Path
 
 from scripts.loadtest.database import Row

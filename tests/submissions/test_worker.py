@@ -113,7 +113,7 @@ def _rescored_within(submission: Submission, seconds: float) -> float:
     started = time.monotonic()
     wait_for(submission, Submission.Status.SCORED, seconds=seconds)
     took = time.monotonic() - started
-    print(f"\nscored again {took:.1f} s after the kill")  # the README's recovery times (pytest -s)
+    print(f"\nscored again {took:.1f} s after the kill")  # docs/deployment.md's recovery times (pytest -s)
     assert submission.attempts == 2 and submission.scores.count() == 6
     return took
 

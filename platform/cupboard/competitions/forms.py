@@ -69,7 +69,7 @@ class _RevealForm(forms.Form):
         return value
 
 
-# What each rule lets a team learn, said plainly on the form (the README says the same).
+# What each rule lets a team learn, said plainly on the form (docs/organizers.md says the same).
 BEFORE_REVEAL_CHOICES = [
     (Phase.BeforeReveal.EVERYTHING, "Everything, as it comes: its runs' scores, per-query values (where the phase "
                                     "shows them) and charts beside the baselines. A team can tune on this phase's "

@@ -181,7 +181,7 @@ def board_state(*, slug: str, phase_slug: str, now: datetime | None = None,
 
     With `recent` (visitors without cookies: the crowd at a reveal), a state this process read
     less than CUPBOARD_BOARD_STATE_SECONDS ago serves again, so a cached hit costs no SQL at
-    all (the query took ~0.5 ms of a ~1.5 ms hit). Its keys are still computed at each
+    all (the query was a third of a hit's time; docs/benchmarks.md). Its keys are still computed at each
     request's `now` from the instants the state holds, so a clock reveal is served on time; a
     new version (a scoring, a qrels release) or an edit reaches them that much later. Signed-in
     people read it fresh: a team sees its own change at once."""

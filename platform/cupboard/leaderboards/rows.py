@@ -42,8 +42,8 @@ class BoardRow:
 
 _COLUMNS = ("submission_id", "team_id", "team__name", "is_baseline", "submission__method_name",
             "submission__created_at", "qrels_release_number", "computed_at")
-# JSON columns read as text and decoded with orjson: Python's json took ~30 ms of a 500-row
-# board (2,000 documents, 36 floats each in `values`), orjson takes a fifth of that.
+# JSON columns read as text and decoded with orjson: a 500-row board holds 2,000 documents (36
+# floats each in `values`), and orjson decodes them in a fifth of json's time (docs/benchmarks.md).
 _JSON = {"values_json": "values", "averages_json": "averages", "standings_json": "standings",
          "metadata_json": "submission__metadata"}
 

@@ -19,7 +19,7 @@ from cupboard.submissions.models import QueryScores
 
 # Key of the overall average over the revealed subsets, while some group is still hidden.
 REVEALED_ALL = "all:revealed"
-# Teams tested together at most: the pairwise tests grow with the square of it (README, "Rank bands").
+# Teams tested together at most: the pairwise tests grow with the square of it (docs/organizers.md, "Rank bands").
 MAX_TEAMS = 100
 
 

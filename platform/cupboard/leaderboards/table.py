@@ -1,7 +1,7 @@
 """The leaderboard table's body as HTML, built in Python.
 
-500 rows of 20-odd cells through the template language took ~0.4 s, most of an uncached
-page (`floatformat` alone a third of it); this loop takes milliseconds and writes the same
+500 rows of 20-odd cells through the template language were most of an uncached page
+(`floatformat` alone a third of it; docs/benchmarks.md); this loop writes the same
 markup (templates/leaderboards/_table.html holds the head; tests/leaderboards/test_table_html.py
 compares both). Every text a user wrote (team, method, run metadata) is escaped.
 """

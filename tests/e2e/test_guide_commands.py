@@ -1,9 +1,9 @@
-"""The README's commands work as written. The participant's: the shell blocks of the demo
-walk-through's upload step and of "For participants" run, in order, in one folder, against
+"""The guides' commands work as written. The participant's: the shell blocks of the demo
+walk-through's upload step (docs/demo.md) and of docs/participants.md run, in order, in one folder, against
 runserver and a real worker holding the Cup's dev phase as the demo has it (dates shifted to
 now, the shipped sw and yo samples as topics and judgments). The only changes made to the text:
 the server's address, the virtualenv's path, the samples' folder, and the token (set, not
-`...`). The organizer's ("For organizers": load the Cup, import the real MIRACL dev topics and
+`...`). The organizer's (docs/organizers.md: load the Cup, import the real MIRACL dev topics and
 judgments) run on a fresh database with ../shared/data where it is (skipped without it)."""
 from __future__ import annotations
 
@@ -39,10 +39,8 @@ print(api_token_create(user=alice))
 """
 
 
-def section(text: str, heading: str) -> str:
-    start = text.index(f"\n## {heading}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start:end if end > 0 else None]
+def guide(name: str) -> str:
+    return (ROOT / "docs" / f"{name}.md").read_text(encoding="utf-8")
 
 
 def shell_blocks(text: str) -> list[str]:
@@ -50,10 +48,9 @@ def shell_blocks(text: str) -> list[str]:
     return [textwrap.dedent(body) for _, body in re.findall(r"^( *)```sh\n(.*?)^\1```", text, flags=re.S | re.M)]
 
 
-def readme_commands() -> list[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    demo = [block for block in shell_blocks(section(readme, "Demo")) if "evaluator submit" in block]
-    return demo + shell_blocks(section(readme, "For participants"))
+def participant_commands() -> list[str]:
+    demo = [block for block in shell_blocks(guide("demo")) if "evaluator submit" in block]
+    return demo + shell_blocks(guide("participants"))
 
 
 def as_run_here(block: str, *, url: str) -> str:
@@ -62,8 +59,8 @@ def as_run_here(block: str, *, url: str) -> str:
             .replace("S=evaluator/samples", f"S={ROOT}/evaluator/samples"))
 
 
-def test_the_participant_commands_of_the_readme_run(tmp_path):
-    blocks = readme_commands()
+def test_the_participant_commands_of_the_guides_run(tmp_path):
+    blocks = participant_commands()
     assert len(blocks) >= 4 and any("validate" in b for b in blocks) and any("curl" in b for b in blocks)
     stack = Stack(tmp_path / "stack")
     (tmp_path / "stack").mkdir()
@@ -84,15 +81,14 @@ def test_the_participant_commands_of_the_readme_run(tmp_path):
             if "api/$ID/" in block:
                 assert '"status": "scored"' in result.stdout.replace('"status":"scored"', '"status": "scored"')
         wait_until(lambda: stack.query("SELECT status, method_name FROM submissions_submission")
-                   == [("scored", "my first run")], seconds=30, what="the README's run to be stored once")
+                   == [("scored", "my first run")], seconds=30, what="the guide's run to be stored once")
     assert (work / "topics.demo-miracl-dev-sw.tsv").read_text().startswith(
         (ROOT / "evaluator/samples/topics.miracl-v1.0-sw-dev.tsv").read_text().splitlines()[0])
 
 
 @pytest.mark.shared_data
-def test_the_organizer_commands_of_the_readme_run(tmp_path):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    [block] = [b for b in shell_blocks(section(readme, "For organizers")) if "import_qrels" in b]
+def test_the_organizer_commands_of_the_guide_run(tmp_path):
+    [block] = [b for b in shell_blocks(guide("organizers")) if "import_qrels" in b]
     stack = Stack(tmp_path)
     stack.manage("migrate", "--noinput", timeout=180)
     script = block.replace(".venv/bin/", f"{BIN}/").replace("../shared/data", str(SHARED_DATA))
@@ -102,7 +98,7 @@ def test_the_organizer_commands_of_the_readme_run(tmp_path):
     languages = len(list((SHARED_DATA / "miracl-v1.0-dev").glob("topics.*")))
     assert stack.query("SELECT count(*) FROM competitions_topicset") == [(languages,)]
     assert stack.query("SELECT number, note FROM competitions_qrelsrelease") == [(1, "MIRACL v1.0 dev")]
-    # "import_qrels ... then prints each file's SHA-256", as the README says: the stored file's
+    # "import_qrels ... then prints each file's SHA-256", as docs/organizers.md says: the stored file's
     digests = dict(stack.query("SELECT s.code, f.sha256 FROM competitions_qrelsfile f "
                                "JOIN competitions_subset s ON s.id = f.subset_id"))
     assert len(digests) == languages
