@@ -1,0 +1,140 @@
+"""The floors of the house (docs/architecture.md): an app imports its own floor and the floors
+below, never one above, and no two apps import each other. Read from the source with `ast`,
+so an import inside a function, a view, a task or a management command counts as much as one
+at the top of a module. The evaluator imports neither Django nor cupboard."""
+import ast
+from pathlib import Path
+
+import cupboard
+import evaluator
+
+PLATFORM = Path(cupboard.__file__).parent
+EVALUATOR = Path(evaluator.__file__).parent
+
+# cupboard's parts from the ground up. Floor 0 holds what every app may use and what knows no
+# app: the project's small modules, user accounts, the audit log and the Celery app (celery.py
+# finds each app's tasks lazily, by name). A lower floor never imports a higher one; the top
+# floor is the project itself (its root urls.py, settings, wsgi and package).
+FLOORS = [
+    {"accounts", "audit", "celery", "csp", "csvexport", "envconfig", "events", "locking", "outages",
+     "readonly_admin", "staticfiles", "supervise", "throttle"},
+    {"competitions"},
+    {"teams"},
+    {"submissions"},
+    {"leaderboards"},
+    {"judging", "notifications"},
+    {"flows"},
+    {"demo"},
+    {"cupboard", "settings", "urls", "wsgi"},
+]
+FLOOR_OF = {part: floor for floor, parts in enumerate(FLOORS) for part in parts}
+
+# Imports that still climb, as "file -> part" while they are being moved; this list only shrinks.
+KNOWN_CLIMBS: set[str] = {
+    "cupboard/accounts/views.py -> notifications",
+    "cupboard/audit/views.py -> competitions",
+    "cupboard/competitions/forms.py -> submissions",
+    "cupboard/competitions/schedule.py -> leaderboards",
+    "cupboard/competitions/services.py -> judging",
+    "cupboard/competitions/services.py -> leaderboards",
+    "cupboard/competitions/services.py -> submissions",
+    "cupboard/competitions/submitting.py -> submissions",
+    "cupboard/competitions/tasks.py -> leaderboards",
+    "cupboard/competitions/urls.py -> submissions",
+    "cupboard/competitions/urls.py -> teams",
+    "cupboard/competitions/viewer.py -> teams",
+    "cupboard/submissions/retention.py -> leaderboards",
+    "cupboard/submissions/scoring.py -> judging",
+    "cupboard/submissions/scoring.py -> leaderboards",
+    "cupboard/submissions/scoring.py -> notifications",
+    "cupboard/submissions/scoring_jobs.py -> judging",
+    "cupboard/submissions/selectors.py -> leaderboards",
+    "cupboard/submissions/services.py -> leaderboards",
+    "cupboard/submissions/verification.py -> leaderboards",
+    "cupboard/submissions/views.py -> judging",
+    "cupboard/submissions/views.py -> leaderboards",
+    "cupboard/teams/messaging.py -> notifications",
+    "cupboard/teams/selectors.py -> submissions",
+    "cupboard/teams/services.py -> leaderboards",
+    "cupboard/teams/services.py -> submissions",
+}
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(node: ast.AST, module: str, is_package: bool) -> list[str]:
+    """The dotted names an import statement reads: `import a.b` and `from a import b`, relative ones resolved."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    base = node.module or ""
+    if node.level:
+        package = module.split(".") if is_package else module.split(".")[:-1]
+        base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
+    # `from cupboard import teams` names the part in the alias.
+    return [f"{base}.{alias.name}" for alias in node.names] if base == "cupboard" else [base]
+
+
+def imports_of(root: Path):
+    """(file relative to root's parent, line, importing module, imported name) for every import under root."""
+    for path in sorted(root.rglob("*.py")):
+        module = _module_name(path, root)
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            for name in _imported(node, module, path.name == "__init__.py"):
+                yield f"{path.relative_to(root.parent)}:{node.lineno}", module, name
+
+
+def _part(module: str) -> str | None:
+    """The app or floor-0 module a dotted name belongs to (`cupboard.teams.views` -> teams), None outside cupboard."""
+    parts = module.split(".")
+    if parts[0] != "cupboard":
+        return None
+    return parts[1] if len(parts) > 1 else "cupboard"
+
+
+def _cross_imports() -> list[tuple[str, str, str]]:
+    """(where, importing part, imported part) for every import from one part of cupboard to another."""
+    found = []
+    for where, module, name in imports_of(PLATFORM):
+        source, target = _part(module), _part(name)
+        if target is not None and target != source:
+            found.append((where, source, target))
+    return found
+
+
+def test_every_part_of_cupboard_has_a_floor():
+    parts = {path.stem if path.is_file() else path.name for path in PLATFORM.iterdir()
+             if path.suffix == ".py" or (path / "__init__.py").exists()} - {"__init__"}
+    assert parts - FLOOR_OF.keys() == set(), "add the new part to a floor in FLOORS (and docs/architecture.md)"
+
+
+def test_no_import_climbs_a_floor():
+    climbs = [f"{where}: {source} (floor {FLOOR_OF[source]}) imports {target} (floor {FLOOR_OF[target]})"
+              for where, source, target in _cross_imports() if FLOOR_OF[target] > FLOOR_OF[source]
+              and f"{where.split(':')[0]} -> {target}" not in KNOWN_CLIMBS]
+    assert not climbs, "imports that climb a floor:\n" + "\n".join(climbs)
+
+
+def test_no_two_parts_import_each_other():
+    edges: dict[tuple[str, str], str] = {}
+    for where, source, target in _cross_imports():
+        if f"{where.split(':')[0]} -> {target}" not in KNOWN_CLIMBS:
+            edges.setdefault((source, target), where)
+    cycles = [f"{a} <-> {b}: {edges[a, b]} and {edges[b, a]}" for a, b in edges if (b, a) in edges and a < b]
+    assert not cycles, "parts that import each other:\n" + "\n".join(cycles)
+
+
+def test_the_known_climbs_still_climb():
+    """An entry of KNOWN_CLIMBS whose import is gone is removed from the list, so it cannot come back."""
+    climbing = {f"{where.split(':')[0]} -> {target}" for where, source, target in _cross_imports()}
+    assert KNOWN_CLIMBS - climbing == set()
+
+
+def test_the_evaluator_imports_neither_django_nor_cupboard():
+    found = [f"{where}: {name}" for where, module, name in imports_of(EVALUATOR)
+             if name.split(".")[0] in {"django", "cupboard"}]
+    assert found == []
