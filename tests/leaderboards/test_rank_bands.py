@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import time_machine
 from django.urls import reverse
+from django.utils import timezone
 
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.selectors import leaderboard_for
@@ -157,3 +158,37 @@ def test_it_tests_the_top_teams_only_and_still_gives_baselines_intervals(cast, b
     rows = list(LeaderboardRow.objects.filter(phase=board).order_by("is_baseline", "rank"))
     assert [bool(r.standings) for r in rows] == [True, True, False, True]
     assert rows[1].standings["sw"]["high"] == 2 and rows[3].standings["sw"]["tier"] == 0
+
+
+def test_a_live_phase_with_hidden_judgments_shows_no_bands_until_they_are_public(cast):
+    """Test A: live (its scores public) but judged by hidden qrels. Bands, tiers and intervals
+    come from per-query values of those judgments, so they wait with the judgments (as
+    Judged@10 does), on the page, in its cell titles, its charts and both exports."""
+    from tests.factories import make_phase
+
+    phase = make_phase(cast.competition, slug="test-a", hidden_qrels=True, per_query_visible=False,
+                       reveal_at=timezone.now() + timedelta(days=5))
+    scored_with_queries(phase, team=cast.team_a, levels={"sw": 0.7, "te": 0.7}, seed=1)
+    scored_with_queries(phase, team=cast.team_b, levels={"sw": 0.5, "te": 0.5}, seed=2)
+    leaderboard_refresh(phase=phase)
+    args = [phase.competition.slug, phase.slug]
+
+    def shown(user) -> list[str]:
+        """Where `user` finds a band, a tier or an interval of this phase."""
+        client, found = client_for(user), []
+        html = client.get(phase.get_absolute_url()).content.decode()
+        found += [what for what in ('class="num band"', "data-tier=", "% interval", "intervals") if what in html]
+        data = client.get(reverse("leaderboards:export_json", args=args)).json()
+        found += [key for key in ("significance", "standings") if data.get(key) or data["rows"][0].get(key)]
+        header = client.get(reverse("leaderboards:export_csv", args=args)).content.decode().splitlines()[0]
+        found += [column for column in ("rank_low", "rank_high", "tier", "ci_low") if column in header]
+        return found
+
+    assert leaderboard_for(phase=phase, user=cast.organizer).bands is not None
+    assert shown(cast.organizer)
+    for user in (cast.participant, cast.anonymous, cast.outsider):
+        assert leaderboard_for(phase=phase, user=user).visible
+        assert leaderboard_for(phase=phase, user=user).bands is None
+        assert shown(user) == []
+    with time_machine.travel(phase.reveal_at + timedelta(minutes=1), tick=False):
+        assert "standings" in shown(cast.anonymous) and "rank_low" in shown(cast.participant)

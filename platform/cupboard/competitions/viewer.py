@@ -151,12 +151,14 @@ class Viewer:
 
     def sees_standings(self, phase: Phase) -> bool:
         """Rank bands, tiers and intervals (leaderboards/standings.py): derived from per-query
-        values, so on a phase with hidden judgments participants get them only with the public
-        leaderboard, after its reveal; nobody but organizers ever gets the values themselves."""
+        values of the phase's judgments (with a published resampling seed), so participants
+        get them only where those judgments are public, as Judged@10 (`sees_judged`): a live
+        phase's scores are public at once, its hidden judgments only from their reveal.
+        Nobody but organizers ever gets the per-query values themselves."""
         if self.is_organizer:
             return True
         return (self.sees_leaderboard(phase) and self.before_reveal(phase) == Phase.BeforeReveal.EVERYTHING
-                and (not phase.hidden_qrels or phase.is_revealed(self.now)))
+                and phase.qrels_are_public(self.now))
 
     def before_reveal(self, phase: Phase) -> str:
         """What this viewer sees of the phase's runs now: `everything` for organizers and after
