@@ -27,6 +27,8 @@ def test_it_finds_the_user_from_the_header(user):
     assert user_from_authorization(f"Bearer {raw}") == user
     assert user_from_authorization(f"Basic {raw}") is None
     assert user_from_authorization("Token ") is None
+    assert user_from_authorization(f"  token\t {raw} ") == user
+    assert user_from_authorization(f"Token {raw} extra") is None
     assert ApiToken.objects.get(user=user).last_used_at is not None
 
 

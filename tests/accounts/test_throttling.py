@@ -95,3 +95,21 @@ def test_it_limits_api_requests_per_token():
     assert [a.status_code for a in answers] == [404, 404, 404, 429]
     assert answers[-1].json()["errors"][0]["code"] == "throttled" and int(answers[-1]["Retry-After"]) > 0
     assert Client(HTTP_AUTHORIZATION=f"Token {second}").get(url).status_code == 404
+
+
+def test_every_spelling_of_one_token_counts_against_that_token():
+    """The limit is the token's, not the header's: a different scheme, case or spacing is the same token."""
+    token = api_token_create(user=make_user())
+    url = reverse("submissions:api_status", args=[999999])
+    spellings = [f"Token {token}", f"token {token}", f"TOKEN {token}", f"Bearer {token}", f"bearer\t{token}",
+                 f"Token    {token}", f"  Token {token}  "]
+    answers = [Client(HTTP_AUTHORIZATION=spelling).get(url).status_code for spelling in spellings]
+    assert answers == [404, 404, 404, 429, 429, 429, 429]
+
+
+def test_an_invalid_token_is_limited_too():
+    url = reverse("submissions:api_status", args=[999999])
+    answers = [Client(HTTP_AUTHORIZATION=spelling).get(url) for spelling in
+               ("Token cb_not-a-token", "token cb_not-a-token", "Bearer  cb_not-a-token", "Token cb_not-a-token")]
+    assert [a.status_code for a in answers] == [401, 401, 401, 429]
+    assert answers[-1].json()["errors"][0]["code"] == "throttled"

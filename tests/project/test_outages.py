@@ -15,9 +15,9 @@ from cupboard.submissions import api
 
 @pytest.mark.django_db
 def test_the_api_answers_json_503_when_the_token_cannot_be_looked_up(monkeypatch):
-    def refused(header):
+    def refused(raw):
         raise OperationalError('connection failed: connection to server at "127.0.0.1", port 5432 failed')
-    monkeypatch.setattr(api, "user_from_authorization", refused)
+    monkeypatch.setattr(api, "user_from_token", refused)
     response = Client().post("/submissions/api/cup/dev/", {"method_name": "x"}, HTTP_AUTHORIZATION="Token abc")
     assert (response.status_code, response["Retry-After"]) == (503, "30")
     assert json.loads(response.content)["errors"][0]["code"] == "unavailable"

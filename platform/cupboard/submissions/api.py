@@ -16,7 +16,7 @@ from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from cupboard.accounts.selectors import user_from_authorization
+from cupboard.accounts.selectors import token_in, user_from_token
 from cupboard.competitions.models import Phase
 from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.viewer import viewer_for
@@ -40,16 +40,19 @@ def token_required(view):
     otherwise post as the logged-in user (browsers send cookies, never our header)."""
     @wraps(view)
     def wrapper(request, *args, **kwargs):
-        header = request.headers.get("Authorization", "")
-        user = user_from_authorization(header)
-        if user is None:
+        raw = token_in(request.headers.get("Authorization", ""))
+        if raw is None:
             return _error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
-        # Per token: a runaway script must not hog the web processes.
-        wait = throttle_take("api-token", header)
+        # Per token (however its header is spelled), counted before it is looked up: a runaway
+        # script must not hog the web processes, nor may someone trying tokens.
+        wait = throttle_take("api-token", raw)
         if wait:
             response = _error(429, "throttled", f"Too many requests with this token; try again in {wait} s.")
             response["Retry-After"] = str(wait)
             return response
+        user = user_from_token(raw)
+        if user is None:
+            return _error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
         request.user = user
         return view(request, *args, **kwargs)
     return csrf_exempt(wrapper)
