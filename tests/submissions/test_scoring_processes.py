@@ -10,7 +10,8 @@ from unittest import mock
 import pytest
 from django.test import override_settings
 
-from cupboard.submissions import readcache, scoring, scoring_jobs, workers
+from cupboard.jobs import claims, workers
+from cupboard.submissions import readcache, scoring_jobs
 from cupboard.submissions.models import QueryScores, Score
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.scoring_jobs import scoring_processes
@@ -63,7 +64,7 @@ def _slow_scoring(*, processes: int, delay: float, pids: Path | None = None) -> 
     with override_settings(CUPBOARD_SCORING_PROCESSES=processes), \
             mock.patch.object(scoring_jobs, "read_qrels", slow_read_qrels), \
             mock.patch.object(workers, "heartbeat_interval", lambda: 0.1), \
-            mock.patch.object(scoring, "heartbeat", counted_heartbeat):
+            mock.patch.object(claims, "heartbeat", counted_heartbeat):
         yield beats
 
 
@@ -91,5 +92,5 @@ def test_it_does_not_beat_inside_the_callers_transaction(world):
     (0, 2, 2, 1), (0, 1, 2, 2), (0, 4, 2, 1), (0, 2, 8, 4), (3, 2, 2, 3)])
 def test_its_budget_is_the_cores_per_worker_process(configured, concurrency, cores, expected):
     with override_settings(CUPBOARD_SCORING_PROCESSES=configured, CUPBOARD_WORKER_CONCURRENCY=concurrency), \
-            mock.patch("evaluator.engines.parallel.usable_cores", return_value=cores):
+            mock.patch("evaluator.parallel.usable_cores", return_value=cores):
         assert scoring_processes() == expected

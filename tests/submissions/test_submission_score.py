@@ -19,7 +19,7 @@ from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions import scoring, scoring_jobs
 from cupboard.submissions.scoring import submission_score, submission_sweep_stale
 from cupboard.submissions.services import submission_create
-from cupboard.submissions.workers import heartbeat, worker_id
+from cupboard.jobs.workers import heartbeat, worker_id
 from tests.factories import make_qrels_release
 
 from .conftest import good_sw, upload

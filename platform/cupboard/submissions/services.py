@@ -3,7 +3,6 @@
 Every refusal is a `SubmissionRefused` with a code, raised before anything is written.
 Scoring (the worker side) lives in `scoring.py`, limits in `quota.py`, fused baselines in `baselines.py`.
 """
-import logging
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -11,7 +10,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from evaluator.io.naming import subset_from_filename
+from evaluator.naming import subset_from_filename
 
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
@@ -19,6 +18,7 @@ from cupboard.competitions.models import Phase, Subset
 from cupboard.competitions.private_files import removed_on_error
 from cupboard.competitions.run_metadata import MetadataError, metadata_clean, metadata_fields
 from cupboard.competitions.viewer import Viewer
+from cupboard.jobs import job_send
 from cupboard.leaderboards.services import leaderboard_update
 from cupboard.locking import locked
 from cupboard.teams.models import Membership, Team
@@ -30,26 +30,14 @@ from .runfiles import (SpooledFile, packed, read_run_file, read_topics_of, run_f
                        wrong_language_hint)
 from .selectors import duplicate_submission
 
-logger = logging.getLogger(__name__)
-
 
 def submission_nudge(*, submission_ids: list[int]) -> int:
     """Send a scoring message per id now; returns how many went out. A broker that is down is
     not an error: the rows are committed and queued, and the stale sweeper sends them again
-    (`scoring.submission_sweep_stale`). The first failure stops the loop, so a request never
-    waits for one failed connection per submission."""
-    from cupboard.celery import send_task_message
+    (cupboard.jobs: `job_send`)."""
+    from .scoring import SCORING
 
-    from .tasks import score_submission as score_submission_task
-
-    for sent, pk in enumerate(submission_ids):
-        try:
-            send_task_message(score_submission_task, pk)
-        except Exception as error:  # noqa: BLE001 - kombu, redis, amqp and socket errors alike
-            logger.warning("scoring message for submission(s) %s not sent (%s: %s); the stale sweeper will "
-                           "send it again", submission_ids[sent:], type(error).__name__, error)
-            return sent
-    return len(submission_ids)
+    return job_send(SCORING, submission_ids)
 
 
 def submission_enqueue(*, submission_ids: list[int]) -> None:

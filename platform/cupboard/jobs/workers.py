@@ -1,15 +1,15 @@
-"""Which worker process holds a scoring claim, whether it still exists, and its heartbeat.
+"""Which worker process holds a claim, whether it still exists, and its heartbeat.
 
-A claim records `host:pid` (`Submission.claimed_by`). When a killed pool child's message
-comes back (in well under a second: acks_late + reject_on_worker_lost), the worker that
-receives it on the same host sees that the claiming process is gone and takes the
-submission at once, instead of waiting for the claim to go stale.
+A claim records `host:pid` (the kind's `owner` column, e.g. `Submission.claimed_by`). When a
+killed pool child's message comes back (in well under a second: acks_late +
+reject_on_worker_lost), the worker that receives it on the same host sees that the claiming
+process is gone and takes the row at once, instead of waiting for the claim to go stale.
 
 Claims from other hosts cannot be checked that way: they go stale when their heartbeat
-stops. While a submission is scored, a thread of the scoring process writes
-`heartbeat_at` every CUPBOARD_STALE_AFTER / 3 seconds, so a claim is stale only when its
-whole process is gone (or frozen), never because one language takes long to score. A
-worker that is alive but stuck is stopped by the task's time limits (settings).
+stops. While a job runs, a thread of its process writes the heartbeat every
+CUPBOARD_STALE_AFTER / 3 seconds, so a claim is stale only when its whole process is gone
+(or frozen), never because one step takes long. A worker that is alive but stuck is stopped
+by the task's time limits (settings).
 """
 import logging
 import os

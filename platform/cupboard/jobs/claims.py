@@ -1,0 +1,100 @@
+"""Claiming a row, and writing to it only while the claim holds (the fence).
+
+A claim is one conditional UPDATE: the row moves from waiting to running (or from a silent
+or dead worker's running) and gets a new token, the claim's instant. A worker proceeds only
+if that UPDATE changed one row, so two deliveries of one message never both run the work.
+Every later write filters on the token (`Claim.rows()`): once the sweeper or another worker
+has taken the row over, the old worker's writes change nothing.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import F, Q, QuerySet
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from .kinds import JobKind
+from .workers import heartbeat, is_gone, worker_id
+
+logger = logging.getLogger(__name__)
+
+
+def with_last_sign_of_life(kind: JobKind) -> QuerySet:
+    """The kind's rows with `last_sign_of_life`: the last heartbeat, or the claim's instant for a
+    claim that has not beaten yet (spelled as the submissions' index is)."""
+    return kind.model.objects.alias(last_sign_of_life=Coalesce(kind.heartbeat, kind.token))
+
+
+def silent(kind: JobKind, now: datetime) -> Q:
+    """Running rows whose worker said nothing for the kind's stale period: gone or frozen."""
+    return kind.running & Q(last_sign_of_life__lt=now - timedelta(seconds=kind.stale_after()))
+
+
+def _abandoned(kind: JobKind, pk: int) -> Q:
+    """The row, if a worker process of this host claimed it and no longer exists (a killed pool
+    child whose message came back): no reason to wait for its claim to go stale."""
+    if kind.owner is None:
+        return Q(pk__in=[])
+    row = (kind.model.objects.filter(kind.running, pk=pk).exclude(**{kind.owner: ""})
+           .values(kind.owner, kind.token).first())
+    if row is None or not is_gone(row[kind.owner]):
+        return Q(pk__in=[])
+    logger.info("%s %s: its worker %s is gone; taking it over", kind.name, pk, row[kind.owner])
+    return kind.running & Q(**row)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A worker's hold on one row: its id and the token its claim wrote."""
+
+    kind: JobKind
+    pk: int
+    token: datetime
+
+    def rows(self) -> QuerySet:
+        """The row, only while this claim holds (lock it with `locked()` to store a result)."""
+        return self.kind.model.objects.filter(self.kind.running, pk=self.pk, **{self.kind.token: self.token})
+
+    def update(self, **fields) -> bool:
+        """Write `fields` if the claim still holds; False: someone else has the row now."""
+        return self.rows().update(**fields) == 1
+
+    def beat(self) -> bool:
+        return self.update(**{self.kind.heartbeat: timezone.now()})
+
+    def progress(self, done: int, total: int) -> bool:
+        """`done` of `total` steps finished: progress for the pages, and a heartbeat."""
+        return self.update(**{self.kind.heartbeat: timezone.now()}, **self.kind.progress(done, total))
+
+    @contextmanager
+    def heartbeat(self) -> Iterator[None]:
+        """Beat in a thread while the block runs (workers.heartbeat). Not inside the caller's
+        transaction: nobody else can see that claim, and a beat's UPDATE of the same row from
+        another connection would wait for the transaction (PostgreSQL: the row lock; SQLite:
+        "database is locked"), and the work for it in turn."""
+        if transaction.get_connection().in_atomic_block:
+            yield
+            return
+        with heartbeat(self.beat):
+            yield
+
+
+def job_claim(kind: JobKind, pk: int, *, now: datetime | None = None) -> Claim | None:
+    """Take row `pk` for this worker: waiting, or running with a silent or dead worker, with
+    attempts left. One conditional UPDATE; None when it changed nothing (done, taken by a live
+    worker, out of attempts, or gone)."""
+    now = now or timezone.now()
+    claimable = kind.waiting | silent(kind, now) | _abandoned(kind, pk)
+    fields = {kind.token: now, kind.heartbeat: now, **kind.take}
+    if kind.owner:
+        fields[kind.owner] = worker_id()
+    if kind.attempts:
+        fields[kind.attempts] = F(kind.attempts) + 1
+    changed = with_last_sign_of_life(kind).filter(claimable, kind.under_limit(), pk=pk).update(**fields)
+    return Claim(kind=kind, pk=pk, token=now) if changed == 1 else None
