@@ -7,7 +7,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/cupboard
 REDIS_URL ?= redis://127.0.0.1:6379/14
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
-.PHONY: install browser services test test-sqlite test-postgres demo bench bench-web loadtest clean
+.PHONY: install browser services test test-sqlite test-postgres demo serve bench bench-web loadtest clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ demo: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_demo
 	scripts/run-demo
+
+## An empty site of your own (debug off, gunicorn, worker, beat; the first organizer asked for): docs/organizers.md.
+serve: install
+	scripts/serve
 
 bench: install
 	$(PY) -m evaluator.bench

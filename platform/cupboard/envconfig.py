@@ -6,6 +6,9 @@ production server into debug mode.
 """
 import os
 import re
+import secrets
+import time
+from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
@@ -38,6 +41,29 @@ def envsecret(name: str) -> str | None:
         with open(path, encoding="utf-8") as handle:
             return handle.read().strip()
     return os.getenv(name) or None
+
+
+def local_secret(path: Path) -> str:
+    """The key kept in `path`, made on first use: a site run from a checkout keeps its sessions
+    and signed links across restarts without anyone choosing a key. Readable by its owner only;
+    two processes starting at once agree (the first to create the file wins)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return _read_secret(path)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(secrets.token_urlsafe(50) + "\n")
+    return _read_secret(path)
+
+
+def _read_secret(path: Path) -> str:
+    for _ in range(50):  # another process may have created the file and not written it yet
+        key = path.read_text(encoding="utf-8").strip()
+        if key:
+            return key
+        time.sleep(0.02)
+    raise ImproperlyConfigured(f"{path} is empty: remove it to make a new key, or set SECRET_KEY")
 
 
 def database_from_url(url: str) -> dict:

@@ -1,7 +1,8 @@
 """cupboard settings: one module, every knob an environment variable.
 
-Debug is off unless CUPBOARD_DEBUG=true, and with debug off SECRET_KEY is required: nothing
-insecure happens by forgetting a variable. `make demo` and the tests set CUPBOARD_DEBUG=true.
+Debug is off unless CUPBOARD_DEBUG=true, and with debug off an installed cupboard (docker/)
+requires SECRET_KEY: nothing insecure happens by forgetting a variable. Run from a checkout
+(`make serve`, the organizer's commands), a key is made once and kept in var/secret-key. `make demo` and the tests set CUPBOARD_DEBUG=true.
 Otherwise the defaults run on a laptop: SQLite in ./var, Celery on a filesystem transport in
 ./var/broker, run files in ./var/private, static files served by WhiteNoise from the source
 folders until collectstatic has run. Production sets DATABASE_URL (PostgreSQL),
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .envconfig import cache_from_url, database_from_url, envbool, envint, envsecret, rates_from_env
+from .envconfig import cache_from_url, database_from_url, envbool, envint, envsecret, local_secret, rates_from_env
 
 # The folder holding templates/ and static/: the checkout, or /app in the image (docker/Dockerfile
 # sets it). Never derived from this file's path: installed (not editable), this file sits in
@@ -24,11 +25,17 @@ if not (SITE_DIR / "templates").is_dir():
 VAR_DIR = Path(os.getenv("CUPBOARD_VAR_DIR", SITE_DIR / "var"))
 
 DEBUG = envbool("CUPBOARD_DEBUG", "false")
+# Running from the checkout's own sources (not an installed package, as in docker/): a site on
+# this one machine, whose key may live in its var/ folder; production must be given one.
+RUNS_FROM_CHECKOUT = Path(__file__).resolve().is_relative_to(SITE_DIR)
 SECRET_KEY = envsecret("SECRET_KEY")
 if not SECRET_KEY:
-    if not DEBUG:
+    if DEBUG:
+        SECRET_KEY = "insecure-development-key-only-used-with-debug-on"
+    elif RUNS_FROM_CHECKOUT:
+        SECRET_KEY = local_secret(VAR_DIR / "secret-key")
+    else:
         raise ImproperlyConfigured("SECRET_KEY (or SECRET_KEY_FILE) is required when CUPBOARD_DEBUG is false")
-    SECRET_KEY = "insecure-development-key-only-used-with-debug-on"
 
 ALLOWED_HOSTS = [h for h in os.getenv("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in os.getenv("CSRF_TRUSTED_ORIGINS", "").split(",") if o]

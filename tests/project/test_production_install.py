@@ -74,7 +74,8 @@ def server(tmp_path_factory):
     try:
         wait_until(lambda: _listening(port) or process.poll() is not None, seconds=30, what="gunicorn")
         assert process.poll() is None, (tmp / "gunicorn.log").read_text()
-        yield {"port": port, "package": package, "static_root": Path(env["CUPBOARD_STATIC_ROOT"])}
+        yield {"port": port, "package": package, "static_root": Path(env["CUPBOARD_STATIC_ROOT"]),
+               "python": python, "app": app, "env": env}
     finally:
         process.terminate()
         process.wait(timeout=15)
@@ -101,6 +102,16 @@ def get(server, path: str, **headers) -> tuple[int, dict, bytes]:
 
 def test_it_runs_the_package_installed_not_the_copied_sources(server):
     assert "site-packages" in server["package"].parts
+
+
+def test_the_installed_package_refuses_to_start_without_a_secret(server):
+    """Only a checkout may keep a key of its own in var/: an image must be given SECRET_KEY."""
+    env = {k: v for k, v in server["env"].items() if k != "SECRET_KEY"}
+    result = subprocess.run([str(server["python"]), "manage.py", "check"], cwd=server["app"], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "SECRET_KEY (or SECRET_KEY_FILE) is required" in result.stderr
+    assert not (Path(env["CUPBOARD_VAR_DIR"]) / "secret-key").exists()
 
 
 def test_pages_answer_200(server):

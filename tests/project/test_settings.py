@@ -26,10 +26,24 @@ def test_it_passes_check_deploy_with_production_settings(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_it_refuses_to_start_without_a_secret_in_production(tmp_path):
+def test_a_checkout_without_a_secret_makes_one_and_keeps_it(tmp_path):
+    """The organizer's commands work in a checkout with debug off; an installed package still
+    refuses (test_production_install.py)."""
+    key = "from django.conf import settings; print(settings.SECRET_KEY)"
+    first = _manage("shell", "-c", key, CUPBOARD_DEBUG="false", CUPBOARD_VAR_DIR=str(tmp_path))
+    assert first.returncode == 0, first.stderr
+    kept = tmp_path / "secret-key"
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert first.stdout.strip().splitlines()[-1] == kept.read_text().strip()
+    assert len(kept.read_text().strip()) >= 50
+    assert _manage("shell", "-c", key, CUPBOARD_DEBUG="false", CUPBOARD_VAR_DIR=str(tmp_path)).stdout == first.stdout
+
+
+def test_an_empty_kept_secret_is_an_error_that_says_what_to_do(tmp_path):
+    (tmp_path / "secret-key").write_text("")
     result = _manage("check", CUPBOARD_DEBUG="false", CUPBOARD_VAR_DIR=str(tmp_path))
     assert result.returncode != 0
-    assert "SECRET_KEY" in result.stderr
+    assert "secret-key is empty: remove it to make a new key, or set SECRET_KEY" in result.stderr
 
 
 def test_it_reads_the_secret_from_a_file(tmp_path):

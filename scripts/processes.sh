@@ -1,0 +1,48 @@
+# Sourced by scripts/run-demo and scripts/serve: a site's three processes (a supervised Celery
+# worker, Celery beat, a web server), each leading its own process group, so that Ctrl-C (or
+# SIGTERM) stops all of them within 5 s: each is asked to stop, and whatever is still running
+# after 3 s is killed (runs are acknowledged late, so a killed worker loses nothing).
+BIN="${VENV:-.venv}/bin"
+VAR="${CUPBOARD_VAR_DIR:-var}"  # the same folder settings.py uses for the database and broker
+PORT="${PORT:-8000}"
+mkdir -p "$VAR"
+pids=()
+
+start() {
+  local log=$1; shift
+  if [ "$log" = - ]; then setsid "$@" & else setsid "$@" >>"$log" 2>&1 & fi
+  pids+=($!)
+}
+
+stop() {
+  trap - INT TERM EXIT
+  echo "stopping (pids ${pids[*]})"
+  for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+  # Celery's warm shutdown can linger for seconds after its last log line: give 3 s, then kill.
+  local deadline=$(( ${EPOCHREALTIME/./} + 3000000 ))
+  while (( ${EPOCHREALTIME/./} < deadline )); do
+    local alive=0
+    for pid in "${pids[@]}"; do kill -0 -- "-$pid" 2>/dev/null && alive=1; done
+    (( alive )) || exit 0
+    sleep 0.1
+  done
+  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
+  exit 0
+}
+trap stop INT TERM EXIT
+
+# The worker (restarted if it ever exits by itself, see cupboard/supervise.py) and the beat (the
+# periodic sweeper) as separate processes.
+start_worker_and_beat() {
+  start "$VAR/worker.log" "$BIN/python" -m cupboard.supervise "$BIN/celery" -A cupboard worker \
+    --loglevel=INFO  # processes: CUPBOARD_WORKER_CONCURRENCY (settings.py), the cores by default
+  echo "worker pid ${pids[-1]} (log: $VAR/worker.log)"
+  start "$VAR/beat.log" "$BIN/celery" -A cupboard beat --loglevel=INFO --schedule="$VAR/celerybeat-schedule"
+  echo "beat pid ${pids[-1]} (log: $VAR/beat.log)"
+}
+
+# `wait` returns as soon as a trapped signal arrives; if the server ends by itself, stop the rest.
+wait_for_web() {
+  wait "$1" || true
+  stop
+}
