@@ -4,6 +4,7 @@ Every knob of cupboard is an environment variable with a default that works on a
 laptop. Booleans must be spelled out: a typo must fail loudly, not switch a
 production server into debug mode.
 """
+import ipaddress
 import os
 import re
 import secrets
@@ -110,3 +111,21 @@ def rates_from_env(text: str, defaults: dict[str, str]) -> dict[str, str]:
                                        f"with a scope of {', '.join(defaults)}")
         rates[scope.strip()] = rate.strip()
     return rates
+
+
+def trusted_proxies_from_env() -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """CUPBOARD_TRUSTED_PROXIES: the addresses or networks (`172.30.0.2`, `10.0.0.0/8`) of the
+    proxies in front of the web, comma-separated; none by default. The old on/off switch
+    CUPBOARD_BEHIND_PROXY trusted X-Forwarded-For from anyone who could reach gunicorn, so it
+    fails loudly rather than being ignored."""
+    if os.getenv("CUPBOARD_BEHIND_PROXY") is not None:
+        raise ImproperlyConfigured("CUPBOARD_BEHIND_PROXY is gone: set CUPBOARD_TRUSTED_PROXIES to the address(es) "
+                                   "of your proxy instead (X-Forwarded-For and -Proto are believed from them only)")
+    networks = []
+    for item in filter(None, (part.strip() for part in os.getenv("CUPBOARD_TRUSTED_PROXIES", "").split(","))):
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(f"CUPBOARD_TRUSTED_PROXIES: {item!r} is not an address or a network "
+                                       "(172.30.0.2, 10.0.0.0/8)") from None
+    return tuple(networks)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .envconfig import cache_from_url, database_from_url, envbool, envint, envsecret, local_secret, rates_from_env
+from .envconfig import (cache_from_url, database_from_url, envbool, envint, envsecret, local_secret, rates_from_env,
+                        trusted_proxies_from_env)
 
 # The folder holding templates/ and static/: the checkout, or /app in the image (docker/Dockerfile
 # sets it). Never derived from this file's path: installed (not editable), this file sits in
@@ -265,9 +266,10 @@ EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", "false")
 SESSION_COOKIE_SECURE = not DEBUG and envbool("CUPBOARD_SECURE_COOKIES", "true")
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = not DEBUG and envbool("CUPBOARD_SSL_REDIRECT", "true")
-# Behind a TLS proxy: trust its X-Forwarded-Proto, and the address it appends to X-Forwarded-For.
-CUPBOARD_BEHIND_PROXY = envbool("CUPBOARD_BEHIND_PROXY", "false")
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if CUPBOARD_BEHIND_PROXY else None
+# Behind a TLS proxy (CUPBOARD_TRUSTED_PROXIES, none by default): trust its X-Forwarded-Proto,
+# and the client address it appends to X-Forwarded-For (throttle.client_address), from it only.
+CUPBOARD_TRUSTED_PROXIES = trusted_proxies_from_env()
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if CUPBOARD_TRUSTED_PROXIES else None
 SECURE_HSTS_SECONDS = 0 if DEBUG else envint("CUPBOARD_HSTS_SECONDS", "31536000")
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG

@@ -54,7 +54,7 @@ class Stack:
                 "DJANGO_SETTINGS_MODULE": "cupboard.settings", "PYTHONUNBUFFERED": "1",
                 "DATABASE_URL": self.postgres.url, "CELERY_BROKER_URL": self.redis.url,
                 "CUPBOARD_DEBUG": "false", "SECRET_KEY": "loadtest-only-" + "x" * 40,
-                "ALLOWED_HOSTS": "127.0.0.1", "CUPBOARD_BEHIND_PROXY": "true",
+                "ALLOWED_HOSTS": "127.0.0.1", "CUPBOARD_TRUSTED_PROXIES": "127.0.0.1",
                 "CUPBOARD_SITE_DIR": str(ROOT), "CUPBOARD_VAR_DIR": str(self.folder / "var"),
                 "CUPBOARD_STATIC_ROOT": str(self.folder / "staticfiles")}
 

@@ -1,5 +1,7 @@
 """Rate limits on the doors people would hammer: log-in per account and per address, sign-up and
 team creation per address, the API per token (issue 11: 40 wrong passwords, then the right one, got in)."""
+from ipaddress import ip_network
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
@@ -57,7 +59,7 @@ def test_it_reads_the_address_from_the_proxy_only_behind_one():
         log_in(f"nobody{i}", "guess", address="10.0.0.2", HTTP_X_FORWARDED_FOR=f"203.0.113.{i}")
     # Not behind a proxy: the forged header changes nothing, every try came from 10.0.0.2.
     assert log_in("erin", "right-password", address="10.0.0.2", HTTP_X_FORWARDED_FOR="203.0.113.99").status_code == 429
-    with override_settings(CUPBOARD_BEHIND_PROXY=True):
+    with override_settings(CUPBOARD_TRUSTED_PROXIES=(ip_network("10.0.0.2"),)):
         # Behind it, 10.0.0.2 is the proxy and each client is the address it appended.
         assert log_in("erin", "right-password", address="10.0.0.2",
                       HTTP_X_FORWARDED_FOR="203.0.113.99").status_code == 302

@@ -1,5 +1,6 @@
 """What docker/Dockerfile does, read from the file, so tests that imitate the image stay in step with it."""
 import json
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -61,3 +62,29 @@ def image_command() -> list[str]:
     """The image's default command (CMD in exec form)."""
     [command] = [arguments for instruction, arguments in _instructions() if instruction == "CMD"]
     return json.loads(command)
+
+
+COMPOSE = ROOT / "docker" / "compose.yaml"
+
+
+def compose() -> dict:
+    import yaml
+
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def shipped_env(service: str = "web") -> dict[str, str]:
+    """What `service` of docker/compose.yaml runs with when docker/.env is docker/env.example as
+    shipped: the file's settings, then the compose file's `environment`, its `${NAME:-default}`
+    filled from the file as compose does."""
+    dotenv = {}
+    for line in (ROOT / "docker" / "env.example").read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            name, value = line.split("=", 1)
+            dotenv[name.strip()] = value.strip()
+
+    def filled(value: str) -> str:
+        return re.sub(r"\$\{(\w+)(?::-([^}]*))?\}", lambda m: dotenv.get(m[1]) or m[2] or "", str(value))
+
+    environment = compose()["services"][service].get("environment", {})
+    return {**dotenv, **{name: filled(value) for name, value in environment.items()}}

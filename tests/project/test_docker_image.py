@@ -26,10 +26,11 @@ def test_every_compose_service_runs_something_the_image_has():
     import yaml
 
     compose = yaml.safe_load((DOCKERFILE.parent / "compose.yaml").read_text())
-    commands = {name: service.get("command") for name, service in compose["services"].items()}
+    # Services of other images (PostgreSQL, Redis, the proxy) run those images' programs.
+    commands = {name: service.get("command") for name, service in compose["services"].items() if "build" in service}
     for name, command in commands.items():
         argv = command if isinstance(command, list) else (command or "").split()
-        if not argv or name in {"postgres", "redis"}:
+        if not argv:
             continue
         program = argv[0]
         assert program in {"python", "gunicorn", "celery", "sh"}, f"{name}: {program}"

@@ -47,7 +47,7 @@ def _image_environment(app: Path, var: Path) -> dict:
     inherited = {k: v for k, v in os.environ.items()
                  if not k.startswith(("CUPBOARD_", "DATABASE_URL", "CELERY_", "SECRET_KEY", "DJANGO_"))}
     return {**inherited, **image_env({"/app": app, "/var/lib/cupboard": var}),
-            "SECRET_KEY": SECRET, "CUPBOARD_BEHIND_PROXY": "true"}
+            "SECRET_KEY": SECRET, "CUPBOARD_TRUSTED_PROXIES": "127.0.0.1"}
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,6 @@
 """The sliding-window counter under the rate limits, and the client address it keys on."""
+from ipaddress import ip_network
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import RequestFactory, override_settings
@@ -47,11 +49,16 @@ def test_it_counts_refused_takes_so_hammering_stays_refused():
 
 def test_it_trusts_x_forwarded_for_only_behind_the_proxy():
     request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.7")
-    with override_settings(CUPBOARD_BEHIND_PROXY=False):
-        assert client_address(request) == "10.0.0.2"
-    with override_settings(CUPBOARD_BEHIND_PROXY=True):
+    assert client_address(request) == "10.0.0.2"  # no proxy configured: nobody's header is believed
+    with override_settings(CUPBOARD_TRUSTED_PROXIES=(ip_network("10.0.0.0/24"),)):
         assert client_address(request) == "203.0.113.7"  # appended by our proxy; 6.6.6.6 is the client's claim
         assert client_address(RequestFactory().get("/", REMOTE_ADDR="10.0.0.2")) == "10.0.0.2"
+        # Two proxies of ours in a row: the client is the last address that is not one of them.
+        chained = RequestFactory().get("/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.7, 10.0.0.9")
+        assert client_address(chained) == "203.0.113.7"
+        # Someone else's header, even one naming our proxy, is ignored.
+        forged = RequestFactory().get("/", REMOTE_ADDR="198.51.100.1", HTTP_X_FORWARDED_FOR="203.0.113.7")
+        assert client_address(forged) == "198.51.100.1"
 
 
 @pytest.mark.redis
