@@ -1,4 +1,4 @@
-"""`python -m evaluator validate|score|fuse|compare|submit` (see evaluator/cli.py)."""
+"""`python -m evaluator validate|score|fuse|compare|submit` (see evaluator/cli/)."""
 import sys
 
 from .cli import main

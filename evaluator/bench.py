@@ -4,7 +4,7 @@ engine and with pytrec_eval (including its own file parsing), and print one tabl
 
 Each measurement runs in a fresh subprocess so its peak memory (ru_maxrss) is its own;
 ours scores the languages on worker processes as `python -m evaluator score` does
-(`evaluator.parallel`), and their memory is added in (see `tree_peak_kb`). Timing starts
+(`evaluator.engines.parallel`), and their memory is added in (see `tree_peak_kb`). Timing starts
 after imports and covers: starting the workers, reading qrels and topics, reading and
 validating every run against its topics (ours) or parsing it (pytrec_eval's parse_run),
 and scoring nDCG@10 and R@100 for every language. The data is generated once into bench-data/.
@@ -46,7 +46,7 @@ def generate(depth: int, directory: Path) -> None:
 
 
 def files(directory: Path) -> dict[str, dict[str, Path]]:
-    from .naming import subset_from_filename
+    from .io.naming import subset_from_filename
     from .synthetic import MIRACL_TEST_B_QUERY_COUNTS
 
     out: dict[str, dict[str, Path]] = {}
@@ -59,9 +59,9 @@ def files(directory: Path) -> dict[str, dict[str, Path]]:
 
 def ours(directory: Path, *, workers: int | None = None) -> dict:
     """Validate and score every language as `python -m evaluator score` does: one job per
-    language, on every core (`evaluator.parallel`)."""
+    language, on every core (`evaluator.engines.parallel`)."""
     from .benchmarks import get_benchmark
-    from .parallel import Job, Scoring, score_submission
+    from .engines.parallel import Job, Scoring, score_submission
 
     scoring = Scoring(METRICS, docid_pattern=get_benchmark("miracl").docid_pattern, max_depth=1000, per_query=False)
     jobs = [Job(code, str(paths["qrels"]), str(paths["run"]), str(paths["topics"]))
@@ -116,7 +116,7 @@ def tree_peak_kb(inherited_kb: int) -> int:
     writes them, already counted once here). ru_maxrss is in KiB on Linux."""
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    from .parallel import usable_cores
+    from .engines.parallel import usable_cores
 
     workers = usable_cores() if children else 0
     return own + workers * max(children - inherited_kb, 0)

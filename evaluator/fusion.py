@@ -13,8 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .engines.scoring import positions, trec_order
 from .records import Run
-from .scoring import positions, trec_order
 
 
 def _ranked(run: Run, depth: int) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray]:

@@ -5,7 +5,7 @@ Names follow ir_measures (`nDCG@10`, `R@100`, `RR@10`, `AP`, `P(rel=2)@10`,
 `map`, `map_cut_10`, `P_10`, `success_10`, `bpref`, `Rprec`, `num_rel_ret`, `unj_10`) are accepted
 too, so a number copied from a paper's trec_eval command line can be looked up directly.
 No numpy here: the command line parses names before it knows whether it needs numpy.
-What each metric computes is in `evaluator.metrics` (vectorised) and `evaluator.small`.
+What each metric computes is in `evaluator.engines.metrics` (vectorised) and `evaluator.engines.small`.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class Family:
     summary: Literal["mean", "sum"] = "mean"  # how queries' values combine (trec_eval sums counts)
 
 
-# The registry. Adding a metric means adding a row here and a kernel in evaluator.metrics.
+# The registry. Adding a metric means adding a row here and a kernel in evaluator.engines.metrics.
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     Family("nDCG", "optional", frozenset({"gain"})),
     Family("R", "optional", frozenset({"rel"})),

@@ -5,7 +5,7 @@ TREC builds its judgments from a *pool*: the union of the top k documents of the
 in (Voorhees & Harman, "TREC: Experiment and Evaluation in Information Retrieval", 2005,
 ch. 3). Documents outside the pool are never judged and count as non-relevant, so a run
 that retrieves mostly unjudged documents scores a lower bound (Buckley et al., "Bias and
-the limits of pooling", SIGIR 2006); Judged@k (`evaluator.metrics.judged`) measures that.
+the limits of pooling", SIGIR 2006); Judged@k (`evaluator.engines.metrics.judged`) measures that.
 
 - `top_documents`: each query's first k documents of a run, in trec_eval's order.
 - `pool`: the union of several runs' top k, minus what is judged already: the next batch
@@ -37,8 +37,8 @@ def top_documents(run: Run | None, k: int) -> Tops:
         return {}
     import numpy as np
 
-    from .columns import take
-    from .scoring import in_trec_order, positions, trec_order
+    from .engines.scoring import in_trec_order, positions, trec_order
+    from .io.columns import take
 
     names, codes = run.query_codes()
     scores, docids = np.asarray(run.scores, dtype=np.float64), run.docid_array()

@@ -137,7 +137,7 @@ class Run:
             import numpy as np
             import pyarrow.compute as pc
 
-            from .columns import numbers, strings
+            from .io.columns import numbers, strings
 
             encoded = pc.dictionary_encode(strings(self._qids))
             self._names = np.array(encoded.dictionary.to_pylist(), dtype=object)
@@ -147,7 +147,7 @@ class Run:
     def docid_array(self) -> "pa.Array":
         """The docids as an Arrow string array."""
         if self._docid_array is None:
-            from .columns import strings
+            from .io.columns import strings
 
             self._docid_array = strings(self._docids)
         return self._docid_array
@@ -191,7 +191,7 @@ class Qrels:
         if self._judgments is None:
             import numpy as np
 
-            from .columns import take
+            from .io.columns import take
 
             c = self._columns
             order = np.argsort(c.owner, kind="stable")
@@ -208,7 +208,7 @@ class Qrels:
 
             import numpy as np
 
-            from .columns import strings
+            from .io.columns import strings
 
             j = self._judgments
             sizes = np.fromiter(map(len, j.values()), np.int64, len(j))

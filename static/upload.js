@@ -1,7 +1,7 @@
 // The upload page, improved when JavaScript runs (the plain form works without it):
 // - files dropped anywhere on the form join the file field;
 // - each chosen file is listed with its language, read from its name as the server reads it
-//   (evaluator/naming.py subset_from_filename), and its line count (gzip files unpacked);
+//   (evaluator/io/naming.py subset_from_filename), and its line count (gzip files unpacked);
 // - the upload is sent with XMLHttpRequest so a progress bar shows it going (runs are tens of MB);
 // - the team's latest runs underneath poll their status until they are done.
 (function () {

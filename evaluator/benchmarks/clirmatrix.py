@@ -12,8 +12,8 @@ import json
 from collections.abc import Iterable, Mapping
 
 from ..records import InputError, Problem, Qrels
-from ..sources import Source, iter_lines, source_name
-from ..validation import ProblemLog, decoded_lines
+from ..io.sources import Source, iter_lines, source_name
+from ..io.validation import ProblemLog, decoded_lines
 from . import ALL, Benchmark, GroupSpec, SubsetSpec
 
 MULTI8 = ("ar", "de", "en", "es", "fr", "ja", "ru", "zh")

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 
 from ..records import InputError, Problem, Qrels
-from ..sources import Source, iter_blocks, source_name
+from ..io.sources import Source, iter_blocks, source_name
 from . import Benchmark, GroupSpec, SubsetSpec
 
 XQUAD_R = ("ar", "de", "el", "en", "es", "hi", "ru", "th", "tr", "vi", "zh")

@@ -84,13 +84,13 @@ def _generate_set(args: tuple[Path, Path, int]) -> None:
 
 
 def _read_topics(phase: Path, code: str) -> dict[str, str]:
-    from evaluator.topics import read_topics
+    from evaluator.io.topics import read_topics
 
     return read_topics(phase / f"topics.miracl-v1.0-{code}-dev.tsv")
 
 
 def _read_qrels(phase: Path, code: str) -> dict[str, dict[str, int]]:
-    from evaluator.qrels import read_qrels
+    from evaluator.io.qrels import read_qrels
 
     return read_qrels(phase / f"qrels.miracl-v1.0-{code}-dev.tsv").judgments
 

@@ -16,7 +16,7 @@ import urllib.parse
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from evaluator.cli_submit import Multipart
+from evaluator.client.http import Multipart
 
 from .competition import run_metadata
 from .datasets import RunSet

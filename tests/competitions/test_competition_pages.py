@@ -15,7 +15,7 @@ from django.utils import timezone
 from cupboard.competitions.definition import DEFINITIONS_DIR, definition_parse
 from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.pages import render_markdown
-from evaluator.runs import read_run
+from evaluator.io.runs import read_run
 from tests.factories import make_topics
 from tests.personas import client_for, personas  # noqa: F401
 

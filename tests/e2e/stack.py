@@ -180,7 +180,7 @@ def make_participant(stack: Stack, *, username: str = "cli-user", team: str = "S
 
 def api_upload(stack: Stack, token: str, *runs: Path, method: str = "e2e", timeout: float = 60) -> tuple[int, dict]:
     """POST runs to the dev phase's upload API as a script would: (HTTP status, JSON answer)."""
-    from evaluator.cli_submit import Multipart, call_api
+    from evaluator.client.http import Multipart, call_api
 
     body = Multipart({"method_name": method}, [("files", run) for run in runs])
     return call_api(f"{stack.url}/submissions/api/cup/dev/", token, body, timeout=timeout)

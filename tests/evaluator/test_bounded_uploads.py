@@ -12,7 +12,7 @@ import zlib
 
 import pytest
 
-from evaluator.runs import read_run
+from evaluator.io.runs import read_run
 
 LINE = b"1 Q0 13417#1 1 10 o\n"
 
@@ -32,7 +32,7 @@ def bomb(tmp_path_factory):
 
 _MEASURE = """
 import io, json, resource, sys, time
-from evaluator.runs import read_run
+from evaluator.io.runs import read_run
 read_run(io.BytesIO(b"1 Q0 1#1 1 1 t\\n"))  # imports and warms up: only the read itself is measured
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()

@@ -1,7 +1,7 @@
 import json
 
 from evaluator.cli import main
-from evaluator.runs import read_run
+from evaluator.io.runs import read_run
 
 
 def test_it_writes_one_fused_run_per_language_both_systems_cover(tmp_path, capsys):

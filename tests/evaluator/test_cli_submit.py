@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from evaluator.cli import main
-from evaluator.cli_submit import Multipart
+from evaluator.client.http import Multipart
 
 
 def closed_port() -> int:

@@ -7,17 +7,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluator.columns import column, numbers, numbers_or, strings, take
-from evaluator.qrels import read_qrels
+from evaluator.io.columns import column, numbers, numbers_or, strings, take
+from evaluator.io.qrels import read_qrels
 from evaluator.records import Qrels, Run
 from evaluator.synthetic import make_qrels, make_run, make_topics
 
 NO_PANDAS = """
 import sys
-from evaluator.qrels import read_qrels
-from evaluator.runs import read_run
-from evaluator.scoring import Evaluator
-from evaluator.topics import read_topics
+from evaluator.io.qrels import read_qrels
+from evaluator.io.runs import read_run
+from evaluator.engines.scoring import Evaluator
+from evaluator.io.topics import read_topics
 d = sys.argv[1]
 run, report = read_run(d + "/r.txt", topics=read_topics(d + "/t.tsv"), docid_pattern="[0-9]+#[0-9]+")
 assert report.ok, report.errors

@@ -3,7 +3,7 @@ problems: empty fields between two spaces, over-long rank or score fields, tags 
 differ only in some lines."""
 import pytest
 
-from evaluator import runs
+from evaluator.io import runs
 
 GOOD = b"1 Q0 10#1 1 2.5 tag\n1 Q0 10#2 2 2.0 tag\n"
 CASES = {

@@ -10,7 +10,7 @@ import pytest
 
 from evaluator.fusion import hybrid_fusion, reciprocal_rank_fusion
 from evaluator.records import Run
-from evaluator.runs import read_run, write_run
+from evaluator.io.runs import read_run, write_run
 
 
 def make_run(rows) -> Run:

@@ -4,7 +4,7 @@ import gzip
 import io
 import random
 
-from evaluator.runs import read_run
+from evaluator.io.runs import read_run
 
 GOOD = b"".join(b"%d Q0 d%d 1 1.0 bm25\n" % (q, q) for q in range(1, 40))
 

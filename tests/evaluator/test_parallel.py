@@ -1,16 +1,16 @@
-"""`evaluator.parallel`: a submission scored on two worker processes gives exactly what one
+"""`evaluator.engines.parallel`: a submission scored on two worker processes gives exactly what one
 process gives, and what `read_run` + `Evaluator.score` give per language (the path the
 platform's Celery task takes). sw's run is 2.7 MB, so the one-process reader cuts it in two
 blocks (one per parsing thread) while a worker reads it as one: the split must not show."""
 import pytest
 
 from evaluator.benchmarks import get_benchmark
-from evaluator.parallel import Job, Outcome, Scoring, score_job, score_submission
-from evaluator.qrels import read_qrels
-from evaluator.runs import read_run
-from evaluator.scoring import Evaluator
+from evaluator.engines.parallel import Job, Outcome, Scoring, score_job, score_submission
+from evaluator.io.qrels import read_qrels
+from evaluator.io.runs import read_run
+from evaluator.engines.scoring import Evaluator
 from evaluator.synthetic import make_miracl_set
-from evaluator.topics import read_topics
+from evaluator.io.topics import read_topics
 
 SCORING = Scoring(("nDCG@10", "R@100", "MAP", "RR@10"), docid_pattern=get_benchmark("miracl").docid_pattern)
 

@@ -5,11 +5,11 @@ import io
 import pytest
 
 from evaluator.pooling import Contribution, pool, top_documents, unique_relevant
-from evaluator.qrels import read_qrels
-from evaluator.runs import read_run
-from evaluator.scoring import Evaluator
-from evaluator.jobs import Scoring
-from evaluator.small import score_ranked
+from evaluator.io.qrels import read_qrels
+from evaluator.io.runs import read_run
+from evaluator.engines.scoring import Evaluator
+from evaluator.engines.jobs import Scoring
+from evaluator.engines.small import score_ranked
 
 QRELS = """\
 1 0 a 1

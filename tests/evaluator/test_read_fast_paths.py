@@ -1,7 +1,7 @@
 """The vectorised qrels and topics readers give the same results as the per-line ones."""
 import pytest
 
-from evaluator import qrels as reader
+from evaluator.io import qrels as reader
 from evaluator.synthetic import make_qrels
 
 
@@ -41,7 +41,7 @@ def test_it_leaves_unusual_files_to_the_per_line_reader(data):
 
 @pytest.mark.parametrize("data", [b"1\tone\n2\ttwo words \n\n", "3\tswali la\u3000Kiswahili?\n".encode()])
 def test_it_reads_topics_the_same_on_both_paths(data):
-    from evaluator import topics
+    from evaluator.io import topics
 
     fast = topics._read_fast(data)
     assert fast is not None and fast == topics._read_exact(data, "x")
@@ -52,7 +52,7 @@ def test_it_reads_topics_the_same_on_both_paths(data):
 def test_it_reads_the_real_topics_the_same_on_both_paths(shared_data):
     import gzip
 
-    from evaluator import topics
+    from evaluator.io import topics
 
     for path in sorted(shared_data.glob("*/topics.*")):
         data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()

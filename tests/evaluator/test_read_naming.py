@@ -2,7 +2,7 @@
 import pytest
 
 from evaluator.benchmarks import get_benchmark
-from evaluator.naming import expand_inputs, split_assignment, subset_from_filename
+from evaluator.io.naming import expand_inputs, split_assignment, subset_from_filename
 
 MIRACL = get_benchmark("miracl").codes
 MRTYDI = get_benchmark("mrtydi").codes

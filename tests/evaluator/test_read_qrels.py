@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.qrels import read_qrels
+from evaluator.io.qrels import read_qrels
 from evaluator.records import InputError
-from evaluator.topics import read_topics
+from evaluator.io.topics import read_topics
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -4,9 +4,9 @@ import io
 
 import numpy as np
 
-from evaluator.runs import read_run, write_run
+from evaluator.io.runs import read_run, write_run
 from evaluator.synthetic import make_run, make_topics
-from evaluator.topics import read_topics
+from evaluator.io.topics import read_topics
 
 LINES = b"".join(b"7 Q0 %d#0 %d %.1f bm25\n" % (i, i + 1, 10 - i * 0.5) for i in range(8))
 
@@ -73,7 +73,7 @@ def test_it_writes_what_it_reads(tmp_path):
 def test_it_keeps_the_same_top_k_as_a_plain_sort_when_queries_span_blocks(tmp_path, monkeypatch):
     import functools
 
-    from evaluator import runs, sources
+    from evaluator.io import runs, sources
 
     monkeypatch.setattr(runs, "iter_blocks", functools.partial(sources.iter_blocks, block_size=1024))
     rng = np.random.default_rng(5)

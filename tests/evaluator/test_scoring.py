@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from evaluator.records import Qrels, Run
-from evaluator.scoring import Evaluator
+from evaluator.engines.scoring import Evaluator
 
 QRELS = Qrels({"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d9": 1}, "q3": {"d5": 0}})
 ROWS = [("q1", "d3", 1.0), ("q1", "d1", 2.0), ("q9", "d1", 9.0), ("q1", "d2", 3.0), ("q1", "dX", 2.0),

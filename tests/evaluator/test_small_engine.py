@@ -1,13 +1,13 @@
-"""The pure-Python engine (evaluator.small) and the vectorised one agree: fed the same
+"""The pure-Python engine (evaluator.engines.small) and the vectorised one agree: fed the same
 random and malformed files, the small engine either declines (and the vectorised one
 reads the file, reporting any problem) or gives the same report and the same scores."""
 import random
 
 import pytest
 
-from evaluator.jobs import Job, Scoring
-from evaluator.parallel import score_job
-from evaluator.small import score_small_job
+from evaluator.engines.jobs import Job, Scoring
+from evaluator.engines.parallel import score_job
+from evaluator.engines.small import score_small_job
 
 from .trec_cases import MEASURES
 

@@ -2,10 +2,10 @@
 import numpy as np
 
 from evaluator.benchmarks import get_benchmark
-from evaluator.qrels import read_qrels
-from evaluator.runs import read_run
+from evaluator.io.qrels import read_qrels
+from evaluator.io.runs import read_run
 from evaluator.synthetic import MIRACL_TEST_B_QUERY_COUNTS, make_miracl_set, make_qrels, make_run
-from evaluator.topics import read_topics
+from evaluator.io.topics import read_topics
 
 
 def test_it_carries_the_test_b_shape():

@@ -79,7 +79,7 @@ def _compare(trec_eval, tmp_path, name, qrels_text, run_text, engine="auto"):
     assert not wrong, f"{name}: {len(wrong)} values differ, e.g. {list(wrong.items())[:3]}"
 
 
-# auto: small plain runs go to the pure-Python engine (evaluator.small), the rest to numpy
+# auto: small plain runs go to the pure-Python engine (evaluator.engines.small), the rest to numpy
 ENGINES = ("auto", "vectorised")
 
 

@@ -5,9 +5,9 @@ import functools
 import numpy as np
 import pytest
 
-from evaluator import runs, sources
-from evaluator.validation import LineRules, ProblemLog
-from evaluator.validation_fast import rows_exact, rows_fast
+from evaluator.io import runs, sources
+from evaluator.io.validation import LineRules, ProblemLog
+from evaluator.io.validation_fast import rows_exact, rows_fast
 
 TOPICS = [str(q) for q in range(1, 41)]
 PATTERN = r"[0-9]+#[0-9]+"

@@ -3,7 +3,7 @@ import gzip
 
 import pytest
 
-from evaluator.runs import read_run
+from evaluator.io.runs import read_run
 
 TOPICS = {"1", "2", "3"}
 PATTERN = r"[0-9]+#[0-9]+"

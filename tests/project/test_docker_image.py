@@ -18,7 +18,8 @@ def test_the_files_the_image_copies_build_the_package(tmp_path):
     [wheel] = (tmp_path / "dist").glob("cupboard-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"cupboard/settings.py", "cupboard/competitions/definitions/miracl-wsdm-cup.yaml",
-            "evaluator/cli_submit.py", "evaluator/__main__.py"} <= names
+            "evaluator/cli/submit.py", "evaluator/client/http.py", "evaluator/engines/scoring.py",
+            "evaluator/io/runs.py", "evaluator/__main__.py"} <= names
     assert any(re.search(r"\.dist-info/licenses/LICENSE$", name) for name in names)
 
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 from cupboard.accounts.services import api_token_create
 from cupboard.competitions.models import Phase
 from cupboard.submissions.models import Score
-from evaluator.cli_submit import print_scores
+from evaluator.cli.submit import print_scores
 from tests.personas import client_for
 from tests.rules.world import TEST_B_DOCIDS, TEST_B_JUDGMENTS, build_world, submit, upload
 

@@ -92,5 +92,5 @@ def test_it_does_not_beat_inside_the_callers_transaction(world):
     (0, 2, 2, 1), (0, 1, 2, 2), (0, 4, 2, 1), (0, 2, 8, 4), (3, 2, 2, 3)])
 def test_its_budget_is_the_cores_per_worker_process(configured, concurrency, cores, expected):
     with override_settings(CUPBOARD_SCORING_PROCESSES=configured, CUPBOARD_WORKER_CONCURRENCY=concurrency), \
-            mock.patch("evaluator.parallel.usable_cores", return_value=cores):
+            mock.patch("evaluator.engines.parallel.usable_cores", return_value=cores):
         assert scoring_processes() == expected

@@ -151,7 +151,7 @@ def test_the_api_says_already_stored(world, api):
 
 
 def test_the_cli_says_already_stored(tmp_path, capsys, monkeypatch):
-    from evaluator import cli_submit
+    from evaluator.cli import submit as cli_submit
     from evaluator.__main__ import main
 
     run = tmp_path / "run.sw.txt"

@@ -21,7 +21,7 @@ class PhaseFilesForm(forms.Form):
         self.fields["subset"].choices = [("", "from the file name")] + [(s.code, f"{s.code} {s.name}") for s in subsets]
 
     def clean(self):
-        from evaluator.naming import subset_from_filename
+        from evaluator.io.naming import subset_from_filename
 
         cleaned = super().clean()
         files, chosen = cleaned.get("files") or [], cleaned.get("subset")

@@ -15,7 +15,7 @@ def files_by_subset(args: list[str], *, prefix: str, codes: Collection[str]) -> 
     In a folder only files starting with `prefix` ("topics." or "qrels.") count; a file whose
     name names no subset of the competition (e.g. a language it does not run) is skipped and
     reported, never guessed. Two files for one subset is an error (`duplicate-subset`)."""
-    from evaluator.naming import split_assignment, subset_from_filename
+    from evaluator.io.naming import split_assignment, subset_from_filename
 
     found: dict[str, Path] = {}
     skipped: list[str] = []

@@ -181,7 +181,7 @@ def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name:
                   actor: User | None = None) -> TopicSet:
     """Store one subset's topics for a phase, as published (e.g. `topics.miracl-v1.0-sw-dev.tsv`).
 
-    The file is read with evaluator.topics.read_topics first; a bad file raises
+    The file is read with evaluator.io.topics.read_topics first; a bad file raises
     CompetitionError `invalid-topics` with file:line problems and stores nothing.
     Importing the same bytes again changes nothing; other bytes replace the old file."""
     subset = _subset(phase, subset)
@@ -205,7 +205,7 @@ def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name:
 
 def _read_topics(content: bytes, name: str) -> dict[str, str]:
     from evaluator.records import InputError
-    from evaluator.topics import read_topics
+    from evaluator.io.topics import read_topics
 
     try:
         return read_topics(io.BytesIO(content), name=name)
@@ -242,13 +242,13 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
                          progress: Callable[[str, int, int], None] | None = None) -> QrelsRelease:
     """Release a new version of a phase's judgments: {subset code: file}.
 
-    Every file is validated with evaluator.qrels.read_qrels before anything is stored
+    Every file is validated with evaluator.io.qrels.read_qrels before anything is stored
     (CompetitionError `invalid-qrels` lists every problem). Subsets not given are carried
     forward from the previous release unchanged. A release identical to the current one is
     not a new version: the current one is returned. `names` gives each file's published
     name; `progress(code, done, total)` is called as files pass validation. When the phase already has scored
     or queued submissions, `phase_rescore` (re-)scores them after the commit."""
-    from evaluator.qrels import read_qrels
+    from evaluator.io.qrels import read_qrels
     from evaluator.records import InputError
 
     if not files:

@@ -30,7 +30,7 @@ def run_name(*, tag: str, code: str, phase: Phase) -> str:
 
 def topic_ids(topic_set: TopicSet) -> list[str]:
     """The query ids of a stored topics file, in file order."""
-    from evaluator.topics import read_topics
+    from evaluator.io.topics import read_topics
 
     with topic_set.file.open("rb") as stored:
         return list(read_topics(io.BytesIO(stored.read()), name=topic_set.original_name))

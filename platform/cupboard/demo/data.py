@@ -22,9 +22,9 @@ import numpy as np
 import pyarrow as pa
 
 from evaluator import synthetic
-from evaluator.qrels import read_qrels
+from evaluator.io.qrels import read_qrels
 from evaluator.samples import sample_path
-from evaluator.topics import read_topics
+from evaluator.io.topics import read_topics
 
 # The folder with MIRACL and Mr. TyDi files, next to the repository, when it exists.
 SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"

@@ -112,7 +112,7 @@ def _make(index: int) -> dict[str, bytes]:
 def demo_runs(specs: list[RunSpec]) -> list[dict[str, bytes]]:
     """`make_runs` for every spec, on every core: a phase's ~15 systems are independent, and
     forked workers start with numpy and pyarrow imported and the specs in memory."""
-    from evaluator.parallel import usable_cores
+    from evaluator.engines.parallel import usable_cores
 
     global _PENDING
     workers = min(usable_cores(), len(specs))

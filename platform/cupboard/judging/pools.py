@@ -149,7 +149,7 @@ def _top_documents(export: PoolExport, topics: dict[str, dict[str, str]]) -> tup
 
 def _topics(phase: Phase) -> dict[str, dict[str, str]]:
     """{subset code: {qid: query text}} of the phase."""
-    from evaluator.topics import read_topics
+    from evaluator.io.topics import read_topics
 
     result = {}
     for topic_set in TopicSet.objects.filter(phase=phase).select_related("subset"):
@@ -160,7 +160,7 @@ def _topics(phase: Phase) -> dict[str, dict[str, str]]:
 
 def _judgments(export: PoolExport) -> dict:
     """{subset code: evaluator Qrels} of the release the export was asked against."""
-    from evaluator.qrels import read_qrels
+    from evaluator.io.qrels import read_qrels
 
     if export.qrels_release is None:
         return {}

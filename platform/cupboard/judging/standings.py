@@ -45,7 +45,7 @@ def release_standings_record(*, phase: Phase, release: QrelsRelease, new_qrels: 
     """Keep the rows `release` is about to change, and per subset the number of judged
     (query, document) pairs in its new files ({code: evaluator Qrels}) that the previous
     release's file of that subset did not hold. Inside the release's transaction."""
-    from evaluator.qrels import read_qrels
+    from evaluator.io.qrels import read_qrels
 
     added = {}
     for code, qrels in new_qrels.items():

@@ -10,7 +10,7 @@ from django.core.files.base import ContentFile
 
 from cupboard.competitions.models import Phase
 from evaluator.fusion import hybrid_fusion
-from evaluator.runs import write_run
+from evaluator.io.runs import write_run
 
 from .errors import SubmissionRefused
 from .models import Submission

@@ -27,8 +27,8 @@ from cupboard.competitions.models import Competition, Phase, Subset, TopicSet
 
 from evaluator.benchmarks import get_benchmark
 from evaluator.records import Problem
-from evaluator.runs import read_run, run_query_ids
-from evaluator.topics import read_topics
+from evaluator.io.runs import read_run, run_query_ids
+from evaluator.io.topics import read_topics
 
 from . import readcache
 from .errors import SubmissionRefused

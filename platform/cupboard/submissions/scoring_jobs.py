@@ -1,4 +1,4 @@
-"""The subsets of one submission scored side by side, as the CLI does (`evaluator.parallel`).
+"""The subsets of one submission scored side by side, as the CLI does (`evaluator.engines.parallel`).
 
 Each subset is one job: read its topics, read and validate its run, read its qrels, score.
 Everything a job needs from the database is read first, in the worker process; the jobs
@@ -30,8 +30,8 @@ from cupboard.judging.models import JUDGED_METRIC
 from cupboard.competitions.selectors import qrels_files
 
 from evaluator.benchmarks import get_benchmark
-from evaluator.qrels import read_qrels
-from evaluator.scoring import Evaluator
+from evaluator.io.qrels import read_qrels
+from evaluator.engines.scoring import Evaluator
 
 from . import readcache
 from .models import RunFile
@@ -72,7 +72,7 @@ def subset_jobs(*, submission, release) -> tuple[list[SubsetJob], list[Subset]]:
 
 def scoring_processes() -> int:
     """The worker's budget of processes for one submission (see the module docstring)."""
-    from evaluator.parallel import usable_cores
+    from evaluator.engines.parallel import usable_cores
 
     configured = settings.CUPBOARD_SCORING_PROCESSES
     if configured > 0:

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from evaluator.naming import subset_from_filename
+from evaluator.io.naming import subset_from_filename
 
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record

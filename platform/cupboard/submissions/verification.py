@@ -4,7 +4,7 @@ The evaluator scores every run; pytrec_eval (trec_eval's C code) is the second e
 `Verification` recomputes, in the worker, every ranked submission and every baseline of a
 phase's leaderboard from its stored run files and the phase's current judgments, and
 compares pytrec_eval's mean with the stored Score row, metric by metric and subset by
-subset. The tolerance is evaluator/check.py's (1e-9), float32-aware as it is: pytrec_eval
+subset. The tolerance is evaluator/engines/check.py's (1e-9), float32-aware as it is: pytrec_eval
 keeps run scores as float32, so where the evaluator fed the same float32 scores agrees with
 pytrec_eval and its exact (float64) value is the stored one, the difference is a float32 tie,
 counted apart, not a failure. Anything else that differs is listed, loudly.
@@ -14,7 +14,7 @@ event is public) and when an organizer asks (the phase's scoring page). The row 
 state: a delivery claims it with one conditional UPDATE, so a second delivery finds it
 running or finished and does nothing; a check whose worker died (claimed longer ago than
 the task's hard time limit) is claimed again and started over from the stored files. pytrec_eval is imported in the child
-process that runs it (evaluator/check.py), never at start-up.
+process that runs it (evaluator/engines/check.py), never at start-up.
 """
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from evaluator.check import TOLERANCE, SecondEngineFailed, second_opinion
-from evaluator.qrels import read_qrels
-from evaluator.scoring import Evaluator
+from evaluator.engines.check import TOLERANCE, SecondEngineFailed, second_opinion
+from evaluator.io.qrels import read_qrels
+from evaluator.engines.scoring import Evaluator
 
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record

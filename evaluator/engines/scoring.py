@@ -4,7 +4,7 @@ An `Evaluator` indexes one qrels once (query numbers, judged (query, docid) pair
 int64 keys, relevant counts, ideal DCGs) and then scores many runs: each run is ranked with
 one Arrow sort (query, score descending, docid descending: trec_eval's order), its rows are
 matched to judgments with two hash lookups and a binary search, and every metric is a
-handful of `np.bincount` reductions over all queries at once (see `evaluator.metrics`).
+handful of `np.bincount` reductions over all queries at once (see `evaluator.engines.metrics`).
 
 The test suite checks every metric, query by query, against trec_eval 10 built from its
 source (%.17g output) on a seeded corpus, and against pytrec_eval (float32 scores, so only
@@ -13,15 +13,16 @@ on scores float32 holds exactly) on the MIRACL and Mr. TyDi qrels.
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .columns import column, numbers, numbers_or, strings, take
-from .metric_names import parse_metrics
-from .metrics import FAMILIES, GAIN_ALIASES, GAINS, KERNELS, Metric, Ranked, gains
+from ..io.columns import column, numbers, numbers_or, strings, take
+from ..metric_names import parse_metrics
+from ..records import Qrels, Run, SubsetResult
 from .coverage import coverage
-from .records import Qrels, Run, SubsetResult
+from .metrics import FAMILIES, GAIN_ALIASES, GAINS, KERNELS, Metric, Ranked, gains
 
 
 def trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> np.ndarray:

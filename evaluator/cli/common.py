@@ -1,4 +1,4 @@
-"""The `python -m evaluator` command line: argparse wiring and what every subcommand shares.
+"""What every `python -m evaluator` subcommand shares: inputs read by subset, common options, output.
 
 Inputs are files, directories of files, or LANG=PATH; the language of a file is read
 from its name as the published files name it (`qrels.miracl-v1.0-sw-dev.tsv`,
@@ -15,16 +15,16 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .benchmarks import BENCHMARKS, Benchmark, get_benchmark
-from .benchmarks.generic import DEFAULT_SUBSET
+from ..benchmarks import BENCHMARKS, Benchmark, get_benchmark
+from ..benchmarks.generic import DEFAULT_SUBSET
+from ..io.naming import expand_inputs
+from ..io.qrels import read_qrels
+from ..io.topics import read_topics
+from ..records import InputError, Problem, Qrels, Run
+from .progress import Progress
 
 GENERIC = "generic"
 UNLIMITED = 2**62  # trec_eval's depth when -M is not given: every document of the run
-from .naming import expand_inputs
-from .progress import Progress
-from .qrels import read_qrels
-from .records import InputError, Problem, Qrels, Run
-from .topics import read_topics
 
 
 @dataclass
@@ -84,7 +84,7 @@ class Inputs:
             if self.topics and code not in self.topics:
                 self.errors.append(Problem("no-topics", f"no topics were given for {code!r}", path))
                 continue
-            from .runs import read_run  # numpy and pyarrow: only when a run is read here
+            from ..io.runs import read_run  # numpy and pyarrow: only when a run is read here
 
             bar = Progress(f"reading {code}", enabled=progress)
             run, report = read_run(path, topics=self.topics.get(code), docid_pattern=self.benchmark.docid_pattern,
@@ -142,20 +142,3 @@ def report_problems(inputs: Inputs, fmt: str) -> None:
 def print_json(document: dict) -> None:
     json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    from . import cli_compare, cli_fuse, cli_score, cli_submit, cli_validate
-
-    parser = argparse.ArgumentParser(prog="python -m evaluator",
-                                     description="Validate, score, fuse and compare TREC runs the way trec_eval does, "
-                                                 "and submit them to a cupboard competition.")
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (cli_validate, cli_score, cli_fuse, cli_compare, cli_submit):
-        module.add_parser(subparsers)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.func(args)

@@ -10,13 +10,13 @@ import argparse
 import csv
 import sys
 
-from .aggregate import MISSING_RULES, group_means
-from .benchmarks import ALL, Benchmark
-from .cli import UNLIMITED, Inputs, add_common, benchmark_of, print_json, report_problems
-from .metric_names import parse_metric, parse_metrics, trec_name
-from .jobs import Job, Outcome, Scoring
+from ..aggregate import MISSING_RULES, group_means
+from ..benchmarks import ALL, Benchmark
+from ..engines.jobs import Job, Outcome, Scoring
+from ..metric_names import parse_metric, parse_metrics, trec_name
+from ..records import Problem
+from .common import UNLIMITED, Inputs, add_common, benchmark_of, print_json, report_problems
 from .progress import Progress
-from .records import Problem
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -123,7 +123,7 @@ def score_jobs(jobs: list[Job], *, scoring: Scoring, workers: int | None, progre
     """Small plain runs by the pure-Python engine when `small` (no numpy or pyarrow to
     import: a small collection takes about trec_eval's time), the others, and any it
     declines, by the vectorised one on every core."""
-    from .small import SMALL_RUN_BYTES, score_small_job
+    from ..engines.small import SMALL_RUN_BYTES, score_small_job
 
     done, outcomes = _progress(jobs, progress), {}
     # past a few MB in all, numpy on every core is quicker than Python on one, imports included
@@ -135,7 +135,7 @@ def score_jobs(jobs: list[Job], *, scoring: Scoring, workers: int | None, progre
             done(outcome, len(outcomes), len(jobs))
     rest = [job for job in jobs if job.subset not in outcomes]
     if rest:
-        from .parallel import score_submission
+        from ..engines.parallel import score_submission
 
         first = len(outcomes)
         outcomes.update(score_submission(rest, scoring=scoring, workers=workers,

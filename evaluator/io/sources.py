@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Union
 
-from .records import InputError, Problem
+from ..records import InputError, Problem
 
 Source = Union[str, "os.PathLike[str]", BinaryIO]
 

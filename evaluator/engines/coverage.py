@@ -1,12 +1,12 @@
 """How a run's queries meet the judged ones: the warnings trec_eval never gives.
 
-Shared by both engines (`evaluator.scoring`, `evaluator.small`); pure Python.
+Shared by both engines (`evaluator.engines.scoring`, `evaluator.engines.small`); pure Python.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .records import Problem
+from ..records import Problem
 
 
 def coverage(ran: set[str], judged_qids: Sequence[str], file: str) -> tuple[Problem, ...]:

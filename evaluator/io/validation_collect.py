@@ -14,8 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..records import Run
 from .columns import column, numbers, take
-from .records import Run
 from .validation import ProblemLog, warn_missing_queries
 from .validation_fast import Rows
 

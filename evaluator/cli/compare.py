@@ -9,7 +9,7 @@ import argparse
 import csv
 import sys
 
-from .cli import Inputs, add_common, benchmark_of, print_json, report_problems
+from .common import Inputs, add_common, benchmark_of, print_json, report_problems
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -30,8 +30,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def compare_command(args: argparse.Namespace) -> int:
     """Score A and B on every language both cover; print means, difference and p-values."""
-    from .scoring import Evaluator  # numpy: imported for this command only
-    from .significance import paired_t_test, randomization_test
+    from ..engines.scoring import Evaluator  # numpy: imported for this command only
+    from ..significance import paired_t_test, randomization_test
 
     benchmark = benchmark_of(args)
     metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else list(benchmark.metrics)

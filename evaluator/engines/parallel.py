@@ -17,12 +17,12 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import pyarrow as pa
 
+from ..io.qrels import read_qrels
+from ..io.runs import keep_freed_memory, read_run
+from ..io.topics import read_topics
+from ..records import InputError
 from .jobs import Job, Outcome, Scoring  # noqa: F401 (the names callers import from here)
-from .qrels import read_qrels
-from .records import InputError
-from .runs import keep_freed_memory, read_run
 from .scoring import Evaluator
-from .topics import read_topics
 
 
 def score_submission(jobs: Sequence[Job], *, scoring: Scoring, workers: int | None = None,

@@ -16,24 +16,19 @@ and the Retry-After it gave is printed. A script can sleep that long and run the
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
-import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-from .cli import Inputs, add_common, benchmark_of, print_json
-from .cli_validate import check_runs
-from .naming import expand_inputs
+from ..client.http import TRY_LATER, Multipart, ServerError, call_api
+from ..io.naming import expand_inputs
+from .common import Inputs, add_common, benchmark_of, print_json
 from .progress import Progress
+from .validate import check_runs
 
 DONE = {"scored", "rejected", "failed"}
-TRY_LATER = {429, 503}  # answers that say "not now", not "no"
 EXIT_TRY_LATER = 3
-CHUNK = 1 << 20
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -64,111 +59,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     add_common(parser, formats=("text", "json"))
     parser.set_defaults(func=submit_command)
     return parser
-
-
-@dataclass
-class Multipart:
-    """A multipart/form-data body streamed from disk: its length is known before it is read,
-    so large runs are sent with a Content-Length (which Django needs) and never held in memory."""
-
-    fields: dict[str, str]
-    files: list[tuple[str, Path]]
-    boundary: str = ""
-
-    def __post_init__(self):
-        self.boundary = self.boundary or uuid.uuid4().hex
-
-    @property
-    def content_type(self) -> str:
-        return f"multipart/form-data; boundary={self.boundary}"
-
-    def _head(self, name: str, filename: str | None = None) -> bytes:
-        disposition = f'form-data; name="{name}"'
-        if filename is not None:
-            disposition += f'; filename="{filename.replace(chr(34), "%22")}"'
-            return (f"--{self.boundary}\r\nContent-Disposition: {disposition}\r\n"
-                    f"Content-Type: application/octet-stream\r\n\r\n").encode()
-        return f"--{self.boundary}\r\nContent-Disposition: {disposition}\r\n\r\n".encode()
-
-    def _tail(self) -> bytes:
-        return f"--{self.boundary}--\r\n".encode()
-
-    def __len__(self) -> int:
-        fields = sum(len(self._head(k)) + len(v.encode()) + 2 for k, v in self.fields.items())
-        files = sum(len(self._head(k, p.name)) + p.stat().st_size + 2 for k, p in self.files)
-        return fields + files + len(self._tail())
-
-    def chunks(self, progress: Progress | None = None) -> Iterator[bytes]:
-        """The body, a read block at a time, reporting the bytes handed over to `progress`."""
-        total, sent = len(self), 0
-        for chunk in self._parts():
-            sent += len(chunk)
-            if progress:
-                progress.update(sent, total)
-            yield chunk
-
-    def _parts(self) -> Iterator[bytes]:
-        for name, value in self.fields.items():
-            yield self._head(name) + value.encode() + b"\r\n"
-        for name, path in self.files:
-            yield self._head(name, path.name)
-            with path.open("rb") as source:
-                while block := source.read(CHUNK):
-                    yield block
-            yield b"\r\n"
-        yield self._tail()
-
-
-class ServerError(Exception):
-    """The server could not be reached, or answered with something other than the API's JSON."""
-
-
-def call_api(url: str, token: str, body: Multipart | None = None, *, progress: Progress | None = None,
-             timeout: float = 300) -> tuple[int, dict]:
-    """(HTTP status, JSON document) for a GET, or a POST of `body`; API refusals (4xx with
-    errors as data) are returned, not raised."""
-    import urllib.error  # with http and ssl: only when calling the platform
-    import urllib.request
-
-    headers = {"Authorization": f"Token {token}", "Accept": "application/json"}
-    data = None
-    if body is not None:
-        headers |= {"Content-Type": body.content_type, "Content-Length": str(len(body))}
-        data = body.chunks(progress)
-    request = urllib.request.Request(url, data=data, headers=headers, method="POST" if body else "GET")
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as error:
-        text = error.read().decode("utf-8", "replace")
-        try:
-            document = json.loads(text)
-        except ValueError:
-            if error.code not in TRY_LATER:
-                raise ServerError(f"{url}: HTTP {error.code}: {text[:300]}") from None
-            # a proxy's own 503 page while the platform restarts: an outage all the same
-            document = {"errors": [{"file": None, "line": None, "column": None, "code": "unavailable",
-                                    "message": f"HTTP {error.code} from {url}"}]}
-        if error.code in TRY_LATER and isinstance(document, dict):
-            document["retry_after"] = retry_after_seconds(error.headers.get("Retry-After"))
-        return error.code, document
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        raise ServerError(f"{url}: {getattr(error, 'reason', error)}") from None
-
-
-def retry_after_seconds(value: str | None) -> int | None:
-    """Retry-After as seconds: the header is a number of seconds or an HTTP date."""
-    if not value:
-        return None
-    if value.strip().isdigit():
-        return int(value)
-    from datetime import datetime, timezone
-    from email.utils import parsedate_to_datetime
-
-    try:
-        return max(0, round((parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds()))
-    except (TypeError, ValueError):
-        return None
 
 
 def upload_files(args: argparse.Namespace) -> list[tuple[str, Path]]:

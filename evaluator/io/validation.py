@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .records import Problem, ValidationReport
+from ..records import Problem, ValidationReport
 
 MAX_PROBLEMS = 25
 MAX_LINE_BYTES = 1024

@@ -19,7 +19,7 @@ from typing import TextIO
 import numpy as np
 import pyarrow as pa
 
-from .records import InputError, Run, ValidationReport
+from ..records import InputError, Run, ValidationReport
 from .sources import BLOCK_SIZE, DEFAULT_MAX_BYTES, GZIP_MAGIC, Source, iter_blocks, source_name
 from .validation import BOM, MAX_PROBLEMS, TAG_RE, LineRules, ProblemLog, looks_binary
 from .validation_collect import RunCollector, position_in_query, trec_order
@@ -45,7 +45,7 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
     then docid descending), as `trec_eval -M keep_depth` scores. `progress(done, total)` is
     called after each block with bytes read and the file size (0 when unknown, e.g. gzip).
     `threads=1` parses on the calling thread, for callers that already keep every core busy
-    with one file each (`evaluator.parallel`): extra threads would only take turns there.
+    with one file each (`evaluator.engines.parallel`): extra threads would only take turns there.
     `strict_tags=False` takes any run tag, and several, as trec_eval does (a competition
     wants one tag of TAG_RE's shape: it names the run on the leaderboard).
     """
@@ -164,7 +164,7 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc mallopt() parameters
 
 def keep_freed_memory() -> None:
     """Let this process's allocator keep what it frees, for a process that reads one file
-    after another and then exits (a worker of `evaluator.parallel`). By default glibc
+    after another and then exits (a worker of `evaluator.engines.parallel`). By default glibc
     gives big blocks back to the system at once and the next block takes them again page
     by page: at depth 100 those page faults were a quarter of a worker's time. Its peak
     is unchanged: what is kept is what the next block reuses."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .cli import Inputs, add_common, benchmark_of, print_json, report_problems
+from .common import Inputs, add_common, benchmark_of, print_json, report_problems
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -30,8 +30,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def fuse_command(args: argparse.Namespace) -> int:
     """Read every system's runs, fuse each language all systems cover, write the results."""
-    from .fusion import hybrid_fusion, reciprocal_rank_fusion  # numpy: for this command only
-    from .runs import write_run
+    from ..fusion import hybrid_fusion, reciprocal_rank_fusion  # numpy: for this command only
+    from ..io.runs import write_run
 
     if args.method == "hybrid" and len(args.run) != 2:
         print("python -m evaluator fuse: --method hybrid takes exactly two --run systems")

@@ -5,7 +5,7 @@ Names follow ir_measures (`nDCG@10`, `R@100`, `RR@10`, `AP`, `P(rel=2)@10`,
 `map`, `map_cut_10`, `P_10`, `success_10`) are accepted too, so a number copied from a
 paper's trec_eval command line can be looked up directly.
 
-What every metric means is trec_eval's (`-c`), which `evaluator.scoring` implements and
+What every metric means is trec_eval's (`-c`), which `evaluator.engines.scoring` implements and
 the test suite checks query by query against trec_eval 10 built from its source, at full
 precision (tests/evaluator/test_trec_eval_differential.py):
 
@@ -28,12 +28,11 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from .metric_names import (ALIASES, FAMILIES, GAIN_ALIASES, GAINS, TREC_NAMES, Family, Gain, Metric,  # noqa: F401
-                           parse_metric, trec_name)
+from ..metric_names import ALIASES, FAMILIES, GAIN_ALIASES, GAINS, TREC_NAMES, Family, Gain, Metric, parse_metric, trec_name  # noqa: F401
 
 
 class Judgments(Protocol):
-    """What kernels need from the qrels side (implemented by `evaluator.scoring.JudgmentIndex`)."""
+    """What kernels need from the qrels side (implemented by `evaluator.engines.scoring.JudgmentIndex`)."""
 
     def relevant_counts(self, rel: int) -> np.ndarray: ...
     def nonrelevant_counts(self, rel: int) -> np.ndarray: ...

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .metric_names import parse_metric, trec_name
-from .records import Problem, Qrels, Run
+from ..metric_names import parse_metric, trec_name
+from ..records import Problem, Qrels, Run
 from .scoring import Evaluator, summary
 
 TOLERANCE = 1e-9

@@ -9,7 +9,7 @@ vectorised engine reads the file, saying what is wrong where. So problems are on
 reported by one reader, and when this one accepts a file it yields what the other would:
 `tests/evaluator/test_small_engine.py` feeds both the same random and malformed files.
 
-The metrics are those of `evaluator.metrics`, per query in plain Python, with trec_eval's
+The metrics are those of `evaluator.engines.metrics`, per query in plain Python, with trec_eval's
 definitions (see that module's docstrings and docs/evaluator.md).
 """
 from __future__ import annotations
@@ -21,14 +21,14 @@ from collections.abc import Collection
 from itertools import compress
 from operator import gt, lt, ne
 
+from ..io.qrels import read_qrels
+from ..io.sources import GZIP_MAGIC
+from ..io.topics import read_topics
+from ..io.validation import MAX_FIELD_BYTES, TAG_RE, ProblemLog, warn_missing_queries
+from ..metric_names import FAMILIES, Metric, parse_metric
+from ..records import InputError, Qrels, SubsetResult, ValidationReport
 from .coverage import coverage
 from .jobs import Job, Outcome, Scoring
-from .metric_names import FAMILIES, Metric, parse_metric
-from .qrels import read_qrels
-from .records import InputError, Qrels, SubsetResult, ValidationReport
-from .sources import GZIP_MAGIC
-from .topics import read_topics
-from .validation import MAX_FIELD_BYTES, TAG_RE, ProblemLog, warn_missing_queries
 
 SMALL_RUN_BYTES = 8 << 20  # ~250k lines: about trec_eval's time at this size, without the imports
 
@@ -184,7 +184,7 @@ def _value(m: Metric, labels: list[int | None], judged: dict[str, int], rel: int
 
 
 def _bpref(top: list[int | None], hits: list[bool], judged: dict[str, int], rel: int, relevant: int) -> float:
-    """bpref as trec_eval computes it (see evaluator.metrics.bpref)."""
+    """bpref as trec_eval computes it (see evaluator.engines.metrics.bpref)."""
     cap = min(sum(1 for label in judged.values() if 0 <= label < rel), relevant)
     nonrel, total = 0, 0.0
     for label, hit in zip(top, hits):

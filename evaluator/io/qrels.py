@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 
-from .records import InputError, JudgedColumns, Problem, Qrels
+from ..records import InputError, JudgedColumns, Problem, Qrels
 from .sources import Source, iter_blocks, source_name, split_lines
 from .validation import BOM, MAX_FIELD_BYTES, ProblemLog, decoded_lines, is_integer
 
 _NAMES = ["qid", "iteration", "docid", "label"]
 # Below this size the per-line reader is as quick as starting pyarrow, and needs no numpy:
-# a small collection is scored without importing either (see evaluator.small).
+# a small collection is scored without importing either (see evaluator.engines.small).
 SMALL_QRELS_BYTES = 2 << 20
 
 

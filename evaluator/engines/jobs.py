@@ -1,5 +1,5 @@
 """What a scoring job is, how it is scored, and what it found: plain records shared by the
-vectorised engine (`evaluator.parallel`) and the pure-Python one (`evaluator.small`).
+vectorised engine (`evaluator.engines.parallel`) and the pure-Python one (`evaluator.engines.small`).
 No numpy here, so the command line can plan jobs before it knows which engine it needs.
 """
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .records import Problem, SubsetResult, ValidationReport
+from ..records import Problem, SubsetResult, ValidationReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,7 @@ class Scoring:
     docid_pattern: str | None = None
     per_query: bool = True  # False: results carry means only (less to compute and to send back)
     strict_tags: bool = True  # False: any run tag, as trec_eval (see read_run)
-    check: bool = False  # recompute with pytrec_eval (evaluator.check)
+    check: bool = False  # recompute with pytrec_eval (evaluator.engines.check)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +55,7 @@ class Outcome:
     report: ValidationReport | None = None
     result: SubsetResult | None = None
     qrels_warnings: tuple[Problem, ...] = ()
-    checked: tuple[Problem, ...] = ()  # what `--check` found (evaluator.check)
+    checked: tuple[Problem, ...] = ()  # what `--check` found (evaluator.engines.check)
 
     @property
     def warnings(self) -> tuple[Problem, ...]:

@@ -1,7 +1,7 @@
 """Reading topic files: `qid<TAB>text` per line (MIRACL `.tsv`, Mr. TyDi `.txt.gz`)."""
 from __future__ import annotations
 
-from .records import InputError
+from ..records import InputError
 from .sources import Source, iter_blocks, source_name, split_lines
 from .validation import BOM, MAX_FIELD_BYTES, ProblemLog, decoded_lines
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from .cli import Inputs, add_common, benchmark_of, print_json
-from .naming import expand_inputs
+from ..io.naming import expand_inputs
+from .common import Inputs, add_common, benchmark_of, print_json
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
