@@ -13,9 +13,16 @@ import sys
 from ..aggregate import MISSING_RULES, group_means
 from ..benchmarks import ALL, Benchmark
 from ..engines.jobs import Job, Outcome, Scoring
-from ..metric_names import parse_metric, parse_metrics, trec_name
+from ..measures import parse_metric, parse_metrics, trec_name
 from ..records import Problem
-from .common import UNLIMITED, Inputs, add_common, benchmark_of, print_json, report_problems
+from .common import (
+    UNLIMITED,
+    Inputs,
+    add_common,
+    benchmark_of,
+    print_json,
+    report_problems,
+)
 from .progress import Progress
 
 

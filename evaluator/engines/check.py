@@ -19,13 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metric_names import parse_metric, trec_name
+from ..measures import PYTREC, parse_metric, trec_eval_measures, trec_name
 from ..records import Problem, Qrels, Run
 from .scoring import Evaluator, summary
 
 TOLERANCE = 1e-9
-# trec_eval 10 measures pytrec_eval (built on trec_eval 9) does not have.
-PYTREC_LACKS = ("unj_",)
 TIMEOUT = 300  # seconds pytrec_eval may take for one subset
 
 
@@ -52,9 +50,9 @@ class SecondOpinion:
 
 def second_opinion(evaluator: Evaluator, qrels: Qrels, run: Run | None) -> SecondOpinion:
     """Score `run` (None: no run, 0 everywhere) with both engines; raises SecondEngineFailed."""
-    names = {name: trec_name(parse_metric(name)) for name in evaluator.metrics}
-    unchecked = tuple(name for name, trec in names.items() if trec is None or trec.startswith(PYTREC_LACKS))
-    names = {name: trec for name, trec in names.items() if name not in unchecked}
+    names = {name: trec for name, metric in evaluator.metrics.items()
+             if (trec := trec_name(metric)) and PYTREC in metric.measure.engines}
+    unchecked = tuple(name for name in evaluator.metrics if name not in names)
     rounded = None if run is None else \
         Run(run.qids, run.docids, run.scores.astype(np.float32).astype(np.float64), run.tag)
     run_dict: dict[str, dict[str, float]] = {}
@@ -116,11 +114,6 @@ def _in_child(qrels: dict, run: dict, measures: list[str], relevance_level: int)
 def _evaluate(qrels: dict, run: dict, measures: list[str], relevance_level: int) -> dict:
     import pytrec_eval
 
-    # `ndcg_cut_10` is asked as `ndcg_cut.10` and answered as `ndcg_cut_10`; cutoffs of one
-    # measure go together (`ndcg_cut.5,10`), as a second `ndcg_cut.10` would replace the first
-    cuts: dict[str, list[str]] = {}
-    for m in measures:
-        family, _, cut = m.rpartition("_") if m[-1].isdigit() else (m, "", "")
-        cuts.setdefault(family, []).extend([cut] if cut else [])
-    asked = {f"{family}.{','.join(cut)}" if cut else family for family, cut in cuts.items()}
+    # asked as `ndcg_cut.5,10`, answered as `ndcg_cut_5` and `ndcg_cut_10`
+    asked = set(trec_eval_measures(measures))
     return pytrec_eval.RelevanceEvaluator(qrels, asked, relevance_level=relevance_level).evaluate(run)

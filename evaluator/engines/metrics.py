@@ -1,9 +1,8 @@
-"""The metric registry: names as IR people write them, parsed into `Metric` records.
+"""The vectorised engine's kernels: one numpy function per measure, every query at once.
 
-Names follow ir_measures (`nDCG@10`, `R@100`, `RR@10`, `AP`, `P(rel=2)@10`,
-`nDCG(gain=exp)@10`); trec_eval's own names (`ndcg_cut_10`, `recall_100`, `recip_rank`,
-`map`, `map_cut_10`, `P_10`, `success_10`) are accepted too, so a number copied from a
-paper's trec_eval command line can be looked up directly.
+Which measures there are, their names and parameters, is `evaluator.measures`; a kernel
+says which measure it computes with `@KERNELS.of(name)`, and the table is checked against the
+declarations when this module is imported.
 
 What every metric means is trec_eval's (`-c`), which `evaluator.engines.scoring` implements and
 the test suite checks query by query against trec_eval 10 built from its source, at full
@@ -19,7 +18,7 @@ precision (tests/evaluator/test_trec_eval_differential.py):
   turns into 0, not into an undefined value).
 
 The formulas themselves, with their sources, are the docstrings of the kernels below
-(one vectorised function per family, computing every query's value at once).
+(one vectorised function per measure, computing every query's value at once).
 """
 from __future__ import annotations
 
@@ -28,7 +27,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from ..metric_names import ALIASES, FAMILIES, GAIN_ALIASES, GAINS, TREC_NAMES, Family, Gain, Metric, parse_metric, trec_name  # noqa: F401
+from ..measures import FAST, Kernels
 
 
 class Judgments(Protocol):
@@ -57,6 +56,10 @@ class Ranked:
     judgments: Judgments
 
 
+Kernel = Callable[..., np.ndarray]
+KERNELS: Kernels[Kernel] = Kernels(FAST)
+
+
 def gains(labels: np.ndarray, gain: str) -> np.ndarray:
     """Gain of each label: the label itself (trec_eval) or 2^label - 1 (Burges et al., 2005,
     as CLIRMatrix reports it). Negative labels gain 0, as in trec_eval."""
@@ -74,6 +77,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
+@KERNELS.of("nDCG")
 def ndcg(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.ndarray:
     """nDCG@k (Järvelin & Kekäläinen, TOIS 2002; trec_eval `ndcg_cut`): DCG of the top k,
     sum of gain / log2(rank + 1) with 1-based ranks, divided by the DCG of the ideal
@@ -91,21 +95,25 @@ def _relevant_in_top(r: Ranked, cutoff: int | None, rel: int) -> np.ndarray:
     return (r.rank < (cutoff or r.depth)) & r.judged & (r.label >= rel)
 
 
+@KERNELS.of("R")
 def recall(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
     """R@k (trec_eval `recall_k`): relevant documents in the top k / relevant documents judged."""
     return _ratio(_per_query(r, _relevant_in_top(r, cutoff, rel)), r.judgments.relevant_counts(rel))
 
 
+@KERNELS.of("P")
 def precision(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
     """P@k (trec_eval `P_k`): relevant documents in the top k / k, even when fewer were retrieved."""
     return _per_query(r, _relevant_in_top(r, cutoff, rel)) / cutoff
 
 
+@KERNELS.of("Success")
 def success(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
     """Success@k (trec_eval `success_k`): 1 when a relevant document is in the top k, else 0."""
     return (_per_query(r, _relevant_in_top(r, cutoff, rel)) > 0).astype(np.float64)
 
 
+@KERNELS.of("RR")
 def reciprocal_rank(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
     """RR@k (Voorhees, TREC-8 QA 2000; trec_eval `recip_rank` on the run cut at k):
     1 / rank of the first relevant document in the top k, 0 when there is none."""
@@ -117,6 +125,7 @@ def reciprocal_rank(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarra
     return values
 
 
+@KERNELS.of("AP")
 def average_precision(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
     """AP@k (trec_eval `map_cut_k`; `map` when k is the depth): the sum, over relevant
     documents in the top k, of the precision at their rank, divided by the number of
@@ -126,6 +135,7 @@ def average_precision(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndar
     return _ratio(total, r.judgments.relevant_counts(rel))
 
 
+@KERNELS.of("Bpref")
 def bpref(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.ndarray:
     """bpref (Buckley & Voorhees, SIGIR 2004; trec_eval `bpref`): over the R relevant
     documents, the mean of 1 - min(n, R) / min(N, R) at each relevant one retrieved, n being
@@ -141,6 +151,7 @@ def bpref(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.ndarray:
     return _ratio(_per_query(r, hits, np.where(before > 0, share, 1.0)), counts)
 
 
+@KERNELS.of("Rprec")
 def r_precision(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.ndarray:
     """R-precision (trec_eval `Rprec`): relevant documents in the top R / R, R being the
     query's relevant documents judged."""
@@ -148,6 +159,7 @@ def r_precision(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.nda
     return _ratio(_per_query(r, _relevant_in_top(r, cutoff, rel) & (r.rank < counts[r.qidx])), counts)
 
 
+@KERNELS.of("NumRelRet")
 def relevant_retrieved(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.ndarray:
     """num_rel_ret (trec_eval): relevant documents retrieved within the depth; its
     summary over queries is the sum, as trec_eval prints it."""
@@ -162,12 +174,14 @@ def _within_query_cumsum(r: Ranked, flags: np.ndarray) -> np.ndarray:
     return running - np.repeat(before, np.diff(np.r_[starts, len(flags)]))
 
 
+@KERNELS.of("Judged")
 def judged(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
     """Judged@k (ir_measures, after OpenNIR; MacAvaney et al.): judged documents in the top
     k / k. Labels do not matter, only whether a judgment exists."""
     return _per_query(r, (r.rank < cutoff) & r.judged) / cutoff
 
 
+@KERNELS.of("Unjudged")
 def unjudged(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
     """Unjudged@k (trec_eval 10 `unj_k`, Soboroff 2023): documents in the top k without a
     judgment, or judged -1 or -2 (trec_eval's "not in the pool" and "in the pool, not
@@ -178,10 +192,4 @@ def unjudged(r: Ranked, cutoff: int, *, rel: int, gain: str) -> np.ndarray:
     return _per_query(r, (r.rank < cutoff) & unseen) / cutoff
 
 
-Kernel = Callable[..., np.ndarray]
-
-# Each family's kernel (the rows of metric_names.FAMILIES).
-KERNELS: dict[str, Kernel] = {
-    "nDCG": ndcg, "R": recall, "RR": reciprocal_rank, "AP": average_precision, "P": precision, "Success": success,
-    "Judged": judged, "Unjudged": unjudged, "Bpref": bpref, "Rprec": r_precision, "NumRelRet": relevant_retrieved,
-}
+KERNELS.check()

@@ -19,10 +19,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..io.columns import column, numbers, numbers_or, strings, take
-from ..metric_names import parse_metrics
+from ..measures import GAIN_ALIASES, GAINS, Metric, parse_metrics
 from ..records import Qrels, Run, SubsetResult
 from .coverage import coverage
-from .metrics import FAMILIES, GAIN_ALIASES, GAINS, KERNELS, Metric, Ranked, gains
+from .metrics import KERNELS, Ranked, gains
 
 
 def trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> np.ndarray:
@@ -200,6 +200,6 @@ class Evaluator:
 
 def summary(metric: Metric, values: np.ndarray) -> float:
     """The value over all queries: the mean (0 with no queries), or the sum for counts."""
-    if FAMILIES[metric.family].summary == "sum":
+    if metric.measure.summary == "sum":
         return float(values.sum())
     return float(values.mean()) if len(values) else 0.0

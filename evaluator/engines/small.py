@@ -10,14 +10,16 @@ reported by one reader, and when this one accepts a file it yields what the othe
 `tests/evaluator/test_small_engine.py` feeds both the same random and malformed files.
 
 The metrics are those of `evaluator.engines.metrics`, per query in plain Python, with trec_eval's
-definitions (see that module's docstrings and docs/evaluator.md).
+definitions (see that module's docstrings and docs/evaluator.md): one small kernel per
+measure of `evaluator.measures` that lists the SMALL engine.
 """
 from __future__ import annotations
 
 import math
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from itertools import compress
 from operator import gt, lt, ne
 
@@ -25,7 +27,7 @@ from ..io.qrels import read_qrels
 from ..io.sources import GZIP_MAGIC
 from ..io.topics import read_topics
 from ..io.validation import MAX_FIELD_BYTES, TAG_RE, ProblemLog, warn_missing_queries
-from ..metric_names import FAMILIES, Metric, parse_metric
+from ..measures import SMALL, Kernels, Metric, parse_metric
 from ..records import InputError, Qrels, SubsetResult, ValidationReport
 from .coverage import coverage
 from .jobs import Job, Outcome, Scoring
@@ -134,15 +136,28 @@ def score_ranked(qrels: Qrels, ranked: dict[str, list[tuple[str, float]]], scori
     for metric, m in metrics.items():
         values = list(per_query[metric].values())
         summed = sum(values)
-        means[metric] = summed if FAMILIES[m.family].summary == "sum" else (summed / len(values) if values else 0.0)
+        means[metric] = summed if m.measure.summary == "sum" else (summed / len(values) if values else 0.0)
     return SubsetResult(subset=subset, means=means, per_query=per_query if scoring.per_query else {},
                         warnings=coverage(set(ranked), list(judgments), name))
 
 
-def _gain(label: int | None, gain: str) -> float:
-    if label is None or label <= 0:
-        return 0.0
-    return float(label) if gain == "label" else 2.0 ** label - 1.0
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One query as a small kernel sees it for one metric: the labels of its top k (None:
+    unjudged), which of them are relevant, its judgments and how many are relevant."""
+
+    top: list[int | None]
+    hits: list[bool]
+    judged: dict[str, int]
+    rel: int
+    gain: str
+    cutoff: int | None
+    k: int  # the cutoff, or the depth without one
+    relevant: int
+
+
+SmallKernel = Callable[[Query], float]
+KERNELS: Kernels[SmallKernel] = Kernels(SMALL)
 
 
 def _value(m: Metric, labels: list[int | None], judged: dict[str, int], rel: int, gain: str, depth: int) -> float:
@@ -152,44 +167,89 @@ def _value(m: Metric, labels: list[int | None], judged: dict[str, int], rel: int
     top = labels[:k]
     hits = [label is not None and label >= rel for label in top]
     relevant = sum(1 for label in judged.values() if label >= rel)
-    family = m.family
-    if family == "nDCG":
-        dcg = sum(_gain(label, gain) / math.log2(i + 2) for i, label in enumerate(top))
-        ideal = sorted((_gain(label, gain) for label in judged.values()), reverse=True)[:m.cutoff]
-        best = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
-        return dcg / best if best > 0 else 0.0
-    if family in ("P", "Judged"):
-        count = sum(hits) if family == "P" else sum(label is not None for label in top)
-        return count / k
-    if family == "Unjudged":  # trec_eval's unj: -1 and -2 are its "not judged" labels
-        return sum(label is None or label in (-1, -2) for label in top) / k
-    if family == "Success":
-        return 1.0 if any(hits) else 0.0
-    if family == "RR":
-        return next((1.0 / (i + 1) for i, hit in enumerate(hits) if hit), 0.0)
-    if not relevant:
+    return KERNELS[m.family](Query(top, hits, judged, rel, gain, m.cutoff, k, relevant))
+
+
+def _gain(label: int | None, gain: str) -> float:
+    if label is None or label <= 0:
         return 0.0
-    if family in ("R", "NumRelRet"):
-        return sum(hits) / relevant if family == "R" else float(sum(hits))
-    if family == "Rprec":
-        return sum(hits[:relevant]) / relevant
-    if family == "AP":
-        found, total = 0, 0.0
-        for i, hit in enumerate(hits):
-            if hit:
-                found += 1
-                total += found / (i + 1)
-        return total / relevant
-    return _bpref(top, hits, judged, rel, relevant)
+    return float(label) if gain == "label" else 2.0 ** label - 1.0
 
 
-def _bpref(top: list[int | None], hits: list[bool], judged: dict[str, int], rel: int, relevant: int) -> float:
-    """bpref as trec_eval computes it (see evaluator.engines.metrics.bpref)."""
-    cap = min(sum(1 for label in judged.values() if 0 <= label < rel), relevant)
-    nonrel, total = 0, 0.0
-    for label, hit in zip(top, hits):
+@KERNELS.of("nDCG")
+def _ndcg(q: Query) -> float:
+    dcg = sum(_gain(label, q.gain) / math.log2(i + 2) for i, label in enumerate(q.top))
+    ideal = sorted((_gain(label, q.gain) for label in q.judged.values()), reverse=True)[:q.cutoff]
+    best = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / best if best > 0 else 0.0
+
+
+@KERNELS.of("P")
+def _precision(q: Query) -> float:
+    return sum(q.hits) / q.k
+
+
+@KERNELS.of("Judged")
+def _judged(q: Query) -> float:
+    return sum(label is not None for label in q.top) / q.k
+
+
+@KERNELS.of("Unjudged")
+def _unjudged(q: Query) -> float:
+    """trec_eval's unj: -1 and -2 are its "not judged" labels."""
+    return sum(label is None or label in (-1, -2) for label in q.top) / q.k
+
+
+@KERNELS.of("Success")
+def _success(q: Query) -> float:
+    return 1.0 if any(q.hits) else 0.0
+
+
+@KERNELS.of("RR")
+def _reciprocal_rank(q: Query) -> float:
+    return next((1.0 / (i + 1) for i, hit in enumerate(q.hits) if hit), 0.0)
+
+
+@KERNELS.of("R")
+def _recall(q: Query) -> float:
+    return sum(q.hits) / q.relevant if q.relevant else 0.0
+
+
+@KERNELS.of("NumRelRet")
+def _relevant_retrieved(q: Query) -> float:
+    return float(sum(q.hits))
+
+
+@KERNELS.of("Rprec")
+def _r_precision(q: Query) -> float:
+    return sum(q.hits[:q.relevant]) / q.relevant if q.relevant else 0.0
+
+
+@KERNELS.of("AP")
+def _average_precision(q: Query) -> float:
+    if not q.relevant:
+        return 0.0
+    found, total = 0, 0.0
+    for i, hit in enumerate(q.hits):
         if hit:
-            total += 1.0 - min(nonrel, relevant) / cap if nonrel > 0 else 1.0
-        elif label is not None and 0 <= label < rel:
+            found += 1
+            total += found / (i + 1)
+    return total / q.relevant
+
+
+@KERNELS.of("Bpref")
+def _bpref(q: Query) -> float:
+    """bpref as trec_eval computes it (see evaluator.engines.metrics.bpref)."""
+    if not q.relevant:
+        return 0.0
+    cap = min(sum(1 for label in q.judged.values() if 0 <= label < q.rel), q.relevant)
+    nonrel, total = 0, 0.0
+    for label, hit in zip(q.top, q.hits):
+        if hit:
+            total += 1.0 - min(nonrel, q.relevant) / cap if nonrel > 0 else 1.0
+        elif label is not None and 0 <= label < q.rel:
             nonrel += 1
-    return total / relevant
+    return total / q.relevant
+
+
+KERNELS.check()

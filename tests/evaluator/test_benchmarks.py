@@ -4,7 +4,7 @@ import re
 import pytest
 
 from evaluator.benchmarks import ALL, BENCHMARKS, get_benchmark
-from evaluator.engines.metrics import parse_metric
+from evaluator.measures import parse_metric
 
 
 @pytest.mark.parametrize("key", sorted(BENCHMARKS))

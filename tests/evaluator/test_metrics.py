@@ -1,6 +1,6 @@
 import pytest
 
-from evaluator.engines.metrics import Metric, parse_metric
+from evaluator.measures import Metric, parse_metric
 
 
 @pytest.mark.parametrize("name, family, cutoff", [

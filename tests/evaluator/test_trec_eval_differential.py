@@ -14,6 +14,7 @@ import subprocess
 import pytest
 
 from evaluator.cli import main
+from evaluator.measures import trec_eval_measures
 from evaluator.reference import trec_eval_binary, why_not
 
 from .trec_cases import MEASURES, MINIMAL, generated_case
@@ -31,13 +32,7 @@ def trec_eval():
 
 
 def _trec_eval_args() -> list[str]:
-    """-m per measure, cutoffs of one measure together (a second `-m ndcg_cut.10` would
-    replace `-m ndcg_cut.5`)."""
-    cuts: dict[str, list[str]] = {}
-    for name in MEASURES:
-        family, _, cut = name.rpartition("_") if name[-1].isdigit() else (name, "", "")
-        cuts.setdefault(family, []).extend([cut] if cut else [])
-    return [arg for family, cut in cuts.items() for arg in ("-m", f"{family}.{','.join(cut)}" if cut else family)]
+    return [arg for measure in trec_eval_measures(MEASURES) for arg in ("-m", measure)]
 
 
 def reference(binary, qrels, run) -> dict | None:

@@ -247,7 +247,7 @@ def _check_metrics(competition: dict, r: _Reader) -> None:
 
 
 def _unknown_metrics(metrics: list[str]) -> list[tuple[int, str]]:
-    from evaluator.engines.metrics import parse_metric
+    from evaluator.measures import parse_metric
 
     bad = []
     for index, name in enumerate(metrics):
