@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "cupboard.audit",
     "cupboard.notifications",
     "cupboard.judging",
+    "cupboard.flows",  # what follows each domain event (cupboard/events.py), above the apps it joins
     "cupboard.demo",
 ]
 

@@ -15,6 +15,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from cupboard.competitions.models import Competition
+from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions import scoring, scoring_jobs
 from cupboard.submissions.scoring import submission_score, submission_sweep_stale
@@ -224,10 +225,11 @@ def test_it_does_not_overwrite_work_after_losing_its_claim(world, queued):
 
 
 def test_it_updates_the_leaderboard_row_of_its_team(world, queued):
-    with mock.patch("cupboard.submissions.scoring.leaderboard_update") as update:
-        submission_score(submission_id=queued.pk)
-    update.assert_called_once()
-    assert update.call_args.kwargs["phase"] == queued.phase and update.call_args.kwargs["submission"].pk == queued.pk
+    # The row comes from the "run scored" flow (cupboard/flows/run_scored.py).
+    assert not LeaderboardRow.objects.filter(phase=queued.phase, team=queued.team).exists()
+    submission_score(submission_id=queued.pk)
+    row = LeaderboardRow.objects.get(phase=queued.phase, team=queued.team)
+    assert row.submission_id == queued.pk and row.rank == 1
 
 
 def test_it_scores_a_baseline_after_the_phase_closed(world):

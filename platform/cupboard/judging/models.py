@@ -12,10 +12,7 @@ from django.db import models
 from django.urls import reverse
 
 from cupboard.competitions.models import private_storage
-
-# The share of each query's top JUDGED_DEPTH documents that has a judgment.
-JUDGED_DEPTH = 10
-JUDGED_METRIC = f"Judged@{JUDGED_DEPTH}"
+from cupboard.submissions.models import JUDGED_METRIC
 
 
 class JudgedShare(models.Model):

@@ -119,6 +119,12 @@ class RunFile(models.Model):
         return f"{self.submission} [{self.subset.code}]"
 
 
+# The share of each query's top JUDGED_DEPTH documents that has a judgment: computed with the
+# scores (scoring_jobs.py), kept apart from them by the judging app (judging/judged.py).
+JUDGED_DEPTH = 10
+JUDGED_METRIC = f"Judged@{JUDGED_DEPTH}"
+
+
 class Score(models.Model):
     """A submission's mean value of one metric on one subset (group averages are derived)."""
 

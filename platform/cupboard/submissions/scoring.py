@@ -18,13 +18,11 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from cupboard import events
 from cupboard.competitions.models import Competition, QrelsRelease
 from cupboard.competitions.selectors import current_qrels_release
 from cupboard.jobs import Claim, JobKind, job_claim, job_sweep
-from cupboard.judging.judged import judged_shares_store
-from cupboard.leaderboards.services import leaderboard_update
 from cupboard.locking import locked
-from cupboard.notifications.services import notify_submission
 
 from .models import QueryScores, Score, Submission
 from .scoring_jobs import RunRejected, score_jobs, scoring_processes, subset_jobs
@@ -40,7 +38,7 @@ def _give_up(row: dict) -> dict:
 
 
 def _gave_up(submission_id: int) -> None:
-    notify_submission(submission_id=submission_id, event=Submission.Status.FAILED)
+    events.run_finished.send(submission_id=submission_id, status=Submission.Status.FAILED)
 
 
 SCORING = JobKind(
@@ -81,7 +79,7 @@ def _store(*, submission: Submission, release: QrelsRelease, results: list, clai
     QueryScores.objects.bulk_create([QueryScores(submission=submission, subset=subset,
                                                  values={m: v for m, v in result.per_query.items() if m in shown})
                                      for subset, result in results if result is not None])
-    judged_shares_store(submission=submission, results=results)
+    events.run_scores_stored.send(submission=submission, results=results)  # Judged@10 (cupboard/flows/)
     claim.update(status=Submission.Status.SCORED, qrels_release=release, scored_at=timezone.now(), progress=100,
                  status_reason="")
     return True
@@ -97,7 +95,7 @@ def _release_claim(*, submission: Submission, claim: Claim, reason: str, retry: 
     if changed and status == Submission.Status.QUEUED:
         submission_enqueue(submission_ids=[submission.pk])
     if changed and status == Submission.Status.FAILED:
-        notify_submission(submission_id=submission.pk, event=status)
+        events.run_finished.send(submission_id=submission.pk, status=status)
     return status if changed else "lost-claim"
 
 
@@ -129,7 +127,7 @@ def _score_claimed(claim: Claim) -> str:
     except RunRejected as rejected:
         changed = claim.update(status=Submission.Status.REJECTED, status_reason=str(rejected)[:2000], progress=0)
         if changed:
-            notify_submission(submission_id=submission_id, event=Submission.Status.REJECTED)
+            events.run_finished.send(submission_id=submission_id, status=Submission.Status.REJECTED)
         return "rejected" if changed else "lost-claim"
     except Exception as error:  # noqa: BLE001 - any other error is the platform's fault: retry, then fail
         logger.exception("scoring submission %s failed (attempt %s)", submission_id, submission.attempts)
@@ -137,14 +135,14 @@ def _score_claimed(claim: Claim) -> str:
         return _release_claim(submission=submission, claim=claim, reason=reason, retry=True)
     if not _store(submission=submission, release=release, results=results, claim=claim):
         return "lost-claim"
-    leaderboard_update(phase=submission.phase, submission=submission)
+    events.run_scored.send(submission=submission)  # its leaderboard row (cupboard/flows/run_scored.py)
     if current_qrels_release(submission.phase) != release:
         # Judgments changed while we scored: score again with the new ones.
         Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED).update(
             status=Submission.Status.QUEUED, attempts=0, queued_at=timezone.now())
         submission_enqueue(submission_ids=[submission_id])
     else:
-        notify_submission(submission_id=submission_id, event=Submission.Status.SCORED)
+        events.run_finished.send(submission_id=submission_id, status=Submission.Status.SCORED)
     return "scored"
 
 

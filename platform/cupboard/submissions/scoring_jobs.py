@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from cupboard.competitions.models import Competition, QrelsFile, Subset, TopicSet
-from cupboard.judging.models import JUDGED_METRIC
 from cupboard.competitions.selectors import qrels_files
 
 from evaluator.benchmarks import get_benchmark
@@ -34,7 +33,7 @@ from evaluator.io.qrels import read_qrels
 from evaluator.engines.scoring import Evaluator
 
 from . import readcache
-from .models import RunFile
+from .models import JUDGED_METRIC, RunFile
 from .runfiles import read_run_file, topic_set_ids
 
 

@@ -1,0 +1,68 @@
+"""Domain events: an app says what happened in it; cupboard.flows says what follows elsewhere.
+
+The app where something happens sends its event once its own work is done (`run_scored.send(
+submission=...)`). What other apps do about it is declared in one place per event, a module of
+cupboard/flows/ that lists the handlers in the order they run. So the sender never imports the
+apps above it (the floors: docs/architecture.md, tests/project/test_import_floors.py), and what
+follows an event is read in one file instead of found by searching.
+
+Why not Django's signals: any module can connect a receiver to one, from anywhere, in any
+order, and a signal nobody receives is silently nothing. Here an event has exactly one list of
+handlers, set by cupboard.flows when the apps are ready, and sending an event without handlers
+is an error (cupboard.flows missing from INSTALLED_APPS), not a lost consequence.
+
+A handler runs in the sender's transaction, at `send()`, unless it is wrapped in
+`after_commit`: then it runs once that transaction commits (at once outside one), so its failure
+cannot undo the sender's work and it never runs for work that was rolled back. A handler in the
+transaction may refuse by raising (a ValidationError the sender's caller shows), which rolls the
+sender's work back with it.
+"""
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+from django.db import transaction
+
+
+@dataclass(frozen=True)
+class AfterCommit:
+    handler: Callable[..., object]
+
+
+def after_commit(handler: Callable[..., object]) -> AfterCommit:
+    """Run `handler` once the sender's transaction commits, not inside it."""
+    return AfterCommit(handler)
+
+
+class Event:
+    """Something that happened, with the keyword arguments every send gives its handlers."""
+
+    def __init__(self, name: str, *args: str):
+        self.name, self.args = name, frozenset(args)
+        self.handlers: tuple = ()
+
+    def __repr__(self) -> str:
+        return f"<Event {self.name}>"
+
+    def handled_by(self, *handlers: Callable[..., object] | AfterCommit) -> None:
+        """Set the handlers, in the order they run (cupboard.flows, once; setting them again replaces them)."""
+        self.handlers = handlers
+
+    def send(self, **kwargs: object) -> None:
+        if kwargs.keys() != self.args:
+            raise TypeError(f"{self.name!r} is sent with {sorted(self.args)}, not {sorted(kwargs)}")
+        if not self.handlers:
+            raise RuntimeError(f"nothing handles {self.name!r}: is cupboard.flows in INSTALLED_APPS?")
+        for handler in self.handlers:
+            if isinstance(handler, AfterCommit):
+                transaction.on_commit(partial(handler.handler, **kwargs))
+            else:
+                handler(**kwargs)
+
+
+# Scoring (submissions/scoring.py). Stored: inside the transaction that stores the scores, while
+# the worker's claim holds. Scored: once they are committed. Finished: the outcome is final
+# (scored with the current judgments, rejected, or failed for good).
+run_scores_stored = Event("run scores stored", "submission", "results")
+run_scored = Event("run scored", "submission")
+run_finished = Event("run finished", "submission_id", "status")

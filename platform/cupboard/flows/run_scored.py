@@ -1,0 +1,15 @@
+"""A run was scored (submissions/scoring.py): its Judged@10 shares, then its team's leaderboard row."""
+from cupboard import events
+from cupboard.judging.judged import judged_shares_store
+from cupboard.leaderboards.services import leaderboard_update
+
+
+def _leaderboard_update(*, submission) -> None:
+    leaderboard_update(phase=submission.phase, submission=submission)
+
+
+def connect() -> None:
+    # In the scoring's transaction, while the worker's claim holds: stored with the scores or not at all.
+    events.run_scores_stored.handled_by(judged_shares_store)
+    # Once the scores are committed, in the worker (or in the demo's loading transaction).
+    events.run_scored.handled_by(_leaderboard_update)

@@ -1,0 +1,51 @@
+"""Domain events (cupboard/events.py): handlers run in order, in the sender's transaction or after
+its commit, and every event the apps send has its handlers from cupboard.flows."""
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from cupboard import events
+
+
+def test_every_event_is_handled_once_the_apps_are_ready():
+    declared = [value for value in vars(events).values() if isinstance(value, events.Event)]
+    assert declared and [e.name for e in declared if not e.handlers] == []
+
+
+def test_it_refuses_a_send_without_the_declared_arguments():
+    event = events.Event("thing done", "thing")
+    event.handled_by(lambda *, thing: None)
+    with pytest.raises(TypeError, match="'thing done' is sent with \\['thing'\\], not \\['other'\\]"):
+        event.send(other=1)
+
+
+def test_it_refuses_a_send_nobody_handles():
+    with pytest.raises(RuntimeError, match="nothing handles 'thing done'"):
+        events.Event("thing done", "thing").send(thing=1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_handlers_run_in_order_and_after_commit_ones_only_once_committed():
+    ran = []
+    event = events.Event("thing done", "thing")
+    event.handled_by(lambda *, thing: ran.append(("now", thing)),
+                     events.after_commit(lambda *, thing: ran.append(("after commit", thing))),
+                     lambda *, thing: ran.append(("now again", thing)))
+    with transaction.atomic():
+        event.send(thing=1)
+        assert ran == [("now", 1), ("now again", 1)]
+    assert ran == [("now", 1), ("now again", 1), ("after commit", 1)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_handler_refuses_by_raising_and_the_after_commit_ones_never_run():
+    ran = []
+
+    def refuse(*, thing):
+        raise ValidationError("not this one", code="refused")
+
+    event = events.Event("thing done", "thing")
+    event.handled_by(events.after_commit(lambda *, thing: ran.append(thing)), refuse)
+    with pytest.raises(ValidationError), transaction.atomic():
+        event.send(thing=1)
+    assert ran == []
