@@ -1,6 +1,18 @@
-"""Top-level URLs: each app owns its own urls.py."""
+"""Top-level URLs: each app owns its own urls.py.
+
+A competition's pages (c/<slug>/..., the "competitions" namespace) come from three apps: those
+of competitions itself, and those teams and submissions serve about it. They are joined here,
+on the top floor, so competitions never imports the apps above it (docs/architecture.md).
+"""
 from django.contrib import admin
 from django.urls import include, path
+
+from cupboard.competitions import urls as competitions_urls
+from cupboard.submissions import urls as submissions_urls
+from cupboard.teams import urls as teams_urls
+
+competition_pages = (competitions_urls.urlpatterns + teams_urls.competition_urlpatterns
+                     + submissions_urls.competition_urlpatterns)
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -8,8 +20,8 @@ urlpatterns = [
     path("teams/", include("cupboard.teams.urls")),
     path("submissions/", include("cupboard.submissions.urls")),
     path("leaderboards/", include("cupboard.leaderboards.urls")),
-    path("audit/", include("cupboard.audit.urls")),
+    path("audit/", include((competitions_urls.audit_urlpatterns, "audit"))),
     path("notifications/", include("cupboard.notifications.urls")),
     path("", include("cupboard.judging.urls")),
-    path("", include("cupboard.competitions.urls")),
+    path("", include((competition_pages, "competitions"))),
 ]

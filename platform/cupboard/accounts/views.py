@@ -16,9 +16,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from cupboard.throttle import client_address, throttle_count, throttle_take, throttle_wait
 
-from cupboard.notifications.models import Kind
-from cupboard.notifications.preferences import mail_preferences
-
 from .forms import SignupForm
 from .lookalikes import name_key
 from .models import ApiToken
@@ -111,10 +108,9 @@ def signup(request):
 def _profile(request, *, new_token: str | None = None):
     token = ApiToken.objects.filter(user=request.user).first()
     memberships = request.user.memberships.select_related("team__competition").order_by("-joined_at")
-    wanted = mail_preferences(user=request.user)
-    return render(request, "accounts/profile.html", {
-        "token": token, "new_token": new_token, "memberships": memberships,
-        "mail_kinds": [(kind.value, kind.label, wanted[kind.value]) for kind in Kind]})
+    # Its mail settings are the notifications app's: {% mail_settings %} in the template.
+    return render(request, "accounts/profile.html", {"token": token, "new_token": new_token,
+                                                     "memberships": memberships})
 
 
 @login_required

@@ -5,7 +5,23 @@ work out which subset each file is for and read the instants."""
 from django import forms
 
 from cupboard.competitions.models import Phase
-from cupboard.submissions.forms import MultipleFileField
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """Several files from one input (run files, topics, qrels); each is checked like a single FileField."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,.tsv,.trec,.run,.gz"}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        files = data if isinstance(data, (list, tuple)) else [data]
+        return [super(MultipleFileField, self).clean(f, initial) for f in files if f] or \
+            super().clean(None, initial)
 
 
 class PhaseFilesForm(forms.Form):

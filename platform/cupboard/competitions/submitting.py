@@ -51,7 +51,7 @@ class PhaseGuide:
     example_name: str
     command: str
     is_open: bool
-    quota: object | None  # QuotaStatus for the viewer's team, when there is one
+    quota: object | None = None  # QuotaStatus for the viewer's team: the page fills it (submissions/views_guide.py)
 
     @property
     def example_text(self) -> str:
@@ -60,7 +60,7 @@ class PhaseGuide:
 
 def phase_guides(viewer, *, server: str) -> list[PhaseGuide]:
     """One guide per phase, with what this viewer (competitions/viewer.py) may see of it."""
-    competition, team, now = viewer.competition, viewer.team, viewer.now
+    competition, now = viewer.competition, viewer.now
     guides = []
     for row in selectors.phase_downloads(viewer):
         phase, topic_sets = row["phase"], row["topics"]
@@ -72,7 +72,7 @@ def phase_guides(viewer, *, server: str) -> list[PhaseGuide]:
         guides.append(PhaseGuide(
             phase=phase, topic_sets=topic_sets, example=example, example_name=example_name,
             command=cli_command(competition, phase, topic_sets, server=server),
-            is_open=phase.opens_at <= now < phase.closes_at, quota=_quota(phase, team, now)))
+            is_open=phase.opens_at <= now < phase.closes_at))
     return guides
 
 
@@ -88,14 +88,6 @@ def cli_command(competition: Competition, phase: Phase, topic_sets: list[TopicSe
               for field in metadata_fields(competition) if field.required]
     parts.append("--wait")
     return " \\\n    ".join(parts)
-
-
-def _quota(phase: Phase, team, now):
-    if team is None:
-        return None
-    from cupboard.submissions.quota import quota_status
-
-    return quota_status(phase=phase, team=team, now=now)
 
 
 def topics_archive(viewer, phase: Phase) -> bytes | None:

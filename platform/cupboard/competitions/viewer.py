@@ -76,12 +76,11 @@ class Viewer:
 
     @cached_property
     def team(self):
-        """The viewer's team in this competition, or None."""
-        from cupboard.teams.models import Team
-
+        """The viewer's team in this competition, or None (read through the competition's
+        `teams`: the teams app sits above this one and is not imported)."""
         if self.user is None or not self.user.is_authenticated:
             return None
-        return Team.objects.filter(competition=self.competition, memberships__user=self.user).first()
+        return self.competition.teams.filter(memberships__user=self.user).first()
 
     def is_member(self, team) -> bool:
         return team is not None and self.team is not None and self.team.pk == team.pk

@@ -1,11 +1,13 @@
-"""The audit log page of a competition."""
+"""The audit log page of a competition (at audit/<slug>/, the "audit" namespace: cupboard/urls.py).
+It lives here, not in the audit app, because reading it takes the competition's Viewer: the
+audit log sits on the floor below competitions and knows no competition's rules."""
 from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from cupboard.audit.details import readable_details
 from cupboard.audit.selectors import audit_events_for
-from cupboard.competitions.views import _get_viewer
+from .views import _get_viewer
 
 
 @require_GET

@@ -1,5 +1,5 @@
-"""A competition's own pages (the organizer's Markdown), its generated "How to submit" page, and
-the archives it links: a phase's topics as one zip and a sample submission.
+"""A competition's own pages (the organizer's Markdown), and the archives its "How to submit" page
+(submissions/views_guide.py) links: a phase's topics as one zip and a sample submission.
 
 Visibility is the detail page's: the viewer's (competitions/viewer.py). An unpublished
 competition is a 404 to non-organizers, and the guide and archives are built from
@@ -11,8 +11,7 @@ from django.views.decorators.http import require_GET
 
 from cupboard.competitions import submitting
 from cupboard.competitions.pages import PAGES, page_links, render_markdown
-from cupboard.competitions.run_metadata import metadata_fields
-from cupboard.competitions.views import _get_competition_for_user, _get_phase_for_user, _get_viewer
+from cupboard.competitions.views import _get_competition_for_user, _get_phase_for_user
 
 
 @require_GET
@@ -26,18 +25,6 @@ def competition_page(request, slug: str, page: str):
     return render(request, "competitions/page.html", {
         "competition": competition, "pages": page_links(competition), "current": page,
         "title": PAGES[page], "html": render_markdown(text)})
-
-
-@require_GET
-def how_to_submit(request, slug: str):
-    """Run format with an example on a phase's real topic ids, file names, the exact CLI command
-    per phase and how to get it, the viewer's team's limits left today, and the downloads."""
-    viewer = _get_viewer(request, slug)
-    server = request.build_absolute_uri("/").rstrip("/")
-    return render(request, "competitions/how_to_submit.html", {
-        "competition": viewer.competition, "pages": page_links(viewer.competition), "current": "how-to-submit",
-        "guides": submitting.phase_guides(viewer, server=server), "team": viewer.team, "now": viewer.now,
-        "server": server, "metadata_fields": metadata_fields(viewer.competition)})
 
 
 def _zip(content: bytes | None, name: str) -> HttpResponse:

@@ -1,24 +1,8 @@
 """Upload and organizer forms. Run-file validation itself happens in the service (evaluator)."""
 from django import forms
 
+from cupboard.competitions.forms import MultipleFileField
 from cupboard.competitions.run_metadata import MetadataError, MetadataField, metadata_clean
-
-
-class MultipleFileInput(forms.ClearableFileInput):
-    allow_multiple_selected = True
-
-
-class MultipleFileField(forms.FileField):
-    """Several files from one input; each is checked like a single FileField."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,.tsv,.trec,.run,.gz"}))
-        super().__init__(*args, **kwargs)
-
-    def clean(self, data, initial=None):
-        files = data if isinstance(data, (list, tuple)) else [data]
-        return [super(MultipleFileField, self).clean(f, initial) for f in files if f] or \
-            super().clean(None, initial)
 
 
 class UploadForm(forms.Form):

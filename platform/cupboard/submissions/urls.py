@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, views
+from . import api, views, views_guide, views_manage
 
 app_name = "submissions"
 urlpatterns = [
@@ -17,4 +17,13 @@ urlpatterns = [
     path("<slug:competition_slug>/<slug:phase_slug>/upload/", views.upload, name="upload"),
     path("<slug:competition_slug>/<slug:phase_slug>/rescore/", views.rescore, name="rescore"),
     path("<slug:competition_slug>/<slug:phase_slug>/hybrid/", views.hybrid, name="hybrid"),
+]
+
+# A competition's pages about submitting, among its pages ("competitions:...": cupboard/urls.py).
+competition_urlpatterns = [
+    path("c/<slug:slug>/how-to-submit/", views_guide.how_to_submit, name="how_to_submit"),
+    path("c/<slug:slug>/manage/teams/<slug:team_slug>/grant/", views_manage.team_grant, name="manage_grant"),
+    path("c/<slug:slug>/manage/<slug:phase_slug>/submissions.csv", views_manage.phase_export, name="manage_export"),
+    path("c/<slug:slug>/manage/<slug:phase_slug>/scoring/", views_manage.phase_scoring, name="manage_scoring"),
+    path("c/<slug:slug>/manage/<slug:phase_slug>/verify/", views_manage.phase_verify, name="manage_verify"),
 ]

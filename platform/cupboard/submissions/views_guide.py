@@ -1,0 +1,30 @@
+"""A competition's generated "How to submit" page: served by this app, among the competition's
+pages (competitions:how_to_submit), because it shows the viewer's team's limits left
+(quota.py); the guide itself is the competition's (competitions/submitting.py)."""
+from dataclasses import replace
+
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from cupboard.competitions import submitting
+from cupboard.competitions.pages import page_links
+from cupboard.competitions.run_metadata import metadata_fields
+from cupboard.competitions.views import _get_viewer
+
+from .quota import quota_status
+
+
+@require_GET
+def how_to_submit(request, slug: str):
+    """Run format with an example on a phase's real topic ids, file names, the exact CLI command
+    per phase and how to get it, the viewer's team's limits left today, and the downloads."""
+    viewer = _get_viewer(request, slug)
+    server = request.build_absolute_uri("/").rstrip("/")
+    guides = submitting.phase_guides(viewer, server=server)
+    if viewer.team is not None:
+        guides = [replace(guide, quota=quota_status(phase=guide.phase, team=viewer.team, now=viewer.now))
+                  for guide in guides]
+    return render(request, "competitions/how_to_submit.html", {
+        "competition": viewer.competition, "pages": page_links(viewer.competition), "current": "how-to-submit",
+        "guides": guides, "team": viewer.team, "now": viewer.now,
+        "server": server, "metadata_fields": metadata_fields(viewer.competition)})
