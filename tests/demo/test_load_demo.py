@@ -3,6 +3,7 @@ competition exists with full leaderboards, surprise languages behave, and a seco
 changes nothing."""
 from io import StringIO
 
+import pytest
 from django.contrib.auth.models import AnonymousUser, User
 from django.core import mail
 from django.core.management import call_command
@@ -24,6 +25,7 @@ def _counts() -> dict:
             for model in (User, Competition, Team, TopicSet, Submission, LeaderboardRow)}
 
 
+@pytest.mark.slow  # each class loads the whole demo once
 class LoadDemoTests(TestCase):
     @classmethod
     def setUpTestData(cls):
@@ -120,6 +122,7 @@ class LoadDemoTests(TestCase):
         self.assertNotIn("Okapi", page)
 
 
+@pytest.mark.slow
 class DemoJudgingCycleTests(TestCase):
     """The Cup's development phase after the demo's judging cycle (demo/judging.py)."""
 

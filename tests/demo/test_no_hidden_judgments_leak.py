@@ -18,6 +18,7 @@ import unittest
 from collections import defaultdict
 from urllib.parse import urljoin, urlsplit
 
+import pytest
 from django.contrib.auth.models import User
 from django.test import TestCase
 from django.urls import reverse
@@ -89,6 +90,7 @@ def download_urls() -> list[str]:
     return urls
 
 
+@pytest.mark.slow  # loads the whole demo and crawls every download
 class HiddenJudgmentsStayHiddenTests(TestCase):
     data_dir = None  # a fresh clone: samples and synthetic data
 

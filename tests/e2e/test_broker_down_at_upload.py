@@ -15,7 +15,7 @@ import pytest
 
 from tests.e2e.stack import api_upload, free_port, make_participant, prepared_stack, wait_until
 
-pytestmark = [pytest.mark.worker]
+pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
 
 def test_an_upload_committed_while_the_broker_is_down_is_kept_and_scored_later(tmp_path):

@@ -19,7 +19,7 @@ import pytest
 from tests.e2e.stack import BIN, free_port, prepared_stack, wait_until
 from tests.e2e.test_worker_killed_mid_task import SUBMIT
 
-pytestmark = [pytest.mark.worker, pytest.mark.redis]
+pytestmark = [pytest.mark.worker, pytest.mark.redis, pytest.mark.slow]
 
 
 class RedisServer:

@@ -19,7 +19,7 @@ from tests.e2e.stack import ROOT, api_upload, make_participant, prepared_stack, 
 from tests.e2e.throwaway import ThrowawayPostgres, postgres_bin
 
 pytestmark = [pytest.mark.skipif(postgres_bin() is None, reason="no PostgreSQL server in /usr/lib/postgresql"),
-              pytest.mark.worker]
+              pytest.mark.worker, pytest.mark.slow]
 
 PRODUCTION = {"CUPBOARD_DEBUG": "false", "SECRET_KEY": "outage-test-only", "CUPBOARD_SSL_REDIRECT": "false",
               "CUPBOARD_SECURE_COOKIES": "false"}

@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import SHARED_DATA
 from tests.e2e.stack import BIN, ROOT, Stack, wait_until
 
-pytestmark = [pytest.mark.worker]
+pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
 SETUP = """
 from django.utils import timezone

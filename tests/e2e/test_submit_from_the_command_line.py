@@ -13,7 +13,7 @@ import pytest
 
 from tests.e2e.stack import ROOT, expected_scores, make_participant, prepared_stack, wait_until
 
-pytestmark = [pytest.mark.worker]
+pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

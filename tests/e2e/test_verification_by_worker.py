@@ -9,7 +9,7 @@ import pytest
 
 from tests.e2e.stack import SUBMIT, prepared_stack, wait_until
 
-pytestmark = [pytest.mark.worker]
+pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
 ASK = """
 from django.contrib.auth.models import User

@@ -16,7 +16,7 @@ import pytest
 
 from tests.e2e.stack import SUBMIT, expected_scores, prepared_stack, wait_until
 
-pytestmark = [pytest.mark.worker]
+pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
 def test_it_scores_a_submission_whose_worker_was_killed_mid_task(tmp_path):
     stack, files = prepared_stack(tmp_path)

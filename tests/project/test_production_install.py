@@ -24,6 +24,8 @@ from tests.e2e.stack import free_port, wait_until
 
 from .dockerfile import copy_build_context, image_command, image_env
 
+pytestmark = pytest.mark.slow  # a fresh virtualenv and a non-editable install
+
 SECRET = "production-install-test-" + "k" * 40
 
 

@@ -33,6 +33,7 @@ def logged(caplog):
     return caplog
 
 
+@pytest.mark.slow
 def test_it_never_logs_or_serves_test_b_judgments(logged, time_machine):
     world = build_world()
     markers = hidden_markers(world)
@@ -118,6 +119,7 @@ def test_judged_at_10_of_hidden_judgments_is_for_organizers_until_they_are_publi
     assert 'id="judged"' in _body(client_for(world.anonymous).get(pages[2]))
 
 
+@pytest.mark.slow
 def test_a_test_b_runs_metadata_stays_with_its_team_until_the_leaderboard_is_public(time_machine):
     """Run metadata is as visible as the run's leaderboard row: team A's test-B model name is
     its team's and the organizers' while test B is private (its filtered board, exports and

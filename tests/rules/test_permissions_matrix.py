@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+import pytest
 import time_machine
 from django.db import transaction
 from django.test import TestCase
@@ -236,6 +237,7 @@ class WorldTestCase(TestCase):
             _token(cls.world, persona)
 
 
+@pytest.mark.slow
 class PermissionsMatrixTests(WorldTestCase):
 
     def test_it_has_a_row_for_every_url(self):

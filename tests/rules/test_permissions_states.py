@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from django.db import transaction
 
 from cupboard.competitions.viewer import Viewer
@@ -16,6 +17,7 @@ from tests.rules.test_permissions_matrix import (PERSONAS, STATES, Row, WorldTes
                                                  request, rows)
 
 
+@pytest.mark.slow
 class PermissionsInEveryStateTests(WorldTestCase):
     def _gets(self):
         return [row for row in rows(self.world) if row.method == "GET"]
