@@ -66,3 +66,11 @@ class Event:
 run_scores_stored = Event("run scores stored", "submission", "results")
 run_scored = Event("run scored", "submission")
 run_finished = Event("run finished", "submission_id", "status")
+
+# A competition's schedule and judgments (competitions/schedule.py, services.py), sent in the
+# organizer's transaction: what ranks count, or the judgments under the scores, changed.
+phase_schedule_changed = Event("phase schedule changed", "phase")
+group_reveal_changed = Event("group reveal changed", "group")
+qrels_release_removed = Event("qrels release removed", "phase")
+# previous_files: {subset code: QrelsFile} carried forward, None for a phase's first release.
+qrels_released = Event("qrels released", "phase", "release", "actor", "new_qrels", "previous_files")

@@ -235,7 +235,7 @@ CELERY_BEAT_SCHEDULE = {
     # Commitments at a competition's start and reveals happen by the clock; this only
     # writes their public audit events on time (pages only read).
     "publish-due-events": {
-        "task": "cupboard.competitions.tasks.publish_due_events",
+        "task": "cupboard.flows.tasks.publish_due_events",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
     },
     # A surprise group's reveal changes which columns ranks count: rebuild the leaderboards

@@ -104,7 +104,7 @@ def test_it_keeps_surprise_qrels_hidden_until_their_group_is_revealed(personas):
 
 
 def test_the_periodic_task_publishes_due_events(personas):
-    from cupboard.competitions.tasks import publish_due_events_task
+    from cupboard.flows.tasks import publish_due_events_task
 
     make_qrels_release(_test_b(personas), JUDGMENTS)
     assert publish_due_events_task.run() == 1

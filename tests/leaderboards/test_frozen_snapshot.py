@@ -8,7 +8,7 @@ import pytest
 import time_machine
 
 from cupboard.audit.models import AuditEvent
-from cupboard.competitions.tasks import publish_due_events_task
+from cupboard.flows.tasks import publish_due_events_task
 from cupboard.leaderboards.models import FrozenSnapshot
 from cupboard.leaderboards.releases import final_results_release_due
 from cupboard.leaderboards.services import leaderboard_refresh

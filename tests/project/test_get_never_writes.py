@@ -63,7 +63,7 @@ def test_it_writes_nothing_while_events_and_a_refresh_are_due(personas):
 
 
 def test_the_beat_tasks_do_the_work_instead(personas):
-    from cupboard.competitions.tasks import publish_due_events_task
+    from cupboard.flows.tasks import publish_due_events_task
     from cupboard.leaderboards.tasks import refresh_stale_leaderboards
 
     cup = personas.competition

@@ -31,11 +31,6 @@ FLOOR_OF = {part: floor for floor, parts in enumerate(FLOORS) for part in parts}
 
 # Imports that still climb, as "file -> part" while they are being moved; this list only shrinks.
 KNOWN_CLIMBS: set[str] = {
-    "cupboard/competitions/schedule.py -> leaderboards",
-    "cupboard/competitions/services.py -> judging",
-    "cupboard/competitions/services.py -> leaderboards",
-    "cupboard/competitions/services.py -> submissions",
-    "cupboard/competitions/tasks.py -> leaderboards",
     "cupboard/submissions/retention.py -> leaderboards",
     "cupboard/submissions/selectors.py -> leaderboards",
     "cupboard/submissions/services.py -> leaderboards",

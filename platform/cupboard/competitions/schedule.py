@@ -22,6 +22,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from cupboard import events
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.commitments import competition_publish_due
@@ -113,7 +114,7 @@ def phase_schedule_change(*, phase: Phase, actor: User | None, visibility: str, 
                      details={"phase": phase.slug, "before": {n: _shown(before[n]) for n in changed},
                               "after": {n: _shown(wanted[n]) for n in changed}})
         competition_publish_due(competition=phase.competition, now=now)
-        _refresh(phase.competition.phases.filter(pk=phase.pk))
+        events.phase_schedule_changed.send(phase=phase)  # its leaderboard (cupboard/flows/schedule_changed.py)
     return phase
 
 
@@ -139,7 +140,7 @@ def group_reveal_change(*, group: SubsetGroup, actor: User | None, reveal_at: da
                      summary=f"Reveal of the {group.name} group: {_shown(before) or 'none'} -> {_shown(reveal_at) or 'now'}",
                      details={"group": group.name, "before": _shown(before), "after": _shown(reveal_at)})
         # Phases (3) before the competition row (4): the lock order of cupboard/locking.py.
-        _refresh(group.competition.phases.all())
+        events.group_reveal_changed.send(group=group)  # the leaderboards (cupboard/flows/schedule_changed.py)
         competition_publish_due(competition=group.competition, now=now)
     return group
 
@@ -166,11 +167,5 @@ def qrels_release_delete(*, release: QrelsRelease, actor: User | None, now: date
                      summary=f"{phase.name}: qrels v{release.number} removed before anyone saw it",
                      details={"phase": phase.slug, "removed_release": release.number})
         release.delete()
-        _refresh([phase])
+        events.qrels_release_removed.send(phase=phase)  # its leaderboard (cupboard/flows/schedule_changed.py)
 
-
-def _refresh(phases) -> None:
-    from cupboard.leaderboards.services import leaderboard_refresh
-
-    for phase in phases:
-        leaderboard_refresh(phase=phase)

@@ -11,7 +11,7 @@ import io
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import yaml
 from django.contrib.auth.models import User
@@ -19,6 +19,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 
+from cupboard import events
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.commitments import competition_publish_due
@@ -291,39 +292,18 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
                 QrelsFile.objects.create(release=release, subset=old.subset, file=old.file.name,
                                          original_name=old.original_name, sha256=old.sha256,
                                          judged_queries=old.judged_queries, judgments=old.judgments)
-        if previous is not None:
-            _standings_record(phase=phase, release=release, new_qrels={c: item[3] for c, item in checked.items()},
-                              previous_files=carried)
         audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.QRELS_UPLOADED,
                      summary=f"Qrels v{release.number} of {phase.slug}: {len(checked)} new file(s)"
                              + (f" ({note})" if note else ""),
                      details={"phase": phase.slug, "release": release.number, "release_id": release.pk,
                               "files": {code: digests[code] for code in sorted(checked)}})
         competition_publish_due(competition=phase.competition)
-        _leaderboard_bump(phase=phase)
-        if phase.submissions.filter(status__in=("scored", "queued")).exists():
-            # Scored ones are scored again; queued ones may be waiting for exactly these judgments.
-            transaction.on_commit(lambda: _rescore(phase=phase, actor=actor))
+        # The standings before the re-scoring, the leaderboard's version and the re-scoring
+        # after the commit: cupboard/flows/qrels_released.py.
+        events.qrels_released.send(phase=phase, release=release, actor=actor,
+                                   new_qrels={c: item[3] for c, item in checked.items()},
+                                   previous_files=carried if previous is not None else None)
     return release
-
-
-def _standings_record(**kwargs) -> None:
-    # The leaderboard before the re-scoring, for the release's "what changed" (judging/standings.py).
-    from cupboard.judging.standings import release_standings_record
-
-    release_standings_record(**kwargs)
-
-
-def _leaderboard_bump(*, phase: Phase) -> None:
-    from cupboard.leaderboards.services import leaderboard_bump
-
-    leaderboard_bump(phase=phase)
-
-
-def _rescore(*, phase: Phase, actor: User | None) -> Any:
-    from cupboard.submissions.services import phase_rescore
-
-    return phase_rescore(phase=phase, actor=actor)
 
 
 def converted_data_import(*, phase: Phase, subset: Subset | str, topics: dict[str, str], qrels,

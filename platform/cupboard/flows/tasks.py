@@ -1,8 +1,10 @@
-"""Periodic work for competitions: thin tasks that call services."""
+"""What follows the clock: a reveal or a competition's start is due when its instant passes, and
+nobody sends an event for that. This beat task finds what is due and does what follows, across
+apps: the competitions' public events, then the leaderboards' final results."""
 from celery import shared_task
 
 
-@shared_task(name="cupboard.competitions.tasks.publish_due_events")
+@shared_task(name="cupboard.flows.tasks.publish_due_events")
 def publish_due_events_task() -> int:
     """Write due public events (qrels commitments at the start, reveals at `reveal_at`).
     Idempotent, so a beat schedule of a minute or an hour is equally safe. Pages only

@@ -1,0 +1,27 @@
+"""A new version of a phase's judgments was released (competitions/services.py
+`qrels_release_create`): in the organizer's transaction, the standings before the re-scoring
+(for the release's "what changed") and a new leaderboard version (the qrels version shown
+changed); after the commit, the phase's submissions are scored again."""
+from cupboard import events
+from cupboard.judging.standings import release_standings_record
+from cupboard.leaderboards.services import leaderboard_bump
+from cupboard.submissions.services import phase_rescore
+
+
+def _standings_record(*, phase, release, new_qrels, previous_files, **_) -> None:
+    if previous_files is not None:  # a first release changes no standings
+        release_standings_record(phase=phase, release=release, new_qrels=new_qrels, previous_files=previous_files)
+
+
+def _leaderboard_bump(*, phase, **_) -> None:
+    leaderboard_bump(phase=phase)
+
+
+def _rescore(*, phase, actor, **_) -> None:
+    # Scored ones are scored again; queued ones may be waiting for exactly these judgments.
+    if phase.submissions.filter(status__in=("scored", "queued")).exists():
+        phase_rescore(phase=phase, actor=actor)
+
+
+def connect() -> None:
+    events.qrels_released.handled_by(_standings_record, _leaderboard_bump, events.after_commit(_rescore))
