@@ -40,8 +40,7 @@ test-postgres: install
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
 		$(PY) -m pytest -p no:cacheprovider -q tests/submissions/test_worker.py
 
-## The demo runs with debug on (off by default): an insecure development key, plain http.
-demo: export CUPBOARD_DEBUG ?= true
+## The demo runs as a site would (debug off, static files collected), on plain http (scripts/run-demo).
 demo: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_demo

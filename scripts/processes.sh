@@ -31,6 +31,16 @@ stop() {
 }
 trap stop INT TERM EXIT
 
+# Debug off, plain http on 127.0.0.1: no redirect to https, cookies without the Secure flag, no
+# HSTS; absolute links (mails, feeds, password resets) name this port. Static files collected:
+# hashed names, gzipped, cached for a year, as the image serves them.
+serve_plainly_on_loopback() {
+  export CUPBOARD_DEBUG="${CUPBOARD_DEBUG:-false}"
+  export CUPBOARD_SSL_REDIRECT="${CUPBOARD_SSL_REDIRECT:-false}" CUPBOARD_SECURE_COOKIES="${CUPBOARD_SECURE_COOKIES:-false}"
+  export CUPBOARD_HSTS_SECONDS="${CUPBOARD_HSTS_SECONDS:-0}" CUPBOARD_SITE_URL="${CUPBOARD_SITE_URL:-http://127.0.0.1:$PORT}"
+  "$BIN/python" manage.py collectstatic --noinput >/dev/null
+}
+
 # The worker (restarted if it ever exits by itself, see cupboard/supervise.py) and the beat (the
 # periodic sweeper) as separate processes.
 start_worker_and_beat() {

@@ -1,8 +1,11 @@
-"""Ctrl-C on `make demo` stops everything within 5 s: scripts/run-demo with its server, its
-supervised worker and its beat all up, then SIGINT to its process group as a terminal sends it.
-Before, `celery worker -B` sat at "beat: Shutting down" for a minute and more."""
+"""`make demo` serves as a site would and Ctrl-C stops everything within 5 s: scripts/run-demo
+with its server, its supervised worker and its beat all up; no debug page for a visitor, plotly
+served gzipped and cached; then SIGINT to its process group as a terminal sends it. Before,
+`celery worker -B` sat at "beat: Shutting down" for a minute and more."""
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import re
 import signal
@@ -32,10 +35,31 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
-def test_ctrl_c_stops_server_worker_and_beat_within_five_seconds(tmp_path):
+def _get(port: int, path: str, **headers) -> tuple[int, dict, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", path, headers=headers)
+    response = connection.getresponse()
+    result = response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    connection.close()
+    return result
+
+
+def _check_it_serves_as_a_site_would(port: int, var: Path) -> None:
+    """Debug off: a missing page is the site's own 404, not Django's list of URL patterns; plotly
+    (4.8 MB) crosses the network once, gzipped, under a hashed name cached for a year."""
+    status, _, body = _get(port, "/no/such/page/")
+    assert status == 404 and b"There is no such page" in body and b"URLconf" not in body
+    hashed = json.loads((var / "static" / "staticfiles.json").read_text())["paths"]["plotly/plotly.min.js"]
+    status, headers, body = _get(port, f"/static/{hashed}", **{"Accept-Encoding": "gzip"})
+    assert status == 200 and headers.get("content-encoding") == "gzip", headers
+    assert "immutable" in headers["cache-control"] and len(body) < 2_000_000
+
+
+def test_the_demo_serves_as_a_site_would_and_ctrl_c_stops_it_within_five_seconds(tmp_path):
     port = free_port()
     env = {**os.environ, "CUPBOARD_VAR_DIR": str(tmp_path), "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
-           "CELERY_BROKER_URL": "filesystem://", "PORT": str(port), "VENV": str(Path(sys.executable).parents[1])}
+           "CELERY_BROKER_URL": "filesystem://", "PORT": str(port), "CUPBOARD_DEBUG": "false",
+           "CUPBOARD_STATIC_ROOT": str(tmp_path / "static"), "VENV": str(Path(sys.executable).parents[1])}
     out = open(tmp_path / "run-demo.out", "wb")
     demo = subprocess.Popen([str(ROOT / "scripts" / "run-demo")], cwd=ROOT, env=env, stdout=out,
                             stderr=subprocess.STDOUT, start_new_session=True,
@@ -49,8 +73,12 @@ def test_ctrl_c_stops_server_worker_and_beat_within_five_seconds(tmp_path):
                    what="the demo's worker")
         wait_until(lambda: "beat: Starting" in (tmp_path / "beat.log").read_text(errors="replace"), seconds=60,
                    what="the demo's beat")
+        _check_it_serves_as_a_site_would(port, tmp_path)
         pids = [int(p) for p in re.findall(r"(?:worker|beat|web) pid (\d+)", (tmp_path / "run-demo.out").read_text())]
         assert len(pids) == 3
+        # Mails the worker writes link to the port the demo serves on, not to :8000.
+        worker_env = Path(f"/proc/{pids[0]}/environ").read_bytes().split(b"\0")
+        assert f"CUPBOARD_SITE_URL=http://127.0.0.1:{port}".encode() in worker_env
         assert all(group_members(pid) for pid in pids)
 
         started = time.monotonic()
