@@ -17,18 +17,22 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-from ..client.http import TRY_LATER, Multipart, ServerError, call_api
+from ..client import api
+from ..client.api import TRY_LATER
+from ..client.http import Multipart, ServerError, call_api
 from ..io.naming import expand_inputs
 from .common import Inputs, add_common, benchmark_of, print_json
 from .progress import Progress
 from .validate import check_runs
 
-DONE = {"scored", "rejected", "failed"}
 EXIT_TRY_LATER = 3
+SCRIPT = "cupboard-eval"  # [project.scripts] in pyproject.toml; `python -m evaluator` alike
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -61,10 +65,24 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
+def command_lines(*, server: str, competition: str, phase: str, method: str, runs: Sequence[str],
+                  topics: Sequence[str] = (), meta: Sequence[tuple[str, str]] = (), wait: bool = True) -> list[str]:
+    """This command as shell-quoted lines, an option with its values each: what the platform's
+    How to submit page prints (cupboard.competitions.submitting), so the page names only the
+    options this parser has (tests/submissions/test_api_contract.py parses it back)."""
+    quote = shlex.quote
+    lines = [f"{SCRIPT} submit", f"--server {quote(server)}", f"--competition {quote(competition)}",
+             f"--phase {quote(phase)}", f"--method {quote(method)}", "--run " + " ".join(map(quote, runs))]
+    if topics:
+        lines.append("--topics " + " ".join(map(quote, topics)))
+    lines += [f"--meta {quote(f'{name}={value}')}" for name, value in meta]
+    return lines + (["--wait"] if wait else [])
+
+
 def upload_files(args: argparse.Namespace) -> list[tuple[str, Path]]:
     """(form field, path) per run: `files` take their language from the name on the server,
     `file_<code>` name it (a code only where LANG=PATH gives one)."""
-    return [(f"file_{code}" if code else "files", Path(path))
+    return [(f"{api.FILE_PREFIX}{code}" if code else api.FILES, Path(path))
             for code, path in expand_inputs(args.run, known=(), kind="run")]
 
 
@@ -76,13 +94,13 @@ def metadata_fields(pairs: list[str]) -> dict[str, str]:
         name, equals, value = pair.partition("=")
         if not equals or not name.strip():
             raise ValueError(f"--meta {pair!r}: write NAME=VALUE, e.g. --meta run_type=automatic")
-        fields[f"meta_{name.strip()}"] = value
+        fields[f"{api.META_PREFIX}{name.strip()}"] = value
     return fields
 
 
 def upload_body(args: argparse.Namespace, files: list[tuple[str, Path]]) -> Multipart:
-    fields = {"method_name": args.method, "description": args.description,
-              "paper_url": args.paper_url, "code_url": args.code_url, **metadata_fields(args.meta)}
+    fields = {api.METHOD_NAME: args.method, api.DESCRIPTION: args.description,
+              api.PAPER_URL: args.paper_url, api.CODE_URL: args.code_url, **metadata_fields(args.meta)}
     return Multipart(fields, files)
 
 
@@ -111,10 +129,10 @@ def report(document: dict, fmt: str) -> None:
 
 def wait_for_score(args: argparse.Namespace, token: str, submission: dict) -> dict:
     """Poll the status endpoint until the submission is done, telling each change on stderr."""
-    url = f"{args.server.rstrip('/')}/submissions/api/{submission['id']}/"
+    url = api.status_url(args.server, submission["id"])
     deadline = time.monotonic() + args.timeout
     last = None
-    while submission["status"] not in DONE:
+    while submission["status"] not in api.DONE:
         if time.monotonic() > deadline:
             raise ServerError(f"still {submission['status']} after {args.timeout:.0f} s: {submission.get('url', url)}")
         time.sleep(args.poll)
@@ -155,7 +173,7 @@ def print_scores(submission: dict) -> None:
 
 
 def submit_command(args: argparse.Namespace) -> int:
-    token = args.token or os.environ.get("CUPBOARD_TOKEN", "")
+    token = args.token or os.environ.get(api.TOKEN_ENV, "")
     if not token:
         print("no API token: give --token or set CUPBOARD_TOKEN (your profile page shows it)", file=sys.stderr)
         return 2
@@ -172,7 +190,7 @@ def submit_command(args: argparse.Namespace) -> int:
         return 2
     if not checked_here(args):
         return 1
-    url = f"{args.server.rstrip('/')}/submissions/api/{args.competition}/{args.phase}/"
+    url = api.upload_url(args.server, args.competition, args.phase)
     bar = Progress("uploading", enabled=args.progress)
     try:
         status, answer = call_api(url, token, upload_body(args, files), progress=bar)
@@ -199,5 +217,5 @@ def submit_command(args: argparse.Namespace) -> int:
         print_json(answer)
     else:
         print_scores(answer)
-    return 1 if answer["status"] in {"rejected", "failed"} else 0
+    return 1 if answer["status"] in api.UNSUCCESSFUL else 0
 

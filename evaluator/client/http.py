@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-TRY_LATER = {429, 503}  # answers that say "not now", not "no"
+from .api import AUTH_SCHEME, TRY_LATER, error
+
 CHUNK = 1 << 20
 
 
@@ -87,7 +88,7 @@ def call_api(url: str, token: str, body: Multipart | None = None, *, progress: R
     import urllib.error  # with http and ssl: only when calling the platform
     import urllib.request
 
-    headers = {"Authorization": f"Token {token}", "Accept": "application/json"}
+    headers = {"Authorization": f"{AUTH_SCHEME} {token}", "Accept": "application/json"}
     data = None
     if body is not None:
         headers |= {"Content-Type": body.content_type, "Content-Length": str(len(body))}
@@ -96,21 +97,20 @@ def call_api(url: str, token: str, body: Multipart | None = None, *, progress: R
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, json.load(response)
-    except urllib.error.HTTPError as error:
-        text = error.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as failure:
+        text = failure.read().decode("utf-8", "replace")
         try:
             document = json.loads(text)
         except ValueError:
-            if error.code not in TRY_LATER:
-                raise ServerError(f"{url}: HTTP {error.code}: {text[:300]}") from None
+            if failure.code not in TRY_LATER:
+                raise ServerError(f"{url}: HTTP {failure.code}: {text[:300]}") from None
             # a proxy's own 503 page while the platform restarts: an outage all the same
-            document = {"errors": [{"file": None, "line": None, "column": None, "code": "unavailable",
-                                    "message": f"HTTP {error.code} from {url}"}]}
-        if error.code in TRY_LATER and isinstance(document, dict):
-            document["retry_after"] = retry_after_seconds(error.headers.get("Retry-After"))
-        return error.code, document
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        raise ServerError(f"{url}: {getattr(error, 'reason', error)}") from None
+            document = {"errors": [error("unavailable", f"HTTP {failure.code} from {url}")]}
+        if failure.code in TRY_LATER and isinstance(document, dict):
+            document["retry_after"] = retry_after_seconds(failure.headers.get("Retry-After"))
+        return failure.code, document
+    except (urllib.error.URLError, OSError, ValueError) as failure:
+        raise ServerError(f"{url}: {getattr(failure, 'reason', failure)}") from None
 
 
 def retry_after_seconds(value: str | None) -> int | None:

@@ -25,11 +25,13 @@ from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from evaluator.client import api as contract
+
 logger = logging.getLogger(__name__)
 
 OUTAGES = (OperationalError, InterfaceError, BrokerError, RedisConnectionError, RedisTimeoutError)
 RETRY_AFTER = 30  # seconds; a restarted database or broker is usually back well within it
-API_PREFIX = "/submissions/api/"
+API_PREFIX = contract.PREFIX  # what the CLI calls (evaluator/client/api.py)
 MESSAGE = "cupboard is briefly unavailable (its database or queue cannot be reached). Nothing was changed; " \
           f"please try again in {RETRY_AFTER} seconds."
 PAGE = f"""<!doctype html>
@@ -54,8 +56,7 @@ def unavailable(request: HttpRequest, error: BaseException) -> HttpResponse:
     logger.warning("503 for %s %s: %s: %s", request.method, request.path, type(error).__name__, error)
     _drain(request)
     if request.path.startswith(API_PREFIX) or "application/json" in request.headers.get("Accept", ""):
-        response = JsonResponse({"errors": [{"file": None, "line": None, "column": None, "code": "unavailable",
-                                             "message": MESSAGE}]}, status=503)
+        response = JsonResponse({"errors": [contract.error("unavailable", MESSAGE)]}, status=503)
     else:
         response = HttpResponse(PAGE, status=503, content_type="text/html; charset=utf-8")
     response["Retry-After"] = str(RETRY_AFTER)

@@ -16,6 +16,7 @@ import urllib.parse
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from evaluator.client import api
 from evaluator.client.http import Multipart
 
 from .competition import run_metadata
@@ -67,8 +68,9 @@ class Client:
         connection = http.client.HTTPConnection(address.hostname, address.port, timeout=self.timeout)
         upload.started = time.time()
         try:
-            connection.putrequest("POST", f"/submissions/api/{self.competition}/{self.phase}/")
-            for name, value in {"Authorization": f"Token {self.tokens[upload.team]}", "Accept": "application/json",
+            connection.putrequest("POST", api.path_of(api.UPLOAD_ROUTE, competition_slug=self.competition,
+                                                      phase_slug=self.phase))
+            for name, value in {"Authorization": f"{api.AUTH_SCHEME} {self.tokens[upload.team]}", "Accept": "application/json",
                                 "X-Forwarded-Proto": "https", "Content-Type": body.content_type,
                                 "Content-Length": str(len(body))}.items():
                 connection.putheader(name, value)

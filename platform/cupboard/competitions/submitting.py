@@ -9,7 +9,6 @@ archives until its reveal, and a phase's topics until it opens.
 from __future__ import annotations
 
 import io
-import shlex
 import zipfile
 from dataclasses import dataclass
 
@@ -77,17 +76,17 @@ def phase_guides(viewer, *, server: str) -> list[PhaseGuide]:
 
 
 def cli_command(competition: Competition, phase: Phase, topic_sets: list[TopicSet], *, server: str) -> str:
-    """The `cupboard-eval submit` line for this phase, one run per language the viewer sees."""
+    """The `cupboard-eval submit` line for this phase, one run per language the viewer sees,
+    written by the CLI itself (evaluator.cli.submit.command_lines)."""
+    from evaluator.cli.submit import command_lines
+
     runs = [run_name(tag=EXAMPLE_TAG, code=t.subset.code, phase=phase) for t in topic_sets] or ["RUN_FILE"]
-    parts = ["cupboard-eval submit", f"--server {shlex.quote(server)}", f"--competition {competition.slug}",
-             f"--phase {phase.slug}", '--method "my first run"', "--run " + " ".join(runs)]
-    if topic_sets:
-        parts.append("--topics " + " ".join(shlex.quote(t.original_name) for t in topic_sets))
     # Required run metadata, with a choice's first option as the example (the page lists them all).
-    parts += [f"--meta {shlex.quote(f'{field.name}={field.options[0][0] if field.options else field.type.upper()}')}"
-              for field in metadata_fields(competition) if field.required]
-    parts.append("--wait")
-    return " \\\n    ".join(parts)
+    meta = [(field.name, field.options[0][0] if field.options else field.type.upper())
+            for field in metadata_fields(competition) if field.required]
+    lines = command_lines(server=server, competition=competition.slug, phase=phase.slug, method="my first run",
+                          runs=runs, topics=[t.original_name for t in topic_sets], meta=meta)
+    return " \\\n    ".join(lines)
 
 
 def topics_archive(viewer, phase: Phase) -> bytes | None:

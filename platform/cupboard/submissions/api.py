@@ -21,6 +21,7 @@ from cupboard.competitions.models import Phase
 from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.viewer import viewer_for
 from cupboard.throttle import throttle_take
+from evaluator.client import api as contract
 
 from .errors import SubmissionRefused
 from .forms import ApiUploadForm
@@ -30,8 +31,7 @@ from .services import submission_create
 
 
 def _error(status: int, code: str, message: str) -> JsonResponse:
-    return JsonResponse({"errors": [{"file": None, "line": None, "column": None, "code": code,
-                                     "message": message}]}, status=status)
+    return JsonResponse({"errors": [contract.error(code, message)]}, status=status)
 
 
 def token_required(view):

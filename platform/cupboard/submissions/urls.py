@@ -1,5 +1,7 @@
 from django.urls import path
 
+from evaluator.client import api as contract
+
 from . import api, views, views_guide, views_manage
 
 app_name = "submissions"
@@ -11,8 +13,9 @@ urlpatterns = [
     path("<int:pk>/final/", views.select_final, name="select_final"),
     path("<int:pk>/disqualify/", views.disqualify, name="disqualify"),
     path("<int:pk>/grant/", views.grant, name="grant"),
-    path("api/<int:pk>/", api.status, name="api_status"),
-    path("api/<slug:competition_slug>/<slug:phase_slug>/", api.upload, name="api_upload"),
+    # The JSON API's routes are the contract's, which the CLI calls (evaluator/client/api.py).
+    path(contract.STATUS_ROUTE, api.status, name="api_status"),
+    path(contract.UPLOAD_ROUTE, api.upload, name="api_upload"),
     path("<slug:competition_slug>/mine/", views.mine, name="mine"),
     path("<slug:competition_slug>/<slug:phase_slug>/upload/", views.upload, name="upload"),
     path("<slug:competition_slug>/<slug:phase_slug>/rescore/", views.rescore, name="rescore"),
