@@ -5,9 +5,11 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.conf import settings
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase
+from cupboard.leaderboards.history import rows_at
 from cupboard.leaderboards.models import LeaderboardHistory
 from cupboard.leaderboards.selectors import history_for, leaderboard_for
 from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_update
@@ -146,3 +148,60 @@ def test_as_of_in_the_future_is_now(cast, steps):
     assert not board.visible
     assert _ranked(leaderboard_for(phase=phase, user=cast.anonymous, as_of=later)) == \
         _ranked(leaderboard_for(phase=phase, user=cast.anonymous))
+
+
+@pytest.mark.parametrize("value", ["0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00 23:59",
+                                   "2026-11-20T10:00:00+24:00", "2026-02-30", "2026-11-20T25:00", "1e9", "\x00",
+                                   "9" * 5000])
+def test_every_bad_as_of_is_a_400_naming_it(cast, value):
+    client = client_for(cast.anonymous)
+    page = client.get("/leaderboards/cup/dev/", {"as_of": value})
+    assert page.status_code == 400 and "as_of:" in page.content.decode()
+    assert client.get("/leaderboards/cup/dev.csv", {"as_of": value}).status_code == 400
+    data = client.get("/leaderboards/cup/dev.json", {"as_of": value})
+    assert data.status_code == 400 and data.json()["error"]["code"] == "bad-as-of"
+    assert data.json()["error"]["message"].startswith("as_of:")
+
+
+def test_as_of_between_two_changes_is_served_from_one_snapshot(cast, steps, monkeypatch):
+    """Its cost does not grow with the history: the rows of an instant are folded once per
+    change, and every instant until the next change reads them from the cache."""
+    from cupboard.leaderboards import selectors
+
+    folded = []
+    monkeypatch.setattr(selectors, "rows_at", lambda phase, at: folded.append(at) or rows_at(phase, at))
+    phase, (t0, t1, _) = steps
+    client = client_for(cast.anonymous)
+    for minutes in (1, 7, 59):
+        at = t0 + timedelta(minutes=minutes)
+        page = client.get("/leaderboards/cup/dev/", {"as_of": at.isoformat()}).content.decode()
+        assert f"as it stood on {at:%Y-%m-%d %H:%M:%S} UTC" in page  # the instant asked for, on each
+        assert "Team A" in page and "Team B" not in page
+        data = client.get("/leaderboards/cup/dev.json", {"as_of": at.isoformat()}).json()
+        assert data["as_of"].startswith(at.strftime("%Y-%m-%dT%H:%M:%S")) and len(data["rows"]) == 1
+    assert len(folded) == 2  # the page's board and the JSON's: once each, for the three instants
+    page = client.get("/leaderboards/cup/dev/", {"as_of": (t1 + timedelta(minutes=1)).isoformat()}).content.decode()
+    assert "Team B" in page and len(folded) == 3  # past the next change: another snapshot
+    # Another class of viewers has its own snapshot (team A's row is linked for its members).
+    client_for(cast.participant).get("/leaderboards/cup/dev/", {"as_of": (t0 + timedelta(minutes=3)).isoformat()})
+    assert len(folded) == 4
+
+
+def test_as_of_is_limited_per_client(cast, steps):
+    from django.test import Client, override_settings
+
+    from cupboard.envconfig import rates_from_env
+
+    rates = rates_from_env("as-of-address=3/m", settings.CUPBOARD_RATES)
+    phase, (t0, _, _) = steps
+    with override_settings(CUPBOARD_RATES=rates):
+        client = Client(REMOTE_ADDR="192.0.2.5")
+        answers = [client.get("/leaderboards/cup/dev/", {"as_of": (t0 + timedelta(minutes=m)).isoformat()})
+                   for m in range(3)]
+        assert [a.status_code for a in answers] == [200, 200, 200]
+        refused = client.get("/leaderboards/cup/dev.json", {"as_of": t0.isoformat()})
+        assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+        assert refused.json()["error"]["code"] == "throttled"
+        assert client.get("/leaderboards/cup/dev/", {"as_of": t0.isoformat()}).status_code == 429
+        assert client.get("/leaderboards/cup/dev/").status_code == 200  # the live board is not limited
+        assert Client(REMOTE_ADDR="192.0.2.6").get("/leaderboards/cup/dev.csv", {"as_of": t0.isoformat()}).status_code == 200

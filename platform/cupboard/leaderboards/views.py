@@ -26,6 +26,7 @@ from cupboard.leaderboards.cache import (BoardKey, BoardState, Rendered, board_s
                                          viewer_class)
 from cupboard.leaderboards.charts import leaderboard_charts
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
+from cupboard.leaderboards.past import as_of_wait, past
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
 from cupboard.leaderboards.snapshots import official_snapshot
 from cupboard.leaderboards.table import table_body
@@ -111,28 +112,53 @@ def as_of_param(request) -> datetime | None:
         instant = parse_datetime(text)
         if instant is None and parse_date(raw) is not None:
             instant = datetime.combine(parse_date(raw), time.min)
-    except ValueError:
+        # In UTC, as it is compared and stored: an offset past year 1 or 9999 overflows here.
+        instant = instant and (instant if is_aware(instant) else make_aware(instant, dt_timezone.utc)).astimezone(
+            dt_timezone.utc)
+    except (ValueError, OverflowError):
         instant = None
     if instant is None:
-        raise BadInstant(f"as_of: {raw!r} is not an ISO 8601 date or instant (e.g. 2026-11-20 or 2026-11-20T10:00Z)")
-    return instant if is_aware(instant) else make_aware(instant, dt_timezone.utc)
+        raise BadInstant(f"as_of: {raw[:60]!r} is not an ISO 8601 date or instant in years 1 to 9999 "
+                         "(e.g. 2026-11-20 or 2026-11-20T10:00Z)")
+    return instant
 
 
-def _bad_instant(error: BadInstant, *, as_json: bool = False) -> HttpResponse:
+def _refused(status: int, code: str, message: str, *, as_json: bool) -> HttpResponse:
+    """An error as the JSON export answers its others ({"error": {"code", "message"}}), or as text."""
     if as_json:
-        body = json.dumps({"error": {"code": "bad-as-of", "message": str(error)}})
-        return HttpResponse(body, status=400, content_type="application/json")
-    return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
+        body = json.dumps({"error": {"code": code, "message": message}}, ensure_ascii=False)
+        return HttpResponse(body, status=status, content_type="application/json")
+    return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
 
 
-def _board_html(phase: Phase, viewer: Viewer, metric: str, filters: dict[str, str],
-                as_of: datetime | None = None) -> str:
+def _as_of(request, *, as_json: bool = False) -> tuple[datetime | None, HttpResponse | None]:
+    """The request's ?as_of= instant, or the response refusing it: a 400 naming a bad value,
+    a 429 when this client asked for too many past boards (leaderboards/past.py)."""
+    try:
+        as_of = as_of_param(request)
+    except BadInstant as error:
+        return None, _refused(400, "bad-as-of", str(error), as_json=as_json)
+    if as_of is not None and (wait := as_of_wait(request)):
+        response = _refused(429, "throttled", f"Too many past leaderboards asked for from this address; try again "
+                                              f"in {wait} s.", as_json=as_json)
+        response["Retry-After"] = str(wait)
+        return None, response
+    return as_of, None
+
+
+def _board_parts(phase: Phase, viewer: Viewer, metric: str, filters: dict[str, str],
+                 as_of: datetime | None = None) -> tuple[Leaderboard, str, list[str]]:
+    """The board's leaderboard, table body and charts: what is costly to make, and names no instant."""
     leaderboard = leaderboard_for(phase=phase, viewer=viewer, as_of=as_of, filters=filters, metrics=[metric])
     show_bands = leaderboard.bands is not None and metric == leaderboard.primary_metric
+    return (leaderboard, table_body(leaderboard, metric, show_bands=show_bands),
+            leaderboard_charts(leaderboard, metric=metric) if leaderboard.visible else [])
+
+
+def _board_html(leaderboard: Leaderboard, body: str, charts: list[str], metric: str) -> str:
+    show_bands = leaderboard.bands is not None and metric == leaderboard.primary_metric
     return render_to_string("leaderboards/_board.html", {
-        "leaderboard": leaderboard, "metric": metric, "show_bands": show_bands,
-        "body": table_body(leaderboard, metric, show_bands=show_bands),
-        "charts": leaderboard_charts(leaderboard, metric=metric) if leaderboard.visible else []})
+        "leaderboard": leaderboard, "metric": metric, "show_bands": show_bands, "body": body, "charts": charts})
 
 
 def _accepts_gzip(request) -> bool:
@@ -152,19 +178,19 @@ def phase(request, slug: str, phase_slug: str):
     state = _board_state(request, slug, phase_slug)
     metric, filters = state.metric(request.GET.get("metric")), state.filters(request.GET)
     board, load = _lookup(request, state, what="board", metric=metric, filters=filters)  # 404s first: a bad as_of tells nothing
-    try:
-        as_of = as_of_param(request)
-    except BadInstant as error:
-        return _bad_instant(error)
-    if as_of is not None:  # a past instant: rare, rendered for this request only
+    as_of, refused = _as_of(request)
+    if refused:
+        return refused
+    if as_of is not None:  # a past instant: its snapshot's parts, around the instant asked for
         phase, viewer = load()
-        html = mark_safe(_board_html(phase, viewer, metric, filters, as_of))  # noqa: S308 - our own render
+        parts = past(board, phase, viewer, as_of, lambda at: _board_parts(phase, viewer, metric, filters, at))
+        html = mark_safe(_board_html(*parts, metric))  # noqa: S308 - our own render
         return render(request, "leaderboards/phase.html",
                       {"phase": phase, "board": html, "snapshot": official_snapshot(phase, viewer)})
 
     def page() -> str:
         phase, viewer = load()
-        html = mark_safe(cached(board, lambda: _board_html(phase, viewer, metric, filters)))  # noqa: S308 - our own render
+        html = mark_safe(cached(board, lambda: _board_html(*_board_parts(phase, viewer, metric, filters), metric)))  # noqa: S308 - our own render
         return render_to_string("leaderboards/phase.html",
                                 {"phase": phase, "board": html, "snapshot": official_snapshot(phase, viewer)},
                                 request=request)
@@ -184,14 +210,14 @@ def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) 
     state = _board_state(request, slug, phase_slug)
     filters = state.filters(request.GET)
     key, load = _lookup(request, state, what=what, filters=filters)
-    try:
-        as_of = as_of_param(request)
-    except BadInstant as error:
-        return _bad_instant(error, as_json=what == "json")
-    if as_of is not None:  # a past instant: built for this request only
+    as_of, refused = _as_of(request, as_json=what == "json")
+    if refused:
+        return refused
+    if as_of is not None:  # a past instant: its snapshot's leaderboard, naming the instant asked for
         phase, viewer = load()
-        status, content_type, body = build(leaderboard_for(phase=phase, viewer=viewer, as_of=as_of,
-                                                                  filters=filters))
+        [leaderboard] = past(key, phase, viewer, as_of,
+                             lambda at: (leaderboard_for(phase=phase, viewer=viewer, as_of=at, filters=filters),))
+        status, content_type, body = build(leaderboard)
         return HttpResponse(body, status=status, content_type=content_type)
     compressed = _accepts_gzip(request)
 
