@@ -7,7 +7,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/cupboard
 REDIS_URL ?= redis://127.0.0.1:6379/14
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
-.PHONY: install browser services test test-fast test-sqlite test-postgres demo serve bench bench-web loadtest clean
+.PHONY: install browser services lint test test-fast test-sqlite test-postgres demo serve bench bench-web loadtest clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,11 @@ services:
 
 ## The whole suite on SQLite, then everything Django-side again on PostgreSQL + Redis.
 test: install browser services test-sqlite test-postgres
+
+## ruff (imports, unused names, likely bugs) and mypy (strict on evaluator/, checked on the platform).
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy evaluator platform/cupboard
 
 ## The daily loop: the SQLite suite without the tests marked slow or browser (docs/development.md).
 test-fast: install
