@@ -16,7 +16,7 @@ from cupboard.competitions.definition import DEFINITIONS_DIR, definition_parse
 from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.pages import render_markdown
 from evaluator.io.runs import read_run
-from tests.factories import make_topics
+from tests.factories import make_topics, make_user
 from tests.personas import client_for, personas  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -139,3 +139,21 @@ def test_the_cup_pages_never_name_a_surprise_language():
     pages = yaml.safe_load((DEFINITIONS_DIR / "miracl-wsdm-cup.yaml").read_text())["pages"]
     html = " ".join(str(render_markdown(text)) for text in pages.values()).lower()
     assert not re.findall(r"\b(de|yo|german|yoruba)\b", html)
+
+
+def test_it_invites_to_form_a_team_only_until_the_entry_deadline(personas):
+    competition, newcomer = personas.competition, make_user("newcomer")
+    url = reverse("competitions:detail", args=[competition.slug])
+    competition.entry_deadline = timezone.now() + timedelta(days=1)
+    competition.save()
+    page = client_for(newcomer).get(url).content.decode()
+    assert "create a team</a>" in page and "UTC</time>.</p>" in page  # no space before the full stop
+
+    competition.entry_deadline = timezone.now() - timedelta(minutes=1)
+    competition.save()
+    for visitor in (newcomer, personas.anonymous):
+        page = client_for(visitor).get(url).content.decode()
+        assert "create a team</a>" not in page and "sign up</a>" not in page
+        assert "no new team can be created or joined" in page
+    assert "if you are in a team already" in page  # the anonymous visitor may be in one
+    assert "Your team:" in client_for(personas.participant).get(url).content.decode()

@@ -100,7 +100,10 @@ def signup(request):
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         next_url = request.POST.get("next") or request.GET.get("next")
         if next_url and url_has_allowed_host_and_scheme(next_url, {request.get_host()}):
+            messages.success(request, f"Welcome, {user.username}: you are signed in.")
             return redirect(next_url)
+        messages.success(request, f"Welcome, {user.username}. Open a competition below to read its rules, then "
+                                  "create a team there, or join one with the invite link a teammate shares.")
         return redirect("competitions:list")
     return render(request, "accounts/signup.html", {"form": form, "next": request.GET.get("next", "")})
 
