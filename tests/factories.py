@@ -184,10 +184,8 @@ RUN_METADATA = [
 
 def set_run_metadata(competition: Competition, specs: list[dict] = RUN_METADATA) -> Competition:
     """Give `competition` these run-metadata fields, checked as the YAML's are."""
-    from cupboard.competitions.run_metadata import fields_parse
+    from cupboard.competitions.definition import run_metadata_specs
 
-    problems = []
-    competition.run_metadata = fields_parse(specs, lambda path, message: problems.append(f"{path}: {message}"))
-    assert not problems, problems
+    competition.run_metadata = run_metadata_specs(specs)
     competition.save(update_fields=["run_metadata"])
     return competition

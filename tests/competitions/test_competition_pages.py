@@ -131,7 +131,7 @@ def test_the_definition_reads_pages_and_names_a_wrong_key():
     data["pages"] = {"rulez": "x", "faq": 3}
     with pytest.raises(DefinitionError) as error:
         definition_parse(data)
-    assert "pages.rulez: unknown key" in str(error.value.problems)
+    assert "pages.rulez: unknown key; did you mean 'rules'?" in error.value.problems
     assert any(p.startswith("pages.faq: must be text") for p in error.value.problems)
 
 

@@ -43,7 +43,7 @@ def test_it_names_the_key_path_of_every_problem():
     for expected in ("run_metadata[0].name: must be lowercase", "run_metadata[1].choices: a choice field needs",
                      "run_metadata[2].choices[0]: must be text", "run_metadata[3].type: must be one of choice",
                      "run_metadata[4].choices: only a field of type choice", "run_metadata[4].required: must be true",
-                     "run_metadata[4].colour: unknown key", "run_metadata[6].name: field 'dup' is defined twice",
+                     "run_metadata[4].colour: unknown key (known: name, type, label,", "run_metadata[6].name: field 'dup' is defined twice",
                      "run_metadata[7].choices: lists a value twice", "run_metadata[8]: must be a mapping"):
         assert expected in problems, problems
     with pytest.raises(DefinitionError, match="run_metadata: must be a list"):
@@ -77,10 +77,10 @@ def test_a_new_version_with_other_fields_keeps_what_submissions_answered():
 
 def test_values_are_checked_by_type_with_every_problem_named():
     from tests.factories import RUN_METADATA
-    from cupboard.competitions.run_metadata import fields_parse
+    from cupboard.competitions.definition import run_metadata_specs
 
     class Cup:
-        run_metadata = fields_parse(RUN_METADATA, lambda *problem: pytest.fail(str(problem)))
+        run_metadata = run_metadata_specs(RUN_METADATA)
 
     fields = metadata_fields(Cup)
     good = metadata_clean(fields, {"run_type": "manual", "zero_shot": "Yes", "model": " mDPR ",

@@ -1,249 +1,323 @@
-"""The versioned YAML file that defines a whole competition, read and checked.
+"""The versioned YAML file that defines a whole competition: its one schema, read and checked.
 
-`definition_parse` turns the file's data into plain, normalised values or raises a
-`DefinitionError` listing every problem with its key path (`phases[1].closes_at: ...`),
-so an organizer fixes the file in one go. It touches no database: `competition_load`
-in services.py applies the result.
-
-Schema 1, top level (keys in [brackets] are optional):
-
-    schema: 1                    format of this file
-    version: 3                   this competition's definition version; a higher one updates
-    slug, title, benchmark       benchmark = a key of evaluator.benchmarks
-    [description] [metrics] [primary_metric] [relevance_level] [missing_subset: zero|incomplete]
-    [ranking: best|last|selected] (the final phases' default) [final_selection_max] [decimals] [max_run_depth]
-    [starts_at] [published] [organizers: [username, ...]]
-    [entry_deadline]             no team created or joined from here on; default: when the final phase opens
-    [team_size_max]              members per team, default 10
-    [pages: {overview, rules, data, evaluation, faq}]   the competition's own pages, Markdown (each optional)
-    [run_metadata: [{name, type: choice|boolean|text|integer|url, [label], [required], [help],
-                     [choices] (choice only), [leaderboard]}]]   asked of every submission
-                                 (competitions/run_metadata.py: what a changed list does to stored runs)
-    [significance: {[test: randomization|t-test], [correction: holm|bonferroni|none], [alpha]}]
-                                 how leaderboards mark tied teams (rank bands); default randomization, holm, 0.05
-    [groups: [{name, label, [reveal_at]}]]         default: the benchmark's groups
-    [subsets: [{code, [name], group, [kind]}]]     default: the benchmark's subsets
-    phases: [{slug, name, opens_at, closes_at, [visibility: live|private|hidden], [reveal_at],
-              [before_reveal: everything|own|status], [hidden_qrels], [per_query_visible],
-              [daily_limit], [total_limit], [is_final], [ranking: best|last|selected]}]
-
-Which run of a team counts is set per phase (`ranking`): by default its best on every
-phase but the final one, where the runs the team selects count. A top-level `ranking`
-is the default of the final phases only, so `ranking: selected` no longer makes a test
-upload on a live phase replace the team's standing.
-
-`before_reveal` is what participants see of a phase's runs until `reveal_at` (default own:
-each team its own scores; status: only "valid and scored"); see competitions/viewer.py.
-
-Instants must carry a UTC offset (`2023-01-19T23:59:59Z`): a competition's deadline must
-not depend on the server's zone.
+The dataclasses below are the only description of the file: `definition_read` checks a
+loaded document against them (every problem with its key path, and the file and line when
+read from a file, so an organizer fixes it in one go), `definition_dump` writes one back,
+and the reference page `docs/definition.md` is generated from them
+(`python manage.py definition_reference`). `definition_parse` turns a document into the
+plain values `competition_load` in services.py applies: benchmark defaults filled in, keys
+named as the models name them. Nothing here touches the database.
 """
 from __future__ import annotations
 
+import dataclasses
+import re
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import yaml
 from django.utils.text import slugify
 
+from cupboard.competitions import schema
 from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.models import Competition, Phase, Subset
-from cupboard.competitions.run_metadata import fields_parse
+from cupboard.competitions.pages import PAGES
+from cupboard.competitions.run_metadata import NAME as METADATA_NAME
+from cupboard.competitions.run_metadata import TYPES as METADATA_TYPES
+from cupboard.competitions.schema import key
 
 SCHEMA_VERSION = 1
 # One file per benchmark competition, e.g. DEFINITIONS_DIR / "miracl-wsdm-cup.yaml" (for `make demo`).
 DEFINITIONS_DIR = Path(__file__).resolve().parent / "definitions"
-TOP_KEYS = {"schema", "version", "slug", "title", "description", "benchmark", "metrics", "primary_metric",
-            "relevance_level", "missing_subset", "ranking", "final_selection_max", "decimals", "max_run_depth",
-            "starts_at", "published", "organizers", "entry_deadline", "team_size_max", "pages", "run_metadata",
-            "significance", "groups", "subsets", "phases"}
-GROUP_KEYS = {"name", "label", "reveal_at"}
-SIGNIFICANCE_KEYS = {"test", "correction", "alpha"}
-SUBSET_KEYS = {"code", "name", "group", "kind"}
-PHASE_KEYS = {"slug", "name", "opens_at", "closes_at", "visibility", "reveal_at", "before_reveal", "hidden_qrels",
-              "per_query_visible", "daily_limit", "total_limit", "is_final", "ranking"}
+EXAMPLES_DIR = DEFINITIONS_DIR / "examples"  # the reference page's examples, loaded by its test
 
 
-class _Reader:
-    """Collects problems while reading values at key paths, so all are reported at once."""
+def _benchmarks() -> tuple[str, ...]:
+    from evaluator.benchmarks import BENCHMARKS
 
-    def __init__(self):
-        self.problems: list[str] = []
+    return tuple(sorted(BENCHMARKS))
 
-    def fail(self, path: str, message: str) -> None:
-        self.problems.append(f"{path}: {message}")
 
-    def unknown_keys(self, mapping: dict, allowed: set[str], path: str) -> None:
-        for key in sorted(set(mapping) - allowed, key=str):
-            self.fail(f"{path}.{key}" if path else str(key), "unknown key")
+def _tests() -> tuple[str, ...]:
+    from evaluator.rank_bands import TESTS
 
-    def get(self, mapping: dict, key: str, path: str, kind, *, default: Any = ..., choices=None, minimum=None):
-        where = f"{path}.{key}" if path else key
-        if key not in mapping or mapping[key] is None:
-            if default is ...:
-                self.fail(where, "is required")
-            return None if default is ... else default
-        value = mapping[key]
-        if kind is datetime:
-            return self._instant(value, where)
-        if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-            self.fail(where, f"must be a whole number, not {value!r}")
-            return None
-        if kind is not int and not isinstance(value, kind):
-            self.fail(where, f"must be {_KIND_NAMES.get(kind, kind.__name__)}, not {value!r}")
-            return None
-        if choices is not None and value not in choices:
-            self.fail(where, f"must be one of {', '.join(choices)}, not {value!r}")
-            return None
-        if minimum is not None and value < minimum:
-            self.fail(where, f"must be at least {minimum}")
-            return None
-        return value
+    return tuple(TESTS)
 
-    def _instant(self, value, where: str) -> datetime | None:
-        if isinstance(value, str):
-            try:
-                value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            except ValueError:
-                self.fail(where, f"is not an ISO 8601 instant: {value!r}")
-                return None
-        if not isinstance(value, datetime):
-            self.fail(where, f"must be an instant like 2023-01-19T23:59:59Z, not {value!r}")
-            return None
-        if value.tzinfo is None or value.utcoffset() is None:
-            self.fail(where, "must carry a UTC offset, e.g. 2023-01-19T23:59:59Z")
-            return None
-        return value
 
-    def items(self, mapping: dict, key: str, allowed: set[str]) -> list[tuple[str, dict]]:
-        value = mapping.get(key)
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            self.fail(key, "must be a list")
-            return []
-        found = []
-        for index, item in enumerate(value):
-            path = f"{key}[{index}]"
-            if not isinstance(item, dict):
-                self.fail(path, "must be a mapping")
+def _corrections() -> tuple[str, ...]:
+    from evaluator.significance import CORRECTIONS
+
+    return tuple(CORRECTIONS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GroupDef:
+    """An average column over the subsets that belong to it (MIRACL: known -> K.Avg, surprise -> S.Avg).
+    A group with a `reveal_at` hides its subsets' columns, topics and scores until then."""
+
+    name: str = key(help="its name, as subsets' `group` names it")
+    label: str = key(help="the heading of its average column, e.g. K.Avg")
+    reveal_at: datetime | None = key(None, help="hidden until this instant", shown_default="visible from the start")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubsetDef:
+    """One leaderboard column: a language (sw), a language pair (en-zh) or a test set (cmedqa).
+    Its code is how published file names and uploads name it."""
+
+    code: str = key(help="as it appears in file names, e.g. sw or en-zh; for a benchmark other than "
+                         "`generic`, one of the benchmark's codes")
+    name: str | None = key(None, help="shown in column tips and pages, e.g. Swahili",
+                           shown_default="the benchmark's name for the code, else the code")
+    group: str = key(help="the `name` of the group it is averaged in")
+    kind: str | None = key(None, help="what the column is", choices=lambda: tuple(Subset.Kind.values),
+                           shown_default="the benchmark's, else `language`")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhaseDef:
+    """A stage with its own window, topics, judgments, limits and leaderboard."""
+
+    slug: str = key(help="lowercase letters, digits and hyphens; in URLs and file names")
+    name: str = key(help="shown on pages, e.g. Test B (final)")
+    opens_at: datetime = key(help="uploads accepted from here")
+    closes_at: datetime = key(help="uploads refused from here; after `opens_at`")
+    visibility: str = key(Phase.Visibility.LIVE.value, choices=lambda: tuple(Phase.Visibility.values),
+                          help="live: scores shown as they come; private: leaderboard public from `reveal_at`; "
+                               "hidden: never shown to participants")
+    reveal_at: datetime | None = key(None, help="when a private leaderboard and hidden judgments become public; "
+                                                "required for a private phase")
+    before_reveal: str = key(Phase.BeforeReveal.OWN.value, choices=lambda: tuple(Phase.BeforeReveal.values),
+                             help="what participants see of runs until `reveal_at`: everything; own (each team "
+                                  "its own scores); status (only 'valid and scored')")
+    hidden_qrels: bool = key(False, help="judgments never served until `reveal_at`; their SHA-256 are public "
+                                         "from `starts_at`")
+    per_query_visible: bool = key(True, help="participants may see their per-query values")
+    daily_limit: int | None = key(None, minimum=0, help="uploads per team per UTC day", shown_default="no limit")
+    total_limit: int | None = key(None, minimum=0, help="uploads per team in the phase", shown_default="no limit")
+    is_final: bool = key(False, help="the phase that decides the competition")
+    ranking: str | None = key(None, choices=lambda: tuple(Phase.Ranking.values),
+                              help="which run of a team counts: its best, its last, or the ones it selects",
+                              shown_default="the top-level `ranking` on a final phase, else `best`")
+
+    def check(self, fail: schema.Fail) -> None:
+        if self.slug and slugify(self.slug) != self.slug:
+            fail("slug", f"must be lowercase letters, digits and hyphens, not {self.slug!r}")
+        if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
+            fail("closes_at", "must be after opens_at")
+        if self.visibility == Phase.Visibility.PRIVATE and self.reveal_at is None:
+            fail("reveal_at", "a private phase needs the instant its leaderboard becomes public")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SignificanceDef:
+    """How leaderboards mark teams whose difference is not significant (rank bands,
+    evaluator/rank_bands.py). Every key is optional."""
+
+    test: str = key("randomization", choices=_tests, help="paired test on per-query values")
+    correction: str = key("holm", choices=_corrections, help="for testing many pairs at once")
+    alpha: float = key(0.05, help="significance level, between 0 and 1")
+
+    def check(self, fail: schema.Fail) -> None:
+        if self.alpha is not None and not 0 < self.alpha < 1:
+            fail("alpha", f"must be between 0 and 1, not {self.alpha!r}")
+
+
+# The pages' names and titles are declared once, in pages.py; their keys here follow from them.
+PagesDef = dataclasses.make_dataclass(
+    "PagesDef", [(name, str | None, key(None, help=f"the {title} tab", shown_default="no tab"))
+                 for name, title in PAGES.items()],
+    frozen=True, kw_only=True,
+    namespace={"__doc__": "The competition's own pages in Markdown (rendered safely: competitions/pages.py), "
+                          "shown as tabs on its page in this order. Each is optional; a blank one is no tab."})
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChoiceDef:
+    """One choice of a choice field: a plain value (`- zero-shot`) or a value with a label.
+    Quote values YAML would read otherwise (yes, no, on, off, numbers)."""
+
+    value: str = key(help="what is stored and filtered on, at most 60 characters", scalar=True)
+    label: str | None = key(None, help="shown on forms and pages", shown_default="the value")
+
+    def check(self, fail: schema.Fail) -> None:
+        if self.value is not None and not (self.value.strip() and len(self.value) <= 60):
+            fail("", f"must be text of at most 60 characters, not {self.value!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetadataFieldDef:
+    """A question asked of every submission (run type, training data, model, ...): on the upload
+    form, the API (`meta_<name>`) and `evaluator submit --meta NAME=VALUE`; shown on the run's
+    page, as a leaderboard column and in exports. Choice and boolean fields filter leaderboards.
+    A new version may change the fields; stored answers stay as given (competitions/run_metadata.py)."""
+
+    name: str = key(help="lowercase letters, digits and _, starting with a letter, at most 40")
+    type: str = key(choices=METADATA_TYPES, help="choice: one of `choices`; boolean: yes/no; text: one line; "
+                                                 "integer: 0 or more; url: an http(s) address")
+    label: str | None = key(None, help="shown on forms and pages", shown_default="the name")
+    required: bool = key(False, help="every new upload must answer it")
+    help: str = key("", help="a sentence under the question on the form")
+    choices: list[ChoiceDef] | None = key(None, help="the choices of a choice field (and only of one)")
+    leaderboard: bool = key(True, help="a column on the leaderboard and its exports")
+
+    def check(self, fail: schema.Fail) -> None:
+        if self.name is not None and not METADATA_NAME.fullmatch(self.name):
+            fail("name", f"must be lowercase letters, digits and _ (starting with a letter, at most 40), "
+                         f"not {self.name!r}")
+        if self.label is not None and not self.label.strip():
+            fail("label", f"must be text, not {self.label!r}")
+        if self.type != "choice" and self.choices is not None:
+            fail("choices", "only a field of type choice has choices")
+        elif self.type == "choice" and not self.choices:
+            fail("choices", "a choice field needs a non-empty list of choices")
+        elif self.choices and None not in self.choices:
+            values = [c.value.strip() for c in self.choices if c.value]
+            if len(set(values)) != len(values):
+                fail("choices", "lists a value twice")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Definition:
+    """A competition: what it scores, who runs it, its rules, subsets, groups and phases.
+    Instants carry a UTC offset (`2023-01-19T23:59:59Z`): a deadline must not depend on the
+    server's zone."""
+
+    schema: int = key(help=f"the format of this file; this cupboard reads {SCHEMA_VERSION}")
+    version: int = key(minimum=1, help="this competition's definition version: loading a higher one updates "
+                                       "it; the same version with other content is refused")
+    slug: str = key(help="lowercase letters, digits and hyphens; in URLs")
+    title: str = key(help="shown on every page")
+    description: str = key("", help="shown on the competition page")
+    benchmark: str = key(choices=_benchmarks, help="a key of evaluator.benchmarks: its subsets, metrics, docid "
+                                                   "shape and file names; `generic` for any TREC collection")
+    metrics: list[str] | None = key(None, help="measures shown, e.g. [nDCG@10, R@100]",
+                                    shown_default="the benchmark's")
+    primary_metric: str | None = key(None, help="ranks teams by its overall average; one of `metrics`",
+                                     shown_default="the benchmark's, else the first of `metrics`")
+    relevance_level: int | None = key(None, minimum=0, help="labels at or above it are relevant (binary measures)",
+                                      shown_default="the benchmark's, else 1")
+    missing_subset: str = key(Competition.MissingSubset.ZERO.value,
+                              choices=lambda: tuple(Competition.MissingSubset.values),
+                              help="zero: a subset without a run counts 0 in averages; incomplete: the average "
+                                   "is left empty")
+    ranking: str = key(Phase.Ranking.SELECTED.value, choices=lambda: tuple(Phase.Ranking.values),
+                       help="the final phases' default `ranking` (other phases rank by best)")
+    final_selection_max: int = key(2, minimum=1, help="runs a team may select where `ranking: selected`")
+    decimals: int = key(3, minimum=0, help="rounding of scores shown to participants")
+    max_run_depth: int = key(1000, minimum=1, help="documents per query a run may hold")
+    starts_at: datetime | None = key(None, help="public from here; hidden judgments' SHA-256 are committed",
+                                     shown_default="when first loaded")
+    published: bool = key(True, help="false: only its organizers see it")
+    organizers: list[str] | None = key(None, help="usernames of existing accounts", shown_default="none")
+    entry_deadline: datetime | None = key(None, help="no team created or joined from here on",
+                                          shown_default="when the final phase opens")
+    team_size_max: int = key(10, minimum=1, help="members a team may have")
+    pages: PagesDef | None = key(None, help="Markdown pages, below", shown_default="none")
+    run_metadata: list[MetadataFieldDef] | None = key(None, help="questions asked of every submission, below",
+                                                      shown_default="none")
+    significance: SignificanceDef | None = key(None, help="rank bands on leaderboards, below",
+                                               shown_default="randomization, holm, 0.05")
+    groups: list[GroupDef] | None = key(None, help="average columns, below", shown_default="the benchmark's")
+    subsets: list[SubsetDef] | None = key(None, help="leaderboard columns, below", shown_default="the benchmark's")
+    phases: list[PhaseDef] = key(help="at least one, below")
+
+    def check(self, fail: schema.Fail) -> None:
+        if self.schema is not None and self.schema != SCHEMA_VERSION:
+            fail("schema", f"this cupboard reads schema {SCHEMA_VERSION}, not {self.schema}")
+        if self.slug and slugify(self.slug) != self.slug:
+            fail("slug", f"must be lowercase letters, digits and hyphens, not {self.slug!r}")
+        self._check_metrics(fail)
+        _unique(self.run_metadata, "run_metadata", "name", "field {!r} is defined twice", fail)
+        self._check_structure(fail)
+
+    def _check_metrics(self, fail: schema.Fail) -> None:
+        metrics, primary = self.resolved_metrics(), self.resolved_primary_metric()
+        if self.metrics is not None and (not self.metrics or not all(self.metrics)):
+            fail("metrics", "must be a non-empty list of metric names like nDCG@10")
+        elif len(set(metrics)) != len(metrics):
+            fail("metrics", "lists a metric twice")
+        elif bad := _unknown_metrics(metrics):
+            for index, message in bad:
+                fail(f"metrics[{index}]", message)
+        elif primary not in metrics and metrics:
+            fail("primary_metric", f"{primary!r} is not one of metrics")
+
+    def _check_structure(self, fail: schema.Fail) -> None:
+        if self.groups is not None and not self.groups:
+            fail("groups", "at least one group is required")
+        if self.subsets is not None and not self.subsets:
+            fail("subsets", "at least one subset is required")
+        elif not self.resolved_subsets() and self.benchmark_spec() is not None:
+            fail("subsets", f"at least one subset is required (benchmark {self.benchmark!r} declares none)")
+        _unique(self.groups, "groups", "name", "group {!r} is defined twice", fail)
+        _unique(self.subsets, "subsets", "code", "subset {!r} is listed twice", fail)
+        _unique(self.phases, "phases", "slug", "phase {!r} is defined twice", fail)
+        known = {s.code for s in getattr(self.benchmark_spec(), "subsets", ())}
+        names = {g["name"] for g in self.resolved_groups()}
+        for index, subset in enumerate(self.subsets or ()):
+            if subset is None:
                 continue
-            self.unknown_keys(item, allowed, path)
-            found.append((path, item))
+            if subset.code is not None and known and subset.code not in known:
+                fail(f"subsets[{index}].code", f"{subset.code!r} is not a subset of benchmark {self.benchmark!r}")
+            if subset.group is not None and subset.group not in names:
+                fail(f"subsets[{index}].group", f"no group named {subset.group!r}")
+        if self.phases is not None and not self.phases:
+            fail("phases", "at least one phase is required")
+
+    # --- the values a competition gets, defaults resolved -----------------------------------------
+    def benchmark_spec(self):
+        """The evaluator's Benchmark, or None when the key is missing or unknown (reported by read)."""
+        from evaluator.benchmarks import BENCHMARKS
+
+        return BENCHMARKS.get(self.benchmark or "")
+
+    def resolved_metrics(self) -> list:
+        if self.metrics is not None:
+            return list(self.metrics)
+        return list(getattr(self.benchmark_spec(), "metrics", []) or [])
+
+    def resolved_primary_metric(self) -> str | None:
+        primary = self.primary_metric or getattr(self.benchmark_spec(), "primary_metric", None)
+        metrics = self.resolved_metrics()
+        return primary if primary is not None or not metrics else metrics[0]
+
+    def resolved_groups(self) -> list[dict]:
+        benchmark = self.benchmark_spec()
+        if self.groups is None and benchmark is not None:
+            # A group only exists here if a subset belongs to it: the benchmark's implicit
+            # "all" average spans every subset and needs no row of its own.
+            used = {s.group for s in benchmark.subsets}
+            return [{"name": g.name, "label": g.label, "reveal_at": None} for g in benchmark.groups if g.name in used]
+        return [{"name": g.name, "label": g.label, "reveal_at": g.reveal_at} for g in self.groups or () if g]
+
+    def resolved_subsets(self) -> list[dict]:
+        benchmark = self.benchmark_spec()
+        known = {s.code: s for s in getattr(benchmark, "subsets", ())}
+        if self.subsets is None and benchmark is not None:
+            return [{"code": s.code, "name": s.name, "group": s.group, "kind": s.kind} for s in benchmark.subsets]
+        found = []
+        for subset in self.subsets or ():
+            if subset is None:
+                continue
+            spec = known.get(subset.code)
+            found.append({"code": subset.code, "name": subset.name or getattr(spec, "name", subset.code),
+                          "group": subset.group,
+                          "kind": subset.kind or getattr(spec, "kind", Subset.Kind.LANGUAGE)})
         return found
 
 
-_KIND_NAMES = {float: "a number", str: "text", bool: "true or false", list: "a list", dict: "a mapping"}
-
-
-def definition_parse(data: Any) -> dict:
-    """Check a loaded YAML document and return it normalised: {"competition": {model fields},
-    "organizers": [...], "groups": [...], "subsets": [...], "phases": [...]}.
-
-    Groups and subsets default to the benchmark's own, so a benchmark's YAML file can stay short."""
-    if not isinstance(data, dict):
-        raise DefinitionError(["(top): the file must hold a mapping of keys"])
-    r = _Reader()
-    r.unknown_keys(data, TOP_KEYS, "")
-    schema = r.get(data, "schema", "", int)
-    if schema is not None and schema != SCHEMA_VERSION:
-        r.fail("schema", f"this cupboard reads schema {SCHEMA_VERSION}, not {schema}")
-    benchmark_key = r.get(data, "benchmark", "", str)
-    benchmark = _benchmark(benchmark_key, r) if benchmark_key else None
-    competition = {
-        "slug": r.get(data, "slug", "", str),
-        "title": r.get(data, "title", "", str),
-        "description": r.get(data, "description", "", str, default=""),
-        "benchmark": benchmark_key,
-        "config_version": r.get(data, "version", "", int, minimum=1),
-        "metrics": r.get(data, "metrics", "", list, default=list(getattr(benchmark, "metrics", []) or [])),
-        "primary_metric": r.get(data, "primary_metric", "", str, default=getattr(benchmark, "primary_metric", None)),
-        "relevance_level": r.get(data, "relevance_level", "", int, minimum=0,
-                                 default=getattr(benchmark, "relevance_level", 1)),
-        "missing_subset": r.get(data, "missing_subset", "", str, default=Competition.MissingSubset.ZERO,
-                                choices=Competition.MissingSubset.values),
-        "final_selection_max": r.get(data, "final_selection_max", "", int, default=2, minimum=1),
-        "decimals": r.get(data, "decimals", "", int, default=3, minimum=0),
-        "max_run_depth": r.get(data, "max_run_depth", "", int, default=1000, minimum=1),
-        "starts_at": r.get(data, "starts_at", "", datetime, default=None),
-        "is_published": r.get(data, "published", "", bool, default=True),
-        "entry_deadline": r.get(data, "entry_deadline", "", datetime, default=None),
-        "team_size_max": r.get(data, "team_size_max", "", int, default=10, minimum=1),
-        "pages": _pages(data, r),
-        "run_metadata": fields_parse(data.get("run_metadata"), r.fail),
-        "significance": _significance(data, r),
-    }
-    if competition["slug"] and slugify(competition["slug"]) != competition["slug"]:
-        r.fail("slug", f"must be lowercase letters, digits and hyphens, not {competition['slug']!r}")
-    _check_metrics(competition, r)
-    organizers = r.get(data, "organizers", "", list, default=[])
-    for index, name in enumerate(organizers or []):
-        if not isinstance(name, str):
-            r.fail(f"organizers[{index}]", f"must be a username, not {name!r}")
-    groups = _groups(data, benchmark, r)
-    subsets = _subsets(data, benchmark, {g["name"] for g in groups}, r)
-    final_ranking = r.get(data, "ranking", "", str, default=Phase.Ranking.SELECTED, choices=Phase.Ranking.values)
-    phases = _phases(data, r, final_ranking=final_ranking or Phase.Ranking.SELECTED)
-    if r.problems:
-        raise DefinitionError(r.problems)
-    return {"competition": competition, "organizers": organizers, "groups": groups, "subsets": subsets,
-            "phases": phases}
-
-
-def _pages(data: dict, r: _Reader) -> dict[str, str]:
-    """{page name: Markdown}, in the order the competition page lists them; blank pages dropped."""
-    from cupboard.competitions.pages import PAGES
-
-    pages = r.get(data, "pages", "", dict, default={}) or {}
-    r.unknown_keys(pages, set(PAGES), "pages")
-    found = {}
-    for name in PAGES:
-        text = r.get(pages, name, "pages", str, default="")
-        if text and text.strip():
-            found[name] = text
-    return found
-
-
-def _significance(data: dict, r: _Reader) -> dict:
-    """{"test", "correction", "alpha"}: the leaderboards' rank bands (evaluator/rank_bands.py)."""
-    from evaluator.rank_bands import TESTS
-    from evaluator.significance import CORRECTIONS
-
-    given = r.get(data, "significance", "", dict, default={}) or {}
-    r.unknown_keys(given, SIGNIFICANCE_KEYS, "significance")
-    alpha = r.get(given, "alpha", "significance", float, default=0.05)
-    if isinstance(alpha, float) and not 0 < alpha < 1:
-        r.fail("significance.alpha", f"must be between 0 and 1, not {alpha!r}")
-    return {"test": r.get(given, "test", "significance", str, default="randomization", choices=TESTS),
-            "correction": r.get(given, "correction", "significance", str, default="holm", choices=CORRECTIONS),
-            "alpha": alpha}
-
-
-def _benchmark(key: str, r: _Reader):
-    from evaluator.benchmarks import get_benchmark
-
-    try:
-        return get_benchmark(key)
-    except (KeyError, LookupError, ValueError):
-        r.fail("benchmark", f"unknown benchmark {key!r}")
-        return None
-
-
-def _check_metrics(competition: dict, r: _Reader) -> None:
-    metrics = competition["metrics"]
-    if metrics is None:
-        return
-    if not metrics or not all(isinstance(m, str) and m for m in metrics):
-        r.fail("metrics", "must be a non-empty list of metric names like nDCG@10")
-    elif len(set(metrics)) != len(metrics):
-        r.fail("metrics", "lists a metric twice")
-    elif bad := _unknown_metrics(metrics):
-        for index, message in bad:
-            r.fail(f"metrics[{index}]", message)
-    elif competition["primary_metric"] is None:
-        competition["primary_metric"] = metrics[0]
-    elif competition["primary_metric"] not in metrics:
-        r.fail("primary_metric", f"{competition['primary_metric']!r} is not one of metrics")
+def _unique(items, path: str, name: str, message: str, fail: schema.Fail) -> None:
+    seen = set()
+    for index, item in enumerate(items or ()):
+        value = getattr(item, name, None)
+        if value is None:
+            continue
+        if value in seen:
+            fail(f"{path}[{index}].{name}", message.format(value))
+        seen.add(value)
 
 
 def _unknown_metrics(metrics: list[str]) -> list[tuple[int, str]]:
@@ -258,79 +332,126 @@ def _unknown_metrics(metrics: list[str]) -> list[tuple[int, str]]:
     return bad
 
 
-def _groups(data: dict, benchmark, r: _Reader) -> list[dict]:
-    if "groups" not in data and benchmark is not None:
-        # A group only exists here if a subset belongs to it: the benchmark's implicit
-        # "all" average spans every subset and needs no row of its own.
-        used = {s.group for s in benchmark.subsets}
-        return [{"name": g.name, "label": g.label, "reveal_at": None} for g in benchmark.groups if g.name in used]
-    groups, seen = [], set()
-    for path, item in r.items(data, "groups", GROUP_KEYS):
-        group = {"name": r.get(item, "name", path, str), "label": r.get(item, "label", path, str),
-                 "reveal_at": r.get(item, "reveal_at", path, datetime, default=None)}
-        if group["name"] in seen:
-            r.fail(f"{path}.name", f"group {group['name']!r} is defined twice")
-        seen.add(group["name"])
-        groups.append(group)
-    if not groups:
-        r.fail("groups", "at least one group is required")
-    return groups
+# --- reading and writing -------------------------------------------------------------------------
+def definition_read(data: Any, *, source: str | Path | None = None, text: str | None = None) -> Definition:
+    """The Definition a loaded YAML document holds, or DefinitionError listing every problem.
+    With `source` (and the file's `text`), each problem names the file and line too."""
+    problems: list[tuple[str, str]] = []
+    if not isinstance(data, dict):
+        problems.append(("", "the file must hold a mapping of keys"))
+        definition = None
+    else:
+        definition = schema.read(Definition, data, "", lambda path, message: problems.append((path, message)))
+    if problems:
+        raise DefinitionError(_located(problems, source=source, text=text))
+    return definition
 
 
-def _subsets(data: dict, benchmark, group_names: set[str], r: _Reader) -> list[dict]:
-    known = {s.code: s for s in getattr(benchmark, "subsets", ())}
-    if "subsets" not in data and benchmark is not None:
-        return [{"code": s.code, "name": s.name, "group": s.group, "kind": s.kind} for s in benchmark.subsets]
-    subsets, seen = [], set()
-    for path, item in r.items(data, "subsets", SUBSET_KEYS):
-        code = r.get(item, "code", path, str)
-        default = known.get(code)
-        subset = {"code": code, "name": r.get(item, "name", path, str, default=getattr(default, "name", code)),
-                  "group": r.get(item, "group", path, str),
-                  "kind": r.get(item, "kind", path, str, default=getattr(default, "kind", Subset.Kind.LANGUAGE),
-                                choices=Subset.Kind.values)}
-        if code is not None and known and code not in known:
-            r.fail(f"{path}.code", f"{code!r} is not a subset of benchmark {benchmark.key!r}")
-        if code in seen:
-            r.fail(f"{path}.code", f"subset {code!r} is listed twice")
-        if subset["group"] is not None and subset["group"] not in group_names:
-            r.fail(f"{path}.group", f"no group named {subset['group']!r}")
-        seen.add(code)
-        subsets.append(subset)
-    if not subsets:
-        r.fail("subsets", "at least one subset is required")
-    return subsets
+def definition_dump(definition: Definition) -> dict:
+    """The Definition as YAML data: the keys its file gave, so reading it back gives it again."""
+    return schema.dump(definition)
 
 
-def _phases(data: dict, r: _Reader, *, final_ranking: str) -> list[dict]:
-    phases, seen = [], set()
-    if not data.get("phases"):
-        r.fail("phases", "at least one phase is required")
-    for position, (path, item) in enumerate(r.items(data, "phases", PHASE_KEYS)):
-        phase = {
-            "slug": r.get(item, "slug", path, str), "name": r.get(item, "name", path, str), "position": position,
-            "opens_at": r.get(item, "opens_at", path, datetime), "closes_at": r.get(item, "closes_at", path, datetime),
-            "visibility": r.get(item, "visibility", path, str, default=Phase.Visibility.LIVE,
-                                choices=Phase.Visibility.values),
-            "reveal_at": r.get(item, "reveal_at", path, datetime, default=None),
-            "before_reveal": r.get(item, "before_reveal", path, str, default=Phase.BeforeReveal.OWN,
-                                   choices=Phase.BeforeReveal.values),
-            "hidden_qrels": r.get(item, "hidden_qrels", path, bool, default=False),
-            "per_query_visible": r.get(item, "per_query_visible", path, bool, default=True),
-            "daily_limit": r.get(item, "daily_limit", path, int, default=None, minimum=0),
-            "total_limit": r.get(item, "total_limit", path, int, default=None, minimum=0),
-            "is_final": r.get(item, "is_final", path, bool, default=False),
-        }
-        default = final_ranking if phase["is_final"] else Phase.Ranking.BEST
-        phase["ranking"] = r.get(item, "ranking", path, str, default=default, choices=Phase.Ranking.values)
-        if phase["slug"] and slugify(phase["slug"]) != phase["slug"]:
-            r.fail(f"{path}.slug", f"must be lowercase letters, digits and hyphens, not {phase['slug']!r}")
-        if phase["slug"] in seen:
-            r.fail(f"{path}.slug", f"phase {phase['slug']!r} is defined twice")
-        seen.add(phase["slug"])
-        if phase["opens_at"] and phase["closes_at"] and phase["closes_at"] <= phase["opens_at"]:
-            r.fail(f"{path}.closes_at", "must be after opens_at")
-        if phase["visibility"] == Phase.Visibility.PRIVATE and phase["reveal_at"] is None:
-            r.fail(f"{path}.reveal_at", "a private phase needs the instant its leaderboard becomes public")
-        phases.append(phase)
-    return phases
+def definition_load(source: dict | str | Path) -> Definition:
+    """The Definition of a YAML file (its path) or of already loaded data."""
+    if isinstance(source, dict):
+        return definition_read(source)
+    text = Path(source).read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise DefinitionError([f"{Path(source).name}: {error}"], code="bad-yaml") from error
+    return definition_read(data, source=source, text=text)
+
+
+def definition_parse(data: Any, *, source: str | Path | None = None, text: str | None = None) -> dict:
+    """A checked document as the values `competition_load` applies: {"competition": {model
+    fields}, "organizers": [...], "groups": [...], "subsets": [...], "phases": [...]}.
+    Groups, subsets and metrics default to the benchmark's, so a benchmark's file stays short."""
+    return definition_values(definition_read(data, source=source, text=text))
+
+
+def definition_values(definition: Definition) -> dict:
+    """The values `competition_load` applies (its digest is of these: keep their shape)."""
+    d = definition
+    competition = {
+        "slug": d.slug, "title": d.title, "description": d.description, "benchmark": d.benchmark,
+        "config_version": d.version, "metrics": d.resolved_metrics(), "primary_metric": d.resolved_primary_metric(),
+        "relevance_level": d.relevance_level if d.relevance_level is not None else
+        getattr(d.benchmark_spec(), "relevance_level", 1),
+        "missing_subset": d.missing_subset, "final_selection_max": d.final_selection_max, "decimals": d.decimals,
+        "max_run_depth": d.max_run_depth, "starts_at": d.starts_at, "is_published": d.published,
+        "entry_deadline": d.entry_deadline, "team_size_max": d.team_size_max,
+        "pages": {name: text for name in PAGES if (text := getattr(d.pages, name, None)) and text.strip()},
+        "run_metadata": run_metadata_specs(d.run_metadata or []),
+        "significance": dataclasses.asdict(d.significance or SignificanceDef()),
+    }
+    phases = []
+    for position, phase in enumerate(d.phases):
+        values = {k.name: getattr(phase, k.name) for k in schema.keys(PhaseDef)}
+        values["ranking"] = phase.ranking or (d.ranking if phase.is_final else Phase.Ranking.BEST)
+        phases.append({"slug": phase.slug, "name": phase.name, "position": position} | values)
+    return {"competition": competition, "organizers": list(d.organizers or []), "groups": d.resolved_groups(),
+            "subsets": d.resolved_subsets(), "phases": phases}
+
+
+def run_metadata_specs(fields: list[MetadataFieldDef | dict]) -> list[dict]:
+    """`run_metadata` as stored on Competition.run_metadata (plain data: run_metadata.py reads it).
+    Takes the schema's fields or their YAML data (checked: DefinitionError)."""
+    if any(isinstance(f, dict) for f in fields):
+        problems: list[tuple[str, str]] = []
+        fields = [schema.read(MetadataFieldDef, f, f"run_metadata[{i}]", lambda p, m: problems.append((p, m)))
+                  for i, f in enumerate(fields)]
+        if problems:
+            raise DefinitionError(_located(problems))
+    return [{"name": f.name, "label": (f.label or f.name).strip(), "type": f.type, "required": f.required,
+             "help": f.help, "choices": [[c.value.strip(), (c.label or c.value).strip() or c.value.strip()]
+                                         for c in f.choices or ()],
+             "leaderboard": f.leaderboard} for f in fields]
+
+
+# --- where a problem is --------------------------------------------------------------------------
+def _located(problems: list[tuple[str, str]], *, source: str | Path | None = None, text: str | None = None) -> list[str]:
+    """Each problem as `file:line: key.path: message` (file and line when known)."""
+    lines = _key_lines(text) if text else {}
+    located = []
+    for path, message in problems:
+        where = f"{path or '(top)'}: {message}"
+        if source is not None:
+            line = _line_of(path, lines)
+            where = f"{Path(source).name}:{line}: {where}" if line else f"{Path(source).name}: {where}"
+        located.append(where)
+    return located
+
+
+def _line_of(path: str, lines: dict[str, int]) -> int | None:
+    """The line of `path`, or of the nearest key above it that the file has (a missing key's parent)."""
+    while path:
+        if path in lines:
+            return lines[path]
+        parent = re.sub(r"(^|\.)[^.\[\]]*$|\[\d+\]$", "", path)
+        path = parent if parent != path else ""
+    return None
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """{key path: 1-based line} of every key and list item of a YAML text."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    lines: dict[str, int] = {}
+
+    def walk(node, path: str) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value in node.value:
+                child = f"{path}.{key_node.value}" if path else str(key_node.value)
+                lines[child] = key_node.start_mark.line + 1
+                walk(value, child)
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                lines[f"{path}[{index}]"] = item.start_mark.line + 1
+                walk(item, f"{path}[{index}]")
+
+    walk(root, "")
+    return lines

@@ -1,8 +1,9 @@
 """Run metadata: what an organizer asks of every submission (run type, training data, model
 name and size, ...) so a leaderboard can be read and filtered ("zero-shot runs only").
 
-The fields are defined in the competition's YAML under `run_metadata` (read by
-`fields_parse`, stored as plain data on `Competition.run_metadata`), each with a `type`:
+The fields are defined in the competition's YAML under `run_metadata` (declared and checked
+by `MetadataFieldDef` in definition.py, stored as plain data on `Competition.run_metadata`),
+each with a `type`:
 
     choice   one of `choices` (values, or {value, label} mappings)   filterable
     boolean  yes / no                                                 filterable
@@ -24,7 +25,7 @@ no filter on it; a stored value that is no longer one of the choices is shown as
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -33,7 +34,6 @@ from django.core.validators import URLValidator
 
 TYPES = ("choice", "boolean", "text", "integer", "url")
 FILTERABLE = ("choice", "boolean")
-SPEC_KEYS = {"name", "label", "type", "required", "help", "choices", "leaderboard"}
 PREFIX = "meta_"  # the form/API field and the leaderboard's query parameter: meta_<name>
 NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 TEXT_MAX = 200
@@ -87,88 +87,6 @@ def metadata_fields(competition) -> list[MetadataField]:
     """The fields a competition asks for now, in the YAML's order."""
     return [MetadataField(**{**spec, "choices": tuple(tuple(c) for c in spec.get("choices", ()))})
             for spec in competition.run_metadata or []]
-
-
-# --- the YAML ----------------------------------------------------------------------------------
-def fields_parse(value, fail: Callable[[str, str], None]) -> list[dict]:
-    """`run_metadata` of a definition as stored specs; each problem goes to `fail(path, message)`."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        fail("run_metadata", "must be a list of fields")
-        return []
-    specs, seen = [], set()
-    for index, item in enumerate(value):
-        path = f"run_metadata[{index}]"
-        if not isinstance(item, dict):
-            fail(path, "must be a mapping with name, label and type")
-            continue
-        spec = _spec(item, path, fail)
-        if spec is None:
-            continue
-        if spec["name"] in seen:
-            fail(f"{path}.name", f"field {spec['name']!r} is defined twice")
-        seen.add(spec["name"])
-        specs.append(spec)
-    return specs
-
-
-def _spec(item: dict, path: str, fail) -> dict | None:
-    for key in sorted(set(item) - SPEC_KEYS, key=str):
-        fail(f"{path}.{key}", "unknown key")
-    name, kind = item.get("name"), item.get("type")
-    problems = 0
-    if not isinstance(name, str) or not NAME.fullmatch(name):
-        fail(f"{path}.name", f"must be lowercase letters, digits and _ (starting with a letter, at most 40), "
-                             f"not {name!r}")
-        problems += 1
-    if kind not in TYPES:
-        fail(f"{path}.type", f"must be one of {', '.join(TYPES)}, not {kind!r}")
-        problems += 1
-    label = item.get("label", name)
-    if not isinstance(label, str) or not label.strip():
-        fail(f"{path}.label", f"must be text, not {label!r}")
-        problems += 1
-    for key in ("required", "leaderboard"):
-        if key in item and not isinstance(item[key], bool):
-            fail(f"{path}.{key}", f"must be true or false, not {item[key]!r}")
-            problems += 1
-    if not isinstance(item.get("help", ""), str):
-        fail(f"{path}.help", f"must be text, not {item['help']!r}")
-        problems += 1
-    choices = _choices(item.get("choices"), kind, path, fail)
-    if problems or choices is None:
-        return None
-    return {"name": name, "label": label.strip(), "type": kind, "required": item.get("required", False),
-            "help": item.get("help", ""), "choices": choices, "leaderboard": item.get("leaderboard", True)}
-
-
-def _choices(value, kind, path: str, fail) -> list[list[str]] | None:
-    """[[value, label], ...] of a choice field; [] for the other types; None after a problem."""
-    if kind != "choice":
-        if value is not None:
-            fail(f"{path}.choices", "only a field of type choice has choices")
-            return None
-        return []
-    if not isinstance(value, list) or not value:
-        fail(f"{path}.choices", "a choice field needs a non-empty list of choices")
-        return None
-    found = []
-    for index, choice in enumerate(value):
-        where = f"{path}.choices[{index}]"
-        raw, label = (choice.get("value"), choice.get("label", choice.get("value"))) if isinstance(choice, dict) \
-            else (choice, choice)
-        if not isinstance(raw, str) or not raw.strip() or len(raw) > 60 or not isinstance(label, str):
-            # YAML reads yes/no/on/off as booleans and 7 as a number: quote them.
-            fail(where, f"must be text of at most 60 characters (quote yes, no, numbers), or "
-                        f"{{value, label}}, not {choice!r}")
-            return None
-        found.append([raw.strip(), label.strip() or raw.strip()])
-    values = [v for v, _ in found]
-    if len(set(values)) != len(values):
-        fail(f"{path}.choices", "lists a value twice")
-        return None
-    return found
 
 
 # --- values ------------------------------------------------------------------------------------

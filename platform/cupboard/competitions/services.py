@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-import yaml
 from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 from django.db import transaction
@@ -23,7 +22,7 @@ from cupboard import events
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.commitments import competition_publish_due
-from cupboard.competitions.definition import definition_parse
+from cupboard.competitions.definition import definition_load, definition_values
 from cupboard.competitions.errors import CompetitionError, DefinitionError
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
 from cupboard.competitions.private_files import removed_on_error
@@ -51,12 +50,7 @@ def competition_load(*, data: dict | str | Path, actor: User | None = None) -> C
     Loading the same definition again changes nothing; a higher `version` updates the
     competition in place; a lower one, or the same version with other content, is refused
     (code `stale-definition` / `version-not-bumped`) so two copies of a file cannot fight."""
-    if not isinstance(data, dict):
-        try:
-            data = yaml.safe_load(Path(data).read_text(encoding="utf-8"))
-        except yaml.YAMLError as error:
-            raise DefinitionError([f"(yaml): {error}"], code="bad-yaml") from error
-    definition = definition_parse(data)
+    definition = definition_values(definition_load(data))
     fields = definition["competition"]
     digest = hashlib.sha256(json.dumps(definition, sort_keys=True, default=str).encode()).hexdigest()
     organizers = _organizers(definition["organizers"])
