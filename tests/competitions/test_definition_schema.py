@@ -5,8 +5,14 @@ from datetime import datetime, timezone
 import pytest
 import yaml
 
-from cupboard.competitions.definition import (DEFINITIONS_DIR, EXAMPLES_DIR, definition_dump, definition_load,
-                                              definition_parse, definition_read)
+from cupboard.competitions.definition import (
+    DEFINITIONS_DIR,
+    EXAMPLES_DIR,
+    definition_dump,
+    definition_load,
+    definition_parse,
+    definition_read,
+)
 from cupboard.competitions.errors import DefinitionError
 from cupboard.demo.plan import COMPETITIONS
 
