@@ -209,10 +209,10 @@ CELERY_TIMEZONE = "UTC"
 CUPBOARD_MAX_ATTEMPTS = envint("CUPBOARD_MAX_ATTEMPTS", "3")
 # Run files of rejected and failed submissions are deleted this many days after their last activity.
 CUPBOARD_RUN_FILE_RETENTION_DAYS = envint("CUPBOARD_RUN_FILE_RETENTION_DAYS", "7")
-# Test hook, off by default: seconds a worker waits right after claiming a submission for the
-# first time, so an end-to-end test can kill it mid-task (tests/e2e/test_worker_killed_mid_task.py,
-# tests/submissions/test_worker.py). Never set it in production.
-CUPBOARD_SCORING_PAUSE = envint("CUPBOARD_SCORING_PAUSE", "0")
+# Test hook, off by default: seconds a worker waits right after its first claim of a row (any
+# kind of job, cupboard.jobs), heartbeat running, so an end-to-end test can kill it mid-work
+# (tests/e2e/test_worker_killed_mid_task.py, tests/jobs/test_kinds_with_a_real_worker.py). Never set it in production.
+CUPBOARD_JOB_PAUSE = envint("CUPBOARD_JOB_PAUSE", "0")
 # Processes that score the subsets of one submission side by side (submissions/scoring_jobs.py).
 # 0 = the cores a worker may use divided by the Celery worker processes of the host
 # (CUPBOARD_WORKER_CONCURRENCY, Celery's own setting too; the cores by default), at least 1.
@@ -230,6 +230,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "sweep-stale-submissions": {
         "task": "cupboard.submissions.tasks.sweep_stale",
+        "schedule": float(CUPBOARD_SWEEP_INTERVAL),
+    },
+    "sweep-stale-pool-exports": {  # the same stale sweep (cupboard.jobs) for pool builds
+        "task": "cupboard.judging.tasks.sweep_pool_exports",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
     },
     # Commitments at a competition's start and reveals happen by the clock; this only

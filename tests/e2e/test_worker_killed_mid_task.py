@@ -2,7 +2,7 @@
 the stale claim, queues it again, and the submission ends scored, once, with the scores the
 evaluator CLI gives and attempts == 2.
 
-The first worker is slowed with CUPBOARD_SCORING_PAUSE (seconds slept right after the first
+The first worker is slowed with CUPBOARD_JOB_PAUSE (seconds slept right after the first
 claim, off by default) so there is a moment to kill it in; the second one runs with the
 default stale period and sweep interval. (The filesystem broker loses the killed worker's
 message: the sweeper alone brings the work back.)
@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.worker, pytest.mark.slow]
 def test_it_scores_a_submission_whose_worker_was_killed_mid_task(tmp_path):
     stack, files = prepared_stack(tmp_path)
     with stack:
-        doomed = stack.start_worker("doomed", CUPBOARD_SCORING_PAUSE="60")
+        doomed = stack.start_worker("doomed", CUPBOARD_JOB_PAUSE="60")
         stack.manage("shell", "-c", SUBMIT.format(run=str(files["run"])))
         wait_until(lambda: stack.query("SELECT status FROM submissions_submission") == [("scoring",)],
                    seconds=30, what="the first worker to claim the submission")

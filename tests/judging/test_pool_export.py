@@ -2,12 +2,16 @@
 zip, built by the worker's service with progress; counts and unique relevant documents."""
 import io
 import zipfile
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from cupboard.judging.models import PoolExport
-from cupboard.judging.pools import chosen_submission_ids, pool_export_build, pool_export_create
+from cupboard.jobs import job_claim
+from cupboard.judging.pools import (POOL_EXPORT, chosen_submission_ids, pool_export_build, pool_export_create,
+                                    pool_exports_sweep)
 from tests.judging.conftest import D
 from tests.personas import client_for
 
@@ -60,6 +64,25 @@ def test_the_top_n_choice_takes_the_counted_runs_of_the_best_teams(scene):
 def test_building_twice_builds_once(scene):
     export = built(scene)
     assert pool_export_build(export_id=export.pk) == "skipped"
+
+
+def test_a_silent_build_is_taken_over_and_its_old_builder_writes_nothing(scene, django_capture_on_commit_callbacks):
+    export = pool_export_create(phase=scene.dev, actor=scene.organizer)
+    silent = job_claim(POOL_EXPORT, export.pk, now=timezone.now() - timedelta(minutes=5))
+    with django_capture_on_commit_callbacks() as sent:
+        assert pool_exports_sweep()["requeued"] == 1
+    assert len(sent) == 1 and pool_export_build(export_id=export.pk) == "done"
+    assert not silent.update(status=PoolExport.Status.FAILED)
+    export.refresh_from_db()
+    assert export.status == PoolExport.Status.DONE and export.attempts == 2
+
+
+def test_a_lost_build_message_is_sent_again(scene, django_capture_on_commit_callbacks):
+    export = pool_export_create(phase=scene.dev, actor=scene.organizer)
+    with django_capture_on_commit_callbacks() as sent:
+        assert pool_exports_sweep(now=export.created_at + timedelta(seconds=1))["renudged"] == 0
+        assert pool_exports_sweep(now=export.created_at + timedelta(minutes=5))["renudged"] == 1
+    assert len(sent) == 1
 
 
 def test_the_organizer_builds_and_downloads_it_from_the_pages(scene, django_capture_on_commit_callbacks):

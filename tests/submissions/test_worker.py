@@ -102,7 +102,7 @@ def test_a_prefork_worker_scores_the_subsets_in_processes_of_its_own(world, brok
 
 
 def _claimed_by_worker(world) -> tuple[Submission, int]:
-    """A submission, claimed by a worker paused mid-task (CUPBOARD_SCORING_PAUSE): (it, the pid holding it)."""
+    """A submission, claimed by a worker paused mid-task (CUPBOARD_JOB_PAUSE): (it, the pid holding it)."""
     submission = submission_create(phase=world.dev, team=world.team_a, user=world.participant, method_name="BM25",
                                    files=[(upload("run.sw.txt", good_sw()), None)])
     wait_for(submission, Submission.Status.SCORING, seconds=60)
@@ -122,7 +122,7 @@ def test_a_killed_pool_child_s_submission_is_scored_again_within_30_s(world, bro
     """The child dies; its message comes back at once (reject_on_worker_lost) to a new child of
     the same worker, which sees that the claiming process is gone and takes it (default settings)."""
     with open(tmp_path / "worker.log", "wb") as log:
-        worker = start_worker(log, "--pool=prefork", "--concurrency=1", CUPBOARD_SCORING_PAUSE="60")
+        worker = start_worker(log, "--pool=prefork", "--concurrency=1", CUPBOARD_JOB_PAUSE="60")
         try:
             submission, child = _claimed_by_worker(world)
             assert child != worker.pid
@@ -137,7 +137,7 @@ def test_a_killed_worker_s_submission_is_scored_again_within_30_s(world, broker,
     """The whole worker (parent and children) dies; another worker with the default settings
     (its beat runs the sweeper) scores the submission again."""
     with open(tmp_path / "doomed.log", "wb") as doomed_log, open(tmp_path / "rescuer.log", "wb") as rescuer_log:
-        doomed = start_worker(doomed_log, "--pool=prefork", "--concurrency=1", CUPBOARD_SCORING_PAUSE="60")
+        doomed = start_worker(doomed_log, "--pool=prefork", "--concurrency=1", CUPBOARD_JOB_PAUSE="60")
         rescuer = None
         try:
             submission, _ = _claimed_by_worker(world)

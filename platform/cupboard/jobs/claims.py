@@ -9,11 +9,13 @@ has taken the row over, the old worker's writes change nothing.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Coalesce
@@ -82,7 +84,15 @@ class Claim:
             yield
             return
         with heartbeat(self.beat):
+            self._pause_for_tests()
             yield
+
+    def _pause_for_tests(self) -> None:
+        """CUPBOARD_JOB_PAUSE (a test hook, see settings): wait after a row's first claim, so an
+        end-to-end test can kill the worker mid-work."""
+        pause = settings.CUPBOARD_JOB_PAUSE
+        if pause and self.kind.attempts and self.rows().filter(**{self.kind.attempts: 1}).exists():
+            time.sleep(pause)
 
 
 def job_claim(kind: JobKind, pk: int, *, now: datetime | None = None) -> Claim | None:

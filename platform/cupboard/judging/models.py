@@ -58,6 +58,13 @@ class PoolExport(models.Model):
     status_reason = models.TextField(blank=True)
     progress = models.PositiveSmallIntegerField(default=0)
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="When its builder last said it is alive")
+    # The job engine's columns (cupboard.jobs): the claim's instant is its fencing token.
+    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it")
+    claimed_by = models.CharField(max_length=255, blank=True,
+                                  help_text="host:pid of the worker process that last took it (cupboard.jobs)")
+    queued_at = models.DateTimeField(null=True, blank=True,
+                                     help_text="When a build message was last sent; the sweeper re-sends old ones")
+    attempts = models.PositiveSmallIntegerField(default=0)
     counts = models.JSONField(default=list, help_text='[{"code", "runs", "queries", "documents"}] per subset')
     contributions = models.JSONField(default=list,
                                      help_text='[{"code", "group", "relevant", "unique"}]: per subset and team, the '

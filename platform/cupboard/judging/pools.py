@@ -7,8 +7,11 @@ final, or the counted runs of the top N teams; the baselines or not) and the dep
 documents, and writes per subset the union of those that the current judgments do not
 hold, one TSV per subset (`qid`, query text, `docid`) in a zip, with counts per subset and
 the pool-contribution table (relevant documents only one team's runs retrieved) from the
-same top documents. The row is the truth; the task only carries its id, and a second
-delivery of the message finds the row claimed or done and does nothing.
+same top documents. Building is a job kind of the engine (cupboard.jobs, `POOL_EXPORT`): the
+row is the truth and the task only carries its id; a second delivery finds the row claimed
+or done and does nothing; a builder beats while it reads the runs, and one that died is
+taken over (at once on its host, else once silent), its late writes refused; a lost message
+is sent again by the sweeper (`pool_exports_sweep`, beat).
 """
 from __future__ import annotations
 
@@ -16,17 +19,15 @@ import io
 import logging
 import zipfile
 from collections import defaultdict
-from datetime import timedelta
-
-from django.conf import settings
+from datetime import datetime
 from django.core.files.base import ContentFile
-from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase, TopicSet
 from cupboard.competitions.selectors import current_qrels_release, qrels_files
 from cupboard.csvexport import tsv_text
+from cupboard.jobs import Claim, JobKind, job_claim, job_enqueue, job_sweep
 from cupboard.submissions.models import Submission
 
 from .models import PoolExport
@@ -35,6 +36,18 @@ logger = logging.getLogger(__name__)
 
 TSV_HEADER = ("qid", "query", "docid")
 MAX_DEPTH = 100  # runs are scored, and stored for scoring, at depth 100
+
+
+def _give_up(row: dict) -> dict:
+    return {"status": PoolExport.Status.FAILED, "progress": 0,
+            "status_reason": f"Gave up after {row['attempts']} attempts: the builder stopped responding."}
+
+
+POOL_EXPORT = JobKind(
+    name="pool export", model=PoolExport, task="cupboard.judging.tasks.build_pool_export",
+    waiting=Q(status=PoolExport.Status.QUEUED), running=Q(status=PoolExport.Status.BUILDING),
+    take={"status": PoolExport.Status.BUILDING, "progress": 0},
+    put_back={"status": PoolExport.Status.QUEUED, "progress": 0}, give_up=_give_up)
 
 
 def chosen_submission_ids(*, phase: Phase, selection: str, top_teams: int | None, with_baselines: bool) -> list[int]:
@@ -65,58 +78,44 @@ def pool_export_create(*, phase: Phase, actor, depth: int = 10, selection: str =
         phase=phase, depth=depth, selection=selection, top_teams=top_teams if selection == "top" else None,
         with_baselines=with_baselines, submission_ids=ids, qrels_release=current_qrels_release(phase),
         created_by=actor)
-    transaction.on_commit(lambda: pool_export_nudge(export_id=export.pk))
+    job_enqueue(POOL_EXPORT, [export.pk])
     return export
 
 
-def pool_export_nudge(*, export_id: int) -> None:
-    """Send the build message; a broker that is down leaves the row queued (the page says so
-    and the organizer can build it again), it is not an error for the request."""
-    from cupboard.celery import send_task_message
-
-    from .tasks import build_pool_export as build_pool_export_task
-
-    try:
-        send_task_message(build_pool_export_task, export_id)
-    except Exception as error:  # noqa: BLE001 - kombu, redis, amqp and socket errors alike
-        logger.warning("pool export %s: message not sent (%s: %s)", export_id, type(error).__name__, error)
-
-
-def _claim(export_id: int) -> bool:
-    """QUEUED, or BUILDING with a builder silent for CUPBOARD_STALE_AFTER seconds (killed)."""
-    now = timezone.now()
-    silent = now - timedelta(seconds=settings.CUPBOARD_STALE_AFTER)
-    claimable = Q(status=PoolExport.Status.QUEUED) | Q(status=PoolExport.Status.BUILDING, heartbeat_at__lt=silent)
-    return PoolExport.objects.filter(claimable, pk=export_id).update(
-        status=PoolExport.Status.BUILDING, progress=0, heartbeat_at=now) == 1
-
-
-def _beat(export_id: int, done: int, total: int) -> None:
-    PoolExport.objects.filter(pk=export_id, status=PoolExport.Status.BUILDING).update(
-        progress=int(90 * done / max(total, 1)), heartbeat_at=timezone.now())
-
-
 def pool_export_build(*, export_id: int) -> str:
-    """Build the export (see the module docstring); "done", "failed", or "skipped" when the
-    row is gone, done, or being built by a live worker."""
-    if not _claim(export_id):
+    """Build the export (see the module docstring); "done", "failed", "skipped" when the row
+    is gone, done, or being built by a live worker, or "lost-claim" when another worker took
+    it over meanwhile (its result is the one kept)."""
+    claim = job_claim(POOL_EXPORT, export_id)
+    if claim is None:
         return "skipped"
-    export = PoolExport.objects.select_related("phase__competition", "qrels_release").get(pk=export_id)
+    with claim.heartbeat():
+        return _build(claim)
+
+
+def _build(claim: Claim) -> str:
+    export = PoolExport.objects.select_related("phase__competition", "qrels_release").get(pk=claim.pk)
     try:
         topics = _topics(export.phase)
-        tops, groups = _top_documents(export, topics)
+        tops, groups = _top_documents(export, topics, claim)
         archive, counts, contributions = _pool_files(export, topics, tops, groups)
     except Exception as error:  # noqa: BLE001 - whatever broke, the organizer sees why and may build again
-        logger.exception("pool export %s failed", export_id)
-        PoolExport.objects.filter(pk=export_id).update(status=PoolExport.Status.FAILED, progress=0,
-                                                       status_reason=f"{type(error).__name__}: {error}"[:2000])
-        return "failed"
+        logger.exception("pool export %s failed", claim.pk)
+        failed = claim.update(status=PoolExport.Status.FAILED, progress=0,
+                              status_reason=f"{type(error).__name__}: {error}"[:2000])
+        return "failed" if failed else "lost-claim"
     export.file.save(f"pool-{export.phase.competition.slug}-{export.phase.slug}-{export.pk}.zip",
                      ContentFile(archive), save=False)
-    PoolExport.objects.filter(pk=export_id).update(
-        status=PoolExport.Status.DONE, progress=100, file=export.file.name, counts=counts,
-        contributions=contributions, finished_at=timezone.now(), status_reason="")
+    if not claim.update(status=PoolExport.Status.DONE, progress=100, file=export.file.name, counts=counts,
+                        contributions=contributions, finished_at=timezone.now(), status_reason=""):
+        export.file.delete(save=False)  # the worker that took over stores its own
+        return "lost-claim"
     return "done"
+
+
+def pool_exports_sweep(*, now: datetime | None = None) -> dict[str, int]:
+    """Builds whose worker went silent queued again, lost messages sent again (beat)."""
+    return job_sweep(POOL_EXPORT, now=now)
 
 
 def _group(submission: Submission) -> str:
@@ -124,7 +123,7 @@ def _group(submission: Submission) -> str:
     return submission.team.name if submission.team_id else f"Baseline: {submission.method_name}"
 
 
-def _top_documents(export: PoolExport, topics: dict[str, dict[str, str]]) -> tuple[dict, dict]:
+def _top_documents(export: PoolExport, topics: dict[str, dict[str, str]], claim: Claim) -> tuple[dict, dict]:
     """({subset code: [tops of each run]}, {subset code: {group: [tops]}}), reading each run once."""
     from cupboard.submissions.runfiles import read_run_file
     from evaluator.pooling import top_documents
@@ -143,7 +142,7 @@ def _top_documents(export: PoolExport, topics: dict[str, dict[str, str]]) -> tup
             found = top_documents(run, export.depth)
             tops[code].append(found)
             groups[code][_group(submissions[run_file.submission_id])].append(found)
-        _beat(export.pk, done, len(run_files))
+        claim.progress(done, len(run_files))
     return tops, groups
 
 

@@ -10,7 +10,6 @@ sweeper re-queues work whose worker went silent for CUPBOARD_STALE_AFTER seconds
 again a queued submission whose message seems lost (CUPBOARD_RENUDGE_AFTER seconds).
 """
 import logging
-import time
 from datetime import datetime
 
 from django.conf import settings
@@ -114,8 +113,6 @@ def submission_score(*, submission_id: int) -> str:
 def _score_claimed(claim: Claim) -> str:
     submission_id = claim.pk
     submission = Submission.objects.select_related("phase__competition").get(pk=submission_id)
-    if settings.CUPBOARD_SCORING_PAUSE and submission.attempts == 1:
-        time.sleep(settings.CUPBOARD_SCORING_PAUSE)  # only for the kill-mid-task tests (see settings)
     release = current_qrels_release(submission.phase)
     if release is None:
         # Not a failure: judgments are not in yet. phase_rescore nudges it when they arrive.

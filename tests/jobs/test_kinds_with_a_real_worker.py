@@ -1,0 +1,134 @@
+"""Every kind of job (cupboard.jobs) with a real Celery worker: killed with SIGKILL mid-work,
+its work is finished by another worker's sweeper; its message lost, the sweeper sends it
+again; its message delivered twice, the work runs once.
+
+Each case makes its row through the app's own service, then the broker's queue is purged, so
+each scenario sends exactly the messages it is about. Run with PostgreSQL and Redis (the
+worker must see the test database):
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/cupboard_x CELERY_BROKER_URL=redis://127.0.0.1:6379/14 \\
+        .venv/bin/python -m pytest tests/jobs/test_kinds_with_a_real_worker.py
+"""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from cupboard.celery import app
+from cupboard.jobs import JobKind, job_send
+from cupboard.judging.pools import POOL_EXPORT, pool_export_create
+from cupboard.submissions.scoring import SCORING
+from cupboard.submissions.services import submission_create
+from tests.judging.conftest import build_scene
+from tests.submissions.conftest import good_sw, upload
+from tests.submissions.conftest import world  # noqa: F401 - a fixture
+from tests.submissions.test_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+# The rescuing worker's periods, short so that each scenario takes seconds.
+QUICK = {"CUPBOARD_STALE_AFTER": "2", "CUPBOARD_SWEEP_INTERVAL": "1", "CUPBOARD_RENUDGE_AFTER": "1"}
+
+
+@dataclass(frozen=True)
+class Case:
+    kind: JobKind
+    make: Callable[[pytest.FixtureRequest], int]  # the row, made by its service; returns its id
+    finished: str  # the status of finished work
+
+    def row(self, pk: int) -> dict:
+        return self.kind.model.objects.filter(pk=pk).values("status", "attempts").get()
+
+
+def _submission(request) -> int:
+    world = request.getfixturevalue("world")
+    return submission_create(phase=world.dev, team=world.team_a, user=world.participant, method_name="BM25",
+                             files=[(upload("run.sw.txt", good_sw()), None)]).pk
+
+
+def _pool_export(request) -> int:
+    scene = build_scene()
+    return pool_export_create(phase=scene.dev, actor=scene.organizer, depth=3).pk
+
+
+CASES = {
+    "scoring": Case(SCORING, _submission, "scored"),
+    "pool export": Case(POOL_EXPORT, _pool_export, "done"),
+}
+
+
+@pytest.fixture(params=list(CASES))
+def case(request, broker) -> Case:
+    return CASES[request.param]
+
+
+@pytest.fixture
+def made(case, request) -> int:
+    """The case's row, its messages lost (and those of whatever its setup sent)."""
+    pk = case.make(request)
+    app.control.purge()
+    return pk
+
+
+class Workers:
+    def __init__(self, folder: Path):
+        self.folder, self.started = folder, []
+
+    def start(self, name: str, *options: str, **env: str):
+        with open(self.folder / f"{name}.log", "wb") as log:
+            self.started.append(start_worker(log, *options, **env))
+        return self.started[-1]
+
+    def log(self, name: str) -> str:
+        return (self.folder / f"{name}.log").read_text(errors="replace")
+
+    def rescuer(self, **env: str):
+        """A worker whose beat runs the sweepers every second."""
+        return self.start("rescuer", "--pool=solo", "-B", "--schedule", str(self.folder / "beat"), **QUICK, **env)
+
+
+@pytest.fixture
+def workers(tmp_path):
+    started = Workers(tmp_path)
+    yield started
+    for process in started.started:
+        stop(process)
+
+
+def wait_for(check: Callable[[], bool], what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"not {what} after {seconds} s")
+
+
+def test_a_worker_killed_mid_work_leaves_it_to_another(case, made, workers):
+    doomed = workers.start("doomed", "--pool=solo", CUPBOARD_JOB_PAUSE="60")
+    job_send(case.kind, [made])
+    wait_for(lambda: case.row(made)["attempts"] == 1, "claimed")
+    assert case.kind.model.objects.filter(case.kind.running, pk=made).exists()
+    os.killpg(doomed.pid, signal.SIGKILL)
+    workers.rescuer()
+    wait_for(lambda: case.row(made)["status"] == case.finished, f"{case.finished} by the rescuer")
+    assert case.row(made)["attempts"] == 2
+
+
+def test_a_lost_message_is_sent_again_by_the_sweeper(case, made, workers):
+    workers.rescuer()
+    wait_for(lambda: case.row(made)["status"] == case.finished, f"{case.finished} after the sweeper's send")
+    assert case.row(made)["attempts"] == 1
+
+
+def test_a_message_delivered_twice_runs_the_work_once(case, made, workers):
+    job_send(case.kind, [made])
+    job_send(case.kind, [made])
+    workers.start("worker", "--pool=prefork", "--concurrency=2", CUPBOARD_JOB_PAUSE="2")
+    wait_for(lambda: workers.log("worker").count("succeeded") == 2, "both deliveries run")
+    assert case.row(made) == {"status": case.finished, "attempts": 1}
