@@ -66,6 +66,8 @@ class Event:
 run_scores_stored = Event("run scores stored", "submission", "results")
 run_scored = Event("run scored", "submission")
 run_finished = Event("run finished", "submission_id", "status")
+# Chosen for the final or not, disqualified (submissions/services.py): its team's row may count another run.
+run_standing_changed = Event("run standing changed", "submission")
 
 # A competition's schedule and judgments (competitions/schedule.py, services.py), sent in the
 # organizer's transaction: what ranks count, or the judgments under the scores, changed.

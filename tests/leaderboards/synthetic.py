@@ -6,8 +6,8 @@ import random
 from datetime import datetime, timezone
 from types import SimpleNamespace
 
-from cupboard.leaderboards.selectors import AVG_LABEL, Bands, Column, Entry, Leaderboard
-from cupboard.leaderboards.services import ALL
+from cupboard.competitions.selectors import ALL, AVG_LABEL
+from cupboard.leaderboards.selectors import Bands, Column, Entry, Leaderboard
 from evaluator.rank_bands import Standing
 
 METRIC = "nDCG@10"

@@ -12,10 +12,10 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
+from cupboard.charts import as_html, default_template, figure_json
 from cupboard.leaderboards import charts
-from cupboard.leaderboards.charts import (as_html, bands_figure, bar_hover, bars_figure, cell_value, default_template,
-                                          figure_json, heatmap_figure, leaderboard_charts, pair_axes,
-                                          team_language_figure)
+from cupboard.leaderboards.charts import (bands_figure, bar_hover, bars_figure, cell_value, heatmap_figure,
+                                          leaderboard_charts, pair_axes, team_language_figure)
 from tests.leaderboards.synthetic import METRIC, synthetic_board
 
 

@@ -1,7 +1,22 @@
 """Reads about competitions that span relations. What a viewer may see is decided by
 their `Viewer` (competitions/viewer.py); these functions only fetch what it allows."""
+from collections import defaultdict
+
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset
 from cupboard.competitions.viewer import Viewer
+
+# Key of the overall average (the "Avg" column) among the group averages, and its label.
+ALL = "all"
+AVG_LABEL = "Avg"
+
+
+def subset_groups(subsets) -> dict[str, list[str]]:
+    """{group name: [subset codes]} plus "all": the averages a row carries."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for subset in subsets:
+        groups[subset.group.name].append(subset.code)
+    groups[ALL] = [subset.code for subset in subsets]
+    return dict(groups)
 
 
 def phase_subsets(phase: Phase, subsets: list[Subset]) -> list[Subset]:

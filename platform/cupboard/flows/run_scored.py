@@ -4,7 +4,7 @@ from cupboard.judging.judged import judged_shares_store
 from cupboard.leaderboards.services import leaderboard_update
 
 
-def _leaderboard_update(*, submission) -> None:
+def leaderboard_row_update(*, submission) -> None:
     leaderboard_update(phase=submission.phase, submission=submission)
 
 
@@ -12,4 +12,4 @@ def connect() -> None:
     # In the scoring's transaction, while the worker's claim holds: stored with the scores or not at all.
     events.run_scores_stored.handled_by(judged_shares_store)
     # Once the scores are committed, in the worker (or in the demo's loading transaction).
-    events.run_scored.handled_by(_leaderboard_update)
+    events.run_scored.handled_by(leaderboard_row_update)

@@ -14,7 +14,7 @@ import io
 from dataclasses import dataclass
 
 from cupboard.competitions.models import Phase, QrelsFile, QrelsRelease
-from cupboard.leaderboards.services import ALL
+from cupboard.competitions.selectors import ALL
 from cupboard.submissions.models import Submission
 
 from .models import ReleaseStandings

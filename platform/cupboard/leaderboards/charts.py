@@ -1,26 +1,18 @@
 """Plotly figures of a leaderboard, built from what `leaderboard_for` returned.
 
 Charts take their data from the viewer's `Leaderboard` (already filtered and rounded), so
-they can never show a column or a value the table hides. The HTML never loads plotly.js from
-a CDN; the page includes it once as our own static file (`plotly/plotly.min.js`, see
-cupboard/staticfiles.py), through templates/_charts.html.
+they can never show a column or a value the table hides.
 
 The leaderboard page's figures are plain dicts in plotly's JSON schema (`{"data": [traces],
 "layout": {...}}`), written with `json`: plotly.graph_objects validates every property and
 every cell (a 500 x 18 heatmap included) and took most of an uncached page's time. What they
 hold is what graph_objects wrote before, template included (tests/leaderboards/test_charts.py
 checks both against graph_objects). The other pages' figures (submissions, judging, history)
-are still graph_objects Figures, imported lazily; `as_html` takes either.
+are still graph_objects Figures, imported lazily; `as_html` (cupboard/charts.py) takes either.
 """
 from __future__ import annotations
 
-import importlib.util
-import json
-from functools import cache
-from pathlib import Path
-
-from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from cupboard.charts import as_html
 from cupboard.leaderboards.selectors import Column, Entry, History, Leaderboard
 
 TOP_TEAMS = 10
@@ -188,24 +180,6 @@ def submission_figure(*, name: str, values: dict[str, float | None], leaderboard
     return figure
 
 
-def difference_figure(rows: list[dict], *, metric: str, names: tuple[str, str]):
-    """A minus B per subset on `metric` (rows of submissions.comparison), solid where the
-    randomization test finds the difference significant at 0.05, hatched where it does not."""
-    import plotly.graph_objects as go
-
-    rows = [r for r in rows if r["metric"] == metric and "problem" not in r]
-    significant = [r["p_randomization"] < 0.05 for r in rows]
-    figure = go.Figure(go.Bar(
-        x=[r["subset"].code for r in rows], y=[r["difference"] for r in rows],
-        marker_color=["#2a6fdb" if s else "#9aa7b8" for s in significant],
-        marker_pattern_shape=["" if s else "/" for s in significant],
-        customdata=[f"{r['p_randomization']:.4f}" for r in rows],
-        hovertemplate="%{x}: %{y:+.4f} (p = %{customdata})<extra></extra>"))
-    figure.update_layout(title=f"{metric}: {names[0]} minus {names[1]} (solid: p < 0.05)",
-                         yaxis_title=f"difference in {metric}", margin={"t": 50, "b": 40})
-    return figure
-
-
 def history_figures(history: History) -> list:
     """Each team's primary value and rank after every change of the leaderboard, as steps
     (a value holds until the next change): what moved, and when. Empty with no points."""
@@ -233,56 +207,6 @@ def history_figures(history: History) -> list:
 
 
 # Characters that could end the <script> element or start markup, as Django's json_script escapes them.
-_JSON_ESCAPES = {">": "\\u003E", "<": "\\u003C", "&": "\\u0026"}
-
-
-def _escaped(text: str) -> str:
-    """`text` with `_JSON_ESCAPES` applied, by str.replace: str.translate with a dict took
-    4 ms on a 500-row board's charts, replace a tenth of a millisecond."""
-    for char, escape in _JSON_ESCAPES.items():
-        text = text.replace(char, escape)
-    return text
-
-
-def _dumps(value) -> str:
-    """Compact JSON, NaN and infinities as null (as plotly.py writes them): json would write a
-    bare NaN, which the browser's JSON.parse refuses, and the chart would not be drawn."""
-    try:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False)
-    except ValueError:
-        strict = json.loads(json.dumps(value), parse_constant=lambda _: None)
-        return json.dumps(strict, separators=(",", ":"))
-
-
-@cache
-def default_template() -> str:
-    """plotly.py's default template ("plotly"), which its `to_json()` puts in every layout and
-    which gives the charts their look, as JSON: read once per process from the plotly package's
-    own file, found without importing plotly (importing it costs more than a page's charts)."""
-    package = Path(importlib.util.find_spec("plotly").submodule_search_locations[0])
-    return _dumps(json.loads((package / "package_data" / "templates" / "plotly.json").read_text()))
-
-
-def figure_json(figure) -> str:
-    """A dict figure as plotly.py's `to_json()` would write it, the cached template spliced into
-    its layout (dumping 6.5 kB again per figure would cost more than the figure); a graph_objects
-    Figure (the other pages') by its own `to_json()`."""
-    if not isinstance(figure, dict):
-        return figure.to_json()
-    layout = _dumps(figure["layout"])[1:-1]
-    return (f'{{"data":{_dumps(figure["data"])},"layout":{{{layout}{"," if layout else ""}'
-            f'"template":{default_template()}}}}}')
-
-
-def as_html(figures) -> list[str]:
-    """One div per figure (a dict or a graph_objects Figure) holding it as JSON data (a script of
-    type application/json, never executed): static/charts.js draws it with plotly.js, so pages
-    carry no inline script (cupboard/csp.py)."""
-    return [format_html('<div class="plotly-chart"><script type="application/json">{}</script></div>',
-                        mark_safe(_escaped(figure_json(f))))  # noqa: S308 - escaped above
-            for f in figures if f is not None]
-
-
 def leaderboard_charts(leaderboard: Leaderboard, *, metric: str) -> list[str]:
     """HTML fragments of every chart that fits this leaderboard."""
     if not leaderboard.visible or not leaderboard.entries or not leaderboard.subset_columns:

@@ -26,7 +26,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase
-from cupboard.competitions.selectors import phase_subsets
+from cupboard.competitions.selectors import ALL, phase_subsets, subset_groups
 from cupboard.leaderboards.cache import forget_recent_states
 from cupboard.leaderboards.history import history_record, rows_state
 from cupboard.leaderboards.models import LeaderboardRow
@@ -34,19 +34,6 @@ from cupboard.leaderboards.ranking import Candidate, counted_candidate, order_ke
 from cupboard.leaderboards.standings import standings_store
 from cupboard.locking import locked
 from cupboard.submissions.models import Score, Submission
-
-# Key of the overall average (the "Avg" column) among the group averages.
-ALL = "all"
-
-
-def subset_groups(subsets) -> dict[str, list[str]]:
-    """{group name: [subset codes]} plus "all": the averages a row carries."""
-    groups: dict[str, list[str]] = defaultdict(list)
-    for subset in subsets:
-        groups[subset.group.name].append(subset.code)
-    groups[ALL] = [subset.code for subset in subsets]
-    return dict(groups)
-
 
 def _candidates(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str],
                 owner: dict | None = None) -> list[tuple[Submission, Candidate]]:

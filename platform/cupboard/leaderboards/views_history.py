@@ -10,7 +10,8 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
 from cupboard.leaderboards.cache import cached, viewer_class
-from cupboard.leaderboards.charts import as_html, history_figures
+from cupboard.charts import as_html
+from cupboard.leaderboards.charts import history_figures
 from cupboard.leaderboards.models import FrozenSnapshot
 from cupboard.leaderboards.selectors import history_for
 from cupboard.leaderboards.snapshots import official_snapshot

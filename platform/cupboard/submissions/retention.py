@@ -15,8 +15,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
-from cupboard.competitions.models import private_storage
-from cupboard.leaderboards.models import LeaderboardRow
+from cupboard.competitions.models import Phase, private_storage
 
 from .models import RunFile, Submission
 
@@ -39,7 +38,9 @@ def expired_run_files(*, now: datetime) -> QuerySet:
     """Stored run files of rejected and failed submissions untouched for the retention period,
     except those of any submission a leaderboard row names."""
     cutoff = now - timedelta(days=settings.CUPBOARD_RUN_FILE_RETENTION_DAYS)
-    on_a_leaderboard = LeaderboardRow.objects.filter(submission=OuterRef("submission"))
+    # A leaderboard row of its phase names it: read through the relation leaderboards declares on
+    # Phase (leaderboard_rows), as that app sits on the floor above.
+    on_a_leaderboard = Phase.objects.filter(leaderboard_rows__submission=OuterRef("submission"))
     return (RunFile.objects.exclude(file="")
             .filter(submission__status__in=(Submission.Status.REJECTED, Submission.Status.FAILED))
             .alias(last_activity=_last_activity()).filter(last_activity__lt=cutoff)

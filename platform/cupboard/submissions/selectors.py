@@ -6,7 +6,7 @@ answer (competitions/viewer.py); this module only reads what it allows.
 from django.db.models import Count
 
 from cupboard.competitions.run_metadata import metadata_current, metadata_fields
-from cupboard.competitions.selectors import phase_subsets
+from cupboard.competitions.selectors import ALL, AVG_LABEL, phase_subsets, subset_groups
 from cupboard.competitions.viewer import Viewer
 
 from .coverage import incomplete, run_files_coverage
@@ -54,8 +54,6 @@ def _rows(viewer: Viewer, submission: Submission, subsets, values: dict) -> list
 def _averages(viewer: Viewer, subsets, values: dict) -> list[dict]:
     from evaluator.aggregate import group_means
 
-    from cupboard.leaderboards.selectors import AVG_LABEL
-    from cupboard.leaderboards.services import ALL, subset_groups
 
     if not values:
         return []

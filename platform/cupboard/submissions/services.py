@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from evaluator.io.naming import subset_from_filename
 
+from cupboard import events
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, Subset
@@ -19,7 +20,6 @@ from cupboard.competitions.private_files import removed_on_error
 from cupboard.competitions.run_metadata import MetadataError, metadata_clean, metadata_fields
 from cupboard.competitions.viewer import Viewer
 from cupboard.jobs import job_send
-from cupboard.leaderboards.services import leaderboard_update
 from cupboard.locking import locked
 from cupboard.teams.models import Membership, Team
 
@@ -215,8 +215,8 @@ def submission_select_final(*, submission: Submission, user: AbstractBaseUser, s
                                 code="selection_full")
     Submission.objects.filter(pk=submission.pk).update(selected_for_final=selected)
     submission.selected_for_final = selected
-    # Only this team's counted submission can change: its row, then a re-rank.
-    transaction.on_commit(lambda: leaderboard_update(phase=phase, submission=submission))
+    # Only this team's counted submission can change: its row, after commit (cupboard/flows/run_standing.py).
+    events.run_standing_changed.send(submission=submission)
     return submission
 
 
@@ -233,9 +233,8 @@ def submission_disqualify(*, submission: Submission, actor: AbstractBaseUser, re
     audit_record(competition=competition, actor=actor, action=AuditEvent.Action.DISQUALIFIED,
                  summary=f"Disqualified {submission} in {submission.phase.name}: {reason.strip()}",
                  details={"submission": submission.pk}, is_public=True)
-    phase = submission.phase
-    # Only its team's row (or the baseline's own) can change: that row, then a re-rank.
-    transaction.on_commit(lambda: leaderboard_update(phase=phase, submission=submission))
+    # Only its team's row (or the baseline's own) can change: that row, after commit (cupboard/flows/run_standing.py).
+    events.run_standing_changed.send(submission=submission)
     return submission
 
 

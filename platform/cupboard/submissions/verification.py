@@ -188,15 +188,14 @@ def _check_submission(submission: Submission, *, release: QrelsRelease, load, ta
 def verification_run(*, verification_id: int) -> str:
     """The worker's side: recompute and compare every leaderboard submission of the phase,
     with progress on the row, then record the outcome (audit event). Idempotent."""
-    from cupboard.leaderboards.models import LeaderboardRow
-
     claimed_at = _claim(verification_id)
     if claimed_at is None:
         return "finished, or running elsewhere"
     verification = Verification.objects.select_related("phase__competition").get(pk=verification_id)
     phase = verification.phase
     release = current_qrels_release(phase)
-    ids = LeaderboardRow.objects.filter(phase=phase).values("submission_id")
+    # The phase's leaderboard rows, through the relation leaderboards declares on Phase (that app sits above).
+    ids = phase.leaderboard_rows.values("submission_id")
     submissions = list(Submission.objects.filter(pk__in=ids).select_related("team", "phase__competition")
                        .order_by("is_baseline", "pk"))
     Verification.objects.filter(pk=verification.pk).update(

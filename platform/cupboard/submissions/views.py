@@ -9,15 +9,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from cupboard.charts import as_html
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.run_metadata import metadata_fields, metadata_shown
 from cupboard.competitions.viewer import Viewer, viewer_for
-from cupboard.judging.judged import submission_judged
-from cupboard.leaderboards.charts import as_html, difference_figure, submission_figure
-from cupboard.leaderboards.selectors import leaderboard_for
 
 from .errors import SubmissionRefused
 from .baselines import baseline_hybrid_create
+from .charts import difference_figure
 from .comparison import TRIALS, can_compare, comparable_submissions, comparison_rows
 from .coverage import incomplete, run_files_coverage
 from .forms import DisqualifyForm, GrantForm, HybridForm, TeamGrantForm, UploadForm
@@ -139,10 +138,11 @@ def detail(request, pk: int):
     competition = submission.phase.competition
     rows, averages = score_tables(viewer, submission)
     run_files = visible_run_files(viewer, submission)
-    judged = submission_judged(viewer, submission) if submission.status == Submission.Status.SCORED else None
     return render(request, "submissions/detail.html", {
         "submission": submission, "competition": competition, "phase": submission.phase,
-        "rows": rows, "charts": _charts(viewer, submission, rows), "averages": averages,
+        # The chart beside the baselines and the Judged@10 section come from the apps above this
+        # one, through template tags (leaderboards' submission_charts, judging's submission_judged).
+        "viewer": viewer, "label": _label(submission), "rows": rows, "averages": averages,
         "shown": viewer.before_reveal(submission.phase),
         "metrics": competition.metrics, "decimals": viewer.decimals,
         "run_files": run_files, "incomplete": incomplete(run_files_coverage(run_files)),
@@ -150,22 +150,8 @@ def detail(request, pk: int):
         "grant_form": GrantForm(), "disqualify_form": DisqualifyForm(),
         "phase_open": submission.phase.is_open(viewer.now),
         "comparable": comparable_submissions(viewer, submission),
-        "judged": judged, "judged_far_below": any(row["far_below"] for row in judged or ()),
         "metadata": metadata_shown(metadata_fields(competition), submission.metadata),
     })
-
-
-def _charts(viewer: Viewer, submission: Submission, rows: list[dict]) -> list[str]:
-    """The submission's primary metric per subset beside the baselines, taken from the
-    leaderboard as this viewer may see it, so the chart shows nothing the pages hide."""
-    if len(rows) < 2:
-        return []
-    metric = submission.phase.competition.primary_metric
-    name = _label(submission)
-    leaderboard = leaderboard_for(phase=submission.phase, viewer=viewer)
-    figure = submission_figure(name=name, values={r["code"]: r["values"].get(metric) for r in rows},
-                               leaderboard=leaderboard, metric=metric, own_url=submission.get_absolute_url())
-    return as_html([figure])
 
 
 @require_GET

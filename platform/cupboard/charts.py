@@ -1,0 +1,64 @@
+"""Charts on a page: plotly figures written as JSON data that static/charts.js draws, for every
+app's pages (leaderboards, submissions, judging). The figures themselves are built by each app.
+
+The HTML never loads plotly.js from a CDN; the page includes it once as our own static file
+(`plotly/plotly.min.js`, see cupboard/staticfiles.py), through templates/_charts.html.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+from functools import cache
+from pathlib import Path
+
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+_JSON_ESCAPES = {">": "\\u003E", "<": "\\u003C", "&": "\\u0026"}
+
+
+def _escaped(text: str) -> str:
+    """`text` with `_JSON_ESCAPES` applied, by str.replace: str.translate with a dict took
+    4 ms on a 500-row board's charts, replace a tenth of a millisecond."""
+    for char, escape in _JSON_ESCAPES.items():
+        text = text.replace(char, escape)
+    return text
+
+
+def _dumps(value) -> str:
+    """Compact JSON, NaN and infinities as null (as plotly.py writes them): json would write a
+    bare NaN, which the browser's JSON.parse refuses, and the chart would not be drawn."""
+    try:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        strict = json.loads(json.dumps(value), parse_constant=lambda _: None)
+        return json.dumps(strict, separators=(",", ":"))
+
+
+@cache
+def default_template() -> str:
+    """plotly.py's default template ("plotly"), which its `to_json()` puts in every layout and
+    which gives the charts their look, as JSON: read once per process from the plotly package's
+    own file, found without importing plotly (importing it costs more than a page's charts)."""
+    package = Path(importlib.util.find_spec("plotly").submodule_search_locations[0])
+    return _dumps(json.loads((package / "package_data" / "templates" / "plotly.json").read_text()))
+
+
+def figure_json(figure) -> str:
+    """A dict figure as plotly.py's `to_json()` would write it, the cached template spliced into
+    its layout (dumping 6.5 kB again per figure would cost more than the figure); a graph_objects
+    Figure (the other pages') by its own `to_json()`."""
+    if not isinstance(figure, dict):
+        return figure.to_json()
+    layout = _dumps(figure["layout"])[1:-1]
+    return (f'{{"data":{_dumps(figure["data"])},"layout":{{{layout}{"," if layout else ""}'
+            f'"template":{default_template()}}}}}')
+
+
+def as_html(figures) -> list[str]:
+    """One div per figure (a dict or a graph_objects Figure) holding it as JSON data (a script of
+    type application/json, never executed): static/charts.js draws it with plotly.js, so pages
+    carry no inline script (cupboard/csp.py)."""
+    return [format_html('<div class="plotly-chart"><script type="application/json">{}</script></div>',
+                        mark_safe(_escaped(figure_json(f))))  # noqa: S308 - escaped above
+            for f in figures if f is not None]
