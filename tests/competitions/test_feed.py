@@ -62,3 +62,11 @@ def test_the_competition_page_links_it_as_an_alternate(personas):
     feed = reverse("competitions:feed", args=[personas.competition.slug])
     assert f'<link rel="alternate" type="application/atom+xml" title="{personas.competition.title}: public events" ' \
            f'href="{feed}">' in page
+
+
+def test_every_entry_id_is_an_absolute_iri_on_the_sites_address(personas, settings):
+    """RFC 4287: atom:id is an IRI, absolute; the same whichever host name the reader used."""
+    settings.SITE_URL = "https://cup.example.org"
+    found = entries(personas)
+    assert found and all(e["id"].startswith("https://cup.example.org/") and "/cup/" in e["id"] for e in found), found
+    assert len({e["id"] for e in found}) == len(found)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.syndication.views import Feed
 from django.urls import reverse
@@ -95,7 +96,9 @@ class CompetitionEventsFeed(Feed):
         return event.url
 
     def item_guid(self, event: PublicEvent) -> str:
-        return f"{event.url}#{event.key}"
+        """An absolute IRI, as Atom's <id> must be (RFC 4287 4.2.6), on the site's own address
+        (CUPBOARD_SITE_URL), so it stays the same whichever host name a reader used."""
+        return f"{settings.SITE_URL.rstrip('/')}{event.url}#{event.key}"
 
     item_guid_is_permalink = False
 
