@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from cupboard.celery import app
-from cupboard.jobs import JobKind, job_claim, job_enqueue, job_send, job_sweep
+from cupboard.jobs import JobKind, job_claim, job_enqueue, job_sweep
 from cupboard.jobs.workers import worker_id
 from cupboard.submissions.models import Submission
 from tests.e2e.stack import ROOT, free_port

@@ -25,8 +25,11 @@ from cupboard.judging.pools import POOL_EXPORT, pool_export_create
 from cupboard.submissions.scoring import SCORING
 from cupboard.submissions.services import submission_create
 from tests.judging.conftest import build_scene
-from tests.submissions.conftest import good_sw, upload
-from tests.submissions.conftest import world  # noqa: F401 - a fixture
+from tests.submissions.conftest import (
+    good_sw,
+    upload,
+    world,  # noqa: F401 - a fixture
+)
 from tests.submissions.test_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.django_db(transaction=True)]

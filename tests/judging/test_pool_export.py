@@ -8,10 +8,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from cupboard.judging.models import PoolExport
 from cupboard.jobs import job_claim
-from cupboard.judging.pools import (POOL_EXPORT, chosen_submission_ids, pool_export_build, pool_export_create,
-                                    pool_exports_sweep)
+from cupboard.judging.models import PoolExport
+from cupboard.judging.pools import POOL_EXPORT, chosen_submission_ids, pool_export_build, pool_export_create, pool_exports_sweep
 from tests.judging.conftest import D
 from tests.personas import client_for
 

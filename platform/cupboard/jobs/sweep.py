@@ -11,6 +11,7 @@ is given up with the kind's `give_up`, never dropped silently.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.db.models import Q, QuerySet
@@ -44,8 +45,8 @@ def job_sweep(kind: JobKind, *, now: datetime | None = None) -> dict[str, int]:
     for row in _candidates(kind, with_last_sign_of_life(kind).filter(silent(kind, now)), "last_sign_of_life"):
         # Unchanged since we read it: a heartbeat in between means the worker is alive after all.
         same = kind.model.objects.filter(kind.running, pk=row["id"], **{c: row[c] for c in (kind.token, kind.heartbeat)})
-        if _out_of_attempts(kind, row) and kind.give_up:
-            counts["failed"] += _give_up(kind, same, row)
+        if kind.give_up and _out_of_attempts(kind, row):
+            counts["failed"] += _give_up(kind, kind.give_up, same, row)
         elif same.update(**kind.put_back, **{kind.sent: now}):
             counts["requeued"] += 1
             again.append(row["id"])
@@ -53,8 +54,8 @@ def job_sweep(kind: JobKind, *, now: datetime | None = None) -> dict[str, int]:
     waiting = kind.model.objects.alias(last_sent=Coalesce(kind.sent, kind.created)).filter(lost)
     for row in _candidates(kind, waiting, "last_sent"):
         same = kind.model.objects.filter(kind.waiting, pk=row["id"], **{kind.sent: row[kind.sent]})
-        if _out_of_attempts(kind, row) and kind.give_up:
-            counts["failed"] += _give_up(kind, same, row)
+        if kind.give_up and _out_of_attempts(kind, row):
+            counts["failed"] += _give_up(kind, kind.give_up, same, row)
         elif same.update(**{kind.sent: now}):
             counts["renudged"] += 1
             again.append(row["id"])
@@ -64,8 +65,8 @@ def job_sweep(kind: JobKind, *, now: datetime | None = None) -> dict[str, int]:
     return counts
 
 
-def _give_up(kind: JobKind, same: QuerySet, row: dict) -> int:
-    failed = same.update(**kind.give_up(row))
+def _give_up(kind: JobKind, give_up: Callable[[dict], dict], same: QuerySet, row: dict) -> int:
+    failed = same.update(**give_up(row))
     if failed and kind.gave_up:
         kind.gave_up(row["id"])
     return failed

@@ -20,6 +20,7 @@ import logging
 import zipfile
 from collections import defaultdict
 from datetime import datetime
+
 from django.core.files.base import ContentFile
 from django.db.models import Q
 from django.utils import timezone

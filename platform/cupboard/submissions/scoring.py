@@ -60,7 +60,7 @@ def _score_subsets(*, submission: Submission, release: QrelsRelease, claim: Clai
         claim.progress(finished + len(skipped), total + len(skipped))
 
     results = score_jobs(jobs, competition=competition, processes=scoring_processes(), done=done)
-    return [(subset, None) for subset in skipped] + [(job.subset, result) for job, result in zip(jobs, results)]
+    return [(subset, None) for subset in skipped] + [(job.subset, result) for job, result in zip(jobs, results, strict=True)]
 
 
 @transaction.atomic

@@ -10,8 +10,6 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from evaluator.io.naming import subset_from_filename
-
 from cupboard import events
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
@@ -22,12 +20,12 @@ from cupboard.competitions.viewer import Viewer
 from cupboard.jobs import job_send
 from cupboard.locking import locked
 from cupboard.teams.models import Membership, Team
+from evaluator.io.naming import subset_from_filename
 
 from .errors import SubmissionRefused
 from .models import RunFile, Submission
 from .quota import quota_check
-from .runfiles import (SpooledFile, packed, read_run_file, read_topics_of, run_file_store, spool, spool_folder,
-                       wrong_language_hint)
+from .runfiles import SpooledFile, packed, read_run_file, read_topics_of, run_file_store, spool, spool_folder, wrong_language_hint
 from .selectors import duplicate_submission
 
 
