@@ -99,6 +99,21 @@ def test_it_refuses_a_hidden_surprise_language_like_an_unknown_one(world):
     assert refusal(world, [(upload("run.yo.txt", {"1": ["10#2"]}), None)]).code == "subset_not_named"
 
 
+def test_a_refusal_names_the_languages_there_are_but_no_hidden_one(world):
+    unnamed = refusal(world, [(upload("run.txt", good_sw()), None)]).message
+    unknown = refusal(world, [(upload("a.txt", good_sw()), "es")]).message
+    assert "the codes here: sw, te)" in unnamed and "its languages are sw, te." in unknown
+    assert "yo" not in unnamed and "yo" not in unknown  # the surprise language is not revealed yet
+
+
+def test_a_run_for_a_language_the_phase_lacks_names_those_it_takes(world):
+    world.dev.topic_sets.filter(subset__code="te").delete()
+    error = refusal(world, [(upload("run.te.txt", good_sw()), None)])
+    assert error.code == "no_topics"
+    assert error.message == ("run.te.txt: Development has no topics for te, so a run for it cannot be scored here; "
+                             "it takes runs for sw.")
+
+
 def test_it_accepts_a_surprise_language_after_its_reveal(world):
     reveal_at = world.competition.groups.get(name="surprise").reveal_at
     with time_machine.travel(reveal_at + timedelta(seconds=1)):

@@ -58,21 +58,28 @@ def _resolve_subsets(*, known: list[Subset], files) -> list[Subset]:
     subset is not `known` to the uploader and is refused exactly like an unknown code, so
     the refusal gives nothing away."""
     known = {s.code: s for s in known}
+    listed = _codes(known.values())
     chosen = []
     for uploaded, code in files:
         name = getattr(uploaded, "name", "") or "run"
         code = (code or "").strip() or subset_from_filename(name, list(known))
         if code is None:
-            raise SubmissionRefused(f"{name}: cannot tell the language from the file name; choose it.",
+            raise SubmissionRefused(f"{name}: cannot tell the language from the file name; choose it, or name the "
+                                    f"file after it (run.<code>.txt; the codes here: {listed}).",
                                     code="subset_not_named")
         if code not in known:
-            raise SubmissionRefused(f"{name}: there is no language {code!r} in this competition.",
-                                    code="unknown_subset")
+            raise SubmissionRefused(f"{name}: there is no language {code!r} in this competition; its languages "
+                                    f"are {listed}.", code="unknown_subset")
         if known[code] in chosen:
             raise SubmissionRefused(f"{name}: a second file for {code}; send one file per language.",
                                     code="duplicate_subset")
         chosen.append(known[code])
     return chosen
+
+
+def _codes(subsets) -> str:
+    """Subset codes as a refusal lists them: "ar, bn, sw"."""
+    return ", ".join(sorted(s.code for s in subsets))
 
 
 def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset], known: list[Subset]) -> list:
@@ -83,7 +90,10 @@ def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset]
     for copy, subset in zip(spooled, subsets):
         topics = read_topics_of(phase=phase, subset=subset)
         if topics is None:
-            raise SubmissionRefused(f"{copy.name}: this phase has no topics for {subset.code} yet.", code="no_topics")
+            with_topics = _codes(s.subset for s in phase.topic_sets.filter(subset__in=known).select_related("subset"))
+            raise SubmissionRefused(f"{copy.name}: {phase.name} has no topics for {subset.code}, so a run for it cannot "
+                                    f"be scored here; it takes runs for {with_topics or 'no language yet'}.",
+                                    code="no_topics")
         _, report = read_run_file(source=copy.path, name=copy.name, competition=phase.competition, topics=topics)
         hint = None
         if any(p.code == "unknown-qid" for p in report.errors):
