@@ -44,14 +44,36 @@ def default_template() -> str:
     return _dumps(json.loads((package / "package_data" / "templates" / "plotly.json").read_text()))
 
 
+# Keys whose strings are our own plotly markup (`<br>`, `<extra>`); any other string in a figure
+# may be a participant's (a team, a method, a baseline, a submission's name).
+_OUR_MARKUP = frozenset({"hovertemplate", "texttemplate"})
+_NUMBERS = {float, int, bool, type(None)}
+
+
+def plain(value, key: str | None = None):
+    """`value` (a figure, or any part of one) with every string but our own templates made
+    text: plotly draws a subset of HTML in every text it shows (legend, ticks, hover, titles,
+    buttons), `<a href>` as a live link, and turns entities back into the characters, so a
+    team named `<a href=...>` shows as typed and links nowhere."""
+    if isinstance(value, str):
+        return value if key in _OUR_MARKUP else value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    if isinstance(value, dict):
+        return {k: plain(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        if set(map(type, value)) <= _NUMBERS:  # a heatmap's rows: 500 x 18 cells, read at C speed
+            return value
+        return [plain(v, key) for v in value]
+    return value
+
+
 def figure_json(figure) -> str:
     """A dict figure as plotly.py's `to_json()` would write it, the cached template spliced into
     its layout (dumping 6.5 kB again per figure would cost more than the figure); a graph_objects
-    Figure (the other pages') by its own `to_json()`."""
+    Figure (the other pages') by its own `to_json()`. Either with its strings `plain`."""
     if not isinstance(figure, dict):
-        return figure.to_json()
-    layout = _dumps(figure["layout"])[1:-1]
-    return (f'{{"data":{_dumps(figure["data"])},"layout":{{{layout}{"," if layout else ""}'
+        return _dumps(plain(json.loads(figure.to_json())))
+    layout = _dumps(plain(figure["layout"]))[1:-1]
+    return (f'{{"data":{_dumps(plain(figure["data"]))},"layout":{{{layout}{"," if layout else ""}'
             f'"template":{default_template()}}}}}')
 
 
