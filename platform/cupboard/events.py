@@ -60,6 +60,28 @@ class Event:
                 handler(**kwargs)
 
 
+class Question:
+    """What a lower app asks of one above it (how many submissions a leaving member takes
+    along): exactly one answerer, set by cupboard.flows, whose answer `ask()` returns."""
+
+    def __init__(self, name: str, *args: str):
+        self.name, self.args = name, frozenset(args)
+        self.answerer: Callable[..., object] | None = None
+
+    def __repr__(self) -> str:
+        return f"<Question {self.name}>"
+
+    def answered_by(self, answerer: Callable[..., object]) -> None:
+        self.answerer = answerer
+
+    def ask(self, **kwargs: object):
+        if kwargs.keys() != self.args:
+            raise TypeError(f"{self.name!r} is asked with {sorted(self.args)}, not {sorted(kwargs)}")
+        if self.answerer is None:
+            raise RuntimeError(f"nothing answers {self.name!r}: is cupboard.flows in INSTALLED_APPS?")
+        return self.answerer(**kwargs)
+
+
 # Scoring (submissions/scoring.py). Stored: inside the transaction that stores the scores, while
 # the worker's claim holds. Scored: once they are committed. Finished: the outcome is final
 # (scored with the current judgments, rejected, or failed for good).
@@ -76,3 +98,10 @@ group_reveal_changed = Event("group reveal changed", "group")
 qrels_release_removed = Event("qrels release removed", "phase")
 # previous_files: {subset code: QrelsFile} carried forward, None for a phase's first release.
 qrels_released = Event("qrels released", "phase", "release", "actor", "new_qrels", "previous_files")
+
+# Team changes (teams/services.py), sent in the change's transaction with the team rows locked,
+# before the members move: a handler may refuse the change (a ValidationError).
+team_joining = Event("team joining", "team", "user", "now")
+team_merging = Event("team merging", "source", "target", "now")
+# {phase slug: submissions} a member leaving `team` takes along, for the audit log.
+usage_carried = Question("usage carried", "team", "user")

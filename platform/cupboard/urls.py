@@ -1,18 +1,19 @@
 """Top-level URLs: each app owns its own urls.py.
 
-A competition's pages (c/<slug>/..., the "competitions" namespace) come from three apps: those
-of competitions itself, and those teams and submissions serve about it. They are joined here,
-on the top floor, so competitions never imports the apps above it (docs/architecture.md).
+A competition's pages (c/<slug>/..., the "competitions" namespace) come from several apps: its
+own, and those submissions and notifications serve about it (its guide, its teams page, the
+message to its teams). They are joined here, on the top floor, so competitions never imports
+the apps above it (docs/architecture.md).
 """
 from django.contrib import admin
 from django.urls import include, path
 
 from cupboard.competitions import urls as competitions_urls
+from cupboard.notifications import urls as notifications_urls
 from cupboard.submissions import urls as submissions_urls
-from cupboard.teams import urls as teams_urls
 
-competition_pages = (competitions_urls.urlpatterns + teams_urls.competition_urlpatterns
-                     + submissions_urls.competition_urlpatterns)
+competition_pages = (competitions_urls.urlpatterns + submissions_urls.competition_urlpatterns
+                     + notifications_urls.competition_urlpatterns)
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -7,9 +7,21 @@ from django.db import transaction
 from cupboard import events
 
 
-def test_every_event_is_handled_once_the_apps_are_ready():
+def test_every_event_is_handled_and_every_question_answered_once_the_apps_are_ready():
     declared = [value for value in vars(events).values() if isinstance(value, events.Event)]
+    asked = [value for value in vars(events).values() if isinstance(value, events.Question)]
     assert declared and [e.name for e in declared if not e.handlers] == []
+    assert asked and [q.name for q in asked if q.answerer is None] == []
+
+
+def test_a_question_returns_its_one_answer():
+    question = events.Question("how many", "thing")
+    with pytest.raises(RuntimeError, match="nothing answers 'how many'"):
+        question.ask(thing=2)
+    question.answered_by(lambda *, thing: thing * 2)
+    assert question.ask(thing=2) == 4
+    with pytest.raises(TypeError):
+        question.ask(other=2)
 
 
 def test_it_refuses_a_send_without_the_declared_arguments():

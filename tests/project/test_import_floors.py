@@ -29,15 +29,6 @@ FLOORS = [
 ]
 FLOOR_OF = {part: floor for floor, parts in enumerate(FLOORS) for part in parts}
 
-# Imports that still climb, as "file -> part" while they are being moved; this list only shrinks.
-KNOWN_CLIMBS: set[str] = {
-    "cupboard/teams/messaging.py -> notifications",
-    "cupboard/teams/selectors.py -> submissions",
-    "cupboard/teams/services.py -> leaderboards",
-    "cupboard/teams/services.py -> submissions",
-}
-
-
 def _module_name(path: Path, root: Path) -> str:
     parts = path.relative_to(root.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -92,24 +83,16 @@ def test_every_part_of_cupboard_has_a_floor():
 
 def test_no_import_climbs_a_floor():
     climbs = [f"{where}: {source} (floor {FLOOR_OF[source]}) imports {target} (floor {FLOOR_OF[target]})"
-              for where, source, target in _cross_imports() if FLOOR_OF[target] > FLOOR_OF[source]
-              and f"{where.split(':')[0]} -> {target}" not in KNOWN_CLIMBS]
+              for where, source, target in _cross_imports() if FLOOR_OF[target] > FLOOR_OF[source]]
     assert not climbs, "imports that climb a floor:\n" + "\n".join(climbs)
 
 
 def test_no_two_parts_import_each_other():
     edges: dict[tuple[str, str], str] = {}
     for where, source, target in _cross_imports():
-        if f"{where.split(':')[0]} -> {target}" not in KNOWN_CLIMBS:
-            edges.setdefault((source, target), where)
+        edges.setdefault((source, target), where)
     cycles = [f"{a} <-> {b}: {edges[a, b]} and {edges[b, a]}" for a, b in edges if (b, a) in edges and a < b]
     assert not cycles, "parts that import each other:\n" + "\n".join(cycles)
-
-
-def test_the_known_climbs_still_climb():
-    """An entry of KNOWN_CLIMBS whose import is gone is removed from the list, so it cannot come back."""
-    climbing = {f"{where.split(':')[0]} -> {target}" for where, source, target in _cross_imports()}
-    assert KNOWN_CLIMBS - climbing == set()
 
 
 def test_the_evaluator_imports_neither_django_nor_cupboard():

@@ -4,7 +4,7 @@ from . import views, views_audit, views_manage, views_pages
 from .feeds import CompetitionEventsFeed
 
 # A competition's pages are under c/<slug>/ and named "competitions:...", whichever app serves
-# them: the apps above this one (teams, submissions) add theirs in their own urls.py
+# them: the apps above this one (submissions, notifications) add theirs in their own urls.py
 # (`competition_urlpatterns`), and the root urls.py mounts them all in this namespace.
 app_name = "competitions"
 urlpatterns = [

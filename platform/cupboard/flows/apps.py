@@ -7,7 +7,7 @@ class FlowsConfig(AppConfig):
     verbose_name = "What follows each domain event"
 
     def ready(self) -> None:
-        from . import qrels_released, run_finished, run_scored, run_standing, schedule_changed
+        from . import qrels_released, run_finished, run_scored, run_standing, schedule_changed, team_changed
 
-        for flow in (run_scored, run_finished, run_standing, qrels_released, schedule_changed):
+        for flow in (run_scored, run_finished, run_standing, qrels_released, schedule_changed, team_changed):
             flow.connect()

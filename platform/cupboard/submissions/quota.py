@@ -13,8 +13,9 @@ from datetime import date, datetime, time, timedelta
 from datetime import timezone as dt_timezone
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q, QuerySet, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
@@ -133,6 +134,28 @@ def quota_overruns(*, team: Team, now: datetime, joining: tuple = (),
                 (status.total_limit is not None and status.used_total > status.total_limit):
             overruns.append((phase, status))
     return overruns
+
+
+def quota_refuse_overrun(*, team: Team, now: datetime, joining: tuple = (), merging: Team | None = None) -> None:
+    """Refuse a join (`joining` users) or a merge (`merging` team) that would take `team` past a
+    limit of a phase still open (`quota_overruns`): a team change (teams/services.py) asks
+    through cupboard/flows/team_changed.py."""
+    overruns = quota_overruns(team=team, now=now, joining=joining, merging=merging)
+    if overruns:
+        phase, status = overruns[0]
+        who = "With you" if merging is None else f"Merged with {merging.name}"
+        raise ValidationError(
+            f"{who}, {team.name} would have used {status.used_total} submissions of {phase.name} "
+            f"({status.used_today} today), more than its limits allow: the submissions people made in "
+            "other teams count in every team they join.", code="over_limit")
+
+
+def quota_carried(*, team: Team, user: AbstractBaseUser) -> dict[str, int]:
+    """{phase slug: submissions} the user made with this team and takes along (counted against
+    limits), for the audit summary of their leaving."""
+    rows = (Submission.objects.filter(team=team, members=user, status__in=Submission.COUNTS_TOWARD_LIMIT)
+            .values("phase__slug").annotate(n=Count("pk")))
+    return {row["phase__slug"]: row["n"] for row in rows}
 
 
 def quota_check(*, phase: Phase, team: Team, now: datetime) -> None:

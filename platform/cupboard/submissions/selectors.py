@@ -3,11 +3,14 @@
 Which submissions, files, scores and per-query values a person may see is their `Viewer`'s
 answer (competitions/viewer.py); this module only reads what it allows.
 """
-from django.db.models import Count
+from django.db.models import Count, Prefetch, Q
 
+from cupboard.audit.models import AuditEvent
+from cupboard.competitions.models import Competition
 from cupboard.competitions.run_metadata import metadata_current, metadata_fields
 from cupboard.competitions.selectors import ALL, AVG_LABEL, phase_subsets, subset_groups
 from cupboard.competitions.viewer import Viewer
+from cupboard.teams.models import Membership, Team
 
 from .coverage import incomplete, run_files_coverage
 from .models import QueryScores, RunFile, Score, Submission
@@ -142,3 +145,26 @@ def scoring_progress(*, phase) -> dict:
     done = total - pending
     return {"statuses": statuses, "total": total, "done": done, "pending": pending,
             "percent": 100 if not total else done * 100 // total}
+
+
+def teams_overview(*, competition: Competition) -> dict:
+    """The organizers' teams page (views_manage.py; here because it counts submissions): each team with its members (captain first) and its submissions
+    per phase (all / counting against the limits), and the competition's team changes, newest first.
+    Four queries, whatever the number of teams."""
+    phases = list(competition.phases.order_by("position"))
+    memberships = Prefetch("memberships", queryset=Membership.objects.select_related("user").order_by("joined_at", "pk"))
+    teams = list(Team.objects.filter(competition=competition).prefetch_related(memberships).order_by("name"))
+    for team in teams:
+        team.competition = competition  # its address names the competition: no query per team
+    counts = (Submission.objects.filter(phase__competition=competition, team__isnull=False)
+              .values("team_id", "phase_id")
+              .annotate(total=Count("pk"), counted=Count("pk", filter=Q(status__in=Submission.COUNTS_TOWARD_LIMIT))))
+    by_team: dict[int, dict[int, dict]] = {}
+    for row in counts:
+        by_team.setdefault(row["team_id"], {})[row["phase_id"]] = row
+    rows = [{"team": team, "members": [m.user for m in team.memberships.all()],
+             "per_phase": [by_team.get(team.pk, {}).get(phase.pk, {"total": 0, "counted": 0}) for phase in phases]}
+            for team in teams]
+    events = (AuditEvent.objects.filter(competition=competition, action__in=AuditEvent.TEAM_ACTIONS)
+              .select_related("actor")[:500])
+    return {"phases": phases, "rows": rows, "events": list(events)}

@@ -264,3 +264,19 @@ def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None) -> int:
                  details={"phase": phase.pk, "rescored": count, "nudged": waiting}, is_public=True)
     submission_enqueue(submission_ids=ids)
     return count
+
+
+def submissions_move(*, source: Team, target: Team) -> set:
+    """Give the source team's submissions to the target, numbered after the target's own, per
+    phase (a team merge: teams/services.py, through cupboard/flows/team_changed.py). Final
+    choices beyond the competition's maximum are dropped (the target's kept first). Returns the
+    phases whose leaderboards changed."""
+    limit = target.competition.final_selection_max
+    phases = set()
+    for submission in Submission.objects.filter(team=source).select_related("phase").order_by("phase", "number"):
+        theirs = Submission.objects.filter(phase=submission.phase, team=target)
+        number = (theirs.aggregate(n=Max("number"))["n"] or 0) + 1
+        selected = submission.selected_for_final and theirs.filter(selected_for_final=True).count() < limit
+        Submission.objects.filter(pk=submission.pk).update(team=target, number=number, selected_for_final=selected)
+        phases.add(submission.phase)
+    return phases

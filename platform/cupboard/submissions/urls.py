@@ -25,6 +25,7 @@ urlpatterns = [
 # A competition's pages about submitting, among its pages ("competitions:...": cupboard/urls.py).
 competition_urlpatterns = [
     path("c/<slug:slug>/how-to-submit/", views_guide.how_to_submit, name="how_to_submit"),
+    path("c/<slug:slug>/manage/teams/", views_manage.manage_teams, name="manage_teams"),
     path("c/<slug:slug>/manage/teams/<slug:team_slug>/grant/", views_manage.team_grant, name="manage_grant"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/submissions.csv", views_manage.phase_export, name="manage_export"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/scoring/", views_manage.phase_scoring, name="manage_scoring"),

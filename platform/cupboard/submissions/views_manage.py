@@ -1,5 +1,6 @@
 """The organizer's desk for submissions: a phase's export (every submission, CSV), its scoring
-progress while it is re-scored, and quota grants for any team. In the organizer area, so
+progress while it is re-scored, the teams page (who is in which team, what each submitted per
+phase, every team change: team-hopping is seen, not only prevented) and quota grants for any team. In the organizer area, so
 anyone but the competition's organizers and staff gets its 404."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,7 +17,7 @@ from .exports import phase_submissions_csv
 from .forms import TeamGrantForm
 from .quota import quota_grant
 from .models import Verification
-from .selectors import scoring_progress
+from .selectors import scoring_progress, teams_overview
 from .verification import verification_request
 
 
@@ -83,3 +84,12 @@ def grant_page(request, *, team: Team, form: TeamGrantForm):
     return render(request, "submissions/manage_grant.html", {
         "competition": team.competition, "team": team, "form": form, "refusal": refusal},
         status=400 if failed else 200)
+
+
+@login_required
+@require_GET
+def manage_teams(request, slug: str):
+    """Teams with members and submission counts per phase, and the team-change events; organizers
+    and staff only (a 404 to everyone else, like the rest of the organizer area)."""
+    competition = _get_competition_for_organizer(request, slug)
+    return render(request, "teams/manage.html", {"competition": competition, **teams_overview(competition=competition)})

@@ -11,18 +11,15 @@ from datetime import datetime
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max
 from django.utils import timezone
 from django.utils.text import slugify
 
+from cupboard import events
 from cupboard.accounts.lookalikes import name_key
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Competition
-from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.locking import locked
-from cupboard.submissions.models import Submission
-from cupboard.submissions.quota import quota_overruns
 from cupboard.competitions.viewer import Viewer
 
 from .models import Membership, Team, new_invite_code
@@ -58,13 +55,6 @@ def _record(*, team: Team, actor: AbstractBaseUser, action: str, summary: str, *
                  details={"team": team.pk, "team_name": team.name, **details})
 
 
-def _carried(*, team: Team, user: AbstractBaseUser) -> dict[str, int]:
-    """{phase slug: submissions} the user made with this team and takes along (counted against limits)."""
-    rows = (Submission.objects.filter(team=team, members=user, status__in=Submission.COUNTS_TOWARD_LIMIT)
-            .values("phase__slug").annotate(n=Count("pk")))
-    return {row["phase__slug"]: row["n"] for row in rows}
-
-
 @transaction.atomic
 def team_create(*, competition: Competition, user: AbstractBaseUser, name: str, now: datetime | None = None) -> Team:
     """Create a team; its creator becomes its first member and its captain. Names that look
@@ -92,17 +82,6 @@ def team_create(*, competition: Competition, user: AbstractBaseUser, name: str, 
     return team
 
 
-def _refuse_overrun(*, team: Team, now: datetime, joining: tuple = (), merging: Team | None = None) -> None:
-    overruns = quota_overruns(team=team, now=now, joining=joining, merging=merging)
-    if overruns:
-        phase, status = overruns[0]
-        who = "With you" if merging is None else f"Merged with {merging.name}"
-        raise ValidationError(
-            f"{who}, {team.name} would have used {status.used_total} submissions of {phase.name} "
-            f"({status.used_today} today), more than its limits allow: the submissions people made in "
-            "other teams count in every team they join.", code="over_limit")
-
-
 def _refuse_too_many(*, team: Team, newcomers: int) -> None:
     size_max = team.competition.team_size_max
     if team.memberships.count() + newcomers > size_max:
@@ -126,7 +105,8 @@ def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None 
     _refuse_after_entry_deadline(competition=team.competition, now=now)
     _refuse_second_team(competition=team.competition, user=user)
     _refuse_too_many(team=team, newcomers=1)
-    _refuse_overrun(team=team, now=now, joining=(user,))
+    # What the newcomer used in earlier teams counts here (cupboard/flows/team_changed.py): may refuse.
+    events.team_joining.send(team=team, user=user, now=now)
     _membership_add(team=team, user=user)
     _record(team=team, actor=user, action=AuditEvent.Action.TEAM_JOINED,
             summary=f"{user.username} joined team {team.name}", user=user.username)
@@ -136,7 +116,7 @@ def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None 
 def _membership_end(*, team: Team, user: AbstractBaseUser, actor: AbstractBaseUser, action: str,
                     summary: str) -> None:
     locked(Team.objects).get(pk=team.pk)
-    carried = _carried(team=team, user=user)
+    carried = events.usage_carried.ask(team=team, user=user)  # submissions they take along
     deleted, _ = Membership.objects.filter(team=team, user=user).delete()
     if not deleted:
         raise ValidationError(f"{user.username} is not in this team.", code="not_member")
@@ -181,21 +161,6 @@ def team_invite_replace(*, team: Team, actor: AbstractBaseUser) -> Team:
     return team
 
 
-def _submissions_move(*, source: Team, target: Team) -> set:
-    """Give the source team's submissions to the target, numbered after the target's own, per
-    phase. Final choices beyond the competition's maximum are dropped (the target's kept first).
-    Returns the phases whose leaderboards changed."""
-    limit = target.competition.final_selection_max
-    phases = set()
-    for submission in Submission.objects.filter(team=source).select_related("phase").order_by("phase", "number"):
-        theirs = Submission.objects.filter(phase=submission.phase, team=target)
-        number = (theirs.aggregate(n=Max("number"))["n"] or 0) + 1
-        selected = submission.selected_for_final and theirs.filter(selected_for_final=True).count() < limit
-        Submission.objects.filter(pk=submission.pk).update(team=target, number=number, selected_for_final=selected)
-        phases.add(submission.phase)
-    return phases
-
-
 @transaction.atomic
 def team_merge(*, team: Team, invite_code: str, actor: AbstractBaseUser, now: datetime | None = None) -> Team:
     """Merge `team` into the team whose invite code this is: asked by `team`'s captain, agreed to
@@ -214,12 +179,12 @@ def team_merge(*, team: Team, invite_code: str, actor: AbstractBaseUser, now: da
     _refuse_after_entry_deadline(competition=target.competition, now=now)
     moving = list(team.memberships.select_related("user"))
     _refuse_too_many(team=target, newcomers=len(moving))
-    _refuse_overrun(team=target, now=now, merging=team)
-    phases = _submissions_move(source=team, target=target)
+    # The merged usage may refuse; the submissions move, their leaderboards after commit
+    # (cupboard/flows/team_changed.py).
+    events.team_merging.send(source=team, target=target, now=now)
     Membership.objects.filter(team=team).update(team=target, joined_at=now)
     _record(team=target, actor=actor, action=AuditEvent.Action.TEAM_MERGED,
             summary=f"{actor.username} merged team {team.name} ({', '.join(m.user.username for m in moving)}) "
                     f"into team {target.name}", merged_team=team.pk, merged_team_name=team.name,
             users=[m.user.username for m in moving])
-    transaction.on_commit(lambda: [leaderboard_refresh(phase=phase) for phase in phases])
     return target

@@ -1,25 +1,15 @@
-"""The organizers' teams page (in the organizer area): who is in which team, what each team
-submitted per phase, and every team change, so team-hopping is seen, not only prevented."""
+"""The organizers' message to every team (in the organizer area, beside the teams page): an
+e-mail to each member, sent as every mail is (messaging.py)."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods
 
 from cupboard.competitions.views_manage import _get_competition_for_organizer
 
 from .forms import TeamsMessageForm
 from .messaging import teams_message
-from .selectors import teams_overview
-
-
-@login_required
-@require_GET
-def manage_teams(request, slug: str):
-    """Teams with members and submission counts per phase, and the team-change events; organizers
-    and staff only (a 404 to everyone else, like the rest of the organizer area)."""
-    competition = _get_competition_for_organizer(request, slug)
-    return render(request, "teams/manage.html", {"competition": competition, **teams_overview(competition=competition)})
 
 
 @login_required
@@ -37,5 +27,5 @@ def message_teams(request, slug: str):
         else:
             messages.success(request, f"Message on its way to {sent} team member(s): the worker sends it.")
             return redirect("competitions:manage_teams", slug)
-    return render(request, "teams/message.html", {"competition": competition, "form": form, "refusal": refusal},
+    return render(request, "notifications/message_teams.html", {"competition": competition, "form": form, "refusal": refusal},
                   status=400 if request.method == "POST" else 200)

@@ -1,5 +1,5 @@
 """Organizers' messages to every team of a competition, by e-mail: the same path as every
-mail of cupboard (notifications/): one `Notification` per person (so no member sees
+mail of cupboard (services.py): one `Notification` per person (so no member sees
 another's address), sent by the worker after COMMIT and retried while the mail server is
 down. Audited with the subject and the number of people it goes to, never the addresses.
 """
@@ -10,9 +10,9 @@ from django.db import transaction
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Competition
-from cupboard.notifications.services import notify_teams_message
+from cupboard.teams.models import Team
 
-from .models import Team
+from .services import notify_teams_message
 
 
 def teams_message(*, competition: Competition, actor: AbstractBaseUser, subject: str, body: str) -> int:
