@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 METRICS = ("nDCG@10", "R@100")
 PYTREC_MEASURES = {"ndcg_cut_10", "recall_100"}
@@ -57,7 +58,7 @@ def files(directory: Path) -> dict[str, dict[str, Path]]:
     return out
 
 
-def ours(directory: Path, *, workers: int | None = None) -> dict:
+def ours(directory: Path, *, workers: int | None = None) -> dict[str, Any]:
     """Validate and score every language as `python -m evaluator score` does: one job per
     language, on every core (`evaluator.engines.parallel`)."""
     from .benchmarks import get_benchmark
@@ -70,14 +71,16 @@ def ours(directory: Path, *, workers: int | None = None) -> dict:
     start = time.perf_counter()
     outcomes = score_submission(jobs, scoring=scoring, workers=workers)
     seconds = time.perf_counter() - start
-    for outcome in outcomes.values():
+    means = {}
+    for code, outcome in outcomes.items():
         if outcome.result is None:
             raise SystemExit(f"{outcome.subset} was rejected: {outcome.errors[:3]}")
-    return {"seconds": seconds, "lines": sum(o.report.lines for o in outcomes.values()),
-            "means": {code: o.result.means for code, o in outcomes.items()}, "forked_from_kb": forked_from}
+        means[code] = outcome.result.means
+    return {"seconds": seconds, "lines": sum(o.report.lines for o in outcomes.values() if o.report),
+            "means": means, "forked_from_kb": forked_from}
 
 
-def pytrec(directory: Path) -> dict:
+def pytrec(directory: Path) -> dict[str, Any]:
     import pytrec_eval
 
     start = time.perf_counter()
@@ -90,17 +93,18 @@ def pytrec(directory: Path) -> dict:
         values = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_MEASURES).evaluate(run)
         # trec_eval -c: every judged query counts, a missed one as 0
         means[code] = {name: sum(values.get(q, {}).get(measure, 0.0) for q in qrels) / len(qrels)
-                       for name, measure in zip(METRICS, ("ndcg_cut_10", "recall_100"))}
+                       for name, measure in zip(METRICS, ("ndcg_cut_10", "recall_100"), strict=True)}
     return {"seconds": time.perf_counter() - start, "means": means}
 
 
-def measure(engine: str, directory: Path) -> dict:
+def measure(engine: str, directory: Path) -> dict[str, Any]:
     """Run one engine in a fresh interpreter; its wall time and peak resident memory."""
     done = subprocess.run([sys.executable, "-m", "evaluator.bench", "--worker", engine, str(directory)],
                           capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"{engine} failed:\n{done.stderr}")
-    return json.loads(done.stdout)
+    measured: dict[str, Any] = json.loads(done.stdout)
+    return measured
 
 
 def worker(engine: str, directory: Path) -> None:

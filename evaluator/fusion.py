@@ -57,7 +57,8 @@ def min_max(queries: pa.Array, scores: np.ndarray) -> np.ndarray:
     high = np.repeat(scores[starts], sizes)
     low = np.repeat(scores[np.r_[starts[1:], n] - 1], sizes)
     span = high - low
-    return np.divide(scores - low, span, out=np.ones(n), where=span > 0)
+    normalised: np.ndarray = np.divide(scores - low, span, out=np.ones(n), where=span > 0)
+    return normalised
 
 
 def hybrid_fusion(run_a: Run, run_b: Run, *, alpha: float = 0.5, depth: int = 1000, tag: str = "hybrid") -> Run:

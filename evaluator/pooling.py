@@ -47,7 +47,7 @@ def top_documents(run: Run | None, k: int) -> Tops:
         codes, docids = codes[order], take(docids, order)
     kept = np.flatnonzero(positions(codes) < k)
     tops: Tops = {}
-    for qid, docid in zip(names[codes[kept]].tolist(), take(docids, kept).to_pylist()):
+    for qid, docid in zip(names[codes[kept]].tolist(), take(docids, kept).to_pylist(), strict=True):
         tops.setdefault(qid, []).append(docid)
     return tops
 
@@ -65,8 +65,8 @@ def pool(tops: Iterable[Tops], *, judged: Qrels | None = None, queries: Iterable
             if wanted is None or qid in wanted:
                 union.setdefault(qid, set()).update(docids)
     result = {}
-    for qid, docids in union.items():
-        fresh = sorted(docids.difference(known.get(qid, {})))
+    for qid, pooled in union.items():
+        fresh = sorted(pooled.difference(known.get(qid, {})))
         if fresh:
             result[qid] = fresh
     return result

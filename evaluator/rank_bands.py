@@ -22,8 +22,9 @@ so its results do not depend on which other subsets are on the board.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -44,7 +45,7 @@ class BandSettings:
     samples: int = 1_000      # bootstrap resamples for the intervals
     seed: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.test not in TESTS:
             raise ValueError(f"test must be one of {', '.join(TESTS)}, not {self.test!r}")
         if self.correction not in CORRECTIONS:
@@ -100,13 +101,18 @@ def _prepare(code: str, matrix: np.ndarray, settings: BandSettings) -> _Subset:
     return _Subset(values=values, present=present, flipped=flipped, boot=counts @ values.T / n)
 
 
+def _summed(parts: Iterable[np.ndarray]) -> np.ndarray:
+    """Python's sum of same-shaped arrays, typed as the array it is (a column is never empty)."""
+    return cast(np.ndarray, sum(parts))
+
+
 def _pairwise_p(column: list[_Subset], weight: float, members: np.ndarray, settings: BandSettings) -> np.ndarray:
     """p-values of every pair of `members` (indices of systems) on the column, unadjusted."""
-    means = sum(weight * s.values.mean(axis=1) for s in column)[members]
+    means = _summed(weight * s.values.mean(axis=1) for s in column)[members]
     size = len(members)
     p = np.ones((size, size))
     if settings.test == "randomization":
-        flipped = sum(weight * s.flipped for s in column)[:, members]
+        flipped = _summed(weight * s.flipped for s in column if s.flipped is not None)[:, members]
         for i in range(size - 1):
             row = randomization_p(flipped[:, i:i + 1] - flipped[:, i + 1:], means[i] - means[i + 1:])
             p[i, i + 1:] = p[i + 1:, i] = row
@@ -155,7 +161,7 @@ def _tiers(order: np.ndarray, significant: np.ndarray) -> np.ndarray:
 def _intervals(column: list[_Subset], weight: float, members: np.ndarray,
                settings: BandSettings) -> dict[int, tuple[float, float]]:
     """Percentile bootstrap interval at level 1 - alpha of each member's value on the column."""
-    boot = weight * sum(s.boot for s in column)[:, members]
+    boot = weight * _summed(s.boot for s in column)[:, members]
     ci = np.percentile(boot, [100 * settings.alpha / 2, 100 * (1 - settings.alpha / 2)], axis=0)
     return {int(system): (float(ci[0, k]), float(ci[1, k])) for k, system in enumerate(members)}
 

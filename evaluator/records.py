@@ -6,7 +6,7 @@ the platform shows them next to the upload, tests compare their codes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,7 +30,7 @@ class Problem:
     column: int | None = None
     severity: Severity = "error"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "column": self.column,
                 "code": self.code, "message": self.message}
 
@@ -76,7 +76,7 @@ class ValidationReport:
         """"3" or "25+": the true total when the whole file was read, else a lower bound."""
         return f"{len(self.errors)}+" if self.truncated else str(len(self.errors))
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"file": self.file, "ok": self.ok, "lines": self.lines, "queries": self.queries,
                 "problem_count": self.problem_count, "truncated": self.truncated,
                 "errors": [p.as_dict() for p in self.errors],
@@ -107,33 +107,36 @@ class Run:
 
     __slots__ = ("_qids", "_docids", "_names", "_codes", "_docid_array", "scores", "tag")
 
-    def __init__(self, qids: "np.ndarray", docids: "np.ndarray", scores: "np.ndarray", tag: str = ""):
+    def __init__(self, qids: np.ndarray | None, docids: np.ndarray | None, scores: np.ndarray, tag: str = ""):
         self._qids, self._docids, self.scores, self.tag = qids, docids, scores, tag
-        self._names = self._codes = self._docid_array = None
+        self._names: np.ndarray | None = None
+        self._codes: np.ndarray | None = None
+        self._docid_array: pa.Array | None = None
 
     @classmethod
     def from_columns(cls, *, names: "np.ndarray", codes: "np.ndarray", docids: "pa.Array",
                      scores: "np.ndarray", tag: str = "") -> "Run":
         """Row i has qid `names[codes[i]]`, docid `docids[i]` (Arrow string) and `scores[i]`."""
-        run = cls(None, None, scores, tag)  # type: ignore[arg-type]
+        run = cls(None, None, scores, tag)
         run._names, run._codes, run._docid_array = names, codes, docids
         return run
 
     @property
-    def qids(self) -> "np.ndarray":
+    def qids(self) -> np.ndarray:
         if self._qids is None:
-            self._qids = self._names[self._codes]
+            names, codes = self.query_codes()
+            self._qids = names[codes]
         return self._qids
 
     @property
-    def docids(self) -> "np.ndarray":
+    def docids(self) -> np.ndarray:
         if self._docids is None:
-            self._docids = self._docid_array.to_numpy(zero_copy_only=False)
+            self._docids = self.docid_array().to_numpy(zero_copy_only=False)
         return self._docids
 
-    def query_codes(self) -> "tuple[np.ndarray, np.ndarray]":
+    def query_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """(distinct qids, each row's index into them)."""
-        if self._codes is None:
+        if self._names is None or self._codes is None:
             import numpy as np
             import pyarrow.compute as pc
 
@@ -144,7 +147,7 @@ class Run:
             self._codes = numbers(encoded.indices)
         return self._names, self._codes
 
-    def docid_array(self) -> "pa.Array":
+    def docid_array(self) -> pa.Array:
         """The docids as an Arrow string array."""
         if self._docid_array is None:
             from .io.columns import strings
@@ -165,9 +168,9 @@ class JudgedColumns:
     appearance), `docids` is an Arrow string array, `labels` int64."""
 
     qids: list[str]
-    owner: "np.ndarray"
-    docids: "pa.Array"
-    labels: "np.ndarray"
+    owner: np.ndarray
+    docids: pa.Array
+    labels: np.ndarray
 
 
 class Qrels:
@@ -193,12 +196,12 @@ class Qrels:
 
             from .io.columns import take
 
-            c = self._columns
+            c = self.columns  # stored: there are no judgments without columns
             order = np.argsort(c.owner, kind="stable")
             bounds = np.searchsorted(c.owner[order], np.arange(len(c.qids) + 1)).tolist()
             docids, labels = take(c.docids, order).to_pylist(), c.labels[order].tolist()
-            self._judgments = {q: dict(zip(docids[a:b], labels[a:b]))
-                               for q, a, b in zip(c.qids, bounds[:-1], bounds[1:])}
+            self._judgments = {q: dict(zip(docids[a:b], labels[a:b], strict=True))
+                               for q, a, b in zip(c.qids, bounds[:-1], bounds[1:], strict=True)}
         return self._judgments
 
     @property
@@ -210,7 +213,7 @@ class Qrels:
 
             from .io.columns import strings
 
-            j = self._judgments
+            j = self.judgments  # stored: there are no columns without judgments
             sizes = np.fromiter(map(len, j.values()), np.int64, len(j))
             total = int(sizes.sum())
             self._columns = JudgedColumns(
@@ -221,11 +224,11 @@ class Qrels:
 
     @property
     def qids(self) -> list[str]:
-        return self._columns.qids if self._judgments is None else list(self._judgments)
+        return self.columns.qids if self._judgments is None else list(self._judgments)
 
     def __len__(self) -> int:
         if self._judgments is None:
-            return len(self._columns.labels)
+            return len(self.columns.labels)
         return sum(len(docs) for docs in self._judgments.values())
 
 

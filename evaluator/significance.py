@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +29,7 @@ class TestResult:
     trials: int | None = None
     seed: int | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"test": self.test, "statistic": self.statistic, "p_value": self.p_value,
                 "mean_difference": self.mean_difference, "queries": self.queries,
                 "trials": self.trials, "seed": self.seed}
@@ -42,7 +44,9 @@ def _paired(a: Mapping[str, float], b: Mapping[str, float]) -> np.ndarray:
     if not a:
         raise ValueError("no queries to compare")
     qids = list(a)
-    return np.fromiter((a[q] for q in qids), float, len(qids)) - np.fromiter((b[q] for q in qids), float, len(qids))
+    diff: np.ndarray = np.fromiter((a[q] for q in qids), float, len(qids)) - np.fromiter((b[q] for q in qids), float,
+                                                                                           len(qids))
+    return diff
 
 
 def paired_t_test(a: Mapping[str, float], b: Mapping[str, float]) -> TestResult:
@@ -91,7 +95,8 @@ def randomization_p(flipped: np.ndarray, observed: float | np.ndarray) -> np.nda
     as extreme as `observed`, counting the observed labelling itself (Phipson & Smyth, 2010),
     so p is never 0."""
     extreme = np.count_nonzero(np.abs(flipped) >= np.abs(observed) - 1e-12, axis=0)
-    return (extreme + 1) / (flipped.shape[0] + 1)
+    p: np.ndarray = (extreme + 1) / (flipped.shape[0] + 1)
+    return p
 
 
 def randomization_test(a: Mapping[str, float], b: Mapping[str, float], *, trials: int = 10_000,
@@ -114,7 +119,7 @@ def randomization_test(a: Mapping[str, float], b: Mapping[str, float], *, trials
 CORRECTIONS = ("holm", "bonferroni", "none")
 
 
-def holm(p_values) -> np.ndarray:
+def holm(p_values: ArrayLike) -> np.ndarray:
     """Holm-Bonferroni adjusted p-values (Holm, Scand. J. Statistics 1979), in the input's
     order: the k-th smallest of m is multiplied by m - k + 1, made non-decreasing, capped at 1.
     Rejecting where adjusted p < alpha is Holm's step-down procedure at level alpha."""
@@ -127,14 +132,15 @@ def holm(p_values) -> np.ndarray:
     return adjusted
 
 
-def adjusted(p_values, correction: str) -> np.ndarray:
+def adjusted(p_values: ArrayLike, correction: str) -> np.ndarray:
     """p-values adjusted for testing them together: `holm` (the default: uniformly more
     powerful than Bonferroni, same guarantee), `bonferroni` (times m), or `none`."""
     p = np.asarray(p_values, dtype=float)
     if correction == "holm":
         return holm(p)
     if correction == "bonferroni":
-        return np.minimum(p * len(p), 1.0)
+        bonferroni: np.ndarray = np.minimum(p * len(p), 1.0)
+        return bonferroni
     if correction == "none":
         return p.copy()
     raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")

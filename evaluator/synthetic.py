@@ -65,8 +65,8 @@ def _docids(articles: np.ndarray, passages: np.ndarray) -> pa.Array:
                                        pc.cast(pa.array(passages), pa.string()), "#")
 
 
-def _write(table: pa.Table, path: Path, delimiter: str) -> Path:
-    path = Path(path)
+def _write(table: pa.Table, where: Path | str, delimiter: str) -> Path:
+    path = Path(where)
     path.parent.mkdir(parents=True, exist_ok=True)
     options = pcsv.WriteOptions(include_header=False, delimiter=delimiter, quoting_style="none")
     sink = pa.CompressedOutputStream(str(path), "gzip") if path.suffix == ".gz" else str(path)

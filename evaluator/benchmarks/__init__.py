@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 Gain = Literal["label", "exp2"]
 Kind = Literal["language", "pair", "test_set"]  # as cupboard.competitions.models.Subset.Kind
@@ -47,7 +47,7 @@ class Benchmark:
     # Named test sets (splits) -> the subsets they cover, e.g. MIRACL test-A: 11 languages.
     splits: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # Non-TREC source formats: format name -> function(source, **options) -> (topics, qrels).
-    converters: Mapping[str, Callable] = field(default_factory=lambda: MappingProxyType({}))
+    converters: Mapping[str, Callable[..., Any]] = field(default_factory=lambda: MappingProxyType({}))
     # True for the generic profile: any subset code, any run tag (trec_eval's reading);
     # a benchmark refuses codes it does not declare and keeps its run rules.
     open_subsets: bool = False

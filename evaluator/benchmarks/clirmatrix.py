@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 
-from ..records import InputError, Problem, Qrels
 from ..io.sources import Source, iter_lines, source_name
 from ..io.validation import ProblemLog, decoded_lines
+from ..records import InputError, Problem, Qrels
 from . import ALL, Benchmark, GroupSpec, SubsetSpec
 
 MULTI8 = ("ar", "de", "en", "es", "fr", "ja", "ru", "zh")

@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
-from ..records import InputError, Problem, Qrels
 from ..io.sources import Source, iter_blocks, source_name
+from ..records import InputError, Problem, Qrels
 from . import Benchmark, GroupSpec, SubsetSpec
 
 XQUAD_R = ("ar", "de", "el", "en", "es", "hi", "ru", "th", "tr", "vi", "zh")
 MLQA_R = ("ar", "de", "en", "es", "hi", "vi", "zh")
 
 
-def _load(source: Source) -> dict:
+def _load(source: Source) -> dict[str, Any]:
     file = source_name(source)
     try:
-        return json.loads(b"".join(iter_blocks(source, file=file)))
+        document: dict[str, Any] = json.loads(b"".join(iter_blocks(source, file=file)))
+        return document
     except ValueError as exc:
         raise InputError([Problem("bad-json", f"not JSON: {exc}", file)]) from None
 
@@ -44,9 +46,9 @@ def read_squad(files: Mapping[str, Source], *, question_language: str) -> tuple[
                     if language == question_language:
                         questions[qa["id"]] = qa["question"]
                     for answer in qa["answers"]:
-                        s = next((i for i, (lo, hi) in enumerate(breaks) if lo <= answer["answer_start"] < hi), None)
-                        if s is not None:
-                            answers.setdefault(qa["id"], {})[f"{language}:{a}-{p}-{s}"] = 1
+                        hit = next((i for i, (lo, hi) in enumerate(breaks) if lo <= answer["answer_start"] < hi), None)
+                        if hit is not None:
+                            answers.setdefault(qa["id"], {})[f"{language}:{a}-{p}-{hit}"] = 1
     if not questions:
         raise InputError([Problem("empty-file", f"no questions in language {question_language!r}",
                                   ", ".join(files) or "<none>")])

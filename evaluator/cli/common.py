@@ -14,6 +14,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from ..benchmarks import BENCHMARKS, Benchmark, get_benchmark
 from ..benchmarks.generic import DEFAULT_SUBSET
@@ -24,6 +25,7 @@ from ..records import InputError, Problem, Qrels, Run
 from .progress import Progress
 
 GENERIC = "generic"
+T = TypeVar("T")
 UNLIMITED = 2**62  # trec_eval's depth when -M is not given: every document of the run
 
 
@@ -60,7 +62,7 @@ class Inputs:
                 found[code] = path
         return found
 
-    def _read_each(self, paths: Sequence[str], reader: Callable, into: dict) -> None:
+    def _read_each(self, paths: Sequence[str], reader: Callable[[str], T], into: dict[str, T]) -> None:
         for code, path in self.by_subset(paths).items():
             try:
                 into[code] = reader(path)
@@ -97,7 +99,7 @@ class Inputs:
                 runs[code] = run
         return runs
 
-    def problems_as_dict(self) -> dict:
+    def problems_as_dict(self) -> dict[str, Any]:
         return {"errors": [p.as_dict() for p in self.errors], "warnings": [p.as_dict() for p in self.warnings]}
 
 
@@ -139,6 +141,6 @@ def report_problems(inputs: Inputs, fmt: str) -> None:
             print(problem, file=sys.stderr)
 
 
-def print_json(document: dict) -> None:
+def print_json(document: dict[str, Any]) -> None:
     json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")

@@ -12,7 +12,7 @@ import sys
 from .common import Inputs, add_common, benchmark_of, print_json, report_problems
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "compare", help="paired significance tests between two runs, per language",
         description="Each PATH is a file, a directory, or LANG=PATH.")
@@ -62,8 +62,8 @@ def compare_command(args: argparse.Namespace) -> int:
         writer.writerows(rows)
     else:
         print(f"{'lang':<6} {'metric':<10} {'A':>7} {'B':>7} {'A-B':>8} {'p(t)':>8} {'p(rand)':>8}")
-        for r in rows:
-            print(f"{r['subset']:<6} {r['metric']:<10} {r['a']:7.4f} {r['b']:7.4f} {r['difference']:+8.4f} "
-                  f"{r['p_t']:8.4f} {r['p_randomization']:8.4f}")
+        for row in rows:
+            print(f"{row['subset']:<6} {row['metric']:<10} {row['a']:7.4f} {row['b']:7.4f} {row['difference']:+8.4f} "
+                  f"{row['p_t']:8.4f} {row['p_randomization']:8.4f}")
         report_problems(inputs, args.format)
     return 0

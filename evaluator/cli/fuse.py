@@ -11,7 +11,7 @@ from pathlib import Path
 from .common import Inputs, add_common, benchmark_of, print_json, report_problems
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "fuse", help="fuse systems per language: MIRACL's hybrid or reciprocal-rank fusion",
         description="Repeat --run once per system; each takes files, directories or LANG=PATH.")
@@ -50,10 +50,10 @@ def fuse_command(args: argparse.Namespace) -> int:
         runs = [system[code] for system in systems]
         fused = (hybrid_fusion(*runs, alpha=args.alpha, depth=args.depth, tag=tag) if args.method == "hybrid"
                  else reciprocal_rank_fusion(runs, k=args.k, depth=args.depth, tag=tag))
-        path = output / f"run.{tag}.{code}.txt"
-        with path.open("w", encoding="utf-8") as handle:
+        target = output / f"run.{tag}.{code}.txt"
+        with target.open("w", encoding="utf-8") as handle:
             write_run(fused, handle, tag=tag)
-        written[code] = str(path)
+        written[code] = str(target)
     skipped = sorted(set().union(*systems) - written.keys())
     if args.format == "json":
         print_json({"written": written, "skipped": skipped, **inputs.problems_as_dict()})

@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+from collections.abc import Callable
 
 from ..aggregate import MISSING_RULES, group_means
 from ..benchmarks import ALL, Benchmark
 from ..engines.jobs import Job, Outcome, Scoring
 from ..measures import parse_metric, parse_metrics, trec_name
-from ..records import Problem
+from ..records import Problem, SubsetResult
 from .common import (
     UNLIMITED,
     Inputs,
@@ -26,7 +27,7 @@ from .common import (
 from .progress import Progress
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "score", help="score runs against qrels (trec_eval -c semantics), per language and averaged",
         description="Each PATH is a file, a directory, or LANG=PATH. Every judged query counts; a query "
@@ -105,7 +106,7 @@ def score_command(args: argparse.Namespace) -> int:
     # columns in the benchmark's order (known languages, then surprise ones), then any others as given
     scored = [code for code, outcome in outcomes.items() if outcome.result is not None]
     order = [code for code in benchmark.codes if code in scored] + [c for c in scored if c not in benchmark.codes]
-    results = {code: outcomes[code].result for code in order}
+    results = {code: result for code in order if (result := outcomes[code].result) is not None}
     subsets = {code: result.means for code, result in results.items()}
     with_qrels = [job.subset for job in jobs if job.qrels is not None]
     groups = group_means(subsets, parse_groups(args.group, benchmark, with_qrels), missing=args.missing)
@@ -170,7 +171,7 @@ def _collect(inputs: Inputs, outcome: Outcome) -> None:
     inputs.warnings += outcome.warnings
 
 
-def _progress(jobs: list[Job], enabled: bool | None):
+def _progress(jobs: list[Job], enabled: bool | None) -> Callable[[Outcome, int, int], None]:
     """A bar over the bytes of all runs, advanced as each language finishes (workers are
     separate processes: they cannot draw on this terminal themselves)."""
     sizes = {job.subset: job.run_bytes() for job in jobs}
@@ -187,25 +188,27 @@ def _progress(jobs: list[Job], enabled: bool | None):
     return done
 
 
-def write_table(subsets: dict, groups: dict, metrics: list[str], benchmark: Benchmark, *, csv_out: bool) -> None:
+def write_table(subsets: dict[str, dict[str, float]], groups: dict[str, dict[str, float | None]], metrics: list[str],
+                benchmark: Benchmark, *, csv_out: bool) -> None:
     """One row per metric; one column per language, then one per group average."""
     labels = {g.name: g.label for g in benchmark.groups}
     header = ["metric", *subsets, *(labels.get(name, name) for name in groups)]
-    rows = [[metric, *(subsets[c].get(metric) for c in subsets), *(groups[g].get(metric) for g in groups)]
-            for metric in metrics]
+    rows: list[list[str | float | None]] = [
+        [metric, *(subsets[c].get(metric) for c in subsets), *(groups[g].get(metric) for g in groups)]
+        for metric in metrics]
     if csv_out:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(header)
         writer.writerows([[cell if cell is not None else "" for cell in row] for row in rows])
         return
-    text = [[row[0], *("-" if v is None else f"{v:.4f}" for v in row[1:])] for row in rows]
+    text: list[list[str]] = [[str(row[0]), *("-" if v is None else f"{v:.4f}" for v in row[1:])] for row in rows]
     widths = [max(len(str(r[i])) for r in [header, *text]) for i in range(len(header))]
     for row in [header, *text]:
         print("  ".join(str(cell).ljust(w) if i == 0 else str(cell).rjust(w)
-                        for i, (cell, w) in enumerate(zip(row, widths))))
+                        for i, (cell, w) in enumerate(zip(row, widths, strict=True))))
 
 
-def write_per_query(results: dict) -> None:
+def write_per_query(results: dict[str, SubsetResult]) -> None:
     """trec_eval -q style lines: language, metric, qid, value."""
     for code, result in results.items():
         for metric, values in result.per_query.items():
@@ -213,7 +216,7 @@ def write_per_query(results: dict) -> None:
                 print(f"{code}\t{metric}\t{qid}\t{value:.4f}")
 
 
-def write_trec(results: dict, digits: int | None) -> None:
+def write_trec(results: dict[str, SubsetResult], digits: int | None) -> None:
     """`trec_eval -q -c` lines, `measure<TAB>qid<TAB>value` with trec_eval's measure names:
     each judged query (in trec_eval's qid order, those the run lacks at 0, as `-c` prints
     them) with all its measures, then `all`
@@ -225,7 +228,7 @@ def write_trec(results: dict, digits: int | None) -> None:
 
     for result in results.values():
         names = {metric: trec_name(parse_metric(metric)) or metric for metric in result.means}
-        first = next(iter(result.per_query.values()), {})
+        first: dict[str, float] = next(iter(result.per_query.values()), {})
         for qid in sorted(first, key=str.encode):
             for metric, name in names.items():
                 print(f"{name:<22}\t{qid}\t{show(result.per_query[metric][qid])}")

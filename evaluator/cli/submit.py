@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..client import api
 from ..client.api import TRY_LATER
@@ -35,7 +36,7 @@ EXIT_TRY_LATER = 3
 SCRIPT = "cupboard-eval"  # [project.scripts] in pyproject.toml; `python -m evaluator` alike
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Register `submit` on the CLI's subparsers."""
     parser = subparsers.add_parser(
         "submit", help="upload run files to a cupboard competition (its JSON API) and wait for the score",
@@ -115,7 +116,7 @@ def checked_here(args: argparse.Namespace) -> bool:
     return not inputs.errors
 
 
-def report(document: dict, fmt: str) -> None:
+def report(document: dict[str, Any], fmt: str) -> None:
     """JSON as one document on stdout (problems with their codes); as text, problems as
     `file:line:column: error: message` on stderr, for a person: no raw codes."""
     if fmt == "json":
@@ -127,7 +128,7 @@ def report(document: dict, fmt: str) -> None:
             print(f"{where or 'server'}: {kind[:-1]}: {problem['message']}", file=sys.stderr)
 
 
-def wait_for_score(args: argparse.Namespace, token: str, submission: dict) -> dict:
+def wait_for_score(args: argparse.Namespace, token: str, submission: dict[str, Any]) -> dict[str, Any]:
     """Poll the status endpoint until the submission is done, telling each change on stderr."""
     url = api.status_url(args.server, submission["id"])
     deadline = time.monotonic() + args.timeout
@@ -151,7 +152,7 @@ def wait_for_score(args: argparse.Namespace, token: str, submission: dict) -> di
     return submission
 
 
-def print_scores(submission: dict) -> None:
+def print_scores(submission: dict[str, Any]) -> None:
     """Group averages (known, surprise, all), then `subset  metric...` rows, as the server returned
     them (rounded for participants)."""
     print(f"submission #{submission['number']} {submission['status']}"

@@ -8,12 +8,13 @@ Several runs of one language may be checked at once.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ..io.naming import expand_inputs
 from .common import Inputs, add_common, benchmark_of, print_json
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Register `validate` on the CLI's subparsers."""
     parser = subparsers.add_parser(
         "validate", help="check TREC run files (format, topics, docids, depth) without scoring them",
@@ -29,7 +30,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def check_runs(inputs: Inputs, *, topics: list[str], runs: list[str], max_depth: int,
-               progress: bool | None) -> list[dict]:
+               progress: bool | None) -> list[dict[str, Any]]:
     """Read the topics, then validate each run file on its own (unlike scoring, several runs of one
     language are fine here); problems land in `inputs`. Returns what each valid run holds."""
     codes = inputs.benchmark.codes

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from .api import AUTH_SCHEME, TRY_LATER, error
 
@@ -33,7 +33,7 @@ class Multipart:
     files: list[tuple[str, Path]]
     boundary: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.boundary = self.boundary or uuid.uuid4().hex
 
     @property
@@ -82,7 +82,7 @@ class ServerError(Exception):
 
 
 def call_api(url: str, token: str, body: Multipart | None = None, *, progress: Reporter | None = None,
-             timeout: float = 300) -> tuple[int, dict]:
+             timeout: float = 300) -> tuple[int, dict[str, Any]]:
     """(HTTP status, JSON document) for a GET, or a POST of `body`; API refusals (4xx with
     errors as data) are returned, not raised."""
     import urllib.error  # with http and ssl: only when calling the platform

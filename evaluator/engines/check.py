@@ -24,6 +24,10 @@ from ..records import Problem, Qrels, Run
 from .scoring import Evaluator, summary
 
 TOLERANCE = 1e-9
+# pytrec_eval's inputs and answer: {qid: {docid: label}}, {qid: {docid: score}}, {qid: {measure: value}}
+Judged = dict[str, dict[str, int]]
+Ranking = dict[str, dict[str, float]]
+Answer = dict[str, dict[str, float]]
 TIMEOUT = 300  # seconds pytrec_eval may take for one subset
 
 
@@ -44,8 +48,9 @@ class SecondOpinion:
     def means(self, evaluator: Evaluator) -> dict[str, tuple[float, float, float]]:
         """{metric: (pytrec_eval, evaluator on float32, evaluator exact)}, each summarised
         over every judged query as the stored scores are (a query the run omits counts 0)."""
-        return {name: tuple(summary(evaluator.metrics[name], values[name])
-                            for values in (self.theirs, self.ours, self.exact)) for name in self.theirs}
+        def mean(values: dict[str, np.ndarray], name: str) -> float:
+            return summary(evaluator.metrics[name], values[name])
+        return {name: (mean(self.theirs, name), mean(self.ours, name), mean(self.exact, name)) for name in self.theirs}
 
 
 def second_opinion(evaluator: Evaluator, qrels: Qrels, run: Run | None) -> SecondOpinion:
@@ -56,10 +61,10 @@ def second_opinion(evaluator: Evaluator, qrels: Qrels, run: Run | None) -> Secon
     rounded = None if run is None else \
         Run(run.qids, run.docids, run.scores.astype(np.float32).astype(np.float64), run.tag)
     run_dict: dict[str, dict[str, float]] = {}
-    if rounded is not None:
-        for qid, docid, score in zip(run.qids.tolist(), run.docids.tolist(), rounded.scores.tolist()):
+    if run is not None and rounded is not None:
+        for qid, docid, score in zip(run.qids.tolist(), run.docids.tolist(), rounded.scores.tolist(), strict=True):
             run_dict.setdefault(qid, {})[docid] = score
-    theirs: dict = {}
+    theirs: Answer = {}
     if names and run_dict:
         qrels_dict = {q: dict(d) for q, d in qrels.judgments.items()}
         try:
@@ -106,14 +111,15 @@ def check_with_pytrec_eval(evaluator: Evaluator, qrels: Qrels, run: Run, *, file
     return found
 
 
-def _in_child(qrels: dict, run: dict, measures: list[str], relevance_level: int) -> dict:
+def _in_child(qrels: Judged, run: Ranking, measures: list[str], relevance_level: int) -> Answer:
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
         return pool.submit(_evaluate, qrels, run, measures, relevance_level).result(timeout=TIMEOUT)
 
 
-def _evaluate(qrels: dict, run: dict, measures: list[str], relevance_level: int) -> dict:
+def _evaluate(qrels: Judged, run: Ranking, measures: list[str], relevance_level: int) -> Answer:
     import pytrec_eval
 
     # asked as `ndcg_cut.5,10`, answered as `ndcg_cut_5` and `ndcg_cut_10`
     asked = set(trec_eval_measures(measures))
-    return pytrec_eval.RelevanceEvaluator(qrels, asked, relevance_level=relevance_level).evaluate(run)
+    answer: Answer = pytrec_eval.RelevanceEvaluator(qrels, asked, relevance_level=relevance_level).evaluate(run)
+    return answer

@@ -64,7 +64,8 @@ def gains(labels: np.ndarray, gain: str) -> np.ndarray:
     """Gain of each label: the label itself (trec_eval) or 2^label - 1 (Burges et al., 2005,
     as CLIRMatrix reports it). Negative labels gain 0, as in trec_eval."""
     clipped = np.maximum(labels, 0).astype(np.float64)
-    return clipped if gain == "label" else np.exp2(clipped) - 1.0
+    exponential: np.ndarray = np.exp2(clipped) - 1.0
+    return clipped if gain == "label" else exponential
 
 
 def _per_query(r: Ranked, mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -74,7 +75,8 @@ def _per_query(r: Ranked, mask: np.ndarray, weights: np.ndarray | None = None) -
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     # trec_eval turns 0/0 (no relevant document) into 0
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+    out: np.ndarray = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+    return out
 
 
 @KERNELS.of("nDCG")
@@ -92,7 +94,8 @@ def ndcg(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.ndarray:
 
 def _relevant_in_top(r: Ranked, cutoff: int | None, rel: int) -> np.ndarray:
     """Relevant rows within the cutoff (None: the whole ranking, up to the depth)."""
-    return (r.rank < (cutoff or r.depth)) & r.judged & (r.label >= rel)
+    rows: np.ndarray = (r.rank < (cutoff or r.depth)) & r.judged & (r.label >= rel)
+    return rows
 
 
 @KERNELS.of("R")
@@ -171,7 +174,8 @@ def _within_query_cumsum(r: Ranked, flags: np.ndarray) -> np.ndarray:
     running = np.cumsum(flags)
     starts = np.flatnonzero(np.r_[True, r.qidx[1:] != r.qidx[:-1]]) if len(flags) else np.zeros(0, int)
     before = running[starts] - flags[starts]
-    return running - np.repeat(before, np.diff(np.r_[starts, len(flags)]))
+    counts: np.ndarray = running - np.repeat(before, np.diff(np.r_[starts, len(flags)]))
+    return counts
 
 
 @KERNELS.of("Judged")

@@ -20,8 +20,10 @@ import pyarrow as pa
 from ..io.qrels import read_qrels
 from ..io.runs import keep_freed_memory, read_run
 from ..io.topics import read_topics
-from ..records import InputError
-from .jobs import Job, Outcome, Scoring  # noqa: F401 (the names callers import from here)
+from ..records import InputError, Problem, SubsetResult
+from .jobs import Job as Job  # Job, Outcome and Scoring: the names callers import from here
+from .jobs import Outcome as Outcome
+from .jobs import Scoring as Scoring
 from .scoring import Evaluator
 
 
@@ -57,7 +59,9 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
     """Read one language's files, validate its run, and score it when nothing was rejected.
     The run is validated even when its qrels or topics are not, so one pass lists every
     problem of every file."""
-    evaluator, qrels_errors, qrels_warnings = None, (), ()
+    evaluator: Evaluator | None = None
+    qrels_errors: tuple[Problem, ...] = ()
+    qrels_warnings: tuple[Problem, ...] = ()
     if job.qrels is not None:
         try:
             qrels = read_qrels(job.qrels)
@@ -66,7 +70,8 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
                                   gain=scoring.gain, depth=scoring.depth)
         except InputError as exc:
             qrels_errors = exc.problems
-    topics, topics_errors = None, ()
+    topics: dict[str, str] | None = None
+    topics_errors: tuple[Problem, ...] = ()
     if job.topics is not None:
         try:
             topics = read_topics(job.topics)
@@ -77,13 +82,14 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
     run, report = read_run(job.run, topics=topics, docid_pattern=scoring.docid_pattern,
                            max_depth=scoring.max_depth, keep_depth=scoring.depth, threads=threads,
                            strict_tags=scoring.strict_tags)
-    usable = run is not None and evaluator is not None and not topics_errors
-    result = evaluator.score(run, subset=job.subset, per_query=scoring.per_query, name=job.run) if usable else None
-    checked = ()
-    if usable and scoring.check:
-        from .check import check_with_pytrec_eval
+    result: SubsetResult | None = None
+    checked: tuple[Problem, ...] = ()
+    if run is not None and evaluator is not None and not topics_errors:
+        result = evaluator.score(run, subset=job.subset, per_query=scoring.per_query, name=job.run)
+        if scoring.check:
+            from .check import check_with_pytrec_eval
 
-        checked = tuple(check_with_pytrec_eval(evaluator, qrels, run, file=job.run))
+            checked = tuple(check_with_pytrec_eval(evaluator, qrels, run, file=job.run))
     return Outcome(job.subset, qrels_errors, topics_errors, report, result, qrels_warnings, checked)
 
 

@@ -72,7 +72,7 @@ class JudgmentIndex:
         self.keys = key[order]
         self.labels = labels[order]
         self.owner = owner[order]
-        self._cache: dict[tuple, np.ndarray] = {}
+        self._cache: dict[tuple[object, ...], np.ndarray] = {}
 
     @property
     def n_queries(self) -> int:
@@ -97,7 +97,7 @@ class JudgmentIndex:
             self._cache["idcg", gain, cutoff] = self._ideal_dcg(gain, cutoff)
         return self._cache["idcg", gain, cutoff]
 
-    def _ideal_dcg(self, gain: str, cutoff: int) -> np.ndarray:
+    def _ideal_dcg(self, gain: str, cutoff: int | None) -> np.ndarray:
         # best ordering of each query's judgments: by query, then gain descending
         g = gains(self.labels, gain)
         order = np.lexsort((-g, self.owner))
@@ -191,7 +191,7 @@ class Evaluator:
         values = self.per_query_arrays(run)
         qids = self.index.qids
         means = {name: summary(self.metrics[name], v) for name, v in values.items()}
-        values_of = {name: dict(zip(qids, v.tolist())) for name, v in values.items()} if per_query else {}
+        values_of = {name: dict(zip(qids, v.tolist(), strict=True)) for name, v in values.items()} if per_query else {}
         ran = set(run.query_codes()[0].tolist()) if run is not None and len(run) else set()
         return SubsetResult(subset=subset, means=means, per_query=values_of,
                             warnings=coverage(ran, qids, name or subset or "run"))

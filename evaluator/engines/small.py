@@ -46,7 +46,7 @@ def is_small(job: Job) -> bool:
 
 def score_small_job(job: Job, *, scoring: Scoring) -> Outcome | None:
     """The job's outcome, or None when the vectorised engine must take it."""
-    if job.qrels is None or not is_small(job):
+    if job.qrels is None or job.run is None or not is_small(job):
         return None
     try:
         qrels = read_qrels(job.qrels)
@@ -103,21 +103,22 @@ def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: 
     return ranked, log.report(lines=lines, queries=len(ranked))
 
 
-def _ranked(qids, docids, scores, ranks, max_depth) -> dict[str, list[tuple[str, float]]] | None:
+def _ranked(qids: list[bytes], docids: list[bytes], scores: list[float], ranks: list[int],
+            max_depth: int) -> dict[str, list[tuple[str, float]]] | None:
     """Each query's documents in trec_eval order; None (decline) when a query's lines are
     not together in strictly falling scores with rising ranks (ties, a rank column that
     disagrees: the other engine warns), a docid repeats, or a query is past the depth
     limit. Runs are written that way, so the check compares neighbours; nothing is sorted."""
     out: dict[str, list[tuple[str, float]]] = {}
     cuts = [0, *compress(range(1, len(qids)), map(ne, qids, qids[1:])), len(qids)]  # where the qid changes
-    for start, end in zip(cuts, cuts[1:]):
+    for start, end in zip(cuts, cuts[1:], strict=False):
         qid = qids[start].decode()
         block, order, docs = scores[start:end], ranks[start:end], docids[start:end]
         if qid in out or end - start > max_depth or len(set(docs)) != end - start:
             return None
         if not (all(map(gt, block, block[1:])) and all(map(lt, order, order[1:]))):
             return None
-        out[qid] = list(zip(map(bytes.decode, docs), block))
+        out[qid] = list(zip(map(bytes.decode, docs), block, strict=True))
     return out
 
 
@@ -244,7 +245,7 @@ def _bpref(q: Query) -> float:
         return 0.0
     cap = min(sum(1 for label in q.judged.values() if 0 <= label < q.rel), q.relevant)
     nonrel, total = 0, 0.0
-    for label, hit in zip(q.top, q.hits):
+    for label, hit in zip(q.top, q.hits, strict=True):
         if hit:
             total += 1.0 - min(nonrel, q.relevant) / cap if nonrel > 0 else 1.0
         elif label is not None and 0 <= label < q.rel:

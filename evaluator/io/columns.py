@@ -7,6 +7,8 @@ here instead, and the hot path never imports pandas.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 
@@ -28,7 +30,7 @@ def numbers(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.frombuffer(data, dtype, count=len(array), offset=array.offset * dtype.itemsize)
 
 
-def numbers_or(array: pa.Array, missing) -> np.ndarray:
+def numbers_or(array: pa.Array, missing: float) -> np.ndarray:
     """The values of an int/float Arrow column as a numpy array, nulls replaced by `missing`
     (`pc.fill_null` would make a scalar, and pyarrow scalars import pandas too)."""
     if not array.null_count:
@@ -54,7 +56,7 @@ def take(array: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array | pa.C
     return array.take(column(rows.astype(np.int64, copy=False)))
 
 
-def strings(values) -> pa.Array:
+def strings(values: pa.Array | pa.ChunkedArray | np.ndarray | Sequence[str]) -> pa.Array:
     """A string column from Arrow, or from Python strings (e.g. a numpy object array),
     built from the UTF-8 bytes directly (`pa.array` on a list would import pandas)."""
     if isinstance(values, pa.ChunkedArray):

@@ -95,7 +95,7 @@ def _read_plain(data: bytes) -> Qrels | None:
     if max(map(len, qids)) > MAX_FIELD_BYTES or max(map(len, docids)) > MAX_FIELD_BYTES:
         return None
     judgments: dict[str, dict[str, int]] = {}
-    for qid, docid, label in zip(map(bytes.decode, qids), map(bytes.decode, docids), map(int, fields[3::4])):
+    for qid, docid, label in zip(map(bytes.decode, qids), map(bytes.decode, docids), map(int, fields[3::4]), strict=True):
         judgments.setdefault(qid, {})[docid] = label
     if sum(map(len, judgments.values())) != len(qids):
         return None  # a docid judged twice

@@ -14,7 +14,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Collection
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from typing import TextIO
+from typing import Any, TextIO, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -23,8 +23,12 @@ from ..records import InputError, Run, ValidationReport
 from .sources import BLOCK_SIZE, DEFAULT_MAX_BYTES, GZIP_MAGIC, Source, iter_blocks, source_name
 from .validation import BOM, MAX_PROBLEMS, TAG_RE, LineRules, ProblemLog, looks_binary
 from .validation_collect import RunCollector, position_in_query, trec_order
-from .validation_fast import commit, parse_fast, rows_exact
+from .validation_fast import Parsed, commit, parse_fast, rows_exact
 
+T = TypeVar("T")
+Pending = tuple[bytes, Future[Parsed | None]]  # a block and its parsing, maybe on another thread
+
+_LIBC: ctypes.CDLL | None
 try:  # glibc only; elsewhere freed memory is simply left to the allocator
     _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
     _LIBC.malloc_trim  # noqa: B018 (probe: musl and macOS have no malloc_trim)
@@ -62,7 +66,7 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
     # each block is parsed and taken in turn, so only one is ever held.
     ahead = 1 if threads > 1 else 0  # blocks parsed ahead of the one being taken
     with (ThreadPoolExecutor(max_workers=threads) if threads > 1 else _Inline()) as pool:
-        queue: deque = deque()
+        queue: deque[Pending] = deque()
         try:
             for block in iter_blocks(source, file=file, max_bytes=max_bytes,
                                      block_size=_block_size(total, threads)):
@@ -110,19 +114,19 @@ def run_query_ids(source: Source, *, name: str | None = None, max_bytes: int = D
     return qids
 
 
-def _take(item, line: int, rules: LineRules, codes: dict[str, int], log: ProblemLog,
+def _take(item: Pending, line: int, rules: LineRules, codes: dict[str, int], log: ProblemLog,
           collector: RunCollector) -> int:
     """Add one parsed block (or check it line by line) and return the next block's first line."""
     block, future = item
     parsed = future.result()
     rows = None if parsed is None else commit(parsed, line, rules, codes)
-    if rows is None:
+    if parsed is not None and rows is not None:
+        count = parsed.count
+    else:
         rows, crlf = rows_exact(block, line, rules, codes, log)
         if crlf:
             log.warn("crlf", "lines end in CRLF (Windows); accepted", crlf)
         count = block.count(b"\n") + (not block.endswith(b"\n"))
-    else:
-        count = parsed.count
     collector.add(rows)
     return line + count
 
@@ -138,8 +142,8 @@ def _block_size(total: int, threads: int) -> int:
 class _Inline(Executor):
     """Runs each call at once on the calling thread: `read_run` with `threads=1`."""
 
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        future: Future = Future()
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        future: Future[T] = Future()
         try:
             future.set_result(fn(*args, **kwargs))
         except BaseException as exc:  # handed to whoever asks for the result, as a pool would
@@ -193,4 +197,4 @@ def write_run(run: Run, handle: TextIO, *, tag: str | None = None) -> None:
     order, _, _ = trec_order(q, np.asarray(run.scores, dtype=np.float64), run.docid_array())
     positions = position_in_query(q[order]) + 1
     handle.writelines(f"{run.qids[i]} Q0 {run.docids[i]} {p} {float(run.scores[i])!r} {label}\n"
-                      for i, p in zip(order.tolist(), positions.tolist()))
+                      for i, p in zip(order.tolist(), positions.tolist(), strict=True))

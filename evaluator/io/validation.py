@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ..records import Problem, ValidationReport
@@ -186,7 +187,7 @@ class LineRules:
         return True
 
 
-def warn_missing_queries(log: ProblemLog, topics, present) -> None:
+def warn_missing_queries(log: ProblemLog, topics: Iterable[str], present: Iterable[str]) -> None:
     """The topics a run has no line for: they score 0 (trec_eval -c)."""
     missing = sorted(set(topics) - set(present))
     if missing:
@@ -194,7 +195,7 @@ def warn_missing_queries(log: ProblemLog, topics, present) -> None:
                  f"score 0 (e.g. {', '.join(missing[:5])})")
 
 
-def decoded_lines(lines, log: ProblemLog):
+def decoded_lines(lines: Iterable[tuple[int, bytes]], log: ProblemLog) -> Iterator[tuple[int, str]]:
     """Text lines of a qrels or topics file from `sources.iter_lines`: BOM dropped, bad
     UTF-8 and NUL bytes logged and skipped, blank lines skipped (editors leave them at the end)."""
     for number, raw in lines:

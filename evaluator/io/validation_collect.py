@@ -167,7 +167,7 @@ class RunCollector:
         if deep.size:
             self.log.stop()
 
-    def _check_duplicates(self, names, log: ProblemLog) -> None:
+    def _check_duplicates(self, names: np.ndarray, log: ProblemLog) -> None:
         """Same docid twice for one query: (query, docid hash) keys sorted once; keys that
         repeat are confirmed on the docid strings."""
         ordered = np.concatenate(self.keys)
@@ -184,7 +184,7 @@ class RunCollector:
         for start in range(0, rows.size, _SLICE_ROWS):
             part = rows[start:start + _SLICE_ROWS]
             docids = take(pa.chunked_array(self.docids, pa.string()), part).to_pylist()
-            for row, docid in zip(part.tolist(), docids):
+            for row, docid in zip(part.tolist(), docids, strict=True):
                 seen = first.setdefault((int(q[row]), docid), row)
                 if seen != row:
                     log.error("duplicate-docid", f"docid {docid!r} appears again for query {names[q[row]]!r} "
@@ -193,7 +193,8 @@ class RunCollector:
                         return
 
 
-def _check_rank_order(q, scores, ranks, lines, order, log: ProblemLog) -> None:
+def _check_rank_order(q: np.ndarray, scores: np.ndarray, ranks: np.ndarray, lines: np.ndarray, order: np.ndarray,
+                      log: ProblemLog) -> None:
     qs, ss, rs = q[order], scores[order], ranks[order]
     wrong = np.flatnonzero((qs[1:] == qs[:-1]) & (ss[1:] < ss[:-1]) & (rs[1:] <= rs[:-1]))
     if wrong.size:

@@ -139,7 +139,7 @@ def _docids_match(docids: pa.Array, pattern: str | None) -> bool:
         return True
     if pattern in VECTOR_PATTERNS:
         return VECTOR_PATTERNS[pattern](docids)
-    return pc.all(pc.match_substring_regex(docids, f"^(?:{pattern})$")).as_py()
+    return bool(pc.all(pc.match_substring_regex(docids, f"^(?:{pattern})$")).as_py())
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from evaluator.records import Qrels, Run
 from evaluator.engines.scoring import Evaluator
+from evaluator.records import Qrels, Run
 
 METRICS = ["nDCG@10", "nDCG@3", "R@100", "R@5", "RR@100", "RR@10", "AP", "AP@10", "P@10",
            "Success@10", "R@1", "Judged@10", "P(rel=2)@5"]

@@ -4,10 +4,10 @@ import json
 
 import numpy as np
 
-from evaluator.engines import check
 from evaluator.cli import main
-from evaluator.records import Qrels, Run
+from evaluator.engines import check
 from evaluator.engines.scoring import Evaluator
+from evaluator.records import Qrels, Run
 
 METRICS = ["nDCG@10", "RR", "AP", "R@100", "P@10", "Bpref", "Rprec", "NumRelRet", "ndcg", "Judged@10"]
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from evaluator.fusion import hybrid_fusion, reciprocal_rank_fusion
-from evaluator.records import Run
 from evaluator.io.runs import read_run, write_run
+from evaluator.records import Run
 
 
 def make_run(rows) -> Run:
@@ -23,7 +23,7 @@ B = make_run([("q1", "b", 1.0), ("q1", "d", 0.5), ("q1", "a", 0.0)])
 
 
 def as_rows(run: Run) -> list[tuple[str, str, float]]:
-    return [(q, d, pytest.approx(s)) for q, d, s in zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist())]
+    return [(q, d, pytest.approx(s)) for q, d, s in zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist(), strict=True)]
 
 
 def test_it_mixes_min_max_normalised_scores_with_alpha():

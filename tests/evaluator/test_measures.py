@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 
 from evaluator import reference
-from evaluator.engines import check
+from evaluator.engines import check, small
 from evaluator.engines import metrics as fast
-from evaluator.engines import small
 from evaluator.engines.jobs import Scoring
 from evaluator.engines.scoring import Evaluator
 from evaluator.measures import FAST, MEASURES, PYTREC, SMALL, Kernels, parse_metric, trec_eval_measures, trec_name

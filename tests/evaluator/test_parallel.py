@@ -6,11 +6,11 @@ import pytest
 
 from evaluator.benchmarks import get_benchmark
 from evaluator.engines.parallel import Job, Outcome, Scoring, score_job, score_submission
+from evaluator.engines.scoring import Evaluator
 from evaluator.io.qrels import read_qrels
 from evaluator.io.runs import read_run
-from evaluator.engines.scoring import Evaluator
-from evaluator.synthetic import make_miracl_set
 from evaluator.io.topics import read_topics
+from evaluator.synthetic import make_miracl_set
 
 SCORING = Scoring(("nDCG@10", "R@100", "MAP", "RR@10"), docid_pattern=get_benchmark("miracl").docid_pattern)
 

@@ -4,12 +4,12 @@ import io
 
 import pytest
 
-from evaluator.pooling import Contribution, pool, top_documents, unique_relevant
+from evaluator.engines.jobs import Scoring
+from evaluator.engines.scoring import Evaluator
+from evaluator.engines.small import score_ranked
 from evaluator.io.qrels import read_qrels
 from evaluator.io.runs import read_run
-from evaluator.engines.scoring import Evaluator
-from evaluator.engines.jobs import Scoring
-from evaluator.engines.small import score_ranked
+from evaluator.pooling import Contribution, pool, top_documents, unique_relevant
 
 QRELS = """\
 1 0 a 1

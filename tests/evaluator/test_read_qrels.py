@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.io.qrels import read_qrels
-from evaluator.records import InputError
 from evaluator.io.topics import read_topics
+from evaluator.records import InputError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -5,8 +5,8 @@ import io
 import numpy as np
 
 from evaluator.io.runs import read_run, write_run
-from evaluator.synthetic import make_run, make_topics
 from evaluator.io.topics import read_topics
+from evaluator.synthetic import make_run, make_topics
 
 LINES = b"".join(b"7 Q0 %d#0 %d %.1f bm25\n" % (i, i + 1, 10 - i * 0.5) for i in range(8))
 
@@ -48,7 +48,7 @@ class TestDepth:
         content = b"1 Q0 1#0 1 5 t\n1 Q0 2#0 2 9 t\n1 Q0 3#0 3 9 t\n1 Q0 4#0 4 1 t\n2 Q0 5#0 1 3 t\n"
         (tmp_path / "a.txt").write_bytes(content)
         run, report = read_run(tmp_path / "a.txt", keep_depth=2)
-        assert list(zip(run.qids, run.docids)) == [("1", "3#0"), ("1", "2#0"), ("2", "5#0")]
+        assert list(zip(run.qids, run.docids, strict=True)) == [("1", "3#0"), ("1", "2#0"), ("2", "5#0")]
         assert run.scores.tolist() == [9.0, 9.0, 3.0]
 
     def test_it_groups_interleaved_queries(self, tmp_path):
@@ -85,4 +85,4 @@ def test_it_keeps_the_same_top_k_as_a_plain_sort_when_queries_span_blocks(tmp_pa
     for qid in sorted({q for q, _, _ in rows}, key=[q for q, _, _ in rows].index):
         ranked = sorted((r for r in rows if r[0] == qid), key=lambda r: (r[2], r[1]), reverse=True)
         expected += [(q, d) for q, d, _ in ranked[:25]]
-    assert list(zip(run.qids, run.docids)) == expected
+    assert list(zip(run.qids, run.docids, strict=True)) == expected

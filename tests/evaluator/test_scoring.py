@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from evaluator.records import Qrels, Run
 from evaluator.engines.scoring import Evaluator
+from evaluator.records import Qrels, Run
 
 QRELS = Qrels({"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d9": 1}, "q3": {"d5": 0}})
 ROWS = [("q1", "d3", 1.0), ("q1", "d1", 2.0), ("q9", "d1", 9.0), ("q1", "d2", 3.0), ("q1", "dX", 2.0),
@@ -83,7 +83,7 @@ def test_it_reuses_one_evaluator_without_touching_the_run():
     first = evaluator.score(run).means
     assert evaluator.score(make_run([("q2", "d9", 1.0)])).means["RR@10"] == pytest.approx(1 / 3)
     assert evaluator.score(run).means == first
-    assert all((a == b).all() for a, b in zip(before, (run.qids, run.docids, run.scores)))
+    assert all((a == b).all() for a, b in zip(before, (run.qids, run.docids, run.scores), strict=True))
 
 
 def test_it_rejects_an_unknown_gain_or_metric():

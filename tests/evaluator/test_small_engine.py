@@ -31,7 +31,7 @@ def good_run(rng: random.Random) -> list[list[str]]:
     for q in rng.sample(range(8), rng.randint(1, 8)):
         docs = rng.sample(range(150), rng.randint(1, 140))
         scores = sorted(rng.sample(range(10**6), len(docs)), reverse=True)
-        lines += [[f"q{q}", "Q0", f"d{d}", str(rank), str(s / 13), "run"] for rank, (d, s) in enumerate(zip(docs, scores), 1)]
+        lines += [[f"q{q}", "Q0", f"d{d}", str(rank), str(s / 13), "run"] for rank, (d, s) in enumerate(zip(docs, scores, strict=True), 1)]
     return lines
 
 

@@ -4,8 +4,8 @@ import numpy as np
 from evaluator.benchmarks import get_benchmark
 from evaluator.io.qrels import read_qrels
 from evaluator.io.runs import read_run
-from evaluator.synthetic import MIRACL_TEST_B_QUERY_COUNTS, make_miracl_set, make_qrels, make_run
 from evaluator.io.topics import read_topics
+from evaluator.synthetic import MIRACL_TEST_B_QUERY_COUNTS, make_miracl_set, make_qrels, make_run
 
 
 def test_it_carries_the_test_b_shape():
@@ -27,7 +27,7 @@ def test_it_writes_valid_miracl_shaped_files(tmp_path):
     assert {"score-ties", "missing-queries"} <= codes
     assert 180 <= report.queries < 200 and report.lines == report.queries * 30
     relevant = {(q, d) for q, docs in qrels.judgments.items() for d, label in docs.items() if label}
-    found = sum((q, d) in relevant for q, d in zip(run.qids, run.docids))
+    found = sum((q, d) in relevant for q, d in zip(run.qids, run.docids, strict=True))
     assert found > len(relevant) / 3  # runs retrieve judged documents, so scores are not all 0
     assert "sw" in files["sw"]["run"].name and files["yo"]["qrels"].exists()
 
