@@ -232,8 +232,13 @@ CELERY_BEAT_SCHEDULE = {
         "task": "cupboard.submissions.tasks.sweep_stale",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
     },
-    "sweep-stale-pool-exports": {  # the same stale sweep (cupboard.jobs) for pool builds
+    # The same stale sweep (cupboard.jobs) for pool builds and second-engine checks.
+    "sweep-stale-pool-exports": {
         "task": "cupboard.judging.tasks.sweep_pool_exports",
+        "schedule": float(CUPBOARD_SWEEP_INTERVAL),
+    },
+    "sweep-stale-verifications": {
+        "task": "cupboard.submissions.tasks.sweep_verifications",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
     },
     # Commitments at a competition's start and reveals happen by the clock; this only

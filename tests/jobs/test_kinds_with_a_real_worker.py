@@ -22,8 +22,10 @@ import pytest
 from cupboard.celery import app
 from cupboard.jobs import JobKind, job_send
 from cupboard.judging.pools import POOL_EXPORT, pool_export_create
-from cupboard.submissions.scoring import SCORING
+from cupboard.submissions.models import Verification
+from cupboard.submissions.scoring import SCORING, submission_score
 from cupboard.submissions.services import submission_create
+from cupboard.submissions.verification import VERIFICATION, verification_request
 from tests.judging.conftest import build_scene
 from tests.submissions.conftest import (
     good_sw,
@@ -54,6 +56,12 @@ def _submission(request) -> int:
                              files=[(upload("run.sw.txt", good_sw()), None)]).pk
 
 
+def _verification(request) -> int:
+    world = request.getfixturevalue("world")
+    assert submission_score(submission_id=_submission(request)) == "scored"
+    return verification_request(phase=world.dev, actor=world.organizer, reason=Verification.Reason.ORGANIZER).pk
+
+
 def _pool_export(request) -> int:
     scene = build_scene()
     return pool_export_create(phase=scene.dev, actor=scene.organizer, depth=3).pk
@@ -62,6 +70,7 @@ def _pool_export(request) -> int:
 CASES = {
     "scoring": Case(SCORING, _submission, "scored"),
     "pool export": Case(POOL_EXPORT, _pool_export, "done"),
+    "verification": Case(VERIFICATION, _verification, "passed"),
 }
 
 

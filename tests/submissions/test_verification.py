@@ -96,39 +96,58 @@ def test_the_scoring_page_asks_for_it_and_shows_its_outcome(world):
     assert "Verified: 1 submissions, 6 scores" in page and 'http-equiv="refresh"' not in page
 
 
-def test_a_second_delivery_leaves_a_running_check_alone_but_takes_over_a_dead_one(world, settings):
+def test_a_second_delivery_leaves_a_running_check_alone_but_takes_over_a_silent_one(world, settings):
     from datetime import timedelta
 
     from django.utils import timezone
 
     scored(world, team=world.team_a)
     verification = verification_request(phase=world.dev, actor=world.organizer, reason=Verification.Reason.ORGANIZER)
-    running_since = timezone.now() - timedelta(seconds=30)
-    Verification.objects.filter(pk=verification.pk).update(status=Verification.Status.RUNNING, started_at=running_since)
+    now = timezone.now()
+    # Claimed long ago, but its worker beat a second ago: alive.
+    Verification.objects.filter(pk=verification.pk).update(status=Verification.Status.RUNNING, attempts=1,
+                                                           started_at=now - timedelta(minutes=5),
+                                                           heartbeat_at=now - timedelta(seconds=1))
     assert verification_run(verification_id=verification.pk) == "finished, or running elsewhere"
-    dead_since = timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 1)
-    Verification.objects.filter(pk=verification.pk).update(started_at=dead_since)
+    silent_since = now - timedelta(seconds=settings.CUPBOARD_STALE_AFTER + 1)
+    Verification.objects.filter(pk=verification.pk).update(heartbeat_at=silent_since)
     assert verification_run(verification_id=verification.pk) == "passed"
     assert AuditEvent.objects.filter(action=AuditEvent.Action.VERIFIED).count() == 1
+    verification.refresh_from_db()
+    assert verification.attempts == 2
 
 
-def test_the_beat_task_sends_a_waiting_check_again_at_most_once_in_ten_minutes(world):
+def test_the_sweeper_sends_a_waiting_check_again_at_most_once_per_period(world, settings, django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    from cupboard.submissions.verification import verifications_sweep
+
+    settings.CUPBOARD_RENUDGE_AFTER = 120
+    verification = verification_request(phase=world.dev, actor=world.organizer, reason=Verification.Reason.ORGANIZER)
+    asked = verification.created_at
+    with django_capture_on_commit_callbacks() as sent:
+        assert verifications_sweep(now=asked + timedelta(seconds=60))["renudged"] == 0  # its message is on its way
+        assert verifications_sweep(now=asked + timedelta(minutes=3))["renudged"] == 1
+        assert verifications_sweep(now=asked + timedelta(minutes=4))["renudged"] == 0  # not again so soon
+        assert verifications_sweep(now=asked + timedelta(minutes=5, seconds=1))["renudged"] == 1
+    assert len(sent) == 2
+    verification.refresh_from_db()
+    assert verification.nudged_at == asked + timedelta(minutes=5, seconds=1)
+
+
+def test_a_check_out_of_attempts_fails_and_says_so_in_the_audit_log(world, settings):
     from datetime import timedelta
 
     from django.utils import timezone
 
-    from cupboard.submissions.verification import verifications_nudge_waiting
+    from cupboard.submissions.verification import verifications_sweep
 
-    verification = verification_request(phase=world.dev, actor=world.organizer, reason=Verification.Reason.ORGANIZER)
-    now = timezone.now()
-    assert verifications_nudge_waiting(now=now) == 0  # just asked: its message is on its way
-    Verification.objects.filter(pk=verification.pk).update(created_at=now - timedelta(minutes=3))
-    verifications_nudge_waiting(now=now)
+    verification = verification_request(phase=world.dev, actor=None, reason=Verification.Reason.REVEAL)
+    Verification.objects.filter(pk=verification.pk).update(
+        status=Verification.Status.RUNNING, attempts=settings.CUPBOARD_MAX_ATTEMPTS,
+        started_at=timezone.now() - timedelta(minutes=5))
+    assert verifications_sweep()["failed"] == 1
     verification.refresh_from_db()
-    assert verification.nudged_at == now
-    verifications_nudge_waiting(now=now + timedelta(minutes=5))
-    verification.refresh_from_db()
-    assert verification.nudged_at == now  # not again within ten minutes
-    verifications_nudge_waiting(now=now + timedelta(minutes=11))
-    verification.refresh_from_db()
-    assert verification.nudged_at == now + timedelta(minutes=11)
+    assert verification.status == Verification.Status.FAILED and "gave up after 3 attempts" in str(verification.differences)
+    event = AuditEvent.objects.get(action=AuditEvent.Action.VERIFIED)
+    assert event.is_public and "FAILED: gave up after 3 attempts" in event.summary

@@ -16,7 +16,7 @@ def final_results_release_due(*, now: datetime | None = None) -> int:
     """Freeze and verify every published final phase revealed at or before `now`; returns
     how many snapshots were frozen by this call."""
     from cupboard.submissions.models import Verification
-    from cupboard.submissions.verification import verification_request, verifications_nudge_waiting
+    from cupboard.submissions.verification import verification_request
 
     from .models import FrozenSnapshot
     from .snapshots import snapshot_freeze
@@ -32,5 +32,4 @@ def final_results_release_due(*, now: datetime | None = None) -> int:
             frozen += snapshot_freeze(phase=phase, now=now) is not None
         if not phase.verifications.filter(reason=Verification.Reason.REVEAL).exists():
             verification_request(phase=phase, actor=None, reason=Verification.Reason.REVEAL)
-    verifications_nudge_waiting()
     return frozen

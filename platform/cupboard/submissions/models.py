@@ -196,9 +196,14 @@ class Verification(models.Model):
     differences = models.JSONField(default=list, blank=True, help_text="What disagreed (at most 50)")
     qrels_release_number = models.PositiveIntegerField(null=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The job engine's columns (cupboard.jobs): the claim's instant (started_at) is its fencing token.
     started_at = models.DateTimeField(null=True, blank=True, help_text="When a worker claimed it")
     finished_at = models.DateTimeField(null=True, blank=True)
     nudged_at = models.DateTimeField(null=True, blank=True, help_text="When the beat task last sent it again")
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="When its worker last said it is alive")
+    claimed_by = models.CharField(max_length=255, blank=True,
+                                  help_text="host:pid of the worker process that last took it (cupboard.jobs)")
+    attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -25,6 +25,14 @@ def sweep_stale() -> dict:
 
 
 @shared_task(ignore_result=True)
+def sweep_verifications() -> dict:
+    """Run by beat every CUPBOARD_SWEEP_INTERVAL seconds (cupboard.jobs: the stale sweep)."""
+    from .verification import verifications_sweep
+
+    return verifications_sweep()
+
+
+@shared_task(ignore_result=True)
 def purge_run_files() -> dict:
     """Run by beat hourly: files of rejected and failed submissions past their retention period."""
     from .retention import run_files_purge

@@ -10,32 +10,32 @@ pytrec_eval and its exact (float64) value is the stored one, the difference is a
 counted apart, not a failure. Anything else that differs is listed, loudly.
 
 It runs when a final phase's results are revealed (leaderboards/releases.py; its audit
-event is public) and when an organizer asks (the phase's scoring page). The row is the
-state: a delivery claims it with one conditional UPDATE, so a second delivery finds it
-running or finished and does nothing; a check whose worker died (claimed longer ago than
-the task's hard time limit) is claimed again and started over from the stored files. pytrec_eval is imported in the child
-process that runs it (evaluator/engines/check.py), never at start-up.
+event is public) and when an organizer asks (the phase's scoring page). It is a job kind of
+the engine (cupboard.jobs, `VERIFICATION`): a delivery claims the row with a fencing token,
+so a second delivery finds it running or finished and does nothing; the worker beats while
+it checks, and a check whose worker died is claimed again (at once on its host, else once
+silent) and started over from the stored files, the dead worker's late outcome refused; a
+lost message is sent again by the sweeper (`verifications_sweep`, beat). pytrec_eval is
+imported in the child process that runs it (evaluator/engines/check.py), never at start-up.
 """
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-
-from evaluator.engines.check import TOLERANCE, SecondEngineFailed, second_opinion
-from evaluator.io.qrels import read_qrels
-from evaluator.engines.scoring import Evaluator
 
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, QrelsFile, QrelsRelease
 from cupboard.competitions.selectors import current_qrels_release
+from cupboard.jobs import Claim, JobKind, job_claim, job_enqueue, job_sweep
 from cupboard.locking import locked
+from evaluator.engines.check import TOLERANCE, SecondEngineFailed, second_opinion
+from evaluator.engines.scoring import Evaluator
+from evaluator.io.qrels import read_qrels
 
 from .models import Score, Submission, Verification
 from .scoring_jobs import RunRejected, job_run, may_have_children, subset_jobs
@@ -43,6 +43,25 @@ from .scoring_jobs import RunRejected, job_run, may_have_children, subset_jobs
 logger = logging.getLogger(__name__)
 
 MAX_LISTED = 50  # differences kept on the row and in the audit event
+
+
+def _give_up(row: dict) -> dict:
+    problem = f"gave up after {row['attempts']} attempts: its worker stopped responding"
+    return {"status": Verification.Status.FAILED, "finished_at": timezone.now(), "differences": [{"problem": problem}]}
+
+
+def _gave_up(verification_id: int) -> None:
+    """Said in the audit log as any other outcome (publicly for the reveal's check)."""
+    verification = Verification.objects.select_related("phase__competition", "requested_by").get(pk=verification_id)
+    _audit(verification, Tally(), failure=verification.differences[0]["problem"], submissions=verification.total)
+
+
+VERIFICATION = JobKind(
+    name="verification", model=Verification, task="cupboard.submissions.tasks.verify_scores",
+    waiting=Q(status=Verification.Status.QUEUED), running=Q(status=Verification.Status.RUNNING),
+    take={"status": Verification.Status.RUNNING, "done": 0}, put_back={"status": Verification.Status.QUEUED, "done": 0},
+    token="started_at", sent="nudged_at", progress=lambda done, total: {"done": done, "total": total},
+    give_up=_give_up, gave_up=_gave_up)
 
 
 def verification_request(*, phase: Phase, actor, reason: str) -> Verification:
@@ -58,57 +77,13 @@ def verification_request(*, phase: Phase, actor, reason: str) -> Verification:
             verification = Verification.objects.create(phase=phase, reason=reason, requested_by=actor)
             created = True
         if created:
-            transaction.on_commit(lambda: verification_nudge(verification_id=verification.pk))
+            job_enqueue(VERIFICATION, [verification.pk])
     return verification
 
 
-def verification_nudge(*, verification_id: int) -> bool:
-    """Send the task's message; a broker that is down is logged, and the beat task sends it
-    again (`verifications_nudge_waiting`)."""
-    from cupboard.celery import send_task_message
-
-    from .tasks import verify_scores
-
-    try:
-        send_task_message(verify_scores, verification_id)
-    except Exception as error:  # noqa: BLE001 - kombu, redis, amqp and socket errors alike
-        logger.warning("verification %s not sent (%s: %s); the beat task sends it again",
-                       verification_id, type(error).__name__, error)
-        return False
-    return True
-
-
-WAITING = timedelta(minutes=2)    # queued this long: its message may be lost
-RENUDGE = timedelta(minutes=10)   # at most one nudge per check in this time
-
-
-def _abandoned_before(now):
-    """A claim older than the task's hard time limit: Celery has killed that run."""
-    return now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
-
-
-def verifications_nudge_waiting(*, now=None) -> int:
-    """Send again the checks whose message seems lost (queued for a while) and those whose
-    worker died (claimed longer ago than the hard time limit), each at most once per
-    RENUDGE, so a busy queue is not flooded. Run by the beat task beside the reveals."""
-    now = now or timezone.now()
-    lost = Q(status=Verification.Status.QUEUED, created_at__lt=now - WAITING)
-    dead = Q(status=Verification.Status.RUNNING, started_at__lt=_abandoned_before(now))
-    due = Verification.objects.filter(lost | dead).filter(Q(nudged_at__isnull=True) | Q(nudged_at__lt=now - RENUDGE))
-    ids = list(due.values_list("pk", flat=True))
-    Verification.objects.filter(pk__in=ids).update(nudged_at=now)
-    return sum(verification_nudge(verification_id=pk) for pk in ids)
-
-
-def _claim(verification_id: int):
-    """The check's start time if this delivery may run it (queued, or its last worker is
-    dead), else None: it is finished, or another worker runs it now. One UPDATE."""
-    now = timezone.now()
-    free = Q(status=Verification.Status.QUEUED) | Q(status=Verification.Status.RUNNING,
-                                                   started_at__lt=_abandoned_before(now))
-    claimed = Verification.objects.filter(free, pk=verification_id).update(
-        status=Verification.Status.RUNNING, started_at=now, done=0)
-    return now if claimed else None
+def verifications_sweep(*, now=None) -> dict[str, int]:
+    """Checks whose worker went silent queued again, lost messages sent again (beat)."""
+    return job_sweep(VERIFICATION, now=now)
 
 
 @dataclass
@@ -188,18 +163,21 @@ def _check_submission(submission: Submission, *, release: QrelsRelease, load, ta
 def verification_run(*, verification_id: int) -> str:
     """The worker's side: recompute and compare every leaderboard submission of the phase,
     with progress on the row, then record the outcome (audit event). Idempotent."""
-    claimed_at = _claim(verification_id)
-    if claimed_at is None:
+    claim = job_claim(VERIFICATION, verification_id)
+    if claim is None:
         return "finished, or running elsewhere"
-    verification = Verification.objects.select_related("phase__competition").get(pk=verification_id)
-    phase = verification.phase
+    with claim.heartbeat():
+        return _verify(claim)
+
+
+def _verify(claim: Claim) -> str:
+    phase = Verification.objects.select_related("phase__competition").get(pk=claim.pk).phase
     release = current_qrels_release(phase)
     # The phase's leaderboard rows, through the relation leaderboards declares on Phase (that app sits above).
     ids = phase.leaderboard_rows.values("submission_id")
     submissions = list(Submission.objects.filter(pk__in=ids).select_related("team", "phase__competition")
                        .order_by("is_baseline", "pk"))
-    Verification.objects.filter(pk=verification.pk).update(
-        total=len(submissions), qrels_release_number=release.number if release else None)
+    claim.update(total=len(submissions), qrels_release_number=release.number if release else None)
     tally, failure = Tally(), ""
     if release is None:
         failure = "the phase has no judgments"
@@ -209,11 +187,10 @@ def verification_run(*, verification_id: int) -> str:
             with may_have_children():
                 for done, submission in enumerate(submissions, start=1):
                     _check_submission(submission, release=release, load=load, tally=tally)
-                    Verification.objects.filter(pk=verification.pk).update(done=done)
+                    claim.progress(done, len(submissions))
         except SecondEngineFailed as error:
             failure = f"the second engine could not run: {error}"
-    return _finish(verification_id=verification.pk, claimed_at=claimed_at, tally=tally, failure=failure,
-                   submissions=len(submissions))
+    return _finish(claim, tally=tally, failure=failure, submissions=len(submissions))
 
 
 def _summary(phase: Phase, tally: Tally, *, failure: str, submissions: int) -> str:
@@ -231,21 +208,26 @@ def _summary(phase: Phase, tally: Tally, *, failure: str, submissions: int) -> s
 
 
 @transaction.atomic
-def _finish(*, verification_id: int, claimed_at, tally: Tally, failure: str, submissions: int) -> str:
+def _finish(claim: Claim, *, tally: Tally, failure: str, submissions: int) -> str:
     """Store the outcome and write the audit event, once: only while our claim holds (the
-    row lock, its status and its start time)."""
-    verification = (locked(Verification.objects.filter(pk=verification_id, status=Verification.Status.RUNNING,
-                                                       started_at=claimed_at))
-                    .select_related("phase__competition").first())
+    row lock, its status and its token)."""
+    verification = locked(claim.rows()).select_related("phase__competition", "requested_by").first()
     if verification is None:
         return "taken over by another delivery"
+    passed = not failure and not tally.count
+    differences = ([{"problem": failure}] if failure else []) + tally.differences
+    claim.update(status=Verification.Status.PASSED if passed else Verification.Status.FAILED,
+                 finished_at=timezone.now(), scores=tally.scores,
+                 max_difference=tally.max_difference if tally.scores else None, float32_ties=tally.float32_ties,
+                 differences=differences)
+    _audit(verification, tally, failure=failure, submissions=submissions)
+    return "passed" if passed else "failed"
+
+
+def _audit(verification: Verification, tally: Tally, *, failure: str, submissions: int) -> None:
     phase = verification.phase
     passed = not failure and not tally.count
     differences = ([{"problem": failure}] if failure else []) + tally.differences
-    Verification.objects.filter(pk=verification.pk).update(
-        status=Verification.Status.PASSED if passed else Verification.Status.FAILED, finished_at=timezone.now(),
-        scores=tally.scores, max_difference=tally.max_difference if tally.scores else None,
-        float32_ties=tally.float32_ties, differences=differences)
     summary = _summary(phase, tally, failure=failure, submissions=submissions)
     (logger.info if passed else logger.error)("%s", summary)
     audit_record(competition=phase.competition, actor=verification.requested_by, action=AuditEvent.Action.VERIFIED,
@@ -254,4 +236,3 @@ def _finish(*, verification_id: int, claimed_at, tally: Tally, failure: str, sub
                           "submissions": submissions, "scores": tally.scores, "differences": tally.count,
                           "max_difference": tally.max_difference, "float32_ties": tally.float32_ties,
                           "qrels_version": verification.qrels_release_number, "listed": differences})
-    return "passed" if passed else "failed"
