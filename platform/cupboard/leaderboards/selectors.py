@@ -36,6 +36,7 @@ from cupboard.leaderboards.history import rows_at, rows_over_time
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import order_key
 from cupboard.leaderboards.rows import BoardRow, live_rows
+from cupboard.leaderboards.staleness import rows_are_stale
 from cupboard.leaderboards.standings import REVEALED_ALL, band_settings
 from evaluator.rank_bands import Standing
 
@@ -316,8 +317,7 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
         mixed_qrels=any(row.qrels_release_number != version for row in rows),
         rounded_to=viewer.rounded_to, decimals=viewer.decimals,
         bands=_bands(competition, entries) if as_of is None else None,
-        stale=refreshed_at is not None and any(refreshed_at < s.group.reveal_at <= now
-                                               for s in subsets if s.group.reveal_at),
+        stale=rows_are_stale(refreshed_at, subsets, now),
         metadata_columns=[f for f in fields if f.leaderboard],
         filter_fields=[f for f in fields if f.leaderboard and f.filterable],
         filters=filters, unfiltered_count=len(rows), as_of=now if as_of is not None else None)
@@ -392,17 +392,3 @@ def phase_boards(viewer: Viewer) -> list[PhaseBoard] | None:
     return [PhaseBoard(phase=phase, visible=viewer.sees_leaderboard(phase),
                        message="" if viewer.sees_leaderboard(phase) else viewer.closed_message(phase))
             for phase in viewer.competition.phases.order_by("position")]
-
-
-def stale_phase_ids(*, now: datetime | None = None) -> list[int]:
-    """Phases whose rows were computed before a group of their competition was revealed
-    (at or before `now`): the same rule as `Leaderboard.stale`, for every phase at once, so
-    the periodic refresh rebuilds them without anyone opening the page."""
-    from django.db.models import Exists, OuterRef, Subquery
-
-    now = now or timezone.now()
-    oldest = LeaderboardRow.objects.filter(phase=OuterRef("pk")).order_by("computed_at").values("computed_at")[:1]
-    reveals = SubsetGroup.objects.filter(competition=OuterRef("competition"), reveal_at__lte=now,
-                                         reveal_at__gt=OuterRef("oldest_row"))
-    return list(Phase.objects.annotate(oldest_row=Subquery(oldest)).filter(oldest_row__isnull=False)
-                .filter(Exists(reveals)).values_list("pk", flat=True))

@@ -31,6 +31,7 @@ from cupboard.leaderboards.cache import forget_recent_states
 from cupboard.leaderboards.history import history_record, rows_state
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import Candidate, counted_candidate, order_key, ranked
+from cupboard.leaderboards.staleness import rows_are_stale
 from cupboard.leaderboards.standings import standings_store
 from cupboard.locking import locked
 from cupboard.submissions.models import Score, Submission
@@ -134,9 +135,8 @@ def _subsets(phase: Phase) -> list:
 
 
 def _is_stale(phase: Phase, subsets, now) -> bool:
-    """Rows computed before a group's reveal rank on old columns: only a rebuild mends them."""
     oldest = phase.leaderboard_rows.order_by("computed_at").values_list("computed_at", flat=True).first()
-    return oldest is not None and any(oldest < s.group.reveal_at <= now for s in subsets if s.group.reveal_at)
+    return rows_are_stale(oldest, subsets, now)
 
 
 @transaction.atomic

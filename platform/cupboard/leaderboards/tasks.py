@@ -20,7 +20,7 @@ def refresh_stale_leaderboards() -> list[int]:
     ranks count the new columns without anyone at the keyboard. Returns the phase ids."""
     from cupboard.competitions.models import Phase
 
-    from .selectors import stale_phase_ids
+    from .staleness import stale_phase_ids
     from .services import leaderboard_refresh
 
     refreshed = []
