@@ -12,7 +12,6 @@ import io
 import zipfile
 from dataclasses import dataclass
 
-
 from cupboard.competitions import selectors
 from cupboard.competitions.models import Competition, Phase, TopicSet
 from cupboard.competitions.run_metadata import metadata_fields

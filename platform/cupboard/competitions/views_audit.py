@@ -7,6 +7,7 @@ from django.views.decorators.http import require_GET
 
 from cupboard.audit.details import readable_details
 from cupboard.audit.selectors import audit_events_for
+
 from .views import _get_viewer
 
 

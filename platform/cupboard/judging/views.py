@@ -15,8 +15,8 @@ from django.views.decorators.http import require_GET, require_POST
 from cupboard.charts import as_html
 from cupboard.competitions.models import Phase, QrelsRelease
 from cupboard.competitions.selectors import ALL
-from cupboard.competitions.views_manage import _get_phase_for_organizer
 from cupboard.competitions.viewer import viewer_for
+from cupboard.competitions.views_manage import _get_phase_for_organizer
 
 from .charts import changes_figure, judged_figure, unique_figure
 from .forms import PoolExportForm

@@ -25,21 +25,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.utils import timezone
-
 from cupboard.competitions.models import Competition, Phase, Subset, SubsetGroup
 from cupboard.competitions.run_metadata import (PREFIX, MetadataField, filter_query, filters_from_query, matches,
                                                 metadata_current, metadata_fields)
 from cupboard.competitions.selectors import ALL, AVG_LABEL, current_qrels_release, phase_subsets
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.history import rows_at, rows_over_time
-from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import order_key
 from cupboard.leaderboards.rows import BoardRow, live_rows
 from cupboard.leaderboards.staleness import rows_are_stale
 from cupboard.leaderboards.standings import REVEALED_ALL, band_settings
 from evaluator.rank_bands import Standing
-
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ from cupboard.leaderboards.standings import standings_store
 from cupboard.locking import locked
 from cupboard.submissions.models import Score, Submission
 
+
 def _candidates(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str],
                 owner: dict | None = None) -> list[tuple[Submission, Candidate]]:
     """Every counted-able submission of the phase, or of one `owner` ({"team_id": …} or {"pk": …})."""

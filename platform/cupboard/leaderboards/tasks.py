@@ -20,8 +20,8 @@ def refresh_stale_leaderboards() -> list[int]:
     ranks count the new columns without anyone at the keyboard. Returns the phase ids."""
     from cupboard.competitions.models import Phase
 
-    from .staleness import stale_phase_ids
     from .services import leaderboard_refresh
+    from .staleness import stale_phase_ids
 
     refreshed = []
     for phase in Phase.objects.filter(pk__in=stale_phase_ids()):

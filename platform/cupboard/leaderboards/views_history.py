@@ -9,8 +9,8 @@ from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
-from cupboard.leaderboards.cache import cached, viewer_class
 from cupboard.charts import as_html
+from cupboard.leaderboards.cache import cached, viewer_class
 from cupboard.leaderboards.charts import history_figures
 from cupboard.leaderboards.models import FrozenSnapshot
 from cupboard.leaderboards.selectors import history_for
