@@ -223,6 +223,8 @@ CUPBOARD_SCORING_PROCESSES = envint("CUPBOARD_SCORING_PROCESSES", "0")
 # when first seen (a competition loaded after its surprise reveal) is not mailed.
 CUPBOARD_MAIL_INTERVAL = envint("CUPBOARD_MAIL_INTERVAL", "30")
 CUPBOARD_MAIL_LATE_AFTER = envint("CUPBOARD_MAIL_LATE_AFTER", str(6 * 3600))
+# Seconds after its last try before an unsent mail is sent again (lost message, SMTP down).
+CUPBOARD_MAIL_RETRY_AFTER = envint("CUPBOARD_MAIL_RETRY_AFTER", "60")
 CELERY_BEAT_SCHEDULE = {
     "purge-run-files": {  # files of rejected and failed submissions, after CUPBOARD_RUN_FILE_RETENTION_DAYS
         "task": "cupboard.submissions.tasks.purge_run_files",

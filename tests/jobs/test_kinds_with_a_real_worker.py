@@ -18,10 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from django.db.models import Q
 
 from cupboard.celery import app
 from cupboard.jobs import JobKind, job_send
 from cupboard.judging.pools import POOL_EXPORT, pool_export_create
+from cupboard.notifications.models import Notification
+from cupboard.notifications.services import NOTIFICATION
 from cupboard.submissions.models import Verification
 from cupboard.submissions.scoring import SCORING, submission_score
 from cupboard.submissions.services import submission_create
@@ -37,17 +40,21 @@ from tests.submissions.test_worker import broker, start_worker, stop  # noqa: F4
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 # The rescuing worker's periods, short so that each scenario takes seconds.
-QUICK = {"CUPBOARD_STALE_AFTER": "2", "CUPBOARD_SWEEP_INTERVAL": "1", "CUPBOARD_RENUDGE_AFTER": "1"}
+QUICK = {"CUPBOARD_STALE_AFTER": "2", "CUPBOARD_SWEEP_INTERVAL": "1", "CUPBOARD_RENUDGE_AFTER": "1",
+         "CUPBOARD_MAIL_INTERVAL": "1", "CUPBOARD_MAIL_RETRY_AFTER": "1"}
 
 
 @dataclass(frozen=True)
 class Case:
     kind: JobKind
     make: Callable[[pytest.FixtureRequest], int]  # the row, made by its service; returns its id
-    finished: str  # the status of finished work
+    finished: Q  # finished work
 
-    def row(self, pk: int) -> dict:
-        return self.kind.model.objects.filter(pk=pk).values("status", "attempts").get()
+    def attempts(self, pk: int) -> int:
+        return self.kind.model.objects.values_list("attempts", flat=True).get(pk=pk)
+
+    def is_finished(self, pk: int) -> bool:
+        return self.kind.model.objects.filter(self.finished, pk=pk).exists()
 
 
 def _submission(request) -> int:
@@ -62,15 +69,23 @@ def _verification(request) -> int:
     return verification_request(phase=world.dev, actor=world.organizer, reason=Verification.Reason.ORGANIZER).pk
 
 
+def _mail(request) -> int:
+    """One of the mails that a scored submission's team gets."""
+    submission = _submission(request)
+    assert submission_score(submission_id=submission) == "scored"
+    return Notification.objects.filter(submission_id=submission).values_list("pk", flat=True).first()
+
+
 def _pool_export(request) -> int:
     scene = build_scene()
     return pool_export_create(phase=scene.dev, actor=scene.organizer, depth=3).pk
 
 
 CASES = {
-    "scoring": Case(SCORING, _submission, "scored"),
-    "pool export": Case(POOL_EXPORT, _pool_export, "done"),
-    "verification": Case(VERIFICATION, _verification, "passed"),
+    "scoring": Case(SCORING, _submission, Q(status="scored")),
+    "pool export": Case(POOL_EXPORT, _pool_export, Q(status="done")),
+    "verification": Case(VERIFICATION, _verification, Q(status="passed")),
+    "notification": Case(NOTIFICATION, _mail, Q(sent_at__isnull=False)),
 }
 
 
@@ -124,18 +139,18 @@ def wait_for(check: Callable[[], bool], what: str, seconds: float = 60) -> None:
 def test_a_worker_killed_mid_work_leaves_it_to_another(case, made, workers):
     doomed = workers.start("doomed", "--pool=solo", CUPBOARD_JOB_PAUSE="60")
     job_send(case.kind, [made])
-    wait_for(lambda: case.row(made)["attempts"] == 1, "claimed")
+    wait_for(lambda: case.attempts(made) == 1, "claimed")
     assert case.kind.model.objects.filter(case.kind.running, pk=made).exists()
     os.killpg(doomed.pid, signal.SIGKILL)
     workers.rescuer()
-    wait_for(lambda: case.row(made)["status"] == case.finished, f"{case.finished} by the rescuer")
-    assert case.row(made)["attempts"] == 2
+    wait_for(lambda: case.is_finished(made), "finished by the rescuer")
+    assert case.attempts(made) == 2
 
 
 def test_a_lost_message_is_sent_again_by_the_sweeper(case, made, workers):
     workers.rescuer()
-    wait_for(lambda: case.row(made)["status"] == case.finished, f"{case.finished} after the sweeper's send")
-    assert case.row(made)["attempts"] == 1
+    wait_for(lambda: case.is_finished(made), "finished after the sweeper's send")
+    assert case.attempts(made) == 1
 
 
 def test_a_message_delivered_twice_runs_the_work_once(case, made, workers):
@@ -143,4 +158,4 @@ def test_a_message_delivered_twice_runs_the_work_once(case, made, workers):
     job_send(case.kind, [made])
     workers.start("worker", "--pool=prefork", "--concurrency=2", CUPBOARD_JOB_PAUSE="2")
     wait_for(lambda: workers.log("worker").count("succeeded") == 2, "both deliveries run")
-    assert case.row(made) == {"status": case.finished, "attempts": 1}
+    assert case.is_finished(made) and case.attempts(made) == 1

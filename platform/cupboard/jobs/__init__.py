@@ -26,9 +26,9 @@ A kind of job is one `JobKind` declaration beside its work function: the model, 
 and running states, the task, and its limits. See docs/architecture.md, "Jobs".
 This package imports no cupboard app: the apps import it.
 """
-from .claims import Claim, job_claim
+from .claims import Claim, beating, job_claim
 from .kinds import JobKind
 from .sending import job_enqueue, job_send
 from .sweep import job_sweep
 
-__all__ = ["Claim", "JobKind", "job_claim", "job_enqueue", "job_send", "job_sweep"]
+__all__ = ["Claim", "JobKind", "beating", "job_claim", "job_enqueue", "job_send", "job_sweep"]

@@ -74,25 +74,32 @@ class Claim:
         """`done` of `total` steps finished: progress for the pages, and a heartbeat."""
         return self.update(**{self.kind.heartbeat: timezone.now()}, **self.kind.progress(done, total))
 
-    @contextmanager
-    def heartbeat(self) -> Iterator[None]:
-        """Beat in a thread while the block runs (workers.heartbeat). Not inside the caller's
-        transaction: nobody else can see that claim, and a beat's UPDATE of the same row from
-        another connection would wait for the transaction (PostgreSQL: the row lock; SQLite:
-        "database is locked"), and the work for it in turn."""
-        if transaction.get_connection().in_atomic_block:
-            yield
-            return
-        with heartbeat(self.beat):
-            self._pause_for_tests()
-            yield
+    def heartbeat(self):
+        """Beat in a thread while the block runs (see `beating`)."""
+        return beating([self])
 
-    def _pause_for_tests(self) -> None:
-        """CUPBOARD_JOB_PAUSE (a test hook, see settings): wait after a row's first claim, so an
-        end-to-end test can kill the worker mid-work."""
-        pause = settings.CUPBOARD_JOB_PAUSE
-        if pause and self.kind.attempts and self.rows().filter(**{self.kind.attempts: 1}).exists():
-            time.sleep(pause)
+
+@contextmanager
+def beating(claims: list[Claim]) -> Iterator[None]:
+    """Beat for every claim (a batch's, or one) in a thread while the block runs
+    (workers.heartbeat), until none holds. Not inside the caller's transaction: nobody else can
+    see those claims, and a beat's UPDATE of the same rows from another connection would wait
+    for the transaction (PostgreSQL: the row lock; SQLite: "database is locked"), and the work
+    for it in turn."""
+    if not claims or transaction.get_connection().in_atomic_block:
+        yield
+        return
+    with heartbeat(lambda: any([claim.beat() for claim in claims])):
+        _pause_for_tests(claims[0])
+        yield
+
+
+def _pause_for_tests(claim: Claim) -> None:
+    """CUPBOARD_JOB_PAUSE (a test hook, see settings): wait after a row's first claim, so an
+    end-to-end test can kill the worker mid-work."""
+    pause, kind = settings.CUPBOARD_JOB_PAUSE, claim.kind
+    if pause and kind.attempts and claim.rows().filter(**{kind.attempts: 1}).exists():
+        time.sleep(pause)
 
 
 def job_claim(kind: JobKind, pk: int, *, now: datetime | None = None) -> Claim | None:

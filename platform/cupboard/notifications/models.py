@@ -57,7 +57,11 @@ class Notification(models.Model):
     subject = models.CharField(max_length=200, blank=True)
     text = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The job engine's columns (cupboard.jobs): the claim's instant is its fencing token; tried_at
+    # is both the sending worker's heartbeat and when the row was last sent for.
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="Set while a worker sends it")
+    claimed_by = models.CharField(max_length=255, blank=True,
+                                  help_text="host:pid of the worker process that last took it (cupboard.jobs)")
     tried_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it to send")
     sent_at = models.DateTimeField(null=True, blank=True)
     skipped = models.CharField(max_length=100, blank=True,

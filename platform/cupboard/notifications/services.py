@@ -2,25 +2,30 @@
 
 Writers call `notify_*`; each records one row per person (unique key: recording the same
 news twice makes one mail) and, after COMMIT, sends one Celery message for the batch.
-`notifications_send` (the task's body) claims each row with a conditional update, renders it
-for its reader (mails.py), sends the batch over one connection and stamps what went out. A
-failure is stored on the row and released; `notifications_sweep` (beat) sends what is still
-unsent after MAIL_RETRY_AFTER, up to MAIL_MAX_ATTEMPTS times. Recording never raises into
-its caller: a broken mail must not cost a submission its state.
+Sending is a job kind of the engine (cupboard.jobs, `NOTIFICATION`, a batch kind):
+`notifications_send` (the task's body) claims each row with a fencing token, renders it for
+its reader (mails.py), sends the batch over one connection while it beats, and stamps what
+went out, each write only while its claim holds, so a duplicate message or a worker taking
+over never sends a mail twice. A failure is stored on the row and released;
+`notifications_sweep` (beat) sends again what is still unsent MAIL_RETRY_AFTER after its
+last try (a lost message, a failed SMTP connection), up to MAIL_MAX_ATTEMPTS tries, and puts
+back the rows of a sending worker that died. Recording never raises into its caller: a
+broken mail must not cost a submission its state.
 """
 from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import get_connection
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
+
+from cupboard.jobs import Claim, JobKind, beating, job_claim, job_enqueue, job_sweep
 
 from .mails import notification_message
 from .models import Kind, Notification
@@ -29,10 +34,15 @@ from .preferences import users_not_wanting
 logger = logging.getLogger(__name__)
 
 MAIL_MAX_ATTEMPTS = 5
-# A row unsent this long after it was written or last tried is sent by the sweeper.
-MAIL_RETRY_AFTER = timedelta(seconds=60)
-# A claim older than this belongs to a worker that died mid-send.
-MAIL_CLAIM_STALE = timedelta(minutes=5)
+# A row unsent this long after it was written or last tried is sent again by the sweeper.
+MAIL_RETRY_AFTER = timedelta(seconds=settings.CUPBOARD_MAIL_RETRY_AFTER)
+UNSENT = Q(sent_at__isnull=True, skipped="")
+
+NOTIFICATION = JobKind(
+    name="mail", model=Notification, task="cupboard.notifications.tasks.send_mail_batch", batch=True,
+    waiting=UNSENT & Q(claimed_at__isnull=True), running=UNSENT & Q(claimed_at__isnull=False),
+    take={}, put_back={"claimed_at": None}, heartbeat="tried_at", sent="tried_at",
+    resend_after=MAIL_RETRY_AFTER.total_seconds, max_attempts=lambda: MAIL_MAX_ATTEMPTS, sweep_limit=200)
 
 
 def _record(rows: list[Notification]) -> list[int]:
@@ -61,24 +71,8 @@ def notifications_record(rows: list[Notification], *, quiet: bool = True) -> lis
             raise
         logger.exception("notifications not recorded: %s", [r.key for r in rows][:5])
         return []
-    if ids:
-        transaction.on_commit(lambda: notifications_nudge(notification_ids=ids))
+    job_enqueue(NOTIFICATION, ids)
     return ids
-
-
-def notifications_nudge(*, notification_ids: list[int]) -> bool:
-    """Send the batch's Celery message now. A broker that is down is no error: the sweeper sends them."""
-    from cupboard.celery import send_task_message
-
-    from .tasks import send_mail_batch
-
-    try:
-        send_task_message(send_mail_batch, notification_ids)
-        return True
-    except Exception as error:  # noqa: BLE001 - kombu, redis, amqp and socket errors alike
-        logger.warning("mail batch %s not sent to the worker (%s: %s); the sweeper will send it",
-                       notification_ids[:5], type(error).__name__, error)
-        return False
 
 
 def _members(team) -> list:
@@ -165,36 +159,35 @@ def notify_due(*, now: datetime | None = None) -> int:
     return len(notifications_record(_deadline_rows(now) + _reveal_rows(now)))
 
 
-def _claim(ids: Iterable[int], now: datetime) -> list[int]:
-    claimable = Notification.objects.filter(
-        Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - MAIL_CLAIM_STALE),
-        sent_at__isnull=True, skipped="", attempts__lt=MAIL_MAX_ATTEMPTS)
-    return [pk for pk in ids if claimable.filter(pk=pk).update(claimed_at=now, tried_at=now,
-                                                                  attempts=F("attempts") + 1)]
-
-
 def notifications_send(*, notification_ids: list[int], now: datetime | None = None) -> dict[str, int]:
     """Render and send the rows of one batch that are still unsent; returns counts for the log."""
     now = now or timezone.now()
     counts = {"sent": 0, "skipped": 0, "failed": 0}
-    ours = Notification.objects.filter(pk__in=_claim(notification_ids, now), claimed_at=now).select_related(
+    claims = {pk: claim for pk in notification_ids if (claim := job_claim(NOTIFICATION, pk, now=now))}
+    with beating(list(claims.values())):
+        _send(claims, now, counts)
+    return counts
+
+
+def _send(claims: dict[int, Claim], now: datetime, counts: dict) -> None:
+    ours = Notification.objects.filter(pk__in=claims, claimed_at=now).select_related(
         "user", "competition", "submission__phase__competition", "submission__team", "phase__competition", "team",
         "group")
     messages = []
     for notification in ours:
+        claim = claims[notification.pk]
         try:
             message = notification_message(notification, now=now)
         except Exception as error:  # noqa: BLE001 - a template or data problem: keep the row, say why
             logger.exception("notification %s not rendered", notification.pk)
-            counts["failed"] += _release(notification, error)
+            counts["failed"] += _release(claim, error)
             continue
         if isinstance(message, str):
-            counts["skipped"] += Notification.objects.filter(pk=notification.pk).update(skipped=message)
+            counts["skipped"] += claim.update(skipped=message)
         else:
-            messages.append((notification, message))
+            messages.append((claim, message))
     if messages:
         _deliver(messages, counts)
-    return counts
 
 
 def _deliver(messages: list, counts: dict) -> None:
@@ -204,35 +197,26 @@ def _deliver(messages: list, counts: dict) -> None:
         connection.open()
     except Exception as error:  # noqa: BLE001 - the SMTP server is down: the sweeper tries again
         logger.warning("mail server unavailable (%s: %s); %s mails wait", type(error).__name__, error, len(messages))
-        counts["failed"] += sum(_release(n, error) for n, _ in messages)
+        counts["failed"] += sum(_release(claim, error) for claim, _ in messages)
         return
     try:
-        for notification, message in messages:
+        for claim, message in messages:
             try:
                 connection.send_messages([message])
             except Exception as error:  # noqa: BLE001
-                counts["failed"] += _release(notification, error)
+                counts["failed"] += _release(claim, error)
                 continue
-            counts["sent"] += Notification.objects.filter(pk=notification.pk).update(sent_at=timezone.now(),
-                                                                                    last_error="")
+            counts["sent"] += claim.update(sent_at=timezone.now(), last_error="")
     finally:
         connection.close()
 
 
-def _release(notification: Notification, error: Exception) -> int:
-    return Notification.objects.filter(pk=notification.pk).update(
-        claimed_at=None, last_error=f"{type(error).__name__}: {error}"[:300])
+def _release(claim: Claim, error: Exception) -> int:
+    return claim.update(claimed_at=None, last_error=f"{type(error).__name__}: {error}"[:300])
 
 
-def notifications_sweep(*, now: datetime | None = None, limit: int = 200) -> dict[str, int]:
-    """Send rows still unsent MAIL_RETRY_AFTER after they were written (a lost message, a
-    failed SMTP connection), oldest first."""
-    now = now or timezone.now()
-    before = now - MAIL_RETRY_AFTER
-    waiting = (Notification.objects.filter(sent_at__isnull=True, skipped="", attempts__lt=MAIL_MAX_ATTEMPTS,
-                                           created_at__lt=before)
-               .filter(Q(tried_at__isnull=True) | Q(tried_at__lt=before))
-               .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=now - MAIL_CLAIM_STALE))
-               .order_by("created_at").values_list("pk", flat=True)[:limit])
-    ids = list(waiting)
-    return notifications_send(notification_ids=ids, now=now) if ids else {"sent": 0, "skipped": 0, "failed": 0}
+def notifications_sweep(*, now: datetime | None = None) -> dict[str, int]:
+    """Send again, as one batch message, rows still unsent MAIL_RETRY_AFTER after their last try
+    (a lost message, a failed SMTP connection), oldest first; put back those of a sending
+    worker that went silent (beat)."""
+    return job_sweep(NOTIFICATION, now=now)
