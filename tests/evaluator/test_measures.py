@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -103,6 +104,16 @@ def test_every_declared_trec_eval_name_is_in_the_differential_corpus():
     covered = {parse_metric(name).measure.trec if parse_metric(name).cutoff is None else name.rpartition("_")[0]
                for name in DIFFERENTIAL_MEASURES}
     assert declared <= covered
+
+
+def test_the_guide_lists_every_measure_under_its_trec_eval_names():
+    """docs/evaluator.md's Measures table: a row per trec_eval name, naming its measure."""
+    guide = (Path(__file__).parents[2] / "docs" / "evaluator.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| `(\w+)", guide.split("## Measures", 1)[1].split("\n## ", 1)[0], re.M)
+    listed = {trec.removesuffix("_k"): parse_metric(name.split("@")[0] + ("@1" if "_k" in trec else "")).family
+              for trec, name in rows}
+    declared = {trec: m.name for m in MEASURES.values() for trec in (m.trec, m.trec_cut) if trec}
+    assert listed == declared
 
 
 @pytest.mark.parametrize("measure", MEASURES.values(), ids=lambda m: m.name)
