@@ -33,6 +33,21 @@ def test_it_is_built_once_per_request_and_competition(personas):
     assert viewer_for(request, personas.other_competition) is not viewer_for(request, personas.competition)
 
 
+def test_it_sees_at_the_instant_asked_for_even_when_built_before(personas, django_assert_num_queries):
+    """A view builds the viewer at its now; a board read a moment earlier asks for that instant
+    and must get it (it was handed the first viewer, clock and all)."""
+    request = RequestFactory().get("/")
+    request.user = personas.participant
+    first = viewer_for(request, personas.competition)
+    assert not first.is_organizer  # read now, not again below
+    earlier = first.now - timedelta(days=3)
+    with django_assert_num_queries(0):
+        moved = viewer_for(request, personas.competition, earlier)
+    assert moved.now == earlier and moved.user == first.user and not moved.is_organizer
+    assert viewer_for(request, personas.competition, first.now) is first
+    assert viewer_for(request, personas.competition) is first
+
+
 def test_a_draft_and_everything_in_it_is_for_its_organizers_only(personas):
     personas.competition.is_published = False
     expected = {"organizer": True, "staff": True, "other_organizer": False, "participant": False, "anonymous": False}

@@ -1,5 +1,5 @@
 """The judging pages with real content behind them (a built pool, a release with a "what
-changed"): the organizer and staff see them; everyone else gets the organizer area's 404,
+changed"): the organizer and staff see them; everyone else gets the organizer pages' 403,
 or the log-in page."""
 import pytest
 from django.urls import reverse
@@ -21,8 +21,8 @@ def test_only_organizers_and_staff_open_them(scene):
     urls = [reverse("judging:pool", args=["cup", "dev"]), reverse("judging:pool_zip", args=["cup", "dev", export.pk]),
             reverse("judging:pool_tsv", args=["cup", "dev", export.pk, "sw"]),
             reverse("judging:qrels_changes", args=["cup", "dev", 2])]
-    expected = {"organizer": 200, "staff": 200, "participant": 404, "teammate": 404, "outsider": 404,
-                "other_organizer": 404, "anonymous": 302}
+    expected = {"organizer": 200, "staff": 200, "participant": 403, "teammate": 403, "outsider": 403,
+                "other_organizer": 403, "anonymous": 302}
     for persona, status in expected.items():
         client = client_for(getattr(scene, persona))
         for url in urls:

@@ -99,3 +99,20 @@ def test_the_evaluator_imports_neither_django_nor_cupboard():
     found = [f"{where}: {name}" for where, module, name in imports_of(EVALUATOR)
              if name.split(".")[0] in {"django", "cupboard"}]
     assert found == []
+
+
+def test_no_private_name_is_imported_from_another_part():
+    """A `_name` belongs to its module: another app importing it copies a rule instead of sharing
+    one (how a competition is found and refused lives in competitions/access.py, public)."""
+    found = []
+    for path in sorted(PLATFORM.rglob("*.py")):
+        module = _module_name(path, PLATFORM)
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            (base,) = _imported(ast.ImportFrom(module=node.module, names=[ast.alias("x")], level=node.level),
+                                module, path.name == "__init__.py")
+            private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+            if private and _part(base) not in (None, _part(module)):
+                found.append(f"{path.relative_to(PLATFORM.parent)}:{node.lineno}: {', '.join(private)} from {base}")
+    assert found == [], "private names imported across apps:\n" + "\n".join(found)

@@ -47,9 +47,9 @@ def test_the_export_has_every_submission_with_metadata_and_scores(world, organiz
     assert "yo nDCG@10" in rows[0]  # organizers see hidden languages' columns too
 
 
-def test_the_export_is_a_404_for_a_participant(world):
+def test_the_export_is_a_403_for_a_participant(world):
     response = client_for(world.participant).get(reverse("competitions:manage_export", args=[world.competition.slug, "dev"]))
-    assert response.status_code == 404
+    assert response.status_code == 403
 
 
 def test_the_scoring_page_shows_progress_and_refreshes_while_pending(world, organizer):

@@ -1,4 +1,4 @@
-"""The organizers' teams page: members, submissions per phase, team changes; 404 to others."""
+"""The organizers' teams page: members, submissions per phase, team changes; 403 to others."""
 from django.urls import reverse
 
 from cupboard.submissions.models import Submission
@@ -33,9 +33,9 @@ class ManageTeamsTestCase(PersonasTestCase):
         manage = self.client_for(self.organizer).get(reverse("competitions:manage", args=["cup"]))
         self.assertContains(manage, f'href="{self.url}"')
 
-    def test_it_is_a_404_to_everyone_else(self):
+    def test_it_is_a_403_to_everyone_else(self):
         for user in (self.participant, self.outsider, self.other_organizer):
-            self.assertEqual(self.client_for(user).get(self.url).status_code, 404)
+            self.assertEqual(self.client_for(user).get(self.url).status_code, 403)
         self.assertEqual(self.client_for(self.anonymous).get(self.url).status_code, 302)
 
     def test_it_reads_the_page_in_a_fixed_number_of_queries(self):

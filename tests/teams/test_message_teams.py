@@ -38,10 +38,10 @@ def test_a_missing_text_is_named_and_the_subject_kept(world):
     assert 'value="Two days left"' in page and not mail.outbox and not AuditEvent.objects.exists()
 
 
-def test_participants_and_other_organizers_get_a_404(world):
+def test_participants_and_other_organizers_get_a_403(world):
     for user in (world.participant, world.other_organizer):
         response = client_for(user).post(url(world.competition), {"subject": "x", "body": "y"})
-        assert response.status_code == 404
+        assert response.status_code == 403
     assert not mail.outbox
 
 

@@ -70,9 +70,9 @@ class CompetitionEventsFeed(Feed):
     feed_type = Atom1Feed
 
     def get_object(self, request, slug: str) -> Competition:
-        from .views import _get_competition_for_user
+        from .access import competition_viewer
 
-        return _get_competition_for_user(request, slug)
+        return competition_viewer(request, slug).competition
 
     def title(self, competition: Competition) -> str:
         return f"{competition.title}: public events"

@@ -47,6 +47,10 @@ class HiddenGroup:
         return f"{self.text}, announced on {self.reveal_at:%Y-%m-%d %H:%M} UTC."
 
 
+# What a Viewer knows of who the person is, the same at every instant (cached properties).
+_PERSON = ("is_organizer", "team", "all_subsets")
+
+
 class Viewer:
     """One person's view of one competition at `now` (see the module docstring)."""
 
@@ -59,9 +63,14 @@ class Viewer:
         """The same person at another instant, never later than their now (the future is
         nobody's to see): the leaderboard "as of" an instant and its history are seen by the
         rules of that instant. Who they are (organizer, team) is read once."""
-        other = Viewer(self.user, self.competition, min(instant, self.now))
-        for name in ("is_organizer", "team", "all_subsets"):
-            other.__dict__[name] = getattr(self, name)
+        for name in _PERSON:
+            getattr(self, name)  # read here once, not again by every instant's viewer
+        return self.when(min(instant, self.now))
+
+    def when(self, now: datetime) -> Viewer:
+        """The same person at exactly `now`, keeping what was already read of who they are."""
+        other = Viewer(self.user, self.competition, now)
+        other.__dict__.update({name: self.__dict__[name] for name in _PERSON if name in self.__dict__})
         return other
 
     # --- who -------------------------------------------------------------------------------
@@ -257,9 +266,10 @@ class Viewer:
 
 def viewer_for(request, competition: Competition, now: datetime | None = None) -> Viewer:
     """The request's viewer of `competition`, built once per request and competition (at
-    `now` when given: the instant a query already used, so both agree on what is revealed)."""
+    `now` when given: the instant a query already used, so both agree on what is revealed;
+    a viewer already built at another instant is moved to that one, never reused as is)."""
     cache = request.__dict__.setdefault("_cupboard_viewers", {})
     viewer = cache.get(competition.pk)
     if viewer is None:
         viewer = cache[competition.pk] = Viewer(request.user, competition, now)
-    return viewer
+    return viewer if now is None or now == viewer.now else viewer.when(now)

@@ -4,32 +4,14 @@ What a viewer may see is their `Viewer`'s answer (competitions/viewer.py); downl
 are unknown, hidden or not yet public all answer the same 404.
 """
 from django.http import FileResponse, Http404
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from cupboard.competitions import selectors
-from cupboard.competitions.models import Competition, Phase
+from cupboard.competitions.access import competition_viewer, phase_viewer
+from cupboard.competitions.models import Competition
 from cupboard.competitions.pages import page_links
-from cupboard.competitions.viewer import Viewer, viewer_for
-
-
-def _get_viewer(request, slug: str) -> Viewer:
-    """The viewer of a competition they may see (a draft: its organizers only); else 404."""
-    competition = get_object_or_404(Competition, slug=slug)
-    viewer = viewer_for(request, competition)
-    if not viewer.sees_competition:
-        raise Http404("No such competition")
-    return viewer
-
-
-def _get_competition_for_user(request, slug: str) -> Competition:
-    return _get_viewer(request, slug).competition
-
-
-def _get_phase_for_user(request, slug: str, phase_slug: str) -> tuple[Viewer, Phase]:
-    viewer = _get_viewer(request, slug)
-    return viewer, get_object_or_404(Phase.objects.select_related("competition"), competition=viewer.competition,
-                                     slug=phase_slug)
+from cupboard.competitions.viewer import viewer_for
 
 
 def _serve(stored_file, name: str) -> FileResponse:
@@ -48,7 +30,7 @@ def competition_list(request):
 def competition_detail(request, slug: str):
     """Description, metrics, phases with their windows, groups and subsets, downloads.
     Hidden groups appear only as "N surprise languages, announced on DATE"."""
-    viewer = _get_viewer(request, slug)
+    viewer = competition_viewer(request, slug)
     return render(request, "competitions/detail.html", {
         "competition": viewer.competition, "now": viewer.now, "viewer": viewer,
         "is_organizer": viewer.is_organizer, "groups": viewer.groups(), "hidden_groups": viewer.hidden_groups,
@@ -59,7 +41,7 @@ def competition_detail(request, slug: str):
 @require_GET
 def topics_download(request, slug: str, phase_slug: str, code: str):
     """A phase's topics for one subset, as published; 404 alike for unknown and hidden."""
-    viewer, phase = _get_phase_for_user(request, slug, phase_slug)
+    viewer, phase = phase_viewer(request, slug, phase_slug)
     topic_set = selectors.downloadable_topic_set(viewer, phase, code=code)
     if topic_set is None:
         raise Http404("No such topics file")
@@ -70,7 +52,7 @@ def topics_download(request, slug: str, phase_slug: str, code: str):
 def qrels_download(request, slug: str, phase_slug: str, number: int, code: str):
     """One version of a subset's judgments: organizers always, anyone once the phase's
     qrels are public. Hidden test-B judgments before the reveal: the same 404 as nonsense."""
-    viewer, phase = _get_phase_for_user(request, slug, phase_slug)
+    viewer, phase = phase_viewer(request, slug, phase_slug)
     qrels_file = selectors.downloadable_qrels_file(viewer, phase, number=number, code=code)
     if qrels_file is None:
         raise Http404("No such qrels file")
@@ -82,7 +64,7 @@ def commitments(request, slug: str):
     """SHA-256 of every hidden qrels file from the competition's start, so anyone can later
     check that the judgments did not change mid-competition. Read-only: the rows are derived
     live from the files; the audit events are written by the beat task publish_due_events."""
-    viewer = _get_viewer(request, slug)
+    viewer = competition_viewer(request, slug)
     return render(request, "competitions/commitments.html", {
         "competition": viewer.competition, "rows": selectors.commitments(viewer),
         "started": viewer.now >= viewer.competition.starts_at})

@@ -7,8 +7,7 @@ from django.views.decorators.http import require_GET
 
 from cupboard.audit.details import readable_details
 from cupboard.audit.selectors import audit_events_for
-
-from .views import _get_viewer
+from cupboard.competitions.access import competition_viewer
 
 
 @require_GET
@@ -16,7 +15,7 @@ def audit_log(request, slug: str):
     """Organizers read every event; everyone else the public ones (commitments, reveals).
     Read-only: due public events are written by the beat task publish_due_events (every
     CUPBOARD_SWEEP_INTERVAL seconds), never by a GET."""
-    viewer = _get_viewer(request, slug)
+    viewer = competition_viewer(request, slug)
     events = audit_events_for(viewer)
     page = Paginator(events, 50).get_page(request.GET.get("page"))
     if viewer.is_organizer:

@@ -1,35 +1,22 @@
 """The organizer area: an overview per phase, topics and qrels uploads, the phase and
-surprise schedules. For a competition's organizers and staff only; anyone else gets the
-same 404 as for a competition that does not exist, so the area does not even confirm
-that a draft competition is there."""
+surprise schedules. For a competition's organizers and staff only; anyone else gets a 403,
+or the 404 of a competition that does not exist when they may not see it (a draft), as
+every organizer page answers (competitions/access.py)."""
 from __future__ import annotations
 
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from cupboard.competitions.access import organizer_competition, organizer_phase
 from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.forms import GroupRevealForm, PhaseFilesForm, PhaseScheduleForm, QrelsUploadForm
-from cupboard.competitions.models import Competition, Phase, SubsetGroup
+from cupboard.competitions.models import SubsetGroup
 from cupboard.competitions.schedule import PHASE_SCHEDULE_FIELDS, group_reveal_change, phase_schedule_change
 from cupboard.competitions.selectors import organizer_overview
 from cupboard.competitions.services import qrels_release_create, topics_import_files
-from cupboard.competitions.viewer import viewer_for
-
-
-def _get_competition_for_organizer(request, slug: str) -> Competition:
-    competition = Competition.objects.filter(slug=slug).first()
-    if competition is None or not viewer_for(request, competition).is_organizer:
-        raise Http404("No such competition")
-    return competition
-
-
-def _get_phase_for_organizer(request, slug: str, phase_slug: str) -> Phase:
-    competition = _get_competition_for_organizer(request, slug)
-    return get_object_or_404(Phase.objects.select_related("competition"), competition=competition, slug=phase_slug)
 
 
 def _refusal(error: CompetitionError) -> dict:
@@ -66,7 +53,7 @@ def _form_page(request, template: str, context: dict, *, refusal: dict | None):
 @require_GET
 def manage(request, slug: str):
     """Per phase: topics and current judgments per subset, submissions by status, actions."""
-    competition = _get_competition_for_organizer(request, slug)
+    competition = organizer_competition(request, slug)
     return render(request, "competitions/manage.html", {
         "competition": competition, "phases": organizer_overview(competition),
         "groups": competition.groups.all()})
@@ -74,7 +61,7 @@ def manage(request, slug: str):
 
 def _files_upload(request, slug: str, phase_slug: str, *, kind: str, form_class, store):
     """Shared by the topics and qrels uploads: a form, one service call, errors by file and line."""
-    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    phase = organizer_phase(request, slug, phase_slug)
     subsets = phase.competition.subsets.order_by("position", "code")
     form = form_class(*_posted(request), subsets=subsets)
     done, refusal = _save(request, form, lambda: store(phase, form), slug=slug)
@@ -113,7 +100,7 @@ def topics_upload(request, slug: str, phase_slug: str):
 @require_http_methods(["GET", "POST"])
 def phase_schedule(request, slug: str, phase_slug: str):
     """A phase's leaderboard visibility, reveal instant and hidden judgments (audited)."""
-    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    phase = organizer_phase(request, slug, phase_slug)
     form = PhaseScheduleForm(*_posted(request)[:1], initial={n: getattr(phase, n) for n in PHASE_SCHEDULE_FIELDS})
 
     def change():
@@ -129,7 +116,7 @@ def phase_schedule(request, slug: str, phase_slug: str):
 @require_http_methods(["GET", "POST"])
 def group_reveal(request, slug: str, group_name: str):
     """When a subset group (the surprise languages) is revealed to participants (audited)."""
-    competition = _get_competition_for_organizer(request, slug)
+    competition = organizer_competition(request, slug)
     group = get_object_or_404(SubsetGroup, competition=competition, name=group_name)
     form = GroupRevealForm(*_posted(request)[:1], initial={"reveal_at": group.reveal_at})
 

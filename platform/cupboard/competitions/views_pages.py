@@ -11,14 +11,14 @@ from django.views.decorators.http import require_GET
 
 from cupboard.competitions import submitting
 from cupboard.competitions.pages import PAGES, page_links, render_markdown
-from cupboard.competitions.views import _get_competition_for_user, _get_phase_for_user
+from cupboard.competitions.access import competition_viewer, phase_viewer
 
 
 @require_GET
 def competition_page(request, slug: str, page: str):
     """One of the organizer's pages (overview, rules, data, evaluation, faq), rendered safely;
     a page the YAML does not fill is a 404."""
-    competition = _get_competition_for_user(request, slug)
+    competition = competition_viewer(request, slug).competition
     text = competition.pages.get(page)
     if page not in PAGES or not text:
         raise Http404("No such page")
@@ -38,12 +38,12 @@ def _zip(content: bytes | None, name: str) -> HttpResponse:
 @require_GET
 def topics_archive(request, slug: str, phase_slug: str):
     """Every topics file of a phase the viewer may download, as one zip."""
-    viewer, phase = _get_phase_for_user(request, slug, phase_slug)
+    viewer, phase = phase_viewer(request, slug, phase_slug)
     return _zip(submitting.topics_archive(viewer, phase), f"topics.{slug}.{phase_slug}.zip")
 
 
 @require_GET
 def sample_submission(request, slug: str, phase_slug: str):
     """Valid run files for the phase, one per language the viewer sees (made-up documents)."""
-    viewer, phase = _get_phase_for_user(request, slug, phase_slug)
+    viewer, phase = phase_viewer(request, slug, phase_slug)
     return _zip(submitting.sample_submission(viewer, phase), f"sample-submission.{slug}.{phase_slug}.zip")

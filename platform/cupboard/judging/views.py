@@ -13,10 +13,10 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 
 from cupboard.charts import as_html
-from cupboard.competitions.models import Phase, QrelsRelease
+from cupboard.competitions.access import organizer_phase, phase_viewer
+from cupboard.competitions.models import QrelsRelease
 from cupboard.competitions.selectors import ALL
 from cupboard.competitions.viewer import viewer_for
-from cupboard.competitions.views_manage import _get_phase_for_organizer
 
 from .charts import changes_figure, judged_figure, unique_figure
 from .forms import PoolExportForm
@@ -63,10 +63,7 @@ def _pool_page(request, phase, form, *, status=200):
 def phase_judged_page(request, slug: str, phase_slug: str):
     """Judged@10 of every run on a phase's leaderboard, per language (table and heatmap), for
     anyone once the phase's judgments and leaderboard are public; until then it says when."""
-    phase = get_object_or_404(Phase.objects.select_related("competition"), competition__slug=slug, slug=phase_slug)
-    viewer = viewer_for(request, phase.competition)
-    if not viewer.sees_competition:
-        raise Http404("No such phase")
+    viewer, phase = phase_viewer(request, slug, phase_slug)
     visible = sees_phase_judged(viewer, phase)
     table = phase_judged(phase, viewer) if visible else {"subsets": [], "rows": []}
     return render(request, "judging/judged.html", {
@@ -81,7 +78,7 @@ def phase_judged_page(request, slug: str, phase_slug: str):
 def pool(request, slug: str, phase_slug: str):
     """Judged@10 per counted run and subset, the pool exports (reloading while one is built),
     and which team's runs alone found relevant documents."""
-    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    phase = organizer_phase(request, slug, phase_slug)
     return _pool_page(request, phase, PoolExportForm())
 
 
@@ -89,7 +86,7 @@ def pool(request, slug: str, phase_slug: str):
 @require_POST
 def pool_create(request, slug: str, phase_slug: str):
     """Queue a pool export of the chosen runs; the worker builds it while the page shows progress."""
-    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    phase = organizer_phase(request, slug, phase_slug)
     form = PoolExportForm(request.POST)
     if not form.is_valid():
         return _pool_page(request, phase, form, status=400)
@@ -100,7 +97,7 @@ def pool_create(request, slug: str, phase_slug: str):
 
 
 def _get_export(request, slug: str, phase_slug: str, pk: int) -> PoolExport:
-    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    phase = organizer_phase(request, slug, phase_slug)
     export = get_object_or_404(PoolExport.objects.select_related("phase__competition"), phase=phase, pk=pk)
     if export.status != PoolExport.Status.DONE:
         raise Http404("This pool is not built (yet).")
@@ -136,7 +133,7 @@ def pool_tsv(request, slug: str, phase_slug: str, pk: int, code: str):
 def qrels_changes(request, slug: str, phase_slug: str, number: int):
     """What qrels v<number> changed: per team, score and rank before and after on the chosen
     column (?column=<subset code>, default the average), with the new judgments per subset."""
-    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    phase = organizer_phase(request, slug, phase_slug)
     release = get_object_or_404(QrelsRelease, phase=phase, number=number)
     found = release_changes(release)
     if found is None:

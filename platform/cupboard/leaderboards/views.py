@@ -20,6 +20,7 @@ from django.utils.timezone import is_aware, make_aware
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
+from cupboard.competitions.access import seen
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.viewer import Viewer, viewer_for
 from cupboard.leaderboards.cache import (BoardKey, BoardState, Rendered, board_state, cached, cached_response,
@@ -47,10 +48,7 @@ def _phase_and_viewer(request, state: BoardState) -> tuple[Phase, Viewer]:
     """The phase and its viewer at the instant the state was read (so both agree on what is
     revealed); 404 when the phase does not exist for them."""
     phase = Phase.objects.select_related("competition").get(pk=state.phase_id)
-    viewer = viewer_for(request, phase.competition, state.now)
-    if not viewer.sees_competition:
-        raise Http404("No such leaderboard")
-    return phase, viewer
+    return phase, seen(request, phase.competition, now=state.now)
 
 
 def _is_blank(request) -> bool:

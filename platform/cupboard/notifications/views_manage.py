@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from cupboard.competitions.views_manage import _get_competition_for_organizer
+from cupboard.competitions.access import organizer_competition
 
 from .forms import TeamsMessageForm
 from .messaging import teams_message
@@ -16,7 +16,7 @@ from .messaging import teams_message
 @require_http_methods(["GET", "POST"])
 def message_teams(request, slug: str):
     """An e-mail to every member of every team (organizers and staff; audited). Errors keep the text."""
-    competition = _get_competition_for_organizer(request, slug)
+    competition = organizer_competition(request, slug)
     form = TeamsMessageForm(request.POST or None)
     refusal = None
     if request.method == "POST" and form.is_valid():

@@ -10,9 +10,9 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from cupboard.charts import as_html
-from cupboard.competitions.models import Competition, Phase
+from cupboard.competitions.access import competition_viewer, organizer_phase, organizers_only, phase_viewer, seen
 from cupboard.competitions.run_metadata import metadata_fields, metadata_shown
-from cupboard.competitions.viewer import Viewer, viewer_for
+from cupboard.competitions.viewer import Viewer
 
 from .errors import SubmissionRefused
 from .baselines import baseline_hybrid_create
@@ -28,31 +28,11 @@ from .services import phase_rescore, submission_create, submission_disqualify, s
 from .views_manage import grant_page
 
 
-def _get_phase(request, competition_slug: str, phase_slug: str) -> tuple[Viewer, Phase]:
-    """A phase of a competition the viewer may know of (a draft is a 404 to all but its organizers)."""
-    phase = get_object_or_404(Phase.objects.select_related("competition"),
-                              competition__slug=competition_slug, slug=phase_slug)
-    viewer = viewer_for(request, phase.competition)
-    if not viewer.sees_competition:
-        raise Http404("No such phase")
-    return viewer, phase
-
-
-def _get_phase_for_organizer(request, competition_slug: str, phase_slug: str) -> Phase:
-    viewer, phase = _get_phase(request, competition_slug, phase_slug)
-    if not viewer.is_organizer:
-        raise PermissionDenied("Organizers only.")
-    return phase
-
-
 def _get_submission(request, pk: int) -> tuple[Viewer, Submission]:
     """A submission and its viewer; 404 when its competition is one the viewer may not see
     (everything of a draft is unknown to non-organizers)."""
     submission = get_object_or_404(Submission.objects.select_related("phase__competition", "team"), pk=pk)
-    viewer = viewer_for(request, submission.phase.competition)
-    if not viewer.sees_competition:
-        raise Http404("No such submission")
-    return viewer, submission
+    return seen(request, submission.phase.competition), submission
 
 
 def _get_submission_for_user(request, pk: int) -> tuple[Viewer, Submission]:
@@ -64,8 +44,7 @@ def _get_submission_for_user(request, pk: int) -> tuple[Viewer, Submission]:
 
 def _get_submission_for_organizer(request, pk: int) -> Submission:
     viewer, submission = _get_submission(request, pk)
-    if not viewer.is_organizer:
-        raise PermissionDenied("Organizers only.")
+    organizers_only(viewer)
     return submission
 
 
@@ -74,7 +53,7 @@ def _get_submission_for_organizer(request, pk: int) -> Submission:
 def upload(request, competition_slug: str, phase_slug: str):
     """The upload form: run files, method details, quota left; validation errors with file and
     line. The form is disabled, with the reason, when the user cannot submit now."""
-    viewer, phase = _get_phase(request, competition_slug, phase_slug)
+    viewer, phase = phase_viewer(request, competition_slug, phase_slug)
     now, organizer, team = viewer.now, viewer.is_organizer, viewer.team
     form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer, subsets=viewer.subsets,
                       metadata_fields=metadata_fields(phase.competition))
@@ -119,10 +98,8 @@ def _say_received(request, submission: Submission, *, method_name: str) -> None:
 def mine(request, competition_slug: str):
     """My submissions: every submission of the viewer's team in one competition, all phases,
     with status, the averages the viewer may see, and final selection; ?phase= and ?status= filter."""
-    competition = get_object_or_404(Competition, slug=competition_slug)
-    viewer = viewer_for(request, competition)
-    if not viewer.sees_competition:
-        raise Http404("No such competition")
+    viewer = competition_viewer(request, competition_slug)
+    competition = viewer.competition
     phase, status = request.GET.get("phase", ""), request.GET.get("status", "")
     return render(request, "submissions/mine.html", {
         "competition": competition, "team": viewer.team, "phases": competition.phases.all(),
@@ -249,7 +226,7 @@ def grant(request, pk: int):
 @require_POST
 def rescore(request, competition_slug: str, phase_slug: str):
     """Queue every scored submission of the phase for scoring again (organizers; audited)."""
-    phase = _get_phase_for_organizer(request, competition_slug, phase_slug)
+    phase = organizer_phase(request, competition_slug, phase_slug)
     count = phase_rescore(phase=phase, actor=request.user)
     messages.success(request, f"{count} submission(s) queued for scoring again.")
     return redirect("competitions:manage_scoring", competition_slug, phase_slug)
@@ -259,7 +236,7 @@ def rescore(request, competition_slug: str, phase_slug: str):
 @require_POST
 def hybrid(request, competition_slug: str, phase_slug: str):
     """Add a baseline fusing two baselines of the phase (organizers)."""
-    phase = _get_phase_for_organizer(request, competition_slug, phase_slug)
+    phase = organizer_phase(request, competition_slug, phase_slug)
     form = HybridForm(request.POST, phase=phase)
     if not form.is_valid():
         messages.error(request, "Choose two baselines and a weight between 0 and 1.")

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 from cupboard.competitions import submitting
 from cupboard.competitions.pages import page_links
 from cupboard.competitions.run_metadata import metadata_fields
-from cupboard.competitions.views import _get_viewer
+from cupboard.competitions.access import competition_viewer
 
 from .quota import quota_status
 
@@ -18,7 +18,7 @@ from .quota import quota_status
 def how_to_submit(request, slug: str):
     """Run format with an example on a phase's real topic ids, file names, the exact CLI command
     per phase and how to get it, the viewer's team's limits left today, and the downloads."""
-    viewer = _get_viewer(request, slug)
+    viewer = competition_viewer(request, slug)
     server = request.build_absolute_uri("/").rstrip("/")
     guides = submitting.phase_guides(viewer, server=server)
     if viewer.team is not None:

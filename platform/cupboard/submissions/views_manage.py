@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods
 
-from cupboard.competitions.views_manage import _get_competition_for_organizer, _get_phase_for_organizer
+from cupboard.competitions.access import organizer_competition, organizer_phase
 from cupboard.teams.models import Team
 
 from .errors import SubmissionRefused
@@ -25,7 +25,7 @@ from .verification import verification_request
 @require_GET
 def phase_export(request, slug: str, phase_slug: str):
     """Every submission of a phase with metadata and scores, as a CSV download."""
-    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    phase = organizer_phase(request, slug, phase_slug)
     response = HttpResponse(phase_submissions_csv(phase=phase), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = content_disposition_header(True, f"{slug}-{phase_slug}-submissions.csv")
     return response
@@ -36,7 +36,7 @@ def phase_export(request, slug: str, phase_slug: str):
 def phase_scoring(request, slug: str, phase_slug: str):
     """A phase's submissions by state with a progress bar; the page reloads itself every few
     seconds while any is still waiting or being scored (a re-score, a new qrels version)."""
-    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    phase = organizer_phase(request, slug, phase_slug)
     verifications = list(phase.verifications.select_related("requested_by")[:5])
     return render(request, "submissions/manage_scoring.html", {
         "competition": phase.competition, "phase": phase, "progress": scoring_progress(phase=phase),
@@ -48,7 +48,7 @@ def phase_scoring(request, slug: str, phase_slug: str):
 def phase_verify(request, slug: str, phase_slug: str):
     """Queue a second engine's check of the phase's official scores (pytrec_eval, in the
     worker: submissions/verification.py); its progress and outcome show on the scoring page."""
-    phase = _get_phase_for_organizer(request, slug, phase_slug)
+    phase = organizer_phase(request, slug, phase_slug)
     verification = verification_request(phase=phase, actor=request.user, reason=Verification.Reason.ORGANIZER)
     messages.success(request, f"Verification {verification.pk} of {phase.name} by a second engine is "
                               f"{verification.get_status_display().lower()}.")
@@ -60,7 +60,7 @@ def phase_verify(request, slug: str, phase_slug: str):
 def team_grant(request, slug: str, team_slug: str):
     """Extra submissions for any team of the competition, in a phase it chooses (audited),
     whether or not the team has submitted yet. Errors name their field and keep the input."""
-    competition = _get_competition_for_organizer(request, slug)
+    competition = organizer_competition(request, slug)
     team = get_object_or_404(Team, competition=competition, slug=team_slug)
     initial = {"phase": request.GET.get("phase")} if request.GET.get("phase") else None
     form = TeamGrantForm(request.POST or None, competition=competition, initial=initial)
@@ -90,6 +90,6 @@ def grant_page(request, *, team: Team, form: TeamGrantForm):
 @require_GET
 def manage_teams(request, slug: str):
     """Teams with members and submission counts per phase, and the team-change events; organizers
-    and staff only (a 404 to everyone else, like the rest of the organizer area)."""
-    competition = _get_competition_for_organizer(request, slug)
+    and staff only (a 403 to everyone else, as every organizer page: competitions/access.py)."""
+    competition = organizer_competition(request, slug)
     return render(request, "teams/manage.html", {"competition": competition, **teams_overview(competition=competition)})

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from cupboard.accounts.views import throttled
 from cupboard.competitions.models import Competition
+from cupboard.competitions.access import competition_viewer, seen
 from cupboard.competitions.viewer import viewer_for
 from cupboard.throttle import client_address, throttle_count, throttle_wait
 
@@ -26,8 +27,7 @@ def _get_team(request, competition_slug: str, team_slug: str) -> Team:
     """A team of a competition the viewer may see; a draft's teams are a 404 like its pages."""
     team = get_object_or_404(Team.objects.select_related("competition"),
                              competition__slug=competition_slug, slug=team_slug)
-    if not viewer_for(request, team.competition).sees_competition:
-        raise Http404("No such team")
+    seen(request, team.competition)
     return team
 
 
@@ -41,10 +41,8 @@ def _entry(competition: Competition) -> dict:
 @require_http_methods(["GET", "POST"])
 def create(request, competition_slug: str):
     """Create a team in a competition; the creator joins it."""
-    competition = get_object_or_404(Competition, slug=competition_slug)
-    viewer = viewer_for(request, competition)
-    if not viewer.sees_competition:
-        raise Http404("No such competition")  # a draft: only its organizers know it exists
+    viewer = competition_viewer(request, competition_slug)  # a draft: only its organizers know it exists
+    competition = viewer.competition
     form = TeamForm(request.POST or None)
     address = client_address(request)
     if request.method == "POST" and (wait := throttle_wait("team-create-address", address)):
