@@ -7,7 +7,7 @@ from django.urls import reverse
 from cupboard.competitions.services import qrels_release_create
 from cupboard.judging.pools import pool_export_build, pool_export_create
 from tests.factories import qrels_text
-from tests.judging.conftest import D, JUDGMENTS
+from tests.judging.conftest import JUDGMENTS, D
 from tests.personas import client_for
 
 pytestmark = pytest.mark.django_db

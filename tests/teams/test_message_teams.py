@@ -6,8 +6,8 @@ from django.urls import reverse
 
 from cupboard.audit.models import AuditEvent
 from cupboard.notifications.preferences import mail_preferences_set
-from tests.notifications.sending import send_recorded
 from tests.factories import make_team, make_user
+from tests.notifications.sending import send_recorded
 from tests.personas import client_for
 
 

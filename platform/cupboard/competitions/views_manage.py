@@ -4,7 +4,6 @@ or the 404 of a competition that does not exist when they may not see it (a draf
 every organizer page answers (competitions/access.py)."""
 from __future__ import annotations
 
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render

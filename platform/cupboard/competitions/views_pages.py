@@ -10,8 +10,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from cupboard.competitions import submitting
-from cupboard.competitions.pages import PAGES, page_links, render_markdown
 from cupboard.competitions.access import competition_viewer, phase_viewer
+from cupboard.competitions.pages import PAGES, page_links, render_markdown
 
 
 @require_GET

@@ -16,15 +16,14 @@ from django.template.loader import render_to_string
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.http import http_date
-from django.utils.timezone import is_aware, make_aware
 from django.utils.safestring import mark_safe
+from django.utils.timezone import is_aware, make_aware
 from django.views.decorators.http import require_GET
 
 from cupboard.competitions.access import seen
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.viewer import Viewer, viewer_for
-from cupboard.leaderboards.cache import (BoardKey, BoardState, Rendered, board_state, cached, cached_response,
-                                         viewer_class)
+from cupboard.leaderboards.cache import BoardKey, BoardState, Rendered, board_state, cached, cached_response, viewer_class
 from cupboard.leaderboards.charts import leaderboard_charts
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
 from cupboard.leaderboards.past import as_of_wait, past

@@ -14,11 +14,11 @@ from cupboard.competitions.access import competition_viewer, organizer_phase, or
 from cupboard.competitions.run_metadata import metadata_fields, metadata_shown
 from cupboard.competitions.viewer import Viewer
 
-from .errors import SubmissionRefused
 from .baselines import baseline_hybrid_create
 from .charts import difference_figure
 from .comparison import TRIALS, can_compare, comparable_submissions, comparison_rows
 from .coverage import incomplete, run_files_coverage
+from .errors import SubmissionRefused
 from .forms import DisqualifyForm, GrantForm, HybridForm, TeamGrantForm, UploadForm
 from .models import Submission
 from .quota import quota_grant, quota_status, upload_blocked

@@ -7,9 +7,9 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from cupboard.competitions import submitting
+from cupboard.competitions.access import competition_viewer
 from cupboard.competitions.pages import page_links
 from cupboard.competitions.run_metadata import metadata_fields
-from cupboard.competitions.access import competition_viewer
 
 from .quota import quota_status
 

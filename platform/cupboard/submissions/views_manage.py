@@ -15,8 +15,8 @@ from cupboard.teams.models import Team
 from .errors import SubmissionRefused
 from .exports import phase_submissions_csv
 from .forms import TeamGrantForm
-from .quota import quota_grant
 from .models import Verification
+from .quota import quota_grant
 from .selectors import scoring_progress, teams_overview
 from .verification import verification_request
 

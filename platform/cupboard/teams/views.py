@@ -12,8 +12,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from cupboard.accounts.views import throttled
-from cupboard.competitions.models import Competition
 from cupboard.competitions.access import competition_viewer, seen
+from cupboard.competitions.models import Competition
 from cupboard.competitions.viewer import viewer_for
 from cupboard.throttle import client_address, throttle_count, throttle_wait
 
