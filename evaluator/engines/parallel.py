@@ -13,7 +13,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from typing import TypeVar
 
 import pyarrow as pa
 
@@ -25,6 +26,9 @@ from .jobs import Job as Job  # Job, Outcome and Scoring: the names callers impo
 from .jobs import Outcome as Outcome
 from .jobs import Scoring as Scoring
 from .scoring import Evaluator
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def score_submission(jobs: Sequence[Job], *, scoring: Scoring, workers: int | None = None,
@@ -44,15 +48,42 @@ def score_submission(jobs: Sequence[Job], *, scoring: Scoring, workers: int | No
         return outcomes
     # Largest runs first: the last jobs to start are then small and both workers finish together.
     ordered = sorted(jobs, key=Job.run_bytes, reverse=True)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                             initializer=_start_worker) as pool:
-        futures = [pool.submit(score_job, job, scoring=scoring, threads=1) for job in ordered]
-        for future in as_completed(futures):
-            outcome = future.result()
-            outcomes[outcome.subset] = outcome
-            if done:
-                done(outcome, len(outcomes), len(jobs))
+    def finished(outcome: Outcome, count: int) -> None:
+        if done:
+            done(outcome, count, len(jobs))
+
+    for outcome in map_forked(_score_alone, ordered, workers=workers, initializer=_start_worker, done=finished,
+                              scoring=scoring):
+        outcomes[outcome.subset] = outcome
     return {job.subset: outcomes[job.subset] for job in jobs}
+
+
+def _score_alone(job: Job, scoring: Scoring) -> Outcome:
+    return score_job(job, scoring=scoring, threads=1)
+
+
+def map_forked(work: Callable[..., R], items: Sequence[T], *, workers: int,
+               initializer: Callable[[], None] | None = None, done: Callable[[R, int], None] | None = None,
+               **kwargs: object) -> list[R]:
+    """[work(item, **kwargs)] for `items`, in their order, on `workers` processes forked from
+    this one and started in the order of `items`. `done(result, finished)` is called in this
+    process as each finishes. The first error of a job is raised here once the jobs already
+    running have finished; the jobs not started yet are cancelled. The platform's scoring
+    worker uses it too (cupboard/submissions/scoring_jobs.py)."""
+    results: dict[int, R] = {}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                             initializer=initializer) as pool:
+        futures: dict[Future[R], int] = {pool.submit(work, item, **kwargs): index for index, item in enumerate(items)}
+        try:
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                if done:
+                    done(results[futures[future]], len(results))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return [results[index] for index in range(len(items))]
 
 
 def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:

@@ -20,17 +20,17 @@ import os
 import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from functools import partial
 
 from django.conf import settings
 
 from cupboard.competitions.models import Competition, QrelsFile, Subset, TopicSet
 from cupboard.competitions.selectors import qrels_files
-
 from evaluator.benchmarks import get_benchmark
-from evaluator.io.qrels import read_qrels
+from evaluator.engines.parallel import map_forked
 from evaluator.engines.scoring import Evaluator
+from evaluator.io.qrels import read_qrels
 
 from . import readcache
 from .models import JUDGED_METRIC, RunFile
@@ -150,12 +150,14 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _score_inherited(index: int):
-    return index, score_job(_JOBS[index], _COMPETITION[0])
+    return score_job(_JOBS[index], _COMPETITION[0])
 
 
 def score_jobs(jobs: list[SubsetJob], *, competition: Competition, processes: int,
                done: Callable[[int, int], None]) -> list:
-    """[SubsetResult] in the order of `jobs`; `done(finished, total)` after each, in this process."""
+    """[SubsetResult] in the order of `jobs`; `done(finished, total)` after each, in this process.
+    The processes are the evaluator's (`map_forked`, as the CLI scores); a RunRejected from a
+    job is raised here."""
     processes = min(processes, len(jobs))
     if processes <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         results = []
@@ -166,22 +168,13 @@ def score_jobs(jobs: list[SubsetJob], *, competition: Competition, processes: in
     _JOBS[:], _COMPETITION[:] = jobs, [competition]
     # Largest runs first, so the last jobs to start are small and the processes finish together.
     order = sorted(range(len(jobs)), key=lambda i: -(jobs[i].run_file.size if jobs[i].run_file else 0))
-    results: dict[int, object] = {}
     try:
-        with may_have_children(), ProcessPoolExecutor(
-                max_workers=processes, mp_context=multiprocessing.get_context("fork"),
-                initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
-            futures = [pool.submit(_score_inherited, index) for index in order]
-            try:
-                for future in as_completed(futures):
-                    index, result = future.result()  # a RunRejected from a job is raised here
-                    results[index] = result
-                    done(len(results), len(jobs))
-            except BaseException:
-                for future in futures:
-                    future.cancel()  # the jobs not started yet; the running ones finish
-                raise
+        with may_have_children():
+            results = map_forked(_score_inherited, order, workers=processes,
+                                 initializer=partial(_die_with_parent, os.getpid()),
+                                 done=lambda _, finished: done(finished, len(jobs)))
     finally:
         _JOBS.clear()
         _COMPETITION.clear()
-    return [results[i] for i in range(len(jobs))]
+    by_index = dict(zip(order, results, strict=True))
+    return [by_index[i] for i in range(len(jobs))]
