@@ -34,25 +34,33 @@ def after_commit(handler: Callable[..., object]) -> AfterCommit:
     return AfterCommit(handler)
 
 
-class Event:
-    """Something that happened, with the keyword arguments every send gives its handlers."""
+class _Declared:
+    """An event or a question: its name and the keyword arguments every call must give."""
 
     def __init__(self, name: str, *args: str):
         self.name, self.args = name, frozenset(args)
-        self.handlers: tuple = ()
 
     def __repr__(self) -> str:
-        return f"<Event {self.name}>"
+        return f"<{type(self).__name__} {self.name}>"
+
+    def _check(self, kwargs: dict, answered: bool) -> None:
+        if kwargs.keys() != self.args:
+            raise TypeError(f"{self.name!r} takes {sorted(self.args)}, not {sorted(kwargs)}")
+        if not answered:
+            raise RuntimeError(f"nothing handles {self.name!r}: is cupboard.flows in INSTALLED_APPS?")
+
+
+class Event(_Declared):
+    """Something that happened, with the keyword arguments every send gives its handlers."""
+
+    handlers: tuple = ()
 
     def handled_by(self, *handlers: Callable[..., object] | AfterCommit) -> None:
         """Set the handlers, in the order they run (cupboard.flows, once; setting them again replaces them)."""
         self.handlers = handlers
 
     def send(self, **kwargs: object) -> None:
-        if kwargs.keys() != self.args:
-            raise TypeError(f"{self.name!r} is sent with {sorted(self.args)}, not {sorted(kwargs)}")
-        if not self.handlers:
-            raise RuntimeError(f"nothing handles {self.name!r}: is cupboard.flows in INSTALLED_APPS?")
+        self._check(kwargs, answered=bool(self.handlers))
         for handler in self.handlers:
             if isinstance(handler, AfterCommit):
                 transaction.on_commit(partial(handler.handler, **kwargs))
@@ -60,26 +68,20 @@ class Event:
                 handler(**kwargs)
 
 
-class Question:
+class Question(_Declared):
     """What a lower app asks of one above it (how many submissions a leaving member takes
     along): exactly one answerer, set by cupboard.flows, whose answer `ask()` returns."""
 
-    def __init__(self, name: str, *args: str):
-        self.name, self.args = name, frozenset(args)
-        self.answerer: Callable[..., object] | None = None
-
-    def __repr__(self) -> str:
-        return f"<Question {self.name}>"
+    answerer: Callable[..., object] | None = None
 
     def answered_by(self, answerer: Callable[..., object]) -> None:
         self.answerer = answerer
 
-    def ask(self, **kwargs: object):
-        if kwargs.keys() != self.args:
-            raise TypeError(f"{self.name!r} is asked with {sorted(self.args)}, not {sorted(kwargs)}")
-        if self.answerer is None:
-            raise RuntimeError(f"nothing answers {self.name!r}: is cupboard.flows in INSTALLED_APPS?")
-        return self.answerer(**kwargs)
+    def ask(self, **kwargs: object) -> object:
+        answerer = self.answerer
+        self._check(kwargs, answered=answerer is not None)
+        assert answerer is not None  # _check raised otherwise
+        return answerer(**kwargs)
 
 
 # Scoring (submissions/scoring.py). Stored: inside the transaction that stores the scores, while

@@ -16,7 +16,7 @@ def test_every_event_is_handled_and_every_question_answered_once_the_apps_are_re
 
 def test_a_question_returns_its_one_answer():
     question = events.Question("how many", "thing")
-    with pytest.raises(RuntimeError, match="nothing answers 'how many'"):
+    with pytest.raises(RuntimeError, match="nothing handles 'how many'"):
         question.ask(thing=2)
     question.answered_by(lambda *, thing: thing * 2)
     assert question.ask(thing=2) == 4
@@ -27,7 +27,7 @@ def test_a_question_returns_its_one_answer():
 def test_it_refuses_a_send_without_the_declared_arguments():
     event = events.Event("thing done", "thing")
     event.handled_by(lambda *, thing: None)
-    with pytest.raises(TypeError, match="'thing done' is sent with \\['thing'\\], not \\['other'\\]"):
+    with pytest.raises(TypeError, match="'thing done' takes \\['thing'\\], not \\['other'\\]"):
         event.send(other=1)
 
 
