@@ -40,7 +40,7 @@ def _generate() -> dict[int, list[Path]]:
             if not (DATA / "phase" / f"qrels.{code}.tsv").exists():
                 make_topics(DATA / "phase" / f"topics.{code}.tsv", language=code, count=count)
                 make_qrels(DATA / "phase" / f"qrels.{code}.tsv", language=code, count=count)
-        for path, (code, count) in zip(runs[depth], MIRACL_TEST_B_QUERY_COUNTS.items()):
+        for path, (code, count) in zip(runs[depth], MIRACL_TEST_B_QUERY_COUNTS.items(), strict=True):
             make_run(path, language=code, count=count, depth=depth, tag="bench")
         (folder / ".complete").touch()
     return runs

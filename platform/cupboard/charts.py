@@ -40,7 +40,10 @@ def default_template() -> str:
     """plotly.py's default template ("plotly"), which its `to_json()` puts in every layout and
     which gives the charts their look, as JSON: read once per process from the plotly package's
     own file, found without importing plotly (importing it costs more than a page's charts)."""
-    package = Path(importlib.util.find_spec("plotly").submodule_search_locations[0])
+    spec = importlib.util.find_spec("plotly")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("plotly is not installed: the charts take their template from it")
+    package = Path(spec.submodule_search_locations[0])
     return _dumps(json.loads((package / "package_data" / "templates" / "plotly.json").read_text()))
 
 

@@ -73,7 +73,7 @@ def test_a_submission_after_broker_restarts_and_a_worker_crash_is_scored(tmp_pat
             redis_server.stop()
             time.sleep(1.5)
             redis_server.start()
-            wait_until(lambda: stack.log("worker").count("Connected to redis") >= restart + 2, seconds=60,
+            wait_until(lambda restart=restart: stack.log("worker").count("Connected to redis") >= restart + 2, seconds=60,
                        what=f"the worker to reconnect after restart {restart + 1}\n{stack.log('worker')[-3000:]}")
         first = worker_pid(stack, supervisor)
         os.kill(first, signal.SIGKILL)  # as the kombu bug ends it: the worker is gone, the supervisor is not

@@ -41,7 +41,7 @@ def _go_bands(board, metric, top=charts.BAND_TEAMS):
     average = board.average_columns[-1]
     entries = [e for e in charts._charted_entries(board, top) if e.overall is not None]
     values = [e.cell(average, metric) for e in entries]
-    bars = [charts._error_bars(e, [average.key], [v]) for e, v in zip(entries, values)]
+    bars = [charts._error_bars(e, [average.key], [v]) for e, v in zip(entries, values, strict=True)]
     figure = go.Figure(go.Bar(
         x=[charts._name(e) for e in entries], y=values,
         error_y={"type": "data", "symmetric": False, "thickness": 1, "array": [b["array"][0] for b in bars],

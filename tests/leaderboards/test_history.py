@@ -30,7 +30,7 @@ def steps(cast):
     phase = cast.competition.phases.get(slug="dev")
     t0 = timezone.now() - timedelta(hours=3)
     instants = [t0, t0 + timedelta(hours=1), t0 + timedelta(hours=2)]
-    for instant, team, value in zip(instants, (cast.team_a, cast.team_b, cast.team_a), (0.4, 0.5, 0.6)):
+    for instant, team, value in zip(instants, (cast.team_a, cast.team_b, cast.team_a), (0.4, 0.5, 0.6), strict=True):
         with time_machine.travel(instant, tick=False):
             submission = make_scored(phase, team=team, scores=ndcg(sw=value, te=value))
             leaderboard_update(phase=phase, submission=submission)

@@ -86,9 +86,9 @@ def _visit_all(browser, site, width: int, check) -> list[str]:
         # The admin's pages name no icon, so chromium asks for /favicon.ico, which no site page has.
         context.route("**/favicon.ico", lambda route: route.fulfill(status=204))
         page = context.new_page()
-        errors = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        errors = []  # the page and its handlers live and die in this iteration, with this list
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)  # noqa: B023
+        page.on("pageerror", lambda e: errors.append(str(e)))  # noqa: B023
         for name, path in pages.items():
             response = page.goto(site["url"] + path)
             page.wait_for_load_state("load")

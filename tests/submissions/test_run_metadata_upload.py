@@ -93,7 +93,7 @@ def test_the_organizers_export_has_a_column_per_field(cup):
     submission_create(phase=cup.dev, team=cup.team_a, user=cup.participant, method_name="x",
                       files=[(upload("run.sw.txt", good_sw()), None)], metadata=dict(STORED))
     header, row = phase_submissions_csv(phase=cup.dev).splitlines()[:2]
-    columns = dict(zip(header.split(","), row.split(",")))
+    columns = dict(zip(header.split(","), row.split(","), strict=True))
     assert (columns["meta:run_type"], columns["meta:zero_shot"], columns["meta:parameters_m"]) == ("manual", "yes",
                                                                                                  "178")
 

@@ -2,11 +2,13 @@
 rely on it) and, when an input file or definition is at fault, the list of problems,
 each naming where: an `evaluator.records.Problem` (file, line, column) for a data file,
 or a text starting with the YAML key path for a definition."""
+from collections.abc import Sequence
+
 from evaluator.records import Problem
 
 
 class CompetitionError(Exception):
-    def __init__(self, code: str, message: str, *, problems: "list[Problem | str] | tuple[Problem | str, ...]" = ()):
+    def __init__(self, code: str, message: str, *, problems: "Sequence[Problem | str]" = ()):
         self.code = code
         self.message = message
         self.problems = tuple(problems)

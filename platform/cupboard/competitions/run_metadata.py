@@ -25,7 +25,7 @@ no filter on it; a stored value that is no longer one of the choices is shown as
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -186,6 +186,6 @@ def metadata_shown(fields: list[MetadataField], metadata: Mapping) -> list[tuple
     return [(field, field.display(metadata.get(field.name))) for field in fields]
 
 
-def metadata_current(fields: list[MetadataField], metadata: Mapping) -> dict:
+def metadata_current(fields: Sequence[MetadataField], metadata: Mapping) -> dict:
     """The stored values of the fields asked now, as JSON exports and the API give them."""
     return {field.name: metadata[field.name] for field in fields if metadata.get(field.name) not in (None, "")}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -29,6 +29,7 @@ from cupboard.competitions.private_files import removed_on_error
 from cupboard.competitions.schedule import (PHASE_SCHEDULE_FIELDS, group_reveal_refusal, phase_schedule_refusal,
                                             subset_move_refusal)
 from cupboard.locking import locked
+from evaluator.records import Problem
 
 FileSource = str | Path | bytes | IO[bytes]
 
@@ -110,8 +111,9 @@ def _refuse_hiding_public(competition: Competition, definition: dict, *, now) ->
     subsets = {s.code: s for s in competition.subsets.select_related("group")}
     for index, spec in enumerate(definition["subsets"]):
         subset, reveal_at = subsets.get(spec["code"]), reveals.get(spec["group"])
-        moved = subset is not None and subset.group.name != spec["group"]
-        refusal = moved and subset_move_refusal(subset, to_revealed=reveal_at is None or reveal_at <= now, now=now)
+        if subset is None or subset.group.name == spec["group"]:
+            continue  # new, or staying in its group
+        refusal = subset_move_refusal(subset, to_revealed=reveal_at is None or reveal_at <= now, now=now)
         if refusal:
             problems.append(f"subsets[{index}].group: {refusal.message}")
     phases = {p.slug: p for p in competition.phases.all()}
@@ -218,7 +220,7 @@ def topics_import_files(*, phase: Phase, files: dict[str, FileSource], names: di
     organizer uploading a release folder expects."""
     if not files:
         raise CompetitionError("no-files", "a topics upload needs at least one file")
-    problems = []
+    problems: list[Problem | str] = []
     for code, file in files.items():
         _subset(phase, code)
         try:
@@ -232,7 +234,7 @@ def topics_import_files(*, phase: Phase, files: dict[str, FileSource], names: di
                 for code, file in files.items()]
 
 
-def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: User | None,
+def qrels_release_create(*, phase: Phase, files: Mapping[str, FileSource], actor: User | None,
                          note: str = "", names: dict[str, str] | None = None,
                          progress: Callable[[str, int, int], None] | None = None) -> QrelsRelease:
     """Release a new version of a phase's judgments: {subset code: file}.
@@ -249,7 +251,8 @@ def qrels_release_create(*, phase: Phase, files: dict[str, FileSource], actor: U
     if not files:
         raise CompetitionError("no-files", "a qrels release needs at least one file")
     names = names or {}
-    checked, problems = {}, []
+    checked: dict[str, tuple] = {}
+    problems: list[Problem] = []
     for done, (code, file) in enumerate(files.items(), start=1):
         subset = _subset(phase, code)
         content = read_source(file)

@@ -17,9 +17,11 @@ live phase, which has no "before") everything is shown.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
+from typing import overload
 
 from django.utils import timezone
 
@@ -244,6 +246,11 @@ class Viewer:
         """Rounding applied to the data itself: the competition's decimals, none for organizers."""
         return None if self.is_organizer else self.competition.decimals
 
+    @overload
+    def rounded(self, value: float) -> float: ...
+    @overload
+    def rounded(self, value: None) -> None: ...
+
     def rounded(self, value: float | None) -> float | None:
         return value if value is None or self.rounded_to is None else round(value, self.rounded_to)
 
@@ -254,6 +261,7 @@ class Viewer:
         rounds in this one pass, which is most of reading a 500-row board."""
         digits = self.rounded_to
         found = scores.items() if keys is None else [(key, scores[key]) for key in keys if key in scores]
+        items: list[tuple[str, Iterable[tuple[str, float | None]]]]
         if metrics is None:
             items = [(key, by_metric.items()) for key, by_metric in found]
         else:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from django.db import transaction
 
-from cupboard.competitions.models import Phase
+from cupboard.competitions.models import Phase, QrelsFile
 from cupboard.competitions.selectors import current_qrels_release, qrels_files
 from cupboard.competitions.services import qrels_release_create
 from cupboard.judging.pools import pool_export_build, pool_export_create
@@ -37,7 +37,7 @@ def demo_judging_cycle(*, phase: Phase, organizer, seed: int, log: Callable[[str
         judged = _judged_pool(first, phase, seed)
         release = qrels_release_create(phase=phase, files=judged, actor=organizer,
                                        names={code: f.original_name for code, f in
-                                              qrels_files(current_qrels_release(phase)).items() if code in judged},
+                                              _current_files(phase).items() if code in judged},
                                        note=f"demo: the assessors judged pool #{first.pk}")
     _rescore_in_process(phase)
     second = _pool(phase, organizer)
@@ -53,10 +53,15 @@ def _pool(phase: Phase, organizer, **choice):
     return export
 
 
+def _current_files(phase: Phase) -> dict[str, QrelsFile]:
+    release = current_qrels_release(phase)
+    return qrels_files(release) if release else {}
+
+
 def _judged_pool(export, phase: Phase, seed: int) -> dict[str, bytes]:
     """{subset code: the current qrels file plus a judgment of every pooled document}."""
     rng = random.Random(seed)
-    current = qrels_files(current_qrels_release(phase))
+    current = _current_files(phase)
     files = {}
     with export.file.open("rb") as stored, zipfile.ZipFile(io.BytesIO(stored.read())) as archive:
         for count in export.counts:

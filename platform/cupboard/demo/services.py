@@ -177,7 +177,7 @@ def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict
 def _metadata(phase: Phase, method: str) -> dict:
     """The method's run metadata, for the fields the phase's competition asks for."""
     asked = {field.name for field in metadata_fields(phase.competition)}
-    values = dict(zip(METADATA_NAMES, METHOD_METADATA.get(method, ())))
+    values = dict(zip(METADATA_NAMES, METHOD_METADATA.get(method, ()), strict=False))  # () for a method without any
     return {name: value for name, value in values.items() if name in asked}
 
 

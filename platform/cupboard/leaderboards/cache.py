@@ -43,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from datetime import timezone as dt_timezone
+from typing import TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
@@ -56,6 +57,7 @@ from cupboard.competitions.viewer import Viewer
 
 # (status, content type, body): what a cached response is made of.
 Rendered = tuple[int, str, bytes]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,7 @@ def viewer_class(viewer: Viewer) -> str:
     return "public"
 
 
-def cached(key: BoardKey, build: Callable[[], object]) -> object:
+def cached(key: BoardKey, build: Callable[[], T]) -> T:
     """The entry under `key`, built (and stored) on a miss."""
     value = cache.get(key.key)
     if value is None:

@@ -54,17 +54,17 @@ def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS) 
     """Grouped bars: one group per subset column (language, test set, pair), one bar per
     top team and per baseline."""
     columns = leaderboard.subset_columns
-    intervals = leaderboard.bands is not None and metric == leaderboard.primary_metric
+    bands = leaderboard.bands if metric == leaderboard.primary_metric else None  # intervals of the ranking metric
     labels, keys, hover = [c.label for c in columns], [c.key for c in columns], bar_hover(leaderboard.decimals)
     traces = []
     for entry in _charted_entries(leaderboard, top):
         values = [entry.cell(c, metric) for c in columns]
         trace = {"type": "bar", "name": _name(entry), "x": labels, "y": values,
                  "marker": {"pattern": {"shape": "/" if entry.is_baseline else ""}}, "hovertemplate": hover}
-        if intervals:
+        if bands is not None:
             trace["error_y"] = _error_bars(entry, keys, values)
         traces.append(trace)
-    title = f"{metric} per subset" + (f" ({leaderboard.bands.confidence}% intervals)" if intervals else "")
+    title = f"{metric} per subset" + (f" ({bands.confidence}% intervals)" if bands is not None else "")
     return {"data": traces, "layout": {"barmode": "group", **_title(title), "yaxis": _title(metric),
                                        "legend": _title("Top teams and baselines"), "margin": {"t": 50, "b": 40}}}
 
@@ -72,7 +72,7 @@ def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS) 
 def _error_bars(entry: Entry, keys: list[str], values: list[float | None]) -> dict:
     """Asymmetric error bars from the entry's bootstrap intervals (none where it has none)."""
     plus, minus = [], []
-    for key, value in zip(keys, values):
+    for key, value in zip(keys, values, strict=True):
         s = entry.standings.get(key)
         plus.append(None if s is None or value is None else max(s.ci_high - value, 0.0))
         minus.append(None if s is None or value is None else max(value - s.ci_low, 0.0))
@@ -89,14 +89,15 @@ def bands_figure(leaderboard: Leaderboard, *, metric: str, top: int = BAND_TEAMS
     if not entries:
         return None
     values = [e.cell(average, metric) for e in entries]
-    bars = [_error_bars(e, [average.key], [v]) for e, v in zip(entries, values)]
+    bars = [_error_bars(e, [average.key], [v]) for e, v in zip(entries, values, strict=True)]
     trace = {
         "type": "bar", "x": [_name(e) for e in entries], "y": values,
         "error_y": {"type": "data", "symmetric": False, "thickness": 1, "array": [b["array"][0] for b in bars],
                     "arrayminus": [b["arrayminus"][0] for b in bars]},
-        "marker": {"color": ["#9aa7b8" if e.is_baseline else TIER_COLOURS[(e.overall.tier - 1) % 2] for e in entries],
+        "marker": {"color": ["#9aa7b8" if e.is_baseline or not e.overall else TIER_COLOURS[(e.overall.tier - 1) % 2]
+                             for e in entries],
                    "pattern": {"shape": ["/" if e.is_baseline else "" for e in entries]}},
-        "customdata": ["unranked" if e.is_baseline else f"band {e.overall.band}, tier {e.overall.tier}"
+        "customdata": ["unranked" if e.is_baseline or not e.overall else f"band {e.overall.band}, tier {e.overall.tier}"
                        for e in entries],
         "hovertemplate": f"%{{x}}: %{{y:.{leaderboard.decimals}f}} (%{{customdata}})<extra></extra>"}
     title = f"{metric} {average.label} with {leaderboard.bands.confidence}% intervals, by tier"
@@ -143,7 +144,7 @@ def heatmap_figure(leaderboard: Leaderboard, *, metric: str, top: int = HEATMAP_
     sources, targets = pair_axes(pairs)
 
     def grid(entry: Entry) -> list[list[float | None]]:
-        z = [[None] * len(targets) for _ in sources]
+        z: list[list[float | None]] = [[None] * len(targets) for _ in sources]
         for column in pairs:
             source, _, target = column.key.partition("-")
             z[sources.index(source)][targets.index(target)] = entry.cell(column, metric)

@@ -53,7 +53,7 @@ def leaderboard_csv(leaderboard: Leaderboard) -> str:
     that look like formulas are neutralised (`csv_text`)."""
     decimals = leaderboard.decimals  # the viewer's digits, as on the page
     tables = [leaderboard.table(metric) for metric in leaderboard.metrics]
-    lines = [_header(leaderboard)]
+    lines: list[list] = [_header(leaderboard)]
     for position, entry in enumerate(leaderboard.entries):
         line = [entry.rank, entry.team, entry.method, "yes" if entry.is_baseline else "", entry.qrels_version,
                 *entry.metadata_cells]

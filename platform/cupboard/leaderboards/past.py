@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Max
 
 from cupboard.competitions.models import Phase
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.cache import BoardKey, cached
-from cupboard.leaderboards.selectors import Leaderboard
 from cupboard.throttle import client_address, throttle_take
 
 
@@ -50,7 +50,7 @@ def snapshot_instant(phase: Phase, viewer: Viewer, at: datetime) -> datetime | N
 
 
 def past(key: BoardKey, phase: Phase, viewer: Viewer, at: datetime,
-         build: Callable[[datetime], tuple[Leaderboard, ...]]) -> tuple[Leaderboard, ...]:
+         build: Callable[[datetime], tuple[Any, ...]]) -> tuple[Any, ...]:
     """What `build(instant)` makes of the board at `at` (a Leaderboard first, then anything
     rendered from it that names no instant), from the snapshot of its instant under `key`;
     the Leaderboard names `at` (or the viewer's now, if later) as the instant shown."""

@@ -21,7 +21,7 @@ filtered at all: no rows, no counts.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -227,7 +227,7 @@ def _notices(viewer: Viewer, phase: Phase, subsets: list[Subset]) -> list[str]:
 
 
 def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_columns: list[Column],
-             average_columns: list[Column], partial: bool, shown_fields: list[MetadataField] = (),
+             average_columns: list[Column], partial: bool, shown_fields: Sequence[MetadataField] = (),
              keep: Callable[[BoardRow], bool] = lambda row: True, with_standings: bool = True,
              metrics: list[str] | None = None) -> list[Entry]:
     """Rows filtered to the viewer's columns, ordered and ranked by the Avg they show, rounded;

@@ -113,7 +113,8 @@ def table_body(leaderboard: Leaderboard, metric: str, *, show_bands: bool = Fals
     look = _Look(decimals=decimals, rounded=leaderboard.rounded_to is not None and leaderboard.rounded_to <= decimals,
                  bands=leaderboard.bands, show_bands=show_bands)
     columns = [(c, "num avg" if c.is_average else "num") for c in leaderboard.columns]
-    primary, written = metric == leaderboard.primary_metric, {}
+    primary = metric == leaderboard.primary_metric
+    written: dict[tuple[str, float | None], str] = {}
     return mark_safe("    ".join(  # noqa: S308 - every text escaped above
         _row(number, entry, _cells(entry, columns, metric, look, primary, written), look)
         for number, entry in enumerate(leaderboard.entries, start=1)))

@@ -180,8 +180,9 @@ def phase(request, slug: str, phase_slug: str):
         return refused
     if as_of is not None:  # a past instant: its snapshot's parts, around the instant asked for
         phase, viewer = load()
-        parts = past(board, phase, viewer, as_of, lambda at: _board_parts(phase, viewer, metric, filters, at))
-        html = mark_safe(_board_html(*parts, metric))  # noqa: S308 - our own render
+        leaderboard, body, charts = past(board, phase, viewer, as_of,
+                                         lambda at: _board_parts(phase, viewer, metric, filters, at))
+        html = mark_safe(_board_html(leaderboard, body, charts, metric))  # noqa: S308 - our own render
         return render(request, "leaderboards/phase.html",
                       {"phase": phase, "board": html, "snapshot": official_snapshot(phase, viewer)})
 

@@ -31,7 +31,8 @@ def _submission_context(viewer: Viewer, notification: Notification) -> dict | st
     submission = notification.submission
     if submission is None or not viewer.sees_submission(submission):
         return "not their submission"
-    rows, averages = [], []
+    rows: list[dict] = []
+    averages: list[dict] = []
     if notification.event == Submission.Status.SCORED and submission.status == Submission.Status.SCORED:
         rows, averages = score_tables(viewer, submission)
     lines = [(a["label"], a["values"]) for a in averages] + [(r["code"], r["values"]) for r in rows]

@@ -31,7 +31,7 @@ def preferences(request):
 def unsubscribe(request, token: str):
     found = unsubscribe_read(token)
     user = found and get_user_model().objects.filter(pk=found[0], is_active=True).first()
-    if not user:
+    if not found or not user:
         raise Http404("This unsubscribe link is not valid.")
     kind = Kind(found[1])
     done = request.method == "POST"

@@ -1,4 +1,6 @@
 """Upload and organizer forms. Run-file validation itself happens in the service (evaluator)."""
+from collections.abc import Sequence
+
 from django import forms
 
 from cupboard.competitions.forms import MultipleFileField
@@ -16,7 +18,7 @@ class UploadForm(forms.Form):
     code_url = forms.URLField(required=False, assume_scheme="https")
     is_baseline = forms.BooleanField(required=False, label="Upload as a public baseline (organizers)")
 
-    def __init__(self, *args, subsets=(), organizer=False, metadata_fields: list[MetadataField] = (), **kwargs):
+    def __init__(self, *args, subsets=(), organizer=False, metadata_fields: Sequence[MetadataField] = (), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["subset"].choices = [("", "from the file name")] + [(s.code, f"{s.code} {s.name}") for s in subsets]
         self.metadata_fields = list(metadata_fields)

@@ -15,7 +15,7 @@ import gzip
 import hashlib
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -126,7 +126,7 @@ def topic_set_ids(topic_set: TopicSet) -> frozenset[str]:
     return readcache.topic_ids.get((topic_set.sha256, topic_set.file.name), load)
 
 
-def read_run_file(*, source, name: str, competition: Competition, topics: set[str]):
+def read_run_file(*, source, name: str, competition: Competition, topics: Collection[str] | None):
     """Read and validate one run (a path or an open binary file): (Run or None, ValidationReport),
     keeping the top 100 documents per query."""
     benchmark = get_benchmark(competition.benchmark)

@@ -129,7 +129,7 @@ def may_have_children() -> Iterator[None]:
     """A Celery prefork child is marked daemonic, and multiprocessing refuses children to a
     daemonic process, lest they outlive it. Ours cannot: the pool is joined before the task
     returns, and each of its processes is killed with its parent (`_die_with_parent`)."""
-    config = multiprocessing.current_process()._config
+    config = multiprocessing.current_process()._config  # type: ignore[attr-defined]  # private: no API sets it
     daemon = config.get("daemon")
     config["daemon"] = False
     try:
@@ -167,7 +167,7 @@ def score_jobs(jobs: list[SubsetJob], *, competition: Competition, processes: in
         return results
     _JOBS[:], _COMPETITION[:] = jobs, [competition]
     # Largest runs first, so the last jobs to start are small and the processes finish together.
-    order = sorted(range(len(jobs)), key=lambda i: -(jobs[i].run_file.size if jobs[i].run_file else 0))
+    order = sorted(range(len(jobs)), key=lambda i: -_run_size(jobs[i]))
     try:
         with may_have_children():
             results = map_forked(_score_inherited, order, workers=processes,
@@ -178,3 +178,7 @@ def score_jobs(jobs: list[SubsetJob], *, competition: Competition, processes: in
         _COMPETITION.clear()
     by_index = dict(zip(order, results, strict=True))
     return [by_index[i] for i in range(len(jobs))]
+
+
+def _run_size(job: SubsetJob) -> int:
+    return job.run_file.size if job.run_file else 0

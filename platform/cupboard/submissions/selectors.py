@@ -127,8 +127,8 @@ def team_submissions(viewer: Viewer, *, phase_slug: str = "", status: str = "", 
     rows, metric = [], viewer.competition.primary_metric
     for submission in submissions.order_by("-created_at")[:limit]:
         scored = submission.status == Submission.Status.SCORED
-        averages = score_tables(viewer, submission)[1] if scored else []
-        averages = [(average["label"], average["values"].get(metric)) for average in averages]
+        tables = score_tables(viewer, submission)[1] if scored else []
+        averages = [(average["label"], average["values"].get(metric)) for average in tables]
         rows.append({"submission": submission, "averages": averages,
                      "scores_hidden": scored and not viewer.sees_scores(submission)})
     return rows

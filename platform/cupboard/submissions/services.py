@@ -21,6 +21,7 @@ from cupboard.jobs import job_send
 from cupboard.locking import locked
 from cupboard.teams.models import Membership, Team
 from evaluator.io.naming import subset_from_filename
+from evaluator.records import Problem
 
 from .errors import SubmissionRefused
 from .models import RunFile, Submission
@@ -57,23 +58,23 @@ def _resolve_subsets(*, known: list[Subset], files) -> list[Subset]:
     """The subset of each file: chosen, or read from its name. A hidden (not yet revealed)
     subset is not `known` to the uploader and is refused exactly like an unknown code, so
     the refusal gives nothing away."""
-    known = {s.code: s for s in known}
-    listed = _codes(known.values())
+    by_code = {s.code: s for s in known}
+    listed = _codes(known)
     chosen = []
     for uploaded, code in files:
         name = getattr(uploaded, "name", "") or "run"
-        code = (code or "").strip() or subset_from_filename(name, list(known))
+        code = (code or "").strip() or subset_from_filename(name, list(by_code))
         if code is None:
             raise SubmissionRefused(f"{name}: cannot tell the language from the file name; choose it, or name the "
                                     f"file after it (run.<code>.txt; the codes here: {listed}).",
                                     code="subset_not_named")
-        if code not in known:
+        if code not in by_code:
             raise SubmissionRefused(f"{name}: there is no language {code!r} in this competition; its languages "
                                     f"are {listed}.", code="unknown_subset")
-        if known[code] in chosen:
+        if by_code[code] in chosen:
             raise SubmissionRefused(f"{name}: a second file for {code}; send one file per language.",
                                     code="duplicate_subset")
-        chosen.append(known[code])
+        chosen.append(by_code[code])
     return chosen
 
 
@@ -86,8 +87,9 @@ def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset]
     """Validate every file (all of them, so the participant sees every problem at once). The
     refusal counts the problems truly ("25+" where a file's list was cut short) and puts a
     wrong-language hint before the problems of a file whose ids are another language's."""
-    problems, reports, truncated = [], [], False
-    for copy, subset in zip(spooled, subsets):
+    problems: list[Problem] = []
+    reports, truncated = [], False
+    for copy, subset in zip(spooled, subsets, strict=True):
         topics = read_topics_of(phase=phase, subset=subset)
         if topics is None:
             with_topics = _codes(s.subset for s in phase.topic_sets.filter(subset__in=known).select_related("subset"))
@@ -190,7 +192,7 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
                                       fields={"method_name": method_name, "description": description,
                                               "paper_url": paper_url, "code_url": code_url,
                                               "metadata": metadata},
-                                      files=list(zip(spooled, subsets, reports)), stored=stored)
+                                      files=list(zip(spooled, subsets, reports, strict=True)), stored=stored)
     return submission
 
 
