@@ -2,11 +2,13 @@
 page from another's entry, a new version after every update, a reveal never served late,
 and 304 for a copy the client already holds."""
 import gzip
+import re
 from datetime import timedelta
 
 import pytest
 import time_machine
 from django.urls import reverse
+from django.utils import timezone
 
 from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_update
 from tests.factories import make_team
@@ -145,3 +147,27 @@ def test_a_page_naming_its_user_is_never_compressed(cast, dev):
     open it to BREACH-style guessing, so only shared bytes are compressed."""
     response = _get(cast.participant, PAGE, dev, HTTP_ACCEPT_ENCODING="gzip")
     assert "Content-Encoding" not in response and _who(cast.participant) in response.content.decode()
+
+
+def _without_csrf(response) -> str:
+    return re.sub(r'name="csrfmiddlewaretoken" value="\w+"', "", response.content.decode())
+
+
+@pytest.mark.parametrize("name", [PAGE, JSON, CSV])
+def test_a_private_board_s_validators_tell_nobody_when_a_run_was_scored(cast, name):
+    """Test B before its reveal: its page, JSON and CSV say it is not public, and their ETag and
+    Last-Modified stay the same when a private run is scored (the version and the instant of
+    the change would tell when); organizers' copies change."""
+    test_b = cast.competition.phases.get(slug="test-b")
+    users = (None, cast.participant, cast.outsider, cast.organizer)
+    before = {user: _get(user, name, test_b) for user in users}
+    with time_machine.travel(timezone.now() + timedelta(hours=2), tick=False):
+        leaderboard_update(phase=test_b, submission=make_scored(test_b, team=cast.team_a, scores=ndcg(sw=0.5, te=0.5)))
+        after = {user: _get(user, name, test_b) for user in users}
+    for user in users[:-1]:
+        assert before[user].status_code == after[user].status_code == (200 if name == PAGE else 403)
+        assert (before[user]["ETag"], before[user].get("Last-Modified")) == \
+            (after[user]["ETag"], after[user].get("Last-Modified")), user
+        assert _without_csrf(before[user]) == _without_csrf(after[user])
+    assert before[cast.organizer]["ETag"] != after[cast.organizer]["ETag"]
+    assert after[cast.organizer]["Last-Modified"] != before[cast.organizer].get("Last-Modified")

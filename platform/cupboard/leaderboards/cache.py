@@ -4,6 +4,8 @@ A cached entry is keyed on everything its bytes depend on (`BoardState.key`, in 
 
 - the phase and its `leaderboard_version` (bumped by every refresh, update and qrels
   release, under the phase lock: leaderboards/services.py), read with the phase itself;
+  `closed` instead for everyone but organizers while the board is not public (a private
+  phase before its reveal), so no ETag or Last-Modified tells when a private run was scored;
 - whether the competition is published;
 - the next instant at which what anyone sees changes by the clock (a group's or the
   phase's reveal, the phase opening or closing), so an entry made before a reveal is
@@ -91,6 +93,13 @@ class BoardState:
     instants: list[datetime]  # when what anyone sees changes by the clock (the next group reveal, the last one)
     now: datetime
     run_metadata: list[dict]  # the competition's run-metadata specs (competitions/run_metadata.py)
+    live: bool = True  # the phase's scores are public as they come
+    reveal_at: datetime | None = None  # else, public from then on (None: never)
+
+    @property
+    def is_public(self) -> bool:
+        """Whether everyone sees the board now, as `Phase.is_revealed` says, from the state."""
+        return self.live or (self.reveal_at is not None and self.now >= self.reveal_at)
 
     def filters(self, query) -> dict[str, str]:
         """The run-metadata filter of `?meta_<name>=value`, stripped of anything not a real option
@@ -104,11 +113,14 @@ class BoardState:
         return requested if requested in (self.metrics or [self.primary_metric]) else self.primary_metric
 
     def key(self, viewer_class: str, *, what: str, metric: str = "") -> BoardKey:
-        """The key of what a viewer of `viewer_class` sees now, and when that last changed."""
+        """The key of what a viewer of `viewer_class` sees now, and when that last changed. A
+        board not public yet is the same notice to everyone but organizers whatever its version:
+        neither its key (the ETag) nor its Last-Modified tell when a private run was scored."""
+        closed = viewer_class != "organizer" and not self.is_public
         upcoming = min((t for t in self.instants if t > self.now), default=None)
-        passed = [t for t in self.instants if t <= self.now] + ([self.changed_at] if self.changed_at else [])
-        parts = [self.phase_id, self.version, int(self.is_published), upcoming.timestamp() if upcoming else "-",
-                 viewer_class, what, metric]
+        passed = [t for t in self.instants if t <= self.now] + ([self.changed_at] if self.changed_at and not closed else [])
+        parts = [self.phase_id, "closed" if closed else self.version, int(self.is_published),
+                 upcoming.timestamp() if upcoming else "-", viewer_class, what, metric]
         return BoardKey(key="leaderboard:" + ":".join(str(p) for p in parts), last_modified=max(passed, default=None))
 
     def filtered_key(self, viewer_class: str, *, what: str, metric: str = "", filters: dict[str, str]) -> BoardKey:
@@ -121,7 +133,7 @@ def _state_sql() -> str:
     phase, competition, group = (m._meta.db_table for m in (Phase, Competition, SubsetGroup))
     reveal = "SELECT {} (g.reveal_at) FROM {} g WHERE g.competition_id = c.id AND g.reveal_at {} %s"
     return (f"SELECT p.id, p.leaderboard_version, p.leaderboard_changed_at, c.is_published, c.metrics, "
-            f"c.primary_metric, c.run_metadata, p.opens_at, p.closes_at, p.reveal_at, c.starts_at, "
+            f"c.primary_metric, c.run_metadata, p.visibility, p.opens_at, p.closes_at, p.reveal_at, c.starts_at, "
             f"({reveal.format('MIN', group, '>')}), ({reveal.format('MAX', group, '<=')}) "
             f"FROM {phase} p JOIN {competition} c ON c.id = p.competition_id WHERE c.slug = %s AND p.slug = %s")
 
@@ -150,11 +162,12 @@ def _read(slug: str, phase_slug: str, now: datetime) -> BoardState | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    phase_id, version, changed_at, is_published, metrics, primary_metric, run_metadata, *instants = row
+    phase_id, version, changed_at, is_published, metrics, primary_metric, run_metadata, visibility, *instants = row
     return BoardState(phase_id=phase_id, version=version, changed_at=_datetime(changed_at),
                       is_published=bool(is_published), primary_metric=primary_metric, now=now,
                       metrics=_json_list(metrics), run_metadata=_json_list(run_metadata),
-                      instants=[t for t in map(_datetime, instants) if t is not None])
+                      instants=[t for t in map(_datetime, instants) if t is not None],
+                      live=visibility == Phase.Visibility.LIVE, reveal_at=_datetime(instants[2]))
 
 
 def _recent_state(slug: str, phase_slug: str, now: datetime) -> BoardState | None:
