@@ -22,7 +22,7 @@ def test_the_mailed_link_sets_a_new_password_once():
     assert response.status_code == 302 and response["Location"] == reverse("accounts:password_reset_done")
     assert len(mail.outbox) == 1 and mail.outbox[0].to == ["ada@example.org"]
     assert mail.outbox[0].subject == "Reset your cupboard password"
-    link = re.search(r"http://testserver(/accounts/password-reset/\S+/)", mail.outbox[0].body).group(1)
+    link = re.search(r"https?://[^/\s]+(/accounts/password-reset/\S+/)", mail.outbox[0].body).group(1)
     client = Client()
     form = client.get(link, follow=True)  # Django swaps the token for a session and redirects
     assert form.status_code == 200 and "Set the password" in form.content.decode()
@@ -57,3 +57,29 @@ def test_it_is_throttled_per_email_and_per_client_address():
 def test_the_log_in_page_links_it():
     page = Client().get(reverse("accounts:login")).content.decode()
     assert f'href="{reverse("accounts:password_reset")}">Forgot your password?' in page
+
+
+def test_a_reset_revokes_the_api_token():
+    """Whoever knew the old password may have made a token: the new password ends it too."""
+    from cupboard.accounts.services import api_token_create
+
+    user = make_user("ada", password="old-password", email="ada@example.org")
+    token = api_token_create(user=user)
+    status = reverse("submissions:api_status", args=[999999])
+    assert Client(HTTP_AUTHORIZATION=f"Token {token}").get(status).status_code == 404  # works: no such submission
+    ask("ada@example.org")
+    link = re.search(r"https?://[^/\s]+(/accounts/password-reset/\S+/)", mail.outbox[0].body).group(1)
+    client = Client()
+    form = client.get(link, follow=True)
+    client.post(form.redirect_chain[-1][0], {"new_password1": "a new long password 7",
+                                             "new_password2": "a new long password 7"})
+    assert Client().login(username="ada", password="a new long password 7")
+    assert Client(HTTP_AUTHORIZATION=f"Token {token}").get(status).status_code == 401
+
+
+def test_the_link_is_on_the_site_s_address_whatever_host_was_asked(settings):
+    settings.SITE_URL, settings.ALLOWED_HOSTS = "https://cup.example.org", ["*"]
+    make_user("ada", email="ada@example.org")
+    Client(HTTP_HOST="evil.example:8080").post(reverse("accounts:password_reset"), {"email": "ada@example.org"})
+    body = mail.outbox[0].body
+    assert re.search(r"https://cup\.example\.org/accounts/password-reset/\S+/\S+/", body) and "evil" not in body

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 import yaml
+from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
@@ -76,7 +77,7 @@ def test_how_to_submit_builds_the_example_and_command_from_the_phase(cup):
     assert "--competition cup" in body and "--phase dev" in body
     assert "run.mine.sw.dev.txt run.mine.te.dev.txt" in body
     assert "--topics topics.cup-sw-dev.tsv topics.cup-te-dev.tsv" in body
-    assert "--server http://testserver" in body
+    assert f"--server {settings.SITE_URL}" in body  # CUPBOARD_SITE_URL, not the Host asked
     assert "pip install" in body and "cupboard-eval submit" in body
     assert "Left for your team: no limit" in body  # dev has no limits
 

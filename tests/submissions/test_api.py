@@ -88,3 +88,24 @@ def test_it_gives_group_averages_over_the_languages_the_caller_may_see(world, ap
         averages = api.get(status_url).json()["averages"]
     assert averages["surprise"]["nDCG@10"] == 0.0
     assert averages["all"]["nDCG@10"] == round(sw / 3, 3)
+
+
+def test_too_many_files_in_one_upload_answer_the_api_s_json_error(world, api):
+    """Django refuses more than DATA_UPLOAD_MAX_NUMBER_FILES before the view sees them, with its
+    HTML 400; a script gets the API's error as data, and nothing is stored."""
+    files = [upload(f"run.sw.{i}.txt", good_sw()) for i in range(150)]
+    response = api.post(url(world), {"method_name": "BM25", "files": files})
+    assert response.status_code == 400 and response["Content-Type"] == "application/json"
+    [error] = response.json()["errors"]
+    assert error["code"] == "too_many_files" and "100" in error["message"] and set(error) == {
+        "file", "line", "column", "code", "message"}
+    assert not Submission.objects.exists()
+
+
+def test_the_submission_s_url_is_on_the_site_s_address(world, api, settings):
+    """Not on the Host a client sent: anyone may write that header."""
+    settings.SITE_URL, settings.ALLOWED_HOSTS = "https://cup.example.org", ["*"]
+    response = api.post(url(world), {"method_name": "BM25", "files": [upload("run.sw.txt", good_sw())]},
+                        HTTP_HOST="evil.example:8080")
+    assert response.status_code == 201
+    assert response.json()["url"] == f"https://cup.example.org/submissions/{response.json()['id']}/"

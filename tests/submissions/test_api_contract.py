@@ -6,6 +6,7 @@ import re
 import shlex
 
 import pytest
+from django.conf import settings
 from django.urls import resolve, reverse
 
 from cupboard import outages
@@ -67,5 +68,5 @@ def test_the_how_to_submit_command_is_one_the_cli_parses(world):
     assert argv[0] == "cupboard-eval"
     args = build_parser().parse_args(argv[1:])
     assert (args.command, args.competition, args.phase, args.wait) == ("submit", world.competition.slug, "dev", True)
-    assert args.method == "my first run" and args.server == "http://testserver"
+    assert args.method == "my first run" and args.server == settings.SITE_URL
     assert args.run == ["run.mine.sw.dev.txt", "run.mine.te.dev.txt"] and len(args.topics) == 2

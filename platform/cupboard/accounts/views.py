@@ -14,12 +14,13 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
+from cupboard.links import site_url
 from cupboard.throttle import client_address, throttle_count, throttle_take, throttle_wait
 
 from .forms import SignupForm
 from .lookalikes import name_key
 from .models import ApiToken
-from .services import api_token_create
+from .services import api_token_create, api_token_revoke
 
 
 def throttled(request, wait: int, *, what: str):
@@ -71,6 +72,11 @@ class PasswordResetView(auth_views.PasswordResetView):
             return throttled(request, wait, what="Too many password resets for this address or from this address")
         return super().post(request, *args, **kwargs)
 
+    def form_valid(self, form):
+        # The link goes to the site's own address, not to the Host this request named (links.py).
+        self.extra_email_context = {"site_url": site_url()}
+        return super().form_valid(form)
+
 
 class PasswordResetDoneView(auth_views.PasswordResetDoneView):
     template_name = "accounts/password_reset_done.html"
@@ -78,8 +84,16 @@ class PasswordResetDoneView(auth_views.PasswordResetDoneView):
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """The new password ends the API token too: whoever knew the old one may have made it
+    (Django's own reset already ends every session)."""
+
     template_name = "accounts/password_reset_confirm.html"
     success_url = reverse_lazy("accounts:password_reset_complete")
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        api_token_revoke(user=form.user)
+        return response
 
 
 class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.syndication.views import Feed
 from django.urls import reverse
@@ -19,6 +18,7 @@ from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 
 from cupboard.competitions.models import Competition, Phase
+from cupboard.links import absolute
 
 from .viewer import Viewer
 
@@ -98,7 +98,7 @@ class CompetitionEventsFeed(Feed):
     def item_guid(self, event: PublicEvent) -> str:
         """An absolute IRI, as Atom's <id> must be (RFC 4287 4.2.6), on the site's own address
         (CUPBOARD_SITE_URL), so it stays the same whichever host name a reader used."""
-        return f"{settings.SITE_URL.rstrip('/')}{event.url}#{event.key}"
+        return f"{absolute(event.url)}#{event.key}"
 
     item_guid_is_permalink = False
 

@@ -9,19 +9,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.conf import settings
 from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.urls import reverse
 
 from cupboard.competitions.viewer import Viewer
+from cupboard.links import absolute
 
 from .models import Kind, Notification
 from .preferences import mail_wanted, unsubscribe_token
-
-
-def _url(path: str) -> str:
-    return f"{settings.SITE_URL}{path}"
 
 
 def _submission_context(viewer: Viewer, notification: Notification) -> dict | str:
@@ -38,7 +34,7 @@ def _submission_context(viewer: Viewer, notification: Notification) -> dict | st
     lines = [(a["label"], a["values"]) for a in averages] + [(r["code"], r["values"]) for r in rows]
     return {"submission": submission, "phase": submission.phase, "scores": _score_lines(viewer, lines),
             "scores_hidden": notification.event == "scored" and not viewer.sees_scores(submission),
-            "url": _url(submission.get_absolute_url())}
+            "url": absolute(submission.get_absolute_url())}
 
 
 def _score_lines(viewer: Viewer, lines: list[tuple[str, dict]]) -> list[str]:
@@ -61,7 +57,7 @@ def _deadline_context(viewer: Viewer, notification: Notification, now: datetime)
     from cupboard.submissions.quota import quota_status
 
     return {"phase": phase, "team": notification.team, "quota": quota_status(team=notification.team, phase=phase, now=now),
-            "url": _url(reverse("submissions:upload", args=[phase.competition.slug, phase.slug]))}
+            "url": absolute(reverse("submissions:upload", args=[phase.competition.slug, phase.slug]))}
 
 
 def _reveal_context(viewer: Viewer, notification: Notification) -> dict | str:
@@ -69,12 +65,12 @@ def _reveal_context(viewer: Viewer, notification: Notification) -> dict | str:
     subsets = [s for s in viewer.subsets if group is not None and s.group_id == group.pk]
     if not subsets:
         return "not revealed"
-    return {"group": group, "subsets": subsets, "url": _url(viewer.competition.get_absolute_url())}
+    return {"group": group, "subsets": subsets, "url": absolute(viewer.competition.get_absolute_url())}
 
 
 def _message_context(viewer: Viewer, notification: Notification) -> dict:
     return {"text": notification.text, "subject": notification.subject,
-            "url": _url(viewer.competition.get_absolute_url())}
+            "url": absolute(viewer.competition.get_absolute_url())}
 
 
 def notification_message(notification: Notification, *, now: datetime) -> EmailMessage | str:
@@ -93,11 +89,11 @@ def notification_message(notification: Notification, *, now: datetime) -> EmailM
                Kind.MESSAGE: lambda: _message_context(viewer, notification)}[notification.kind]()
     if isinstance(context, str):
         return context
-    unsubscribe = _url(reverse("notifications:unsubscribe",
-                               args=[unsubscribe_token(user=user, kind=notification.kind)]))
+    unsubscribe = absolute(reverse("notifications:unsubscribe",
+                                   args=[unsubscribe_token(user=user, kind=notification.kind)]))
     context |= {"user": user, "competition": viewer.competition, "event": notification.event,
                 "unsubscribe": unsubscribe, "kind_label": Kind(notification.kind).label,
-                "preferences": _url(reverse("accounts:profile") + "#mail")}
+                "preferences": absolute(reverse("accounts:profile") + "#mail")}
     template = f"notifications/{notification.kind}"
     subject = " ".join(render_to_string(f"{template}_subject.txt", context).split())
     body = render_to_string(f"{template}.txt", context)

@@ -12,6 +12,8 @@ Re-posting the same files returns the existing submission (HTTP 200 instead of 2
 """
 from functools import wraps
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
@@ -20,6 +22,7 @@ from cupboard.accounts.selectors import token_in, user_from_token
 from cupboard.competitions.models import Phase
 from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.viewer import viewer_for
+from cupboard.links import absolute
 from cupboard.throttle import throttle_take
 from evaluator.client import api as contract
 
@@ -67,7 +70,14 @@ def upload(request, competition_slug: str, phase_slug: str):
     if phase is None or not viewer_for(request, phase.competition).sees_competition:
         return _error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
     viewer = viewer_for(request, phase.competition)
-    form = ApiUploadForm(request.POST, request.FILES, subsets=viewer.subsets,
+    try:
+        data, files = request.POST, request.FILES  # parsed here: Django's limits raise on the first read
+    except TooManyFilesSent:
+        return _error(400, "too_many_files", f"Send at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files in one upload.")
+    except (TooManyFieldsSent, RequestDataTooBig):
+        return _error(400, "upload_too_large", f"Send at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields, and "
+                                               f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 2**20} MB of them, in one upload.")
+    form = ApiUploadForm(data, files, subsets=viewer.subsets,
                          metadata_fields=metadata_fields(phase.competition))
     if not form.is_valid():
         return JsonResponse({"errors": form.errors_as_data()}, status=400)
@@ -80,7 +90,7 @@ def upload(request, competition_slug: str, phase_slug: str):
     except SubmissionRefused as error:
         return JsonResponse({"errors": error.as_error_list()}, status=400)
     payload = status_payload(viewer, submission)
-    payload["url"] = request.build_absolute_uri(submission.get_absolute_url())
+    payload["url"] = absolute(submission.get_absolute_url())
     if submission.is_repeat:
         payload["message"] = f"These files are already stored as #{submission.number} ({submission.method_name}); " \
                              "nothing new was stored."

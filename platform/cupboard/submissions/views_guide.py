@@ -10,6 +10,7 @@ from cupboard.competitions import submitting
 from cupboard.competitions.access import competition_viewer
 from cupboard.competitions.pages import page_links
 from cupboard.competitions.run_metadata import metadata_fields
+from cupboard.links import site_url
 
 from .quota import quota_status
 
@@ -19,7 +20,7 @@ def how_to_submit(request, slug: str):
     """Run format with an example on a phase's real topic ids, file names, the exact CLI command
     per phase and how to get it, the viewer's team's limits left today, and the downloads."""
     viewer = competition_viewer(request, slug)
-    server = request.build_absolute_uri("/").rstrip("/")
+    server = site_url()
     guides = submitting.phase_guides(viewer, server=server)
     if viewer.team is not None:
         guides = [replace(guide, quota=quota_status(phase=guide.phase, team=viewer.team, now=viewer.now))

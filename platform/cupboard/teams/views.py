@@ -15,6 +15,7 @@ from cupboard.accounts.views import throttled
 from cupboard.competitions.access import competition_viewer, seen
 from cupboard.competitions.models import Competition
 from cupboard.competitions.viewer import viewer_for
+from cupboard.links import absolute
 from cupboard.throttle import client_address, throttle_count, throttle_wait
 
 from .forms import TeamForm
@@ -171,5 +172,5 @@ def detail(request, competition_slug: str, team_slug: str):
         "team": team, "insider": insider, "submissions": submissions,
         "is_member": member, "captain": members[0] if members else None,  # the earliest member
         "members": members if insider else None,
-        "invite_url": request.build_absolute_uri(reverse("teams:join", args=[team.invite_code])) if insider else None,
+        "invite_url": absolute(reverse("teams:join", args=[team.invite_code])) if insider else None,
     })
