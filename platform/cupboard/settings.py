@@ -13,8 +13,16 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .envconfig import (cache_from_url, database_from_url, envbool, envint, envsecret, local_secret, rates_from_env,
-                        trusted_proxies_from_env)
+from .envconfig import (
+    cache_from_url,
+    database_from_url,
+    envbool,
+    envint,
+    envsecret,
+    local_secret,
+    rates_from_env,
+    trusted_proxies_from_env,
+)
 
 # The folder holding templates/ and static/: the checkout, or /app in the image (docker/Dockerfile
 # sets it). Never derived from this file's path: installed (not editable), this file sits in

@@ -14,8 +14,16 @@ import pytest
 
 from cupboard.charts import as_html, default_template, figure_json, plain
 from cupboard.leaderboards import charts
-from cupboard.leaderboards.charts import (bands_figure, bar_hover, bars_figure, cell_value, heatmap_figure,
-                                          leaderboard_charts, pair_axes, team_language_figure)
+from cupboard.leaderboards.charts import (
+    bands_figure,
+    bar_hover,
+    bars_figure,
+    cell_value,
+    heatmap_figure,
+    leaderboard_charts,
+    pair_axes,
+    team_language_figure,
+)
 from tests.leaderboards.synthetic import METRIC, synthetic_board
 
 

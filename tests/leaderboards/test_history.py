@@ -9,11 +9,11 @@ from django.conf import settings
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase
+from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.history import rows_at
 from cupboard.leaderboards.models import LeaderboardHistory
 from cupboard.leaderboards.selectors import history_for, leaderboard_for
 from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_update
-from cupboard.competitions.viewer import Viewer
 from tests.leaderboards.conftest import make_scored, ndcg
 from tests.personas import client_for
 
