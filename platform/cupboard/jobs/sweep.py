@@ -42,31 +42,32 @@ def job_sweep(kind: JobKind, *, now: datetime | None = None) -> dict[str, int]:
     now = now or timezone.now()
     counts = {"requeued": 0, "renudged": 0, "failed": 0}
     again: list[int] = []
+    pk = kind.model._meta.pk.attname
     for row in _candidates(kind, with_last_sign_of_life(kind).filter(silent(kind, now)), "last_sign_of_life"):
         # Unchanged since we read it: a heartbeat in between means the worker is alive after all.
-        same = kind.model.objects.filter(kind.running, pk=row["id"], **{c: row[c] for c in (kind.token, kind.heartbeat)})
+        same = kind.model.objects.filter(kind.running, pk=row[pk], **{c: row[c] for c in (kind.token, kind.heartbeat)})
         if kind.give_up and _out_of_attempts(kind, row):
-            counts["failed"] += _give_up(kind, kind.give_up, same, row)
+            counts["failed"] += _give_up(kind, kind.give_up, same, row, row[pk])
         elif same.update(**kind.put_back, **{kind.sent: now}):
             counts["requeued"] += 1
-            again.append(row["id"])
+            again.append(row[pk])
     lost = kind.waiting & Q(last_sent__lt=now - timedelta(seconds=kind.resend_after()))
     waiting = kind.model.objects.alias(last_sent=Coalesce(kind.sent, kind.created)).filter(lost)
     for row in _candidates(kind, waiting, "last_sent"):
-        same = kind.model.objects.filter(kind.waiting, pk=row["id"], **{kind.sent: row[kind.sent]})
+        same = kind.model.objects.filter(kind.waiting, pk=row[pk], **{kind.sent: row[kind.sent]})
         if kind.give_up and _out_of_attempts(kind, row):
-            counts["failed"] += _give_up(kind, kind.give_up, same, row)
+            counts["failed"] += _give_up(kind, kind.give_up, same, row, row[pk])
         elif same.update(**{kind.sent: now}):
             counts["renudged"] += 1
-            again.append(row["id"])
+            again.append(row[pk])
     job_enqueue(kind, again)
     if counts["requeued"] or counts["failed"]:
         logger.info("%s sweep: %s", kind.name, counts)
     return counts
 
 
-def _give_up(kind: JobKind, give_up: Callable[[dict], dict], same: QuerySet, row: dict) -> int:
+def _give_up(kind: JobKind, give_up: Callable[[dict], dict], same: QuerySet, row: dict, pk: int) -> int:
     failed = same.update(**give_up(row))
     if failed and kind.gave_up:
-        kind.gave_up(row["id"])
+        kind.gave_up(pk)
     return failed
