@@ -17,7 +17,7 @@ import pytest
 
 from tests.e2e.stack import ROOT, free_port, wait_until
 
-pytestmark = [pytest.mark.worker]
+pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
 
 def _serve(tmp_path: Path, port: int) -> tuple[subprocess.Popen, Path]:

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from .dockerfile import ROOT, compose, shipped_env
 
 # Run with the shipped settings (docker/env.example and compose.yaml), on a database and a
@@ -61,6 +63,7 @@ def test_the_compose_file_ships_the_proxy_the_web_trusts_and_publishes_only_it()
     assert "web:8000" in proxy["command"]
 
 
+@pytest.mark.slow  # a fresh process with the shipped settings migrates its own database
 def test_rotating_x_forwarded_for_passes_no_limit_with_the_shipped_settings(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CUPBOARD_", "DATABASE_URL", "SECRET_KEY"))}
     env |= shipped_env("web") | {
