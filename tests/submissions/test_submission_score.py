@@ -15,12 +15,12 @@ from django.test import override_settings
 from django.utils import timezone
 
 from cupboard.competitions.models import Competition
+from cupboard.jobs.workers import heartbeat, worker_id
 from cupboard.leaderboards.models import LeaderboardRow
-from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions import scoring, scoring_jobs
+from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions.scoring import submission_score, submission_sweep_stale
 from cupboard.submissions.services import submission_create
-from cupboard.jobs.workers import heartbeat, worker_id
 from tests.factories import make_qrels_release
 
 from .conftest import good_sw, upload
