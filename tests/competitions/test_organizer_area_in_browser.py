@@ -44,11 +44,11 @@ def organizer_cookie(live_server) -> dict:
 
 
 def organizer_paths(slug: str) -> list[str]:
-    return [f"/c/{slug}/manage/", f"/c/{slug}/manage/teams/", f"/audit/{slug}/", f"/c/{slug}/manage/dev/scoring/",
+    return [f"/c/{slug}/manage/", f"/c/{slug}/manage/teams/", f"/c/{slug}/audit/", f"/c/{slug}/manage/dev/scoring/",
             f"/c/{slug}/manage/teams/lighthouse/grant/", f"/c/{slug}/manage/teams/message/",
             f"/c/{slug}/manage/dev/topics/", f"/c/{slug}/manage/dev/qrels/", f"/c/{slug}/manage/dev/schedule/",
             f"/c/{slug}/manage/groups/surprise/reveal/",
-            f"/submissions/{slug}/dev/upload/"]  # an organizer's: baselines, the hybrid and re-score forms
+            f"/c/{slug}/dev/upload/"]  # an organizer's: baselines, the hybrid and re-score forms
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -97,9 +97,9 @@ def test_pages_and_charts_show_the_competitions_decimals(personas):
     dev = competition.phases.get(slug="dev")
     make_scored(dev, team=make_team(competition, name="Precise"), scores=ndcg(sw=0.123456, te=0.5))
     leaderboard_refresh(phase=dev)
-    html = client_for(None).get(f"/leaderboards/{competition.slug}/dev/").content.decode()
+    html = client_for(None).get(f"/c/{competition.slug}/dev/leaderboard/").content.decode()
     assert ">0.12<" in html and ">0.123<" not in html
     figure = bars_figure(leaderboard_for(phase=dev, user=personas.anonymous), metric="nDCG@10")
     assert figure["data"][0]["hovertemplate"].startswith("%{x}: %{y:.2f}")
-    organizer_html = client_for(personas.organizer).get(f"/leaderboards/{competition.slug}/dev/").content.decode()
+    organizer_html = client_for(personas.organizer).get(f"/c/{competition.slug}/dev/leaderboard/").content.decode()
     assert ">0.12<" in organizer_html  # organizers' data keeps full precision; the page shows the same digits

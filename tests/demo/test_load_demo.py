@@ -116,7 +116,7 @@ class LoadDemoTests(TestCase):
         self.assertTrue(all(entry.metadata.get("run_type") for entry in everyone.entries if not entry.is_baseline))
         zero_shot = leaderboard_for(phase=phase, user=AnonymousUser(), filters={"training": "zero-shot"})
         self.assertEqual(sorted(e.team for e in zero_shot.entries if not e.is_baseline), ["Lighthouse", "Tidepool"])
-        page = self.client.get("/leaderboards/miracl-wsdm-cup/dev/?meta_training=zero-shot").content.decode()
+        page = self.client.get("/c/miracl-wsdm-cup/dev/leaderboard/?meta_training=zero-shot").content.decode()
         self.assertIn('<form method="get" class="metadata-filter"', page)
         self.assertIn("those whose run says Training data: Zero-shot", page)
         self.assertNotIn("Okapi", page)

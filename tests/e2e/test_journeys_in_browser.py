@@ -151,7 +151,7 @@ def a_participant_goes_from_an_invite_to_a_scored_run_selected_for_the_final(sta
     walk.click("button", "Select for final")
     assert "This submission counts for the ranking of Final" in walk.text()
 
-    page.goto(f"{stack.url}/leaderboards/cup/final/")
+    page.goto(f"{stack.url}/c/cup/final/leaderboard/")
     walk.seen()
     headers = page.locator("table.leaderboard thead th").all_inner_texts()
     row = page.locator("table.leaderboard tbody tr", has_text=f"Lighthouse {width}")

@@ -47,21 +47,21 @@ def sign_up_and_form_a_team(page, url: str) -> None:
     page.fill("input[name=password2]", "a long enough passphrase 42")
     page.click("main form.card button[type=submit]")
     page.wait_for_url(f"{url}/")
-    page.goto(f"{url}/teams/cup/new/")
+    page.goto(f"{url}/c/cup/teams/new/")
     page.fill("input[name=name]", "Lovelace")
     page.click("main form.card button[type=submit]")
-    page.wait_for_url(f"{url}/teams/cup/lovelace/")
+    page.wait_for_url(f"{url}/c/cup/teams/lovelace/")
 
 
 def upload(page, url: str, path, method: str) -> None:
-    page.goto(f"{url}/submissions/cup/dev/upload/")
+    page.goto(f"{url}/c/cup/dev/upload/")
     page.set_input_files("input[name=files]", str(path))
     page.fill("input[name=method_name]", method)
     page.click("form.upload button[type=submit]")
 
 
 def leaderboard_cell(page, url: str, team: str, column: str) -> str:
-    page.goto(f"{url}/leaderboards/cup/dev/")
+    page.goto(f"{url}/c/cup/dev/leaderboard/")
     headers = page.locator("table.leaderboard thead th").all_inner_texts()
     row = page.locator("table.leaderboard tbody tr", has_text=team)
     return row.locator("td").nth(headers.index(column)).inner_text().strip()

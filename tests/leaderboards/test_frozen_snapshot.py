@@ -31,7 +31,7 @@ def final(cast):
 def test_nothing_is_frozen_before_the_reveal(cast, final):
     assert final_results_release_due() == 0
     assert not FrozenSnapshot.objects.exists() and not Verification.objects.exists()
-    assert client_for(cast.anonymous).get("/leaderboards/cup/test-b/official.csv").status_code == 404
+    assert client_for(cast.anonymous).get("/c/cup/test-b/official.csv").status_code == 404
 
 
 def test_the_reveal_freezes_once_and_publishes_the_hashes(cast, final):
@@ -59,12 +59,12 @@ def test_a_later_rescoring_shows_beside_it_and_never_overwrites_it(cast, final):
         leaderboard_refresh(phase=final)
         final_results_release_due()
         client = client_for(cast.anonymous)
-        csv = client.get("/leaderboards/cup/test-b/official.csv")
+        csv = client.get("/c/cup/test-b/official.csv")
         assert csv.status_code == 200 and hashlib.sha256(csv.content).hexdigest() == frozen.csv_sha256
         assert "official-" in csv["Content-Disposition"]
-        assert client.get("/leaderboards/cup/test-b/official.json").json()["rows"][0]["team"] == "Team A"
-        assert client.get("/leaderboards/cup/test-b.json").json()["rows"][0]["team"] == "Team B"  # the live one
-        page = client.get("/leaderboards/cup/test-b/").content.decode()
+        assert client.get("/c/cup/test-b/official.json").json()["rows"][0]["team"] == "Team A"
+        assert client.get("/c/cup/test-b/leaderboard.json").json()["rows"][0]["team"] == "Team B"  # the live one
+        page = client.get("/c/cup/test-b/leaderboard/").content.decode()
         assert f"Official results, frozen {frozen.frozen_at:%Y-%m-%d %H:%M} UTC" in page and frozen.csv_sha256 in page
     assert FrozenSnapshot.objects.get(phase=final).csv == frozen.csv
 

@@ -98,10 +98,10 @@ def test_no_before_reveal_rule_opens_the_history_early(cast, rule):
     Phase.objects.filter(pk=phase.pk).update(before_reveal=rule)
     phase.refresh_from_db()
     leaderboard_update(phase=phase, submission=make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.7, te=0.7)))
-    assert "Team A" in client_for(cast.organizer).get("/leaderboards/cup/test-b/history/").content.decode()
+    assert "Team A" in client_for(cast.organizer).get("/c/cup/test-b/leaderboard/history/").content.decode()
     client = client_for(cast.participant)  # team A's own row is in it
-    assert "Team A" not in client.get("/leaderboards/cup/test-b/history/").content.decode()
-    assert "Team A" not in client.get("/leaderboards/cup/test-b/", {"as_of": timezone.now().isoformat()}).content.decode()
+    assert "Team A" not in client.get("/c/cup/test-b/leaderboard/history/").content.decode()
+    assert "Team A" not in client.get("/c/cup/test-b/leaderboard/", {"as_of": timezone.now().isoformat()}).content.decode()
 
 
 def test_as_of_before_the_surprise_reveal_hides_its_column(cast):
@@ -117,7 +117,7 @@ def test_as_of_before_the_surprise_reveal_hides_its_column(cast):
         assert [c.key for c in then.subset_columns] == ["sw", "te"]
         assert then.entries[0].averages["all"]["nDCG@10"] == 0.2 and "yo" not in then.entries[0].values
         assert "yo" in [c.key for c in now.subset_columns]
-        response = client_for(cast.anonymous).get("/leaderboards/cup/dev.json", {"as_of": before.isoformat()})
+        response = client_for(cast.anonymous).get("/c/cup/dev/leaderboard.json", {"as_of": before.isoformat()})
         assert response.status_code == 200 and "yo" not in response.content.decode()
         assert response.json()["as_of"].startswith(before.strftime("%Y-%m-%dT%H:%M"))
 
@@ -125,19 +125,19 @@ def test_as_of_before_the_surprise_reveal_hides_its_column(cast):
 def test_as_of_links_keep_the_instant(cast, steps):
     phase, (t0, _, _) = steps
     at = (t0 + timedelta(minutes=1)).replace(microsecond=0)
-    page = client_for(cast.anonymous).get("/leaderboards/cup/dev/", {"as_of": at.isoformat()}).content.decode()
+    page = client_for(cast.anonymous).get("/c/cup/dev/leaderboard/", {"as_of": at.isoformat()}).content.decode()
     link = f"as_of={at.isoformat().replace('+', '%2B').replace(':', '%3A')}"
-    assert f"dev.csv?{link}" in page and f"dev.json?{link}" in page and f"&amp;{link}" in page
+    assert f"dev/leaderboard.csv?{link}" in page and f"dev/leaderboard.json?{link}" in page and f"&amp;{link}" in page
     # an unencoded "+00:00" reaches the view as " 00:00": still that instant
-    response = client_for(cast.anonymous).get(f"/leaderboards/cup/dev.json?as_of={at.isoformat()}")
+    response = client_for(cast.anonymous).get(f"/c/cup/dev/leaderboard.json?as_of={at.isoformat()}")
     assert [row["team"] for row in response.json()["rows"]] == ["Team A"]
 
 
 def test_a_bad_as_of_is_refused_naming_it(cast):
     client = client_for(cast.anonymous)
-    response = client.get("/leaderboards/cup/dev/", {"as_of": "yesterday"})
+    response = client.get("/c/cup/dev/leaderboard/", {"as_of": "yesterday"})
     assert response.status_code == 400 and "as_of: 'yesterday'" in response.content.decode()
-    response = client.get("/leaderboards/cup/dev.json", {"as_of": "2026-13-40"})
+    response = client.get("/c/cup/dev/leaderboard.json", {"as_of": "2026-13-40"})
     assert response.status_code == 400 and response.json()["error"]["code"] == "bad-as-of"
 
 
@@ -155,10 +155,10 @@ def test_as_of_in_the_future_is_now(cast, steps):
                                    "9" * 5000])
 def test_every_bad_as_of_is_a_400_naming_it(cast, value):
     client = client_for(cast.anonymous)
-    page = client.get("/leaderboards/cup/dev/", {"as_of": value})
+    page = client.get("/c/cup/dev/leaderboard/", {"as_of": value})
     assert page.status_code == 400 and "as_of:" in page.content.decode()
-    assert client.get("/leaderboards/cup/dev.csv", {"as_of": value}).status_code == 400
-    data = client.get("/leaderboards/cup/dev.json", {"as_of": value})
+    assert client.get("/c/cup/dev/leaderboard.csv", {"as_of": value}).status_code == 400
+    data = client.get("/c/cup/dev/leaderboard.json", {"as_of": value})
     assert data.status_code == 400 and data.json()["error"]["code"] == "bad-as-of"
     assert data.json()["error"]["message"].startswith("as_of:")
 
@@ -174,16 +174,16 @@ def test_as_of_between_two_changes_is_served_from_one_snapshot(cast, steps, monk
     client = client_for(cast.anonymous)
     for minutes in (1, 7, 59):
         at = t0 + timedelta(minutes=minutes)
-        page = client.get("/leaderboards/cup/dev/", {"as_of": at.isoformat()}).content.decode()
+        page = client.get("/c/cup/dev/leaderboard/", {"as_of": at.isoformat()}).content.decode()
         assert f"as it stood on {at:%Y-%m-%d %H:%M:%S} UTC" in page  # the instant asked for, on each
         assert "Team A" in page and "Team B" not in page
-        data = client.get("/leaderboards/cup/dev.json", {"as_of": at.isoformat()}).json()
+        data = client.get("/c/cup/dev/leaderboard.json", {"as_of": at.isoformat()}).json()
         assert data["as_of"].startswith(at.strftime("%Y-%m-%dT%H:%M:%S")) and len(data["rows"]) == 1
     assert len(folded) == 2  # the page's board and the JSON's: once each, for the three instants
-    page = client.get("/leaderboards/cup/dev/", {"as_of": (t1 + timedelta(minutes=1)).isoformat()}).content.decode()
+    page = client.get("/c/cup/dev/leaderboard/", {"as_of": (t1 + timedelta(minutes=1)).isoformat()}).content.decode()
     assert "Team B" in page and len(folded) == 3  # past the next change: another snapshot
     # Another class of viewers has its own snapshot (team A's row is linked for its members).
-    client_for(cast.participant).get("/leaderboards/cup/dev/", {"as_of": (t0 + timedelta(minutes=3)).isoformat()})
+    client_for(cast.participant).get("/c/cup/dev/leaderboard/", {"as_of": (t0 + timedelta(minutes=3)).isoformat()})
     assert len(folded) == 4
 
 
@@ -196,12 +196,12 @@ def test_as_of_is_limited_per_client(cast, steps):
     phase, (t0, _, _) = steps
     with override_settings(CUPBOARD_RATES=rates):
         client = Client(REMOTE_ADDR="192.0.2.5")
-        answers = [client.get("/leaderboards/cup/dev/", {"as_of": (t0 + timedelta(minutes=m)).isoformat()})
+        answers = [client.get("/c/cup/dev/leaderboard/", {"as_of": (t0 + timedelta(minutes=m)).isoformat()})
                    for m in range(3)]
         assert [a.status_code for a in answers] == [200, 200, 200]
-        refused = client.get("/leaderboards/cup/dev.json", {"as_of": t0.isoformat()})
+        refused = client.get("/c/cup/dev/leaderboard.json", {"as_of": t0.isoformat()})
         assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
         assert refused.json()["error"]["code"] == "throttled"
-        assert client.get("/leaderboards/cup/dev/", {"as_of": t0.isoformat()}).status_code == 429
-        assert client.get("/leaderboards/cup/dev/").status_code == 200  # the live board is not limited
-        assert Client(REMOTE_ADDR="192.0.2.6").get("/leaderboards/cup/dev.csv", {"as_of": t0.isoformat()}).status_code == 200
+        assert client.get("/c/cup/dev/leaderboard/", {"as_of": t0.isoformat()}).status_code == 429
+        assert client.get("/c/cup/dev/leaderboard/").status_code == 200  # the live board is not limited
+        assert Client(REMOTE_ADDR="192.0.2.6").get("/c/cup/dev/leaderboard.csv", {"as_of": t0.isoformat()}).status_code == 200

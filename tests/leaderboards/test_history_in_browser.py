@@ -38,9 +38,9 @@ def page(board):
 
 def test_the_history_page_charts_and_links_to_the_past(board, page):
     errors = watch_errors(page, failed_requests=True)
-    page.goto(f"{board}/leaderboards/history/dev/")
+    page.goto(f"{board}/c/history/dev/leaderboard/")
     page.click("a:text-is('History')")
-    page.wait_for_url(f"{board}/leaderboards/history/dev/history/")
+    page.wait_for_url(f"{board}/c/history/dev/leaderboard/history/")
     page.wait_for_selector(".js-plotly-plot")
     assert page.locator(".js-plotly-plot").count() == 2
     traces = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map(c => c.data.map(t => t.name))")
@@ -53,10 +53,10 @@ def test_the_history_page_charts_and_links_to_the_past(board, page):
     assert "as it stood on" in page.inner_text(".as-of")
     assert leaderboard_teams(page) == ["Alpha"]
 
-    page.goto(f"{board}/leaderboards/history/dev/history/")
+    page.goto(f"{board}/c/history/dev/leaderboard/history/")
     page.fill("input[name=as_of]", (T0 + timedelta(hours=30)).strftime("%Y-%m-%dT%H:%M"))
     page.click("form.as-of button")
     assert leaderboard_teams(page) == ["Bravo", "Charlie", "Alpha"]
     assert not errors, errors
     page.set_viewport_size({"width": 375, "height": 800})
-    assert not too_wide(page, board, ["/leaderboards/history/dev/history/"], 375)
+    assert not too_wide(page, board, ["/c/history/dev/leaderboard/history/"], 375)

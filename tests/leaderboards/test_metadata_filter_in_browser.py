@@ -22,7 +22,7 @@ def board(live_server):
         Submission.objects.filter(pk=submission.pk).update(
             metadata={"run_type": run_type, "zero_shot": zero_shot, "model": f"a long model name of {name}"})
     leaderboard_refresh(phase=phase)
-    return live_server.url, "/leaderboards/meta-cup/dev/"
+    return live_server.url, "/c/meta-cup/dev/leaderboard/"
 
 
 @pytest.fixture

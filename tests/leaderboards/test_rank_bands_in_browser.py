@@ -18,7 +18,7 @@ def board(live_server):
         scored_with_queries(phase, team=make_team(competition, name=name), levels={"sw": level, "te": level}, seed=seed)
     scored_with_queries(phase, method="BM25", levels={"sw": 0.3, "te": 0.3}, seed=9)
     leaderboard_refresh(phase=phase)
-    return f"{live_server.url}/leaderboards/banded/dev/"
+    return f"{live_server.url}/c/banded/dev/leaderboard/"
 
 
 def test_it_shows_bands_tiers_and_intervals(board, page):

@@ -16,7 +16,7 @@ def board(live_server):
     for name, sw, te in [("Alpha", 0.5, 0.1), ("Bravo", 0.1, 0.9), ("Charlie", 0.3, 0.3)]:
         make_scored(phase, team=make_team(competition, name=name), scores=ndcg(sw=sw, te=te))
     leaderboard_refresh(phase=phase)
-    return f"{live_server.url}/leaderboards/sortable/dev/"
+    return f"{live_server.url}/c/sortable/dev/leaderboard/"
 
 
 @pytest.fixture

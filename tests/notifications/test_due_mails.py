@@ -28,7 +28,7 @@ def test_a_team_that_submitted_hears_once_a_day_before_the_phase_closes(world):
         send_recorded()
     assert sorted(m.to[0] for m in mail.outbox) == ["participant@example.org", "teammate@example.org"]
     assert f"closes {closes:%Y-%m-%d %H:%M} UTC" in mail.outbox[0].subject
-    assert "http://127.0.0.1:8000/submissions/cup/dev/upload/" in mail.outbox[0].body
+    assert "http://127.0.0.1:8000/c/cup/dev/upload/" in mail.outbox[0].body
     # Team B submitted nothing: no reminder for the outsider.
     assert not Notification.objects.filter(user=world.outsider).exists()
 

@@ -46,11 +46,11 @@ def site(live_server) -> dict:
     world = build_world()
     slug, dev, sub = world.competition.slug, world.dev.slug, world.sub_a_dev.pk
     participant_pages = {
-        "home": "/", "competition": f"/c/{slug}/", "leaderboard": f"/leaderboards/{slug}/{dev}/",
-        "submission": f"/submissions/{sub}/", "upload": f"/submissions/{slug}/{dev}/upload/",
+        "home": "/", "competition": f"/c/{slug}/", "leaderboard": f"/c/{slug}/{dev}/leaderboard/",
+        "submission": f"/submissions/{sub}/", "upload": f"/c/{slug}/{dev}/upload/",
         "compare": f"/submissions/{sub}/compare/?with={world.baseline.pk}",
         "team": world.team_a.get_absolute_url(), "profile": "/accounts/profile/",
-        "commitments": f"/c/{slug}/commitments/", "audit": f"/audit/{slug}/", "mine": f"/submissions/{slug}/mine/",
+        "commitments": f"/c/{slug}/commitments/", "audit": f"/c/{slug}/audit/", "mine": f"/c/{slug}/mine/",
     }
     organizer_pages = {"organizer": f"/c/{slug}/manage/", "organizer-teams": f"/c/{slug}/manage/teams/",
                        "organizer-message": f"/c/{slug}/manage/teams/message/",

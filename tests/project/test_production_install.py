@@ -117,7 +117,7 @@ def test_the_installed_package_refuses_to_start_without_a_secret(server):
 
 
 def test_pages_answer_200(server):
-    for path in ("/", "/c/lareqa/", "/leaderboards/lareqa/", "/accounts/login/", "/admin/login/"):
+    for path in ("/", "/c/lareqa/", "/c/lareqa/leaderboards/", "/accounts/login/", "/admin/login/"):
         status, _, body = get(server, path)
         assert status == 200, (path, status, body[:2000])
     assert b"LAReQA" in get(server, "/")[2]

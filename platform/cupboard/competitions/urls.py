@@ -26,7 +26,8 @@ urlpatterns = [
     path("c/<slug:slug>/<slug:phase_slug>/qrels/v<int:number>/<str:code>/", views.qrels_download, name="qrels"),
 ]
 
-# The audit log of a competition, at audit/<slug>/ in the "audit" namespace (cupboard/urls.py).
+# The audit log of a competition, at c/<slug>/audit/ in the "audit" namespace (cupboard/urls.py).
 audit_urlpatterns = [
-    path("<slug:slug>/", views_audit.audit_log, name="log"),
+    path("c/<slug:slug>/audit/", views_audit.audit_log, name="log"),
 ]
+audit_moved = {"log": "audit/<slug:slug>/"}  # where it was before it moved under c/<slug>/

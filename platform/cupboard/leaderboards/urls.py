@@ -2,13 +2,26 @@ from django.urls import path
 
 from . import views, views_history
 
+# Under the competition's root, c/<slug>/, as all its pages are; the old leaderboards/<slug>/...
+# addresses answer a permanent redirect here (cupboard/urls.py).
 app_name = "leaderboards"
 urlpatterns = [
-    path("<slug:slug>/", views.competition, name="competition"),
-    path("<slug:slug>/<slug:phase_slug>/", views.phase, name="phase"),
-    path("<slug:slug>/<slug:phase_slug>.csv", views.export_csv, name="export_csv"),
-    path("<slug:slug>/<slug:phase_slug>.json", views.export_json, name="export_json"),
-    path("<slug:slug>/<slug:phase_slug>/history/", views_history.history, name="history"),
-    path("<slug:slug>/<slug:phase_slug>/official.csv", views_history.official_csv, name="official_csv"),
-    path("<slug:slug>/<slug:phase_slug>/official.json", views_history.official_json, name="official_json"),
+    path("c/<slug:slug>/leaderboards/", views.competition, name="competition"),
+    path("c/<slug:slug>/<slug:phase_slug>/leaderboard/", views.phase, name="phase"),
+    path("c/<slug:slug>/<slug:phase_slug>/leaderboard.csv", views.export_csv, name="export_csv"),
+    path("c/<slug:slug>/<slug:phase_slug>/leaderboard.json", views.export_json, name="export_json"),
+    path("c/<slug:slug>/<slug:phase_slug>/leaderboard/history/", views_history.history, name="history"),
+    path("c/<slug:slug>/<slug:phase_slug>/official.csv", views_history.official_csv, name="official_csv"),
+    path("c/<slug:slug>/<slug:phase_slug>/official.json", views_history.official_json, name="official_json"),
 ]
+
+# Where these pages were before they moved under c/<slug>/: name -> old route.
+moved = {
+    "competition": "leaderboards/<slug:slug>/",
+    "phase": "leaderboards/<slug:slug>/<slug:phase_slug>/",
+    "export_csv": "leaderboards/<slug:slug>/<slug:phase_slug>.csv",
+    "export_json": "leaderboards/<slug:slug>/<slug:phase_slug>.json",
+    "history": "leaderboards/<slug:slug>/<slug:phase_slug>/history/",
+    "official_csv": "leaderboards/<slug:slug>/<slug:phase_slug>/official.csv",
+    "official_json": "leaderboards/<slug:slug>/<slug:phase_slug>/official.json",
+}

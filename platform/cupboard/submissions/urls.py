@@ -4,23 +4,34 @@ from evaluator.client import api as contract
 
 from . import api, views, views_guide, views_manage
 
+# A submission is at submissions/<pk>/ (its address names no competition); a competition's
+# submission pages are under the competition's root, c/<slug>/ (the old submissions/<slug>/...
+# addresses answer a permanent redirect: cupboard/urls.py).
 app_name = "submissions"
 urlpatterns = [
-    path("<int:pk>/", views.detail, name="detail"),
-    path("<int:pk>/status/", views.status, name="status"),
-    path("<int:pk>/compare/", views.compare, name="compare"),
-    path("<int:pk>/files/<str:subset_code>/", views.download, name="download"),
-    path("<int:pk>/final/", views.select_final, name="select_final"),
-    path("<int:pk>/disqualify/", views.disqualify, name="disqualify"),
-    path("<int:pk>/grant/", views.grant, name="grant"),
+    path("submissions/<int:pk>/", views.detail, name="detail"),
+    path("submissions/<int:pk>/status/", views.status, name="status"),
+    path("submissions/<int:pk>/compare/", views.compare, name="compare"),
+    path("submissions/<int:pk>/files/<str:subset_code>/", views.download, name="download"),
+    path("submissions/<int:pk>/final/", views.select_final, name="select_final"),
+    path("submissions/<int:pk>/disqualify/", views.disqualify, name="disqualify"),
+    path("submissions/<int:pk>/grant/", views.grant, name="grant"),
     # The JSON API's routes are the contract's, which the CLI calls (evaluator/client/api.py).
-    path(contract.STATUS_ROUTE, api.status, name="api_status"),
-    path(contract.UPLOAD_ROUTE, api.upload, name="api_upload"),
-    path("<slug:competition_slug>/mine/", views.mine, name="mine"),
-    path("<slug:competition_slug>/<slug:phase_slug>/upload/", views.upload, name="upload"),
-    path("<slug:competition_slug>/<slug:phase_slug>/rescore/", views.rescore, name="rescore"),
-    path("<slug:competition_slug>/<slug:phase_slug>/hybrid/", views.hybrid, name="hybrid"),
+    path(contract.MOUNT + contract.STATUS_ROUTE, api.status, name="api_status"),
+    path(contract.MOUNT + contract.UPLOAD_ROUTE, api.upload, name="api_upload"),
+    path("c/<slug:competition_slug>/mine/", views.mine, name="mine"),
+    path("c/<slug:competition_slug>/<slug:phase_slug>/upload/", views.upload, name="upload"),
+    path("c/<slug:competition_slug>/<slug:phase_slug>/rescore/", views.rescore, name="rescore"),
+    path("c/<slug:competition_slug>/<slug:phase_slug>/hybrid/", views.hybrid, name="hybrid"),
 ]
+
+# Where these pages were before they moved under c/<slug>/: name -> old route.
+moved = {
+    "mine": "submissions/<slug:competition_slug>/mine/",
+    "upload": "submissions/<slug:competition_slug>/<slug:phase_slug>/upload/",
+    "rescore": "submissions/<slug:competition_slug>/<slug:phase_slug>/rescore/",
+    "hybrid": "submissions/<slug:competition_slug>/<slug:phase_slug>/hybrid/",
+}
 
 # A competition's pages about submitting, among its pages ("competitions:...": cupboard/urls.py).
 competition_urlpatterns = [
