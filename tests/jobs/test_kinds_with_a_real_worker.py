@@ -29,13 +29,13 @@ from cupboard.submissions.models import Verification
 from cupboard.submissions.scoring import SCORING, submission_score
 from cupboard.submissions.services import submission_create
 from cupboard.submissions.verification import VERIFICATION, verification_request
+from tests.celery_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
 from tests.judging.conftest import build_scene
 from tests.submissions.conftest import (
     good_sw,
     upload,
     world,  # noqa: F401 - a fixture
 )
-from tests.submissions.test_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

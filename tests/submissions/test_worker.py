@@ -6,37 +6,18 @@ Run with PostgreSQL and Redis (the worker must see the test database):
 """
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
-from django.conf import settings
-from django.db import connection
 
 from cupboard.submissions.models import Submission
 from cupboard.submissions.services import submission_create
 from cupboard.submissions.tasks import score_submission
-
-from tests.conftest import port_open
+from tests.celery_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
 
 from .conftest import good_sw, upload
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
-
-
-def start_worker(log, *options: str, **env: str) -> subprocess.Popen:
-    """`celery -A cupboard worker` on the test database, the same broker and the same private storage,
-    in a session of its own (so the whole worker can be killed). Options replace `--pool=solo`."""
-    url = urlparse(os.environ["DATABASE_URL"])._replace(path="/" + connection.settings_dict["NAME"]).geturl()
-    env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": settings.CELERY_BROKER_URL, **env}
-    celery = Path(sys.executable).with_name("celery")
-    return subprocess.Popen([str(celery), "-A", "cupboard", "worker", *(options or ["--pool=solo"]),
-                             "--without-mingle", "--without-gossip", "-l", "info",
-                             "-n", f"test-{os.getpid()}-{time.monotonic_ns()}@%h"],
-                            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def wait_for(submission: Submission, status: str, *, seconds: float = 60) -> Submission:
@@ -50,30 +31,11 @@ def wait_for(submission: Submission, status: str, *, seconds: float = 60) -> Sub
 
 
 @pytest.fixture
-def broker():
-    if not settings.CELERY_BROKER_URL.startswith(("redis", "amqp")):
-        pytest.skip("needs CELERY_BROKER_URL=redis://... or amqp://... (make test-postgres sets both in turn)")
-    if settings.CELERY_BROKER_URL.startswith("amqp") and not port_open(5672):
-        pytest.skip("no RabbitMQ on 127.0.0.1:5672")
-
-
-@pytest.fixture
 def worker(tmp_path, broker):
     with open(tmp_path / "worker.log", "wb") as log:
         process = start_worker(log)
         yield process
         stop(process)
-
-
-def stop(process: subprocess.Popen) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
 
 
 def test_it_scores_through_a_real_worker_and_a_second_message_is_harmless(world, worker):
