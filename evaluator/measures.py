@@ -206,6 +206,23 @@ def parse_metrics(names: Iterable[str], depth: int) -> dict[str, Metric]:
     return metrics
 
 
+def scoring_depth(metrics: Iterable[Metric], *, max_depth: int, depth: int | None = None) -> int:
+    """How many documents of each query are scored: the one rule of the command line and the platform.
+
+    `depth` when one is set (trec_eval's `-M`). Otherwise every document a run may hold
+    (`max_depth`) as soon as one measure reads the whole ranking (AP, RR, nDCG without a
+    cutoff, Bpref...), so that those equal `trec_eval -c` on runs of that depth; and when
+    every measure has a cutoff, the deepest one, as no document below it changes a value
+    (and a run need not be kept deeper than that). A cutoff deeper than the answer is the
+    caller's to refuse (`parse_metrics`)."""
+    if depth is not None:
+        return depth
+    cutoffs = [metric.cutoff for metric in metrics]
+    if not cutoffs or None in cutoffs:
+        return max_depth
+    return min(max(c for c in cutoffs if c is not None), max_depth)
+
+
 def computed_by(engine: str) -> set[str]:
     """The measures that declare `engine` among those that compute them."""
     return {m.name for m in MEASURES.values() if engine in m.engines}

@@ -139,3 +139,21 @@ def make_miracl_set(directory: Path | str, *, counts: dict[str, int] | None = No
                             count=count, depth=depth, seed=seed, tag=tag),
         }
     return out
+
+
+def run_over_qrels(judgments: dict[str, dict[str, int]], *, depth: int, seed: int = 0, found: float = 0.8,
+                   tag: str = "deep") -> str:
+    """A run of `depth` documents for every judged query of real qrels ({qid: {docid: label}}),
+    as TREC text: each judged document is retrieved with probability `found` at a rank drawn
+    from the whole depth, so at depth 1000 most land below 100 and AP or nDCG without a cutoff
+    tell a run cut at 100 from a whole one; the rest is unjudged filler (`ARTICLE#PASSAGE`
+    ids no qrels use). Distinct scores falling with rank, so every engine orders it alike."""
+    rng = np.random.default_rng([seed, depth])
+    lines = []
+    for number, (qid, docs) in enumerate(sorted(judgments.items())):
+        ranking = [f"{_JUDGED_BASE - 1 - number}#{rank}" for rank in range(depth)]
+        taken = [docid for docid in sorted(docs) if rng.random() < found][:depth]
+        for docid, rank in zip(taken, rng.choice(depth, len(taken), replace=False), strict=True):
+            ranking[rank] = docid
+        lines += [f"{qid} Q0 {docid} {rank + 1} {depth - rank} {tag}\n" for rank, docid in enumerate(ranking)]
+    return "".join(lines)

@@ -37,6 +37,18 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session")
+def trec_eval() -> Path:
+    """trec_eval 10 built from its source (evaluator/reference.py), the reference every
+    measure is compared with; skipped with the reason where it cannot be built."""
+    from evaluator.reference import trec_eval_binary, why_not
+
+    reason = why_not()
+    if reason:
+        pytest.skip(reason)
+    return trec_eval_binary()
+
+
 @pytest.fixture(autouse=True)
 def fresh_rate_limits():
     """Rate-limit counters live in the (per-process) cache: each test starts with none."""

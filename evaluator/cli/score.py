@@ -14,7 +14,7 @@ from collections.abc import Callable
 from ..aggregate import MISSING_RULES, group_means
 from ..benchmarks import ALL, Benchmark
 from ..engines.jobs import Job, Outcome, Scoring
-from ..measures import parse_metric, parse_metrics, trec_name
+from ..measures import parse_metric, parse_metrics, scoring_depth, trec_name
 from ..records import Problem, SubsetResult
 from .common import (
     UNLIMITED,
@@ -42,7 +42,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--missing", choices=MISSING_RULES, default="zero",
                         help="a language with qrels but no run counts 0, or leaves its groups incomplete")
     parser.add_argument("--depth", type=int, help="documents per query that are scored, as trec_eval -M (default: "
-                        "all of them, as trec_eval; 100 with a --benchmark, as its competitions)")
+                        "the deepest cutoff, or all a run may hold (--max-depth) when a measure has none, "
+                        "as trec_eval -c; the platform's rule)")
     parser.add_argument("--max-depth", type=int, help="most documents a run may have per query (default: no limit; "
                         "1000 with a --benchmark)")
     parser.add_argument("--per-query", action="store_true", help="add each query's values")
@@ -82,10 +83,10 @@ def score_command(args: argparse.Namespace) -> int:
     benchmark = benchmark_of(args)
     metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else list(benchmark.metrics)
     generic = benchmark.open_subsets
-    depth = args.depth or (UNLIMITED if generic else 100)
     max_depth = args.max_depth or (UNLIMITED if generic else 1000)
     try:
         # an unknown metric is a usage error: say so before reading gigabytes
+        depth = scoring_depth(map(parse_metric, metrics), max_depth=max_depth, depth=args.depth)
         parse_metrics(metrics, depth)
     except ValueError as exc:
         print(f"python -m evaluator score: {exc}", file=sys.stderr)

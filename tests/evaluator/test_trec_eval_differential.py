@@ -15,20 +15,11 @@ import pytest
 
 from evaluator.cli import main
 from evaluator.measures import trec_eval_measures
-from evaluator.reference import trec_eval_binary, why_not
 
 from .trec_cases import MEASURES, MINIMAL, generated_case
 
 SEEDS = range(240)
 TOLERANCE = 1e-12  # the same sums in another order differ in the last bits only
-
-
-@pytest.fixture(scope="session")
-def trec_eval():
-    reason = why_not()
-    if reason:
-        pytest.skip(reason)
-    return trec_eval_binary()
 
 
 def _trec_eval_args() -> list[str]:

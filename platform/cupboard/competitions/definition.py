@@ -208,6 +208,10 @@ class Definition:
     final_selection_max: int = key(2, minimum=1, help="runs a team may select where `ranking: selected`")
     decimals: int = key(3, minimum=0, help="rounding of scores shown to participants")
     max_run_depth: int = key(1000, minimum=1, help="documents per query a run may hold")
+    scoring_depth: int | None = key(None, minimum=1, help="documents per query scored, as trec_eval -M; at most "
+                                                          "`max_run_depth` and at least the deepest cutoff",
+                                    shown_default="the deepest cutoff of `metrics`, or `max_run_depth` when a "
+                                                  "measure has none (AP, RR, nDCG): trec_eval -c on whole runs")
     starts_at: datetime | None = key(None, help="public from here; hidden judgments' SHA-256 are committed",
                                      shown_default="when first loaded")
     published: bool = key(True, help="false: only its organizers see it")
@@ -230,6 +234,7 @@ class Definition:
         if self.slug and slugify(self.slug) != self.slug:
             fail("slug", f"must be lowercase letters, digits and hyphens, not {self.slug!r}")
         self._check_metrics(fail)
+        self._check_depth(fail)
         _unique(self.run_metadata, "run_metadata", "name", "field {!r} is defined twice", fail)
         self._check_structure(fail)
 
@@ -244,6 +249,27 @@ class Definition:
                 fail(f"metrics[{index}]", message)
         elif primary not in metrics and metrics:
             fail("primary_metric", f"{primary!r} is not one of metrics")
+
+    def _check_depth(self, fail: schema.Fail) -> None:
+        """A measure deeper than the runs may go is refused here, when the file is loaded,
+        never when the first run is scored (the rule: Competition.scored_depth)."""
+        from evaluator.measures import parse_metric, scoring_depth
+
+        metrics = self.resolved_metrics()
+        if self.max_run_depth is None or not all(metrics) or _unknown_metrics(metrics):
+            return  # reported by _check_metrics
+        if self.scoring_depth is not None and self.scoring_depth > self.max_run_depth:
+            fail("scoring_depth", f"{self.scoring_depth} is deeper than max_run_depth {self.max_run_depth}, "
+                                  "the most documents a run may hold per query")
+            return
+        parsed = [parse_metric(name) for name in metrics]
+        depth = scoring_depth(parsed, max_depth=self.max_run_depth, depth=self.scoring_depth)
+        limit = "scoring_depth" if self.scoring_depth is not None else "max_run_depth"
+        for index, (name, metric) in enumerate(zip(metrics, parsed, strict=True)):
+            if metric.cutoff is not None and metric.cutoff > depth:
+                what = "documents per query scored" if limit == "scoring_depth" else "documents per query a run may hold"
+                fail(f"metrics[{index}]", f"{name} looks deeper than {limit} {depth} ({what}): raise {limit} "
+                                          f"to {metric.cutoff} or cut the measure at {depth}")
 
     def _check_structure(self, fail: schema.Fail) -> None:
         if self.groups is not None and not self.groups:
@@ -381,6 +407,8 @@ def definition_values(definition: Definition) -> dict:
         getattr(d.benchmark_spec(), "relevance_level", 1),
         "missing_subset": d.missing_subset, "final_selection_max": d.final_selection_max, "decimals": d.decimals,
         "max_run_depth": d.max_run_depth, "starts_at": d.starts_at, "is_published": d.published,
+        # Only when set, so that the digest of a file without it stays what it was.
+        **({"scoring_depth": d.scoring_depth} if d.scoring_depth is not None else {}),
         "entry_deadline": d.entry_deadline, "team_size_max": d.team_size_max,
         "pages": {name: text for name in PAGES if (text := getattr(d.pages, name, None)) and text.strip()},
         "run_metadata": run_metadata_specs(d.run_metadata or []),

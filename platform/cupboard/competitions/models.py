@@ -38,6 +38,9 @@ class Competition(models.Model):
     final_selection_max = models.PositiveSmallIntegerField(default=2)
     decimals = models.PositiveSmallIntegerField(default=3, help_text="Rounding of scores shown to participants")
     max_run_depth = models.PositiveIntegerField(default=1000)
+    scoring_depth = models.PositiveIntegerField(null=True, blank=True,
+                                                help_text="Documents per query scored (trec_eval -M); empty = "
+                                                          "derived from the metrics and max_run_depth (scored_depth)")
     starts_at = models.DateTimeField(default=timezone.now, help_text="Hidden qrels are committed (SHA-256) from here on")
     is_published = models.BooleanField(default=True)
     entry_deadline = models.DateTimeField(null=True, blank=True,
@@ -63,6 +66,14 @@ class Competition(models.Model):
 
     def get_absolute_url(self):
         return reverse("competitions:detail", args=[self.slug])
+
+    def scored_depth(self) -> int:
+        """How many documents of each query are scored: `scoring_depth` when set, else the
+        deepest cutoff of the metrics, or `max_run_depth` when one has none (AP, uncut nDCG),
+        as `trec_eval -c` on runs of that depth. The evaluator's rule, shared with its CLI."""
+        from evaluator.measures import parse_metric, scoring_depth
+
+        return scoring_depth(map(parse_metric, self.metrics), max_depth=self.max_run_depth, depth=self.scoring_depth)
 
     def entry_closes_at(self):
         """When teams stop forming: the entry deadline, else when the (first) final phase opens, else never."""

@@ -73,6 +73,7 @@ def competition_load(*, data: dict | str | Path, actor: User | None = None) -> C
         for name, value in fields.items():
             if value is not None or name == "entry_deadline":  # no deadline: the final phase's opening
                 setattr(competition, name, value)
+        competition.scoring_depth = fields.get("scoring_depth")  # absent: derived (Competition.scored_depth)
         competition.config_sha256 = digest
         competition.save()
         competition.organizers.set(organizers)

@@ -36,7 +36,7 @@ from .models import PoolExport
 logger = logging.getLogger(__name__)
 
 TSV_HEADER = ("qid", "query", "docid")
-MAX_DEPTH = 100  # runs are scored, and stored for scoring, at depth 100
+MAX_DEPTH = 100  # the deepest pool offered (each run is read to the pool's depth)
 
 
 def _give_up(row: dict) -> dict:
@@ -138,7 +138,7 @@ def _top_documents(export: PoolExport, topics: dict[str, dict[str, str]], claim:
         code = run_file.subset.code
         with run_file.file.open("rb") as stored:
             run, _ = read_run_file(source=stored, name=run_file.original_name, competition=competition,
-                                   topics=set(topics.get(code, {})) or None)
+                                   topics=set(topics.get(code, {})) or None, keep_depth=export.depth)
         if run is not None:  # a run that no longer validates was rejected: it is not in the pool
             found = top_documents(run, export.depth)
             tops[code].append(found)

@@ -26,7 +26,7 @@ def _runs(submission: Submission) -> dict:
         topics = read_topics_of(phase=submission.phase, subset=run_file.subset)
         with run_file.file.open("rb") as stored:
             run, report = read_run_file(source=stored, name=run_file.original_name, competition=competition,
-                                        topics=topics)
+                                        topics=topics, keep_depth=competition.max_run_depth)
         if run is None:
             raise SubmissionRefused(f"{run_file.original_name} of {submission} no longer validates.",
                                     code="invalid_run", problems=report.errors)

@@ -126,12 +126,14 @@ def topic_set_ids(topic_set: TopicSet) -> frozenset[str]:
     return readcache.topic_ids.get((topic_set.sha256, topic_set.file.name), load)
 
 
-def read_run_file(*, source, name: str, competition: Competition, topics: Collection[str] | None):
+def read_run_file(*, source, name: str, competition: Competition, topics: Collection[str] | None,
+                  keep_depth: int | None = None):
     """Read and validate one run (a path or an open binary file): (Run or None, ValidationReport),
-    keeping the top 100 documents per query."""
+    keeping the top `keep_depth` documents per query (default: the depth scored)."""
     benchmark = get_benchmark(competition.benchmark)
     return read_run(source, name=name, topics=topics, docid_pattern=benchmark.docid_pattern,
-                    max_depth=competition.max_run_depth, threads=1 if _size(source) < SMALL else 2)
+                    max_depth=competition.max_run_depth, keep_depth=keep_depth or competition.scored_depth(),
+                    threads=1 if _size(source) < SMALL else 2)
 
 
 def _size(source) -> int:

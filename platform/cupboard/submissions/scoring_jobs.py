@@ -33,7 +33,7 @@ from evaluator.engines.scoring import Evaluator
 from evaluator.io.qrels import read_qrels
 
 from . import readcache
-from .models import JUDGED_METRIC, RunFile
+from .models import JUDGED_DEPTH, JUDGED_METRIC, RunFile
 from .runfiles import read_run_file, topic_set_ids
 
 
@@ -98,23 +98,26 @@ def job_run(job: SubsetJob, competition: Competition):
     return run
 
 
-def scored_metrics(competition: Competition) -> list[str]:
+def scored_metrics(competition: Competition, depth: int) -> list[str]:
     """The competition's metrics, and Judged@10 for the pool diagnostics (judging/): computed
-    in the same pass, stored apart from the scores (`scoring._store`)."""
-    return list(dict.fromkeys([*competition.metrics, JUDGED_METRIC]))
+    in the same pass, stored apart from the scores (`scoring._store`); not where fewer than
+    10 documents are scored (judging/ shows no share then)."""
+    judged = [JUDGED_METRIC] if JUDGED_DEPTH <= depth else []
+    return list(dict.fromkeys([*competition.metrics, *judged]))
 
 
 def _evaluator(qrels_file: QrelsFile, *, competition: Competition) -> Evaluator:
     """An Evaluator for one qrels file, built once per process for its content and settings
     (forked scorers inherit the worker's, so a warm worker's processes build none)."""
     gain = get_benchmark(competition.benchmark).gain
-    metrics = scored_metrics(competition)
+    depth = competition.scored_depth()
+    metrics = scored_metrics(competition, depth)
 
     def load() -> Evaluator:
         with qrels_file.file.open("rb") as stored:
             qrels = read_qrels(stored, name=qrels_file.original_name)
-        return Evaluator(qrels, metrics, relevance_level=competition.relevance_level, gain=gain)
-    key = (qrels_file.sha256, qrels_file.file.name, tuple(metrics), competition.relevance_level, gain)
+        return Evaluator(qrels, metrics, relevance_level=competition.relevance_level, gain=gain, depth=depth)
+    key = (qrels_file.sha256, qrels_file.file.name, tuple(metrics), competition.relevance_level, gain, depth)
     return readcache.evaluators.get(key, load)
 
 

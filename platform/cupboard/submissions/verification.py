@@ -131,7 +131,7 @@ def _loader(competition):
         if qrels_file.pk not in loaded:
             with qrels_file.file.open("rb") as stored:
                 qrels = read_qrels(stored, name=qrels_file.original_name)
-            loaded[qrels_file.pk] = (qrels, Evaluator(qrels, competition.metrics,
+            loaded[qrels_file.pk] = (qrels, Evaluator(qrels, competition.metrics, depth=competition.scored_depth(),
                                                       relevance_level=competition.relevance_level, gain=gain))
         return loaded[qrels_file.pk]
     return load
