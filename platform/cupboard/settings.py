@@ -170,10 +170,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 CUPBOARD_MAX_UPLOAD_BYTES = envint("CUPBOARD_MAX_UPLOAD_BYTES", str(512 * 1024 * 1024))
 
 # Celery. The database row is the truth; a message is only a nudge carrying an id.
-# Recovery (submissions/scoring.py, workers.py): a scoring worker beats every third of
-# CUPBOARD_STALE_AFTER; silent that long, its work is taken over (at once when the worker
-# process is known to be gone). With these defaults a killed worker's submissions are
-# scored again within 30 s.
+# Recovery (the job engine, cupboard/jobs/: scoring, pool exports, verifications, mails): a
+# worker beats every third of CUPBOARD_STALE_AFTER; silent that long, its work is taken over
+# (at once when the worker process is known to be gone). With these defaults a killed worker's
+# submissions are scored again within 30 s.
 CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "12")
 CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "5")
 # A queued submission whose message seems lost (broker down at upload) is nudged again after this long.
