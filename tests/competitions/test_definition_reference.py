@@ -1,10 +1,11 @@
 """docs/definition.md is generated from the schema the loader reads, and kept so."""
 from pathlib import Path
 
+import yaml
 from django.core.management import call_command
 
 from cupboard.competitions import schema
-from cupboard.competitions.definition import Definition
+from cupboard.competitions.definition import Definition, definition_read
 from cupboard.competitions.definition_reference import definition_reference
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "definition.md"
@@ -27,3 +28,11 @@ def test_it_lists_every_key_the_loader_reads():
         for k in schema.keys(cls):
             assert f"| `{k.name}` |" in page, f"{path}.{k.name}"
     assert "| `daily_limit` | whole number, at least 0 | no limit |" in page
+
+
+def test_the_organizers_guide_example_is_a_valid_definition():
+    """docs/organizers.md shows the schema by example; a key renamed in the schema fails here."""
+    guide = (PAGE.parent / "organizers.md").read_text(encoding="utf-8")
+    example = guide.split("```yaml\n", 1)[1].split("```", 1)[0]
+    definition = definition_read(yaml.safe_load(example))
+    assert definition.slug == "miracl-wsdm-cup" and definition.phases

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +27,7 @@ from cupboard.competitions.models import Competition, Phase, Subset
 from cupboard.competitions.pages import PAGES
 from cupboard.competitions.run_metadata import NAME as METADATA_NAME
 from cupboard.competitions.run_metadata import TYPES as METADATA_TYPES
-from cupboard.competitions.schema import key
+from cupboard.competitions.schema import Fail, key
 
 SCHEMA_VERSION = 1
 # One file per benchmark competition, e.g. DEFINITIONS_DIR / "miracl-wsdm-cup.yaml" (for `make demo`).
@@ -102,7 +103,7 @@ class PhaseDef:
                               help="which run of a team counts: its best, its last, or the ones it selects",
                               shown_default="the top-level `ranking` on a final phase, else `best`")
 
-    def check(self, fail: schema.Fail) -> None:
+    def check(self, fail: Fail) -> None:
         if self.slug and slugify(self.slug) != self.slug:
             fail("slug", f"must be lowercase letters, digits and hyphens, not {self.slug!r}")
         if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
@@ -120,7 +121,7 @@ class SignificanceDef:
     correction: str = key("holm", choices=_corrections, help="for testing many pairs at once")
     alpha: float = key(0.05, help="significance level, between 0 and 1")
 
-    def check(self, fail: schema.Fail) -> None:
+    def check(self, fail: Fail) -> None:
         if self.alpha is not None and not 0 < self.alpha < 1:
             fail("alpha", f"must be between 0 and 1, not {self.alpha!r}")
 
@@ -142,7 +143,7 @@ class ChoiceDef:
     value: str = key(help="what is stored and filtered on, at most 60 characters", scalar=True)
     label: str | None = key(None, help="shown on forms and pages", shown_default="the value")
 
-    def check(self, fail: schema.Fail) -> None:
+    def check(self, fail: Fail) -> None:
         if self.value is not None and not (self.value.strip() and len(self.value) <= 60):
             fail("", f"must be text of at most 60 characters, not {self.value!r}")
 
@@ -163,7 +164,7 @@ class MetadataFieldDef:
     choices: list[ChoiceDef] | None = key(None, help="the choices of a choice field (and only of one)")
     leaderboard: bool = key(True, help="a column on the leaderboard and its exports")
 
-    def check(self, fail: schema.Fail) -> None:
+    def check(self, fail: Fail) -> None:
         if self.name is not None and not METADATA_NAME.fullmatch(self.name):
             fail("name", f"must be lowercase letters, digits and _ (starting with a letter, at most 40), "
                          f"not {self.name!r}")
@@ -219,7 +220,8 @@ class Definition:
     entry_deadline: datetime | None = key(None, help="no team created or joined from here on",
                                           shown_default="when the final phase opens")
     team_size_max: int = key(10, minimum=1, help="members a team may have")
-    pages: PagesDef | None = key(None, help="Markdown pages, below", shown_default="none")
+    # PagesDef is made from PAGES at import, which mypy cannot follow.
+    pages: PagesDef | None = key(None, help="Markdown pages, below", shown_default="none")  # type: ignore[valid-type]
     run_metadata: list[MetadataFieldDef] | None = key(None, help="questions asked of every submission, below",
                                                       shown_default="none")
     significance: SignificanceDef | None = key(None, help="rank bands on leaderboards, below",
@@ -228,7 +230,7 @@ class Definition:
     subsets: list[SubsetDef] | None = key(None, help="leaderboard columns, below", shown_default="the benchmark's")
     phases: list[PhaseDef] = key(help="at least one, below")
 
-    def check(self, fail: schema.Fail) -> None:
+    def check(self, fail: Fail) -> None:
         if self.schema is not None and self.schema != SCHEMA_VERSION:
             fail("schema", f"this cupboard reads schema {SCHEMA_VERSION}, not {self.schema}")
         if self.slug and slugify(self.slug) != self.slug:
@@ -238,7 +240,7 @@ class Definition:
         _unique(self.run_metadata, "run_metadata", "name", "field {!r} is defined twice", fail)
         self._check_structure(fail)
 
-    def _check_metrics(self, fail: schema.Fail) -> None:
+    def _check_metrics(self, fail: Fail) -> None:
         metrics, primary = self.resolved_metrics(), self.resolved_primary_metric()
         if self.metrics is not None and (not self.metrics or not all(self.metrics)):
             fail("metrics", "must be a non-empty list of metric names like nDCG@10")
@@ -250,7 +252,7 @@ class Definition:
         elif primary not in metrics and metrics:
             fail("primary_metric", f"{primary!r} is not one of metrics")
 
-    def _check_depth(self, fail: schema.Fail) -> None:
+    def _check_depth(self, fail: Fail) -> None:
         """A measure deeper than the runs may go is refused here, when the file is loaded,
         never when the first run is scored (the rule: Competition.scored_depth)."""
         from evaluator.measures import parse_metric, scoring_depth
@@ -271,7 +273,7 @@ class Definition:
                 fail(f"metrics[{index}]", f"{name} looks deeper than {limit} {depth} ({what}): raise {limit} "
                                           f"to {metric.cutoff} or cut the measure at {depth}")
 
-    def _check_structure(self, fail: schema.Fail) -> None:
+    def _check_structure(self, fail: Fail) -> None:
         if self.groups is not None and not self.groups:
             fail("groups", "at least one group is required")
         if self.subsets is not None and not self.subsets:
@@ -335,7 +337,7 @@ class Definition:
         return found
 
 
-def _unique(items, path: str, name: str, message: str, fail: schema.Fail) -> None:
+def _unique(items, path: str, name: str, message: str, fail: Fail) -> None:
     seen = set()
     for index, item in enumerate(items or ()):
         value = getattr(item, name, None)
@@ -368,7 +370,7 @@ def definition_read(data: Any, *, source: str | Path | None = None, text: str | 
         definition = None
     else:
         definition = schema.read(Definition, data, "", lambda path, message: problems.append((path, message)))
-    if problems:
+    if problems or definition is None:
         raise DefinitionError(_located(problems, source=source, text=text))
     return definition
 
@@ -423,15 +425,16 @@ def definition_values(definition: Definition) -> dict:
             "subsets": d.resolved_subsets(), "phases": phases}
 
 
-def run_metadata_specs(fields: list[MetadataFieldDef | dict]) -> list[dict]:
+def run_metadata_specs(items: Sequence[MetadataFieldDef | dict]) -> list[dict]:
     """`run_metadata` as stored on Competition.run_metadata (plain data: run_metadata.py reads it).
     Takes the schema's fields or their YAML data (checked: DefinitionError)."""
-    if any(isinstance(f, dict) for f in fields):
-        problems: list[tuple[str, str]] = []
-        fields = [schema.read(MetadataFieldDef, f, f"run_metadata[{i}]", lambda p, m: problems.append((p, m)))
-                  for i, f in enumerate(fields)]
-        if problems:
-            raise DefinitionError(_located(problems))
+    problems: list[tuple[str, str]] = []
+    fields: list[MetadataFieldDef] = [
+        item if isinstance(item, MetadataFieldDef) else
+        schema.read(MetadataFieldDef, item, f"run_metadata[{i}]", lambda p, m: problems.append((p, m)))
+        for i, item in enumerate(items)]
+    if problems:
+        raise DefinitionError(_located(problems))
     return [{"name": f.name, "label": (f.label or f.name).strip(), "type": f.type, "required": f.required,
              "help": f.help, "choices": [[c.value.strip(), (c.label or c.value).strip() or c.value.strip()]
                                          for c in f.choices or ()],

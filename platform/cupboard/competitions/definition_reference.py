@@ -48,7 +48,7 @@ def definition_examples() -> list:
 
 def _section(path: str, cls) -> str:
     title = f"`{path}`" if path else "Top level"
-    lines = [f"## {title}\n", " ".join(inspect.getdoc(cls).split()) + "\n",
+    lines = [f"## {title}\n", " ".join((inspect.getdoc(cls) or "").split()) + "\n",
              "| key | type | default | meaning |", "|---|---|---|---|"]
     for row in schema.rows(cls):
         lines.append(f"| `{row.path}` | {row.type} | {row.default} | {_cell(row.help)} |")

@@ -26,8 +26,12 @@ from cupboard.competitions.definition import definition_load, definition_values
 from cupboard.competitions.errors import CompetitionError, DefinitionError
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
 from cupboard.competitions.private_files import removed_on_error
-from cupboard.competitions.schedule import (PHASE_SCHEDULE_FIELDS, group_reveal_refusal, phase_schedule_refusal,
-                                            subset_move_refusal)
+from cupboard.competitions.schedule import (
+    PHASE_SCHEDULE_FIELDS,
+    group_reveal_refusal,
+    phase_schedule_refusal,
+    subset_move_refusal,
+)
 from cupboard.locking import locked
 from evaluator.records import Problem
 
@@ -202,8 +206,8 @@ def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name:
 
 
 def _read_topics(content: bytes, name: str) -> dict[str, str]:
-    from evaluator.records import InputError
     from evaluator.io.topics import read_topics
+    from evaluator.records import InputError
 
     try:
         return read_topics(io.BytesIO(content), name=name)
