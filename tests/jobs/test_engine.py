@@ -1,16 +1,19 @@
 """The job engine on its own (cupboard.jobs): claim, fence, heartbeat, progress, sweep, and
 the send after COMMIT that survives a broker outage. A kind of its own over submission rows,
 so these tests say what the engine does, whatever scoring makes of it."""
+import ast
 import os
 import subprocess
 import sys
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.db.models import Q
 from django.utils import timezone
 
+import cupboard
 from cupboard.celery import app
 from cupboard.jobs import JobKind, job_claim, job_enqueue, job_sweep
 from cupboard.jobs.workers import worker_id
@@ -155,3 +158,20 @@ def test_a_broker_outage_fails_no_caller():
     sent = subprocess.run([sys.executable, "-c", SEND], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert sent.returncode == 0 and sent.stdout.strip() == "0", sent.stderr
     assert "the stale sweeper will send it again" in sent.stderr
+
+
+def _declared_kinds() -> set[str]:
+    """The `name` of every JobKind(...) written in platform/cupboard, read with ast."""
+    names = set()
+    for path in Path(cupboard.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "JobKind":
+                names |= {k.value.value for k in node.keywords if k.arg == "name" and isinstance(k.value, ast.Constant)}
+    return names
+
+
+def test_every_kind_of_job_is_tested_with_a_real_worker():
+    from tests.jobs.test_kinds_with_a_real_worker import CASES
+
+    assert _declared_kinds() == {case.kind.name for case in CASES.values()} == {
+        "scoring", "pool export", "verification", "mail"}
