@@ -5,7 +5,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -66,9 +65,7 @@ def create(request, competition_slug: str):
 def join(request, invite_code: str):
     """An invite link: GET asks for confirmation, POST joins. A draft's invites are a 404."""
     team = get_object_or_404(Team.objects.select_related("competition"), invite_code=invite_code)
-    viewer = viewer_for(request, team.competition)
-    if not viewer.sees_competition:
-        raise Http404("No such invite")
+    viewer = seen(request, team.competition)
     if request.method == "POST":
         try:
             team_join(invite_code=invite_code, user=request.user)
@@ -89,9 +86,7 @@ def merge(request, invite_code: str):
     """The captain of another team merges it into this invite's team (offered on the invite page).
     A draft's invites are a 404, as on the invite page."""
     team = get_object_or_404(Team.objects.select_related("competition"), invite_code=invite_code)
-    viewer = viewer_for(request, team.competition)
-    if not viewer.sees_competition:
-        raise Http404("No such invite")
+    viewer = seen(request, team.competition)
     current = viewer.team
     if current is None:
         messages.error(request, "You are in no team to merge.")
