@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -74,7 +74,7 @@ class Claim:
         """`done` of `total` steps finished: progress for the pages, and a heartbeat."""
         return self.update(**{self.kind.heartbeat: timezone.now()}, **self.kind.progress(done, total))
 
-    def heartbeat(self):
+    def heartbeat(self) -> AbstractContextManager[None]:
         """Beat in a thread while the block runs (see `beating`)."""
         return beating([self])
 
