@@ -28,6 +28,7 @@ from cupboard.competitions.pages import PAGES
 from cupboard.competitions.run_metadata import NAME as METADATA_NAME
 from cupboard.competitions.run_metadata import TYPES as METADATA_TYPES
 from cupboard.competitions.schema import Fail, key
+from cupboard.competitions.selectors import ALL, AVG_LABEL
 
 SCHEMA_VERSION = 1
 # One file per benchmark competition, e.g. DEFINITIONS_DIR / "miracl-wsdm-cup.yaml" (for `make demo`).
@@ -56,7 +57,8 @@ def _corrections() -> tuple[str, ...]:
 @dataclass(frozen=True, kw_only=True)
 class GroupDef:
     """An average column over the subsets that belong to it (MIRACL: known -> K.Avg, surprise -> S.Avg).
-    A group with a `reveal_at` hides its subsets' columns, topics and scores until then."""
+    A group with a `reveal_at` hides its subsets' columns, topics and scores until then. With one
+    group (or none: subsets listed without one), the board has a single average, Avg."""
 
     name: str = key(help="its name, as subsets' `group` names it")
     label: str = key(help="the heading of its average column, e.g. K.Avg")
@@ -72,7 +74,9 @@ class SubsetDef:
                          "`generic`, one of the benchmark's codes")
     name: str | None = key(None, help="shown in column tips and pages, e.g. Swahili",
                            shown_default="the benchmark's name for the code, else the code")
-    group: str = key(help="the `name` of the group it is averaged in")
+    group: str | None = key(None, help="the `name` of the group it is averaged in; required when `groups` are "
+                                       "listed", shown_default="the benchmark's group for the code, else the one "
+                                                               "average (Avg): a single-average board")
     kind: str | None = key(None, help="what the column is", choices=lambda: tuple(Subset.Kind.values),
                            shown_default="the benchmark's, else `language`")
 
@@ -292,6 +296,9 @@ class Definition:
                 fail(f"subsets[{index}].code", f"{subset.code!r} is not a subset of benchmark {self.benchmark!r}")
             if subset.group is not None and subset.group not in names:
                 fail(f"subsets[{index}].group", f"no group named {subset.group!r}")
+            elif subset.group is None and self.groups:
+                fail(f"subsets[{index}].group", "is required when groups are listed (leave out `groups` for "
+                                                "one average over every subset)")
         if self.phases is not None and not self.phases:
             fail("phases", "at least one phase is required")
 
@@ -314,12 +321,16 @@ class Definition:
 
     def resolved_groups(self) -> list[dict]:
         benchmark = self.benchmark_spec()
-        if self.groups is None and benchmark is not None:
-            # A group only exists here if a subset belongs to it: the benchmark's implicit
-            # "all" average spans every subset and needs no row of its own.
-            used = {s.group for s in benchmark.subsets}
-            return [{"name": g.name, "label": g.label, "reveal_at": None} for g in benchmark.groups if g.name in used]
-        return [{"name": g.name, "label": g.label, "reveal_at": g.reveal_at} for g in self.groups or () if g]
+        if self.groups is not None or benchmark is None:
+            return [{"name": g.name, "label": g.label, "reveal_at": g.reveal_at} for g in self.groups or () if g]
+        # A group only exists here if a subset belongs to it: the benchmark's implicit
+        # "all" average spans every subset and needs no row of its own...
+        used = {s.group for s in benchmark.subsets}
+        groups = [{"name": g.name, "label": g.label, "reveal_at": None} for g in benchmark.groups if g.name in used]
+        # ...unless subsets listed without a group belong to it: one average, the board's Avg.
+        if ALL not in used and any(s["group"] == ALL for s in self.resolved_subsets()):
+            groups.append({"name": ALL, "label": AVG_LABEL, "reveal_at": None})
+        return groups
 
     def resolved_subsets(self) -> list[dict]:
         benchmark = self.benchmark_spec()
@@ -332,7 +343,7 @@ class Definition:
                 continue
             spec = known.get(subset.code)
             found.append({"code": subset.code, "name": subset.name or getattr(spec, "name", subset.code),
-                          "group": subset.group,
+                          "group": subset.group or (None if self.groups else getattr(spec, "group", ALL)),
                           "kind": subset.kind or getattr(spec, "kind", Subset.Kind.LANGUAGE)})
         return found
 

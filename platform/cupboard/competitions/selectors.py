@@ -19,6 +19,17 @@ def subset_groups(subsets) -> dict[str, list[str]]:
     return dict(groups)
 
 
+def averaged_groups(subsets, *, every) -> list:
+    """The groups of `subsets` with an average column of their own (K.Avg, S.Avg), in order.
+    None on a single-average board, where one group holds every subset of the competition
+    (`every`: Mr. TyDi's `all`, subsets defined without groups): its average is Avg itself,
+    and two columns would show it twice ("Avg | Avg")."""
+    if len({subset.group_id for subset in every}) < 2:
+        return []
+    groups = {subset.group_id: subset.group for subset in subsets if subset.group.name != ALL}
+    return sorted(groups.values(), key=lambda group: (group.position, group.name))
+
+
 def phase_subsets(phase: Phase, subsets: list[Subset]) -> list[Subset]:
     """Those of `subsets` that `phase` has: the ones with topics in it (MIRACL's Test A has
     11 of the 18 languages). Columns, K.Avg / S.Avg / Avg and ranks count only these, so a

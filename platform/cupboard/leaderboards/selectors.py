@@ -25,10 +25,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from cupboard.competitions.models import Competition, Phase, Subset, SubsetGroup
+from cupboard.competitions.models import Competition, Phase, Subset
 from cupboard.competitions.run_metadata import (PREFIX, MetadataField, filter_query, filters_from_query, matches,
                                                 metadata_current, metadata_fields)
-from cupboard.competitions.selectors import ALL, AVG_LABEL, current_qrels_release, phase_subsets
+from cupboard.competitions.selectors import ALL, AVG_LABEL, averaged_groups, current_qrels_release, phase_subsets
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.history import rows_at, rows_over_time
 from cupboard.leaderboards.ranking import order_key
@@ -173,13 +173,11 @@ class Leaderboard:
                          for c in columns]) for entry in self.entries]
 
 
-def _columns(subsets: list[Subset]) -> tuple[list[Column], list[Column]]:
-    groups: dict[int, SubsetGroup] = {}
-    for subset in subsets:
-        groups.setdefault(subset.group_id, subset.group)
+def _columns(subsets: list[Subset], every: list[Subset]) -> tuple[list[Column], list[Column]]:
+    """(subset columns, average columns) of the subsets shown; `every`: the competition's."""
     subset_columns = [Column(key=s.code, label=s.code, title=s.name, kind=s.kind) for s in subsets]
     average_columns = [Column(key=g.name, label=g.label, title=f"Average over {g.name}", is_average=True)
-                       for g in sorted(groups.values(), key=lambda g: (g.position, g.name))]
+                       for g in averaged_groups(subsets, every=every)]
     average_columns.append(Column(key=ALL, label=AVG_LABEL, title="Average over every subset shown", is_average=True))
     return subset_columns, average_columns
 
@@ -266,7 +264,7 @@ def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_colum
 
 def board_entries(phase: Phase, viewer: Viewer, rows: list[BoardRow]) -> list[Entry]:
     """`rows` as `viewer` sees them at `viewer.now`, once they may see the leaderboard."""
-    subset_columns, average_columns = _columns(phase_subsets(phase, viewer.subsets))
+    subset_columns, average_columns = _columns(phase_subsets(phase, viewer.subsets), viewer.all_subsets)
     return _entries(rows, phase=phase, viewer=viewer, with_standings=False, subset_columns=subset_columns,
                     average_columns=average_columns, partial=not viewer.is_organizer and bool(viewer.hidden_groups))
 
@@ -292,7 +290,7 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
     everything = phase_subsets(phase, viewer.all_subsets)  # one query for the phase's topics
     subsets = [s for s in everything if viewer.sees_subset(s)]
     notices = _notices(viewer, phase, everything)
-    subset_columns, average_columns = _columns(subsets)
+    subset_columns, average_columns = _columns(subsets, viewer.all_subsets)
     fields = metadata_fields(competition)
     filters = filters_from_query(fields, {PREFIX + name: value for name, value in (filters or {}).items()})
     if as_of is None:

@@ -8,7 +8,7 @@ from django.db.models import Count, Prefetch, Q
 from cupboard.audit.models import AuditEvent
 from cupboard.competitions.models import Competition
 from cupboard.competitions.run_metadata import metadata_current, metadata_fields
-from cupboard.competitions.selectors import ALL, AVG_LABEL, phase_subsets, subset_groups
+from cupboard.competitions.selectors import ALL, AVG_LABEL, averaged_groups, phase_subsets, subset_groups
 from cupboard.competitions.viewer import Viewer
 from cupboard.teams.models import Membership, Team
 
@@ -63,8 +63,7 @@ def _averages(viewer: Viewer, subsets, values: dict) -> list[dict]:
     competition = viewer.competition
     by_code = {s.code: values[s.pk] for s in subsets if s.pk in values}
     means = group_means(by_code, subset_groups(subsets), missing=competition.missing_subset)
-    groups = sorted({s.group_id: s.group for s in subsets}.values(), key=lambda g: (g.position, g.name))
-    labels = {g.name: g.label for g in groups} | {ALL: AVG_LABEL}
+    labels = {g.name: g.label for g in averaged_groups(subsets, every=viewer.all_subsets)} | {ALL: AVG_LABEL}
     return [{"key": key, "label": labels[key], "values": {m: viewer.rounded(means[key].get(m)) for m in competition.metrics}}
             for key in labels if key in means]
 
