@@ -208,6 +208,20 @@ def dump(obj) -> Any:
     return written
 
 
+def with_instants(obj, move: Callable[[datetime], datetime]):
+    """`obj` with every instant in it moved by `move`, keeping what its file gave (the demo
+    dates a file's whole schedule from now, whichever keys hold instants)."""
+    if isinstance(obj, list):
+        return [with_instants(item, move) for item in obj]
+    if isinstance(obj, datetime):
+        return move(obj)
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+        return obj
+    moved = dataclasses.replace(obj, **{k.name: with_instants(getattr(obj, k.name), move) for k in keys(type(obj))})
+    object.__setattr__(moved, "_given", given(obj))
+    return moved
+
+
 # --- describing --------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True, slots=True)
 class Row:

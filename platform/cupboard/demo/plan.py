@@ -15,7 +15,8 @@ from pathlib import Path
 
 import yaml
 
-from cupboard.competitions.definition import DEFINITIONS_DIR
+from cupboard.competitions.definition import DEFINITIONS_DIR, definition_dump, definition_read
+from cupboard.competitions.schema import with_instants
 
 PASSWORD = "demo-password-1"
 ORGANIZER = "organizer"
@@ -98,15 +99,10 @@ class CompetitionPlan:
         `last_deadline_in` from now (whole days, so times of day stay as written)."""
         data = yaml.safe_load(self.path.read_text(encoding="utf-8"))
         data.update(self.overrides, organizers=[ORGANIZER])
-        latest = max(_instant(p["closes_at"]) for p in data["phases"])
+        definition = definition_read(data)
+        latest = max(phase.closes_at for phase in definition.phases)
         shift = timedelta(days=(now + self.last_deadline_in - latest).days)
-        for key in ("starts_at", "entry_deadline"):
-            if data.get(key):
-                data[key] = _instant(data[key]) + shift
-        for item in data["phases"] + data.get("groups", []):
-            for key in ("opens_at", "closes_at", "reveal_at"):
-                if item.get(key):
-                    item[key] = _instant(item[key]) + shift
+        data = definition_dump(with_instants(definition, lambda instant: instant + shift))
         if self.surprise_in is not None:
             reveal = now.replace(microsecond=0) + self.surprise_in
             for group in data.get("groups", []):
@@ -120,10 +116,6 @@ class CompetitionPlan:
     @property
     def slug(self) -> str:
         return self.overrides.get("slug") or yaml.safe_load(self.path.read_text(encoding="utf-8"))["slug"]
-
-
-def _instant(value) -> datetime:
-    return value if isinstance(value, datetime) else datetime.fromisoformat(str(value).replace("Z", "+00:00"))
 
 
 _MIRACL_PHASES = {"dev": PhaseSlice(0.0, 0.5, 120), "test-a": PhaseSlice(0.5, 0.75, 80),
