@@ -89,6 +89,10 @@ def rows(w) -> list[Row]:
         Row("accounts:profile", (), "GET", login(200)),
         Row("accounts:token_create", (), "GET", login(405)),
         Row("accounts:token_create", (), "POST", login(200)),  # the new token, shown in this answer only
+        Row("accounts:password_change", (), "GET", login(200)),
+        Row("accounts:password_change", (), "POST", login(200), {"old_password": "wrong"}),  # the form, with errors
+        Row("accounts:email_change", (), "GET", login(200)),
+        Row("accounts:email_change", (), "POST", login(200), {"email": "x@example.org", "password": "wrong"}),
         Row("accounts:password_reset", (), "GET", every(200)),
         # The form again, with errors (an address would count 7 requests for one e-mail: throttled;
         # tests/accounts/test_password_reset.py walks through a reset).

@@ -22,3 +22,21 @@ class SignupForm(UserCreationForm):
         if any(name_key(taken) == key for taken in User.objects.values_list("username", flat=True).iterator()):
             raise ValidationError("This username is taken (or one that looks like it).", code="username_taken")
         return username
+
+
+class EmailChangeForm(forms.Form):
+    """A new address for mails and password resets, confirmed with the current password: a
+    session left open on a shared machine must not be enough to take the account over."""
+
+    email = forms.EmailField(label="New e-mail address")
+    password = forms.CharField(label="Current password", widget=forms.PasswordInput, strip=False)
+
+    def __init__(self, user, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self):
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise ValidationError("That is not your current password.", code="password_incorrect")
+        return password

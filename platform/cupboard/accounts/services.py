@@ -1,4 +1,4 @@
-"""Account writes: API tokens."""
+"""Account writes: API tokens, the e-mail address."""
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
@@ -15,3 +15,9 @@ def api_token_create(*, user: AbstractBaseUser) -> str:
 
 def api_token_revoke(*, user: AbstractBaseUser) -> None:
     ApiToken.objects.filter(user=user).delete()
+
+
+def account_email_change(*, user: AbstractBaseUser, email: str) -> None:
+    """Mails and password resets go to `email` from now on."""
+    user.email = email
+    user.save(update_fields=["email"])

@@ -17,10 +17,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 from cupboard.links import site_url
 from cupboard.throttle import client_address, throttle_count, throttle_take, throttle_wait
 
-from .forms import SignupForm
+from .forms import EmailChangeForm, SignupForm
 from .lookalikes import name_key
 from .models import ApiToken
-from .services import api_token_create, api_token_revoke
+from .services import account_email_change, api_token_create, api_token_revoke
 
 
 def throttled(request, wait: int, *, what: str):
@@ -136,6 +136,29 @@ def profile(request):
     """The user's teams, mail settings and API token (only its prefix; the full token is shown
     once, on creation)."""
     return _profile(request)
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's own (old password, new one twice; the session stays signed in), on the profile."""
+
+    template_name = "accounts/password_change.html"
+    success_url = reverse_lazy("accounts:profile")
+
+    def form_valid(self, form):
+        messages.success(self.request, "Your password was changed.")
+        return super().form_valid(form)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def email_change(request):
+    """A new e-mail address, confirmed with the current password."""
+    form = EmailChangeForm(request.user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        account_email_change(user=request.user, email=form.cleaned_data["email"])
+        messages.success(request, f"Mails now go to {form.cleaned_data['email']}.")
+        return redirect("accounts:profile")
+    return render(request, "accounts/email_change.html", {"form": form})
 
 
 @login_required
