@@ -27,6 +27,7 @@ Two ways to use it:
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -41,6 +42,14 @@ __all__ = ["Cast", "build_cast", "client_for", "personas", "organizer", "other_o
            "teammate", "outsider", "anonymous", "staff", "PersonasTestCase"]
 
 PERSONA_NAMES = ("organizer", "other_organizer", "participant", "teammate", "outsider", "anonymous", "staff")
+
+
+def without_csrf(response) -> bytes:
+    """A page's bytes with its CSRF token blanked: Django masks the token afresh in every
+    answer (the log-out form of a signed-in person's page), so two answers that say the same
+    thing differ only there."""
+    return re.sub(rb'name="csrfmiddlewaretoken" value="[^"]*"', b'name="csrfmiddlewaretoken" value=""',
+                  response.content)
 
 
 def client_for(user) -> Client:
