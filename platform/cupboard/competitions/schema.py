@@ -84,7 +84,8 @@ def read(cls, value: Any, path: str, fail: Fail):
     """An instance of schema `cls` from loaded YAML data; problems go to `fail(path, message)`.
     Returns None when `value` is not even a mapping; otherwise an instance whose faulty
     keys hold None (the caller raises once it has collected every problem)."""
-    scalar = next((k for k in keys(cls) if k.scalar), None)
+    known = keys(cls)
+    scalar = next((k for k in known if k.scalar), None)
     if scalar is not None and not isinstance(value, dict):
         value = {scalar.name: value}
         at = {scalar.name: path}  # a plain value's problem is the item's, not a key the file never wrote
@@ -93,7 +94,6 @@ def read(cls, value: Any, path: str, fail: Fail):
     if not isinstance(value, dict):
         fail(path, "must be a mapping")
         return None
-    known = keys(cls)
     names = [k.name for k in known]
     for name in value:
         if name not in names:
