@@ -48,6 +48,13 @@ def test_it_sees_at_the_instant_asked_for_even_when_built_before(personas, djang
     assert viewer_for(request, personas.competition) is first
 
 
+def test_every_viewer_of_a_request_sees_by_the_same_clock(personas):
+    request = RequestFactory().get("/")
+    request.user = personas.participant
+    first = viewer_for(request, personas.competition)
+    assert viewer_for(request, personas.other_competition).now == first.now
+
+
 def test_a_draft_and_everything_in_it_is_for_its_organizers_only(personas):
     personas.competition.is_published = False
     expected = {"organizer": True, "staff": True, "other_organizer": False, "participant": False, "anonymous": False}

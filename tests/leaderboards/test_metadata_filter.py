@@ -79,7 +79,7 @@ def test_zero_shot_only_keeps_counted_rows_that_say_so_with_their_ranks(cast, de
         ("Team C", {"run_type": "manual", "zero_shot": True})]
     page = _get(None, PAGE, dev, ZERO_SHOT).content.decode()
     assert "Showing 2 of 4 rows: those whose run says Zero-shot: yes." in page
-    assert f'{dev.slug}.csv?meta_zero_shot=yes">CSV' in page and f'{dev.slug}.json?meta_zero_shot=yes">JSON' in page
+    assert f'{dev.slug}/leaderboard.csv?meta_zero_shot=yes">CSV' in page and f'{dev.slug}/leaderboard.json?meta_zero_shot=yes">JSON' in page
     assert "?metric=R%40100&amp;meta_zero_shot=yes" in page  # another metric keeps the filter
     assert "a zero-shot try" not in page and "trained" not in page
     board = leaderboard_for(phase=dev, user=None, filters={"zero_shot": "yes"})

@@ -273,11 +273,18 @@ class Viewer:
 
 
 def viewer_for(request, competition: Competition, now: datetime | None = None) -> Viewer:
-    """The request's viewer of `competition`, built once per request and competition (at
-    `now` when given: the instant a query already used, so both agree on what is revealed;
-    a viewer already built at another instant is moved to that one, never reused as is)."""
+    """The request's viewer of `competition`, built once per request and competition at the
+    request's instant (`request_now`), or at `now` when given: the instant a query already
+    used, so both agree on what is revealed (a viewer already built at another instant is
+    moved to that one, never reused as is)."""
     cache = request.__dict__.setdefault("_cupboard_viewers", {})
     viewer = cache.get(competition.pk)
     if viewer is None:
-        viewer = cache[competition.pk] = Viewer(request.user, competition, now)
+        viewer = cache[competition.pk] = Viewer(request.user, competition, now or request_now(request))
     return viewer if now is None or now == viewer.now else viewer.when(now)
+
+
+def request_now(request) -> datetime:
+    """The instant of a request, read once: every viewer of one request sees by the same clock
+    (a page listing several competitions cannot show one revealed by a later tick than another)."""
+    return request.__dict__.setdefault("_cupboard_now", timezone.now())
