@@ -34,6 +34,7 @@ class Inputs:
     """Files read for one command, by subset code, and every problem found on the way."""
 
     benchmark: Benchmark
+    known: tuple[str, ...] = ()  # the subset codes files are named with, when a server said (cli/phase.py)
     qrels: dict[str, Qrels] = field(default_factory=dict)
     topics: dict[str, dict[str, str]] = field(default_factory=dict)
     errors: list[Problem] = field(default_factory=list)
@@ -45,14 +46,18 @@ class Inputs:
         generic profile any NAME=PATH is a subset, and one unnamed file is `default`."""
         found: dict[str, str] = {}
         # the generic profile still tells `run.bm25.sw.txt` is sw, by every benchmark's codes
-        known = self.benchmark.codes or sorted({c for b in BENCHMARKS.values() for c in b.codes})
+        known = self.known or self.benchmark.codes or sorted({c for b in BENCHMARKS.values() for c in b.codes})
         inputs = expand_inputs(paths, known)
         for code, path in inputs:
-            if code is None and self.benchmark.open_subsets and len(inputs) == 1:
+            if code is None and self.benchmark.open_subsets and len(inputs) == 1 and not self.known:
                 code = DEFAULT_SUBSET
             if code is None:
-                self.errors.append(Problem("unknown-subset", "cannot tell the subset from the file name; "
+                named = f" (the phase's subsets: {', '.join(self.known)})" if self.known else ""
+                self.errors.append(Problem("unknown-subset", f"cannot tell the subset from the file name{named}; "
                                            "give it as NAME=PATH", path))
+            elif self.known and code not in self.known:
+                self.errors.append(Problem("unknown-subset", f"the phase has no subset {code!r} "
+                                           f"(it has {', '.join(self.known)})", path))
             elif not self.benchmark.open_subsets and code not in self.benchmark.codes:
                 self.errors.append(Problem("unknown-subset", f"{self.benchmark.key} has no subset {code!r} "
                                            f"(it has {', '.join(self.benchmark.codes)})", path))

@@ -20,10 +20,10 @@ from .common import (
     UNLIMITED,
     Inputs,
     add_common,
-    benchmark_of,
     print_json,
     report_problems,
 )
+from .phase import add_phase_options, phase_inputs
 from .progress import Progress
 
 
@@ -58,6 +58,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--workers", type=int, metavar="N",
                         help="languages scored at once, each in its own process (default: one per core)")
     add_common(parser, formats=("table", "json", "csv", "trec"))
+    add_phase_options(parser)
     parser.set_defaults(func=score_command)
     return parser
 
@@ -80,10 +81,15 @@ def parse_groups(specs: list[str], benchmark: Benchmark, present: list[str]) -> 
 
 def score_command(args: argparse.Namespace) -> int:
     """Read qrels, topics and runs, score each language, print the table; 1 if any input is rejected."""
-    benchmark = benchmark_of(args)
-    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else list(benchmark.metrics)
+    read = phase_inputs(args, "score")
+    if read is None:
+        return 2
+    phase, inputs = read
+    benchmark = inputs.benchmark
+    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else \
+        list(phase.metrics if phase else benchmark.metrics)
     generic = benchmark.open_subsets
-    max_depth = args.max_depth or (UNLIMITED if generic else 1000)
+    max_depth = args.max_depth or (phase.max_run_depth if phase else UNLIMITED if generic else 1000)
     try:
         # an unknown metric is a usage error: say so before reading gigabytes
         depth = scoring_depth(map(parse_metric, metrics), max_depth=max_depth, depth=args.depth)
@@ -91,7 +97,6 @@ def score_command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"python -m evaluator score: {exc}", file=sys.stderr)
         return 2
-    inputs = Inputs(benchmark)
     jobs = plan_jobs(inputs, args)
     scoring = Scoring(tuple(metrics), relevance_level=benchmark.relevance_level, gain=benchmark.gain,
                       depth=depth, max_depth=max_depth, docid_pattern=benchmark.docid_pattern,

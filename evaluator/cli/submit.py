@@ -3,8 +3,9 @@
 A participant's script needs no browser: the token comes from the profile page (`--token`
 or $CUPBOARD_TOKEN), the files go to the server's JSON API as the upload form sends them,
 and validation errors come back with file, line and reason. With `--topics` the run is
-first checked here exactly as `validate` checks it, so a bad line is found before a large
-file travels; the server checks again and is the authority. Only the standard library is
+first checked here exactly as `validate` checks it (the phase's subset codes asked of the
+server: cli/phase.py), so a bad line is found before a large file travels; the server
+checks again and is the authority. Only the standard library is
 used, so this works from any Python that has the evaluator.
 
 Exit status: 0 uploaded (and, with --wait, scored); 1 refused, rejected or failed;
@@ -27,7 +28,8 @@ from ..client import api
 from ..client.api import TRY_LATER
 from ..client.http import Multipart, ServerError, call_api
 from ..io.naming import expand_inputs
-from .common import Inputs, add_common, benchmark_of, print_json
+from .common import add_common, print_json
+from .phase import inputs_for, phase_definition_or_none
 from .progress import Progress
 from .validate import check_runs
 
@@ -55,7 +57,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--token", default=None, help="API token (default: $CUPBOARD_TOKEN)")
     parser.add_argument("--topics", nargs="*", default=[], metavar="PATH",
                         help="check the runs against these topics here before uploading")
-    parser.add_argument("--max-depth", type=int, default=1000, help="most documents per query, for --topics")
+    parser.add_argument("--max-depth", type=int, help="most documents per query, for --topics (default: the "
+                                                      "phase's max_run_depth)")
     parser.add_argument("--wait", action="store_true", help="wait until the submission is scored or rejected")
     parser.add_argument("--poll", type=float, default=2.0, metavar="SECONDS", help="status check interval")
     parser.add_argument("--timeout", type=float, default=900.0, metavar="SECONDS",
@@ -109,8 +112,10 @@ def checked_here(args: argparse.Namespace) -> bool:
     """With --topics: validate as `validate` does and print the problems; False if any run is rejected."""
     if not args.topics:
         return True
-    inputs = Inputs(benchmark_of(args))
-    check_runs(inputs, topics=args.topics, runs=args.run, max_depth=args.max_depth, progress=args.progress)
+    phase = phase_definition_or_none(args)  # the codes the phase's files are named with
+    inputs = inputs_for(args, phase)
+    max_depth = args.max_depth or (phase.max_run_depth if phase else 1000)
+    check_runs(inputs, topics=args.topics, runs=args.run, max_depth=max_depth, progress=args.progress)
     if inputs.errors or args.format == "text":  # in JSON, a clean check leaves stdout to the server's answer
         report(inputs.problems_as_dict(), args.format)
     return not inputs.errors

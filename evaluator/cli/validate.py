@@ -11,7 +11,8 @@ import argparse
 from typing import Any
 
 from ..io.naming import expand_inputs
-from .common import Inputs, add_common, benchmark_of, print_json
+from .common import Inputs, add_common, print_json
+from .phase import add_phase_options, phase_inputs
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -23,8 +24,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--run", nargs="+", required=True, metavar="PATH", help="run files to check")
     parser.add_argument("--topics", nargs="*", default=[], metavar="PATH",
                         help="topic files; with them, every qid must be a query of its language")
-    parser.add_argument("--max-depth", type=int, default=1000, help="most documents allowed per query")
+    parser.add_argument("--max-depth", type=int, help="most documents allowed per query (default: the phase's "
+                        "max_run_depth with --server, else 1000)")
     add_common(parser, formats=("text", "json"))
+    add_phase_options(parser)
     parser.set_defaults(func=validate_command)
     return parser
 
@@ -46,8 +49,12 @@ def check_runs(inputs: Inputs, *, topics: list[str], runs: list[str], max_depth:
 
 def validate_command(args: argparse.Namespace) -> int:
     """Validate each run against its language's topics; print the problems; 0 if all valid, else 1."""
-    inputs = Inputs(benchmark_of(args))
-    valid = check_runs(inputs, topics=args.topics, runs=args.run, max_depth=args.max_depth, progress=args.progress)
+    read = phase_inputs(args, "validate")
+    if read is None:
+        return 2
+    phase, inputs = read
+    max_depth = args.max_depth or (phase.max_run_depth if phase else 1000)
+    valid = check_runs(inputs, topics=args.topics, runs=args.run, max_depth=max_depth, progress=args.progress)
     if args.format == "json":
         print_json({**inputs.problems_as_dict(), "runs": valid})
     else:

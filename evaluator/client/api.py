@@ -17,6 +17,7 @@ MOUNT = "submissions/"  # where the platform includes cupboard.submissions.urls
 ROOT = "api/"
 UPLOAD_ROUTE = ROOT + "<slug:competition_slug>/<slug:phase_slug>/"
 STATUS_ROUTE = ROOT + "<int:pk>/"
+DEFINITION_ROUTE = UPLOAD_ROUTE + "definition/"  # GET, token optional: what reads a phase's files
 PREFIX = "/" + MOUNT + ROOT  # every API path starts so
 
 AUTH_SCHEME = "Token"  # Authorization: Token <token>
@@ -42,6 +43,11 @@ ANSWER_FIELDS = ("id", "number", "status", "progress", "status_reason", "scores"
                  "repeat", "warnings")
 UPLOAD_ANSWER_FIELDS = (*ANSWER_FIELDS, "url")
 ERROR_FIELDS = ("file", "line", "column", "code", "message")
+# A phase's definition, as the caller may see it: its subsets ([{"code", "name"}], never a
+# hidden one), so the CLI tells a run's subset from its name as the server does, and how it
+# scores (the benchmark's key, metrics, depths) so `score` and `validate` can do alike.
+DEFINITION_FIELDS = ("competition", "phase", "benchmark", "subsets", "metrics", "primary_metric", "relevance_level",
+                     "max_run_depth", "scoring_depth")
 
 
 def path_of(route: str, **values: object) -> str:
@@ -51,6 +57,10 @@ def path_of(route: str, **values: object) -> str:
 
 def upload_url(server: str, competition: str, phase: str) -> str:
     return server.rstrip("/") + path_of(UPLOAD_ROUTE, competition_slug=competition, phase_slug=phase)
+
+
+def definition_url(server: str, competition: str, phase: str) -> str:
+    return server.rstrip("/") + path_of(DEFINITION_ROUTE, competition_slug=competition, phase_slug=phase)
 
 
 def status_url(server: str, submission_id: int) -> str:

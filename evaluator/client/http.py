@@ -88,7 +88,7 @@ def call_api(url: str, token: str, body: Multipart | None = None, *, progress: R
     import urllib.error  # with http and ssl: only when calling the platform
     import urllib.request
 
-    headers = {"Authorization": f"{AUTH_SCHEME} {token}", "Accept": "application/json"}
+    headers = {"Accept": "application/json"} | ({"Authorization": f"{AUTH_SCHEME} {token}"} if token else {})
     data = None
     if body is not None:
         headers |= {"Content-Type": body.content_type, "Content-Length": str(len(body))}

@@ -172,6 +172,12 @@ def rows(w) -> list[Row]:
         Row("submissions:api_status", (a,), "GET", every(401), {"session_only": True}),
         Row("submissions:api_upload", ("cup", "dev"), "POST", every(401), {"session_only": True}),
         Row("submissions:api_upload", ("cup", "dev"), "GET", login(405, anon=401)),
+        # A phase's definition is public (token optional), a draft's its organizers' only.
+        Row("submissions:api_definition", ("cup", "dev"), "GET", every(200)),
+        Row("submissions:api_definition", ("cup", "test-b"), "GET", every(200)),
+        Row("submissions:api_definition", ("cup", "nope"), "GET", every(404)),
+        Row("submissions:api_definition", ("draft", "dev"), "GET", organizers(200, 404)),
+        Row("submissions:api_definition", ("cup", "dev"), "POST", every(405)),
         Row("submissions:api_upload", ("cup", "dev"), "POST", login(400, anon=401), {"method_name": "x"}),
         Row("submissions:api_upload", ("draft", "dev"), "POST", organizers(400, 404, anon=401),
             {"method_name": "x"}),

@@ -31,6 +31,11 @@ def test_the_api_urls_are_the_contracts_routes():
     assert resolve(upload_path).func is views.upload and resolve(status_path).func is views.status
     assert contract.upload_url("https://cup.example.org/", "cup", "dev") == "https://cup.example.org/submissions/api/cup/dev/"
     assert upload_path.startswith(outages.API_PREFIX) and status_path.startswith(contract.PREFIX)
+    definition_path = contract.path_of(contract.DEFINITION_ROUTE, competition_slug="cup", phase_slug="test-b")
+    assert reverse("submissions:api_definition", args=["cup", "test-b"]) == definition_path
+    assert resolve(definition_path).func is views.definition and definition_path.startswith(contract.PREFIX)
+    assert contract.definition_url("https://cup.example.org", "cup", "dev") == \
+        "https://cup.example.org/submissions/api/cup/dev/definition/"
 
 
 def test_the_statuses_and_upload_fields_are_the_contracts():
@@ -59,6 +64,9 @@ def test_the_answers_hold_the_fields_clients_read(world, api):
     assert state.status_code == 200 and set(contract.ANSWER_FIELDS) <= set(state.json())
     refused = api.post(path, {contract.METHOD_NAME: "BM25"})
     assert refused.status_code == 400 and [set(e) for e in refused.json()["errors"]] == [set(contract.ERROR_FIELDS)]
+    definition = api.get(contract.path_of(contract.DEFINITION_ROUTE, competition_slug=world.competition.slug,
+                                          phase_slug="dev"))
+    assert definition.status_code == 200 and set(definition.json()) == set(contract.DEFINITION_FIELDS)
 
 
 def test_the_how_to_submit_command_is_one_the_cli_parses(world):

@@ -10,9 +10,10 @@ as data with HTTP 400: {"errors": [{"file", "line", "column", "code", "message"}
 Re-posting the same files returns the existing submission (HTTP 200 instead of 201, with
 `"repeat": true` and a `message` saying it is already stored as #N).
 """
-from functools import wraps
+from functools import partial, wraps
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -21,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from cupboard.accounts.selectors import token_in, user_from_token
 from cupboard.competitions.models import Phase
 from cupboard.competitions.run_metadata import metadata_fields
+from cupboard.competitions.selectors import phase_subsets
 from cupboard.competitions.viewer import viewer_for
 from cupboard.links import absolute
 from cupboard.throttle import throttle_take
@@ -37,13 +39,18 @@ def _error(status: int, code: str, message: str) -> JsonResponse:
     return JsonResponse({"errors": [contract.error(code, message)]}, status=status)
 
 
-def token_required(view):
+def token_required(view, *, optional: bool = False):
     """Authenticate with `Authorization: Token <token>` and nothing else. The views are
     csrf_exempt, so a session cookie must not count here: a page on another site could
-    otherwise post as the logged-in user (browsers send cookies, never our header)."""
+    otherwise post as the logged-in user (browsers send cookies, never our header).
+    `optional`: a request without the header is the anonymous visitor's (a wrong token is
+    still refused)."""
     @wraps(view)
     def wrapper(request, *args, **kwargs):
         raw = token_in(request.headers.get("Authorization", ""))
+        if raw is None and optional and "Authorization" not in request.headers:
+            request.user = AnonymousUser()
+            return view(request, *args, **kwargs)
         if raw is None:
             return _error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
         # Per token (however its header is spelled), counted before it is looked up: a runaway
@@ -95,6 +102,25 @@ def upload(request, competition_slug: str, phase_slug: str):
         payload["message"] = f"These files are already stored as #{submission.number} ({submission.method_name}); " \
                              "nothing new was stored."
     return JsonResponse(payload, status=200 if submission.is_repeat else 201)
+
+
+@partial(token_required, optional=True)
+@require_GET
+def definition(request, competition_slug: str, phase_slug: str):
+    """A phase's subsets as the caller may see them (never a hidden one) and how it scores:
+    what `python -m evaluator` needs to read the phase's files as the server reads them."""
+    phase = Phase.objects.select_related("competition").filter(
+        competition__slug=competition_slug, slug=phase_slug).first()
+    viewer = viewer_for(request, phase.competition) if phase is not None else None
+    if viewer is None or not viewer.sees_competition:
+        return _error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
+    competition = phase.competition
+    return JsonResponse({
+        "competition": competition.slug, "phase": phase.slug, "benchmark": competition.benchmark,
+        "subsets": [{"code": s.code, "name": s.name} for s in phase_subsets(phase, viewer.subsets)],
+        "metrics": competition.metrics, "primary_metric": competition.primary_metric,
+        "relevance_level": competition.relevance_level, "max_run_depth": competition.max_run_depth,
+        "scoring_depth": competition.scored_depth()})
 
 
 @token_required

@@ -19,6 +19,7 @@ urlpatterns = [
     # The JSON API's routes are the contract's, which the CLI calls (evaluator/client/api.py).
     path(contract.MOUNT + contract.STATUS_ROUTE, api.status, name="api_status"),
     path(contract.MOUNT + contract.UPLOAD_ROUTE, api.upload, name="api_upload"),
+    path(contract.MOUNT + contract.DEFINITION_ROUTE, api.definition, name="api_definition"),
     path("c/<slug:competition_slug>/mine/", views.mine, name="mine"),
     path("c/<slug:competition_slug>/<slug:phase_slug>/upload/", views.upload, name="upload"),
     path("c/<slug:competition_slug>/<slug:phase_slug>/rescore/", views.rescore, name="rescore"),

@@ -1,0 +1,102 @@
+"""A competition phase's definition, asked of its cupboard server (`--server`, `--competition`,
+`--phase`): the subset codes its files are named with, and how it scores.
+
+The CLI's built-in benchmarks know only their own language codes; a competition of its own
+(CIRAL's ha, so, sw, yo...) names files with codes the CLI has never heard of, which the
+server reads fine. With the phase's definition, `submit --topics`, `validate` and `score`
+tell a file's subset exactly as the server does, and `score` scores with the phase's
+metrics and depths. The endpoint is public (the token is sent when there is one): it lists
+only the subsets the caller may see.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from ..benchmarks import BENCHMARKS, Benchmark, get_benchmark
+from ..client import api
+from ..client.http import ServerError, call_api
+from .common import Inputs, benchmark_of
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseDefinition:
+    """What the server says of a phase (api.DEFINITION_FIELDS), as the CLI uses it."""
+
+    benchmark: str
+    codes: tuple[str, ...]
+    metrics: tuple[str, ...]
+    max_run_depth: int
+    scoring_depth: int
+
+    @classmethod
+    def from_answer(cls, answer: dict[str, Any]) -> PhaseDefinition:
+        return cls(benchmark=answer["benchmark"], codes=tuple(s["code"] for s in answer["subsets"]),
+                   metrics=tuple(answer["metrics"]), max_run_depth=answer["max_run_depth"],
+                   scoring_depth=answer["scoring_depth"])
+
+    def benchmark_spec(self, args: argparse.Namespace, fallback: Benchmark) -> Benchmark:
+        """--benchmark when given, else the phase's (when this evaluator knows it), else `fallback`."""
+        if args.benchmark:
+            return get_benchmark(args.benchmark)
+        return get_benchmark(self.benchmark) if self.benchmark in BENCHMARKS else fallback
+
+
+def add_phase_options(parser: argparse.ArgumentParser) -> None:
+    """--server, --competition, --phase (and --token) for the commands that may ask for them."""
+    group = parser.add_argument_group("a competition's phase", "with all three, the phase's subsets (and, for "
+                                      "score, its metrics and depths) come from its server")
+    group.add_argument("--server", help="the platform's address, e.g. https://cup.example.org")
+    group.add_argument("--competition", metavar="SLUG")
+    group.add_argument("--phase", metavar="SLUG")
+    group.add_argument("--token", default=None, help="API token (default: $CUPBOARD_TOKEN; optional here)")
+
+
+def phase_definition(args: argparse.Namespace) -> PhaseDefinition | None:
+    """The phase's definition when --server, --competition and --phase are given, else None.
+    Raises SystemExit naming the problem when only some are given, and ServerError when the
+    server cannot say."""
+    given = [getattr(args, name, None) for name in ("server", "competition", "phase")]
+    if not any(given):
+        return None
+    if not all(given):
+        raise SystemExit("give --server, --competition and --phase together (or none of them)")
+    token = getattr(args, "token", None) or os.environ.get(api.TOKEN_ENV, "")
+    url = api.definition_url(args.server, args.competition, args.phase)
+    status, answer = call_api(url, token, timeout=60)
+    if status != 200:
+        problems = "; ".join(str(e.get("message")) for e in answer.get("errors", [])) or f"HTTP {status}"
+        raise ServerError(f"{url}: {problems}")
+    return PhaseDefinition.from_answer(answer)
+
+
+def phase_definition_or_none(args: argparse.Namespace) -> PhaseDefinition | None:
+    """As `phase_definition`, but a server that cannot say (an older one without the endpoint,
+    a network problem) is a warning: the built-in benchmarks' codes are used instead."""
+    try:
+        return phase_definition(args)
+    except ServerError as error:
+        print(f"warning: the phase's subsets could not be read from the server ({error}); "
+              "telling subsets by the built-in benchmarks' codes", file=sys.stderr)
+        return None
+
+
+def inputs_for(args: argparse.Namespace, phase: PhaseDefinition | None) -> Inputs:
+    """The command's Inputs: the phase's subset codes and benchmark when the server gave them."""
+    if phase is None:
+        return Inputs(benchmark_of(args))
+    return Inputs(phase.benchmark_spec(args, benchmark_of(args)), known=phase.codes)
+
+
+def phase_inputs(args: argparse.Namespace, command: str) -> tuple[PhaseDefinition | None, Inputs] | None:
+    """(the phase's definition or None, the command's Inputs); None when the server was asked
+    and could not say, which is printed (the command then exits 2: nothing was read)."""
+    try:
+        phase = phase_definition(args)
+    except ServerError as error:
+        print(f"python -m evaluator {command}: {error}", file=sys.stderr)
+        return None
+    return phase, inputs_for(args, phase)
