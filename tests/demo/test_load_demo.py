@@ -163,4 +163,4 @@ class DemoJudgingCycleTests(TestCase):
         page = organizer.get(reverse("judging:pool", args=[self.phase.competition.slug, "dev"]))
         self.assertContains(page, "Documents to judge")
         self.assertContains(organizer.get(reverse("judging:qrels_changes", args=[self.phase.competition.slug, "dev", 2])),
-                            "New judgments")
+                            "Judgments: new, flipped and dropped")

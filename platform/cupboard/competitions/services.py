@@ -241,14 +241,17 @@ def topics_import_files(*, phase: Phase, files: dict[str, FileSource], names: di
 
 def qrels_release_create(*, phase: Phase, files: Mapping[str, FileSource], actor: User | None,
                          note: str = "", names: dict[str, str] | None = None,
-                         progress: Callable[[str, int, int], None] | None = None) -> QrelsRelease:
+                         progress: Callable[[str, int, int], None] | None = None,
+                         warn: Callable[[str], None] | None = None) -> QrelsRelease:
     """Release a new version of a phase's judgments: {subset code: file}.
 
     Every file is validated with evaluator.io.qrels.read_qrels before anything is stored
     (CompetitionError `invalid-qrels` lists every problem). Subsets not given are carried
     forward from the previous release unchanged. A release identical to the current one is
     not a new version: the current one is returned. `names` gives each file's published
-    name; `progress(code, done, total)` is called as files pass validation. When the phase already has scored
+    name; `progress(code, done, total)` is called as files pass validation, `warn(message)`
+    once per file whose judged queries include some with no topic in the phase (stored
+    anyway: it is the organizers' call, but they hear of it). When the phase already has scored
     or queued submissions, `phase_rescore` (re-)scores them after the commit."""
     from evaluator.io.qrels import read_qrels
     from evaluator.records import InputError
@@ -268,6 +271,9 @@ def qrels_release_create(*, phase: Phase, files: Mapping[str, FileSource], actor
             problems.extend(error.problems)
             continue
         checked[code] = (subset, content, name, qrels)
+        untopiced = _judged_without_topics(phase, subset, qrels, name=name)
+        if untopiced and warn is not None:
+            warn(untopiced)
         if progress is not None:
             progress(code, done, len(files))
     if problems:
@@ -306,6 +312,28 @@ def qrels_release_create(*, phase: Phase, files: Mapping[str, FileSource], actor
                                    new_qrels={c: item[3] for c, item in checked.items()},
                                    previous_files=carried if previous is not None else None)
     return release
+
+
+UNTOPICED_SHOWN = 5  # query ids a warning names before "and N more"
+
+
+def _judged_without_topics(phase: Phase, subset: Subset, qrels, *, name: str) -> str | None:
+    """The warning for a qrels file judging queries that have no topic in the phase (a typo
+    in a qid, topics of another phase), or None when every judged query has one."""
+    from cupboard.competitions.submitting import topic_ids
+
+    topic_sets = list(TopicSet.objects.filter(phase=phase, subset=subset))
+    if not topic_sets:
+        return (f"{name}: {phase.slug} has no {subset.code} topics yet, so none of its {len(qrels.judgments)} "
+                "judged queries has one (stored anyway).")
+    topics = {qid for topic_set in topic_sets for qid in topic_ids(topic_set)}
+    missing = [qid for qid in qrels.judgments if qid not in topics]
+    if not missing:
+        return None
+    shown = ", ".join(missing[:UNTOPICED_SHOWN]) + (f" and {len(missing) - UNTOPICED_SHOWN} more"
+                                                    if len(missing) > UNTOPICED_SHOWN else "")
+    return (f"{name}: {len(missing)} judged quer{'y has' if len(missing) == 1 else 'ies have'} no topic in "
+            f"{phase.slug} {subset.code} (stored anyway): {shown}.")
 
 
 def converted_data_import(*, phase: Phase, subset: Subset | str, topics: dict[str, str], qrels,

@@ -71,11 +71,15 @@ def _files_upload(request, slug: str, phase_slug: str, *, kind: str, form_class,
 @login_required
 @require_http_methods(["GET", "POST"])
 def qrels_upload(request, slug: str, phase_slug: str):
-    """A new qrels version for a phase: validated whole, audited, scored submissions re-scored."""
+    """A new qrels version for a phase: validated whole, audited, scored submissions re-scored;
+    judged queries without a topic are named in a warning."""
     def store(phase, form):
         previous = phase.qrels_releases.order_by("-number").first()
+        warnings: list[str] = []
         release = qrels_release_create(phase=phase, files=form.cleaned_data["by_subset"], names=form.names(),
-                                       actor=request.user, note=form.cleaned_data["note"])
+                                       actor=request.user, note=form.cleaned_data["note"], warn=warnings.append)
+        for warning in warnings:  # only once stored: a refused upload shows its refusal alone
+            messages.warning(request, warning)
         if release == previous:
             return f"Nothing new: the files are those of qrels v{release.number}."
         return f"{phase.name} now uses qrels v{release.number}; its scored submissions are queued for scoring again."

@@ -5,7 +5,8 @@ and how a new qrels version moved the leaderboard.
 - `PoolExport`: one build of "what to judge next" for a phase (built in the worker, with
   progress), and the pool-contribution table computed from the same top documents.
 - `ReleaseStandings`: the leaderboard as it stood when a qrels release replaced the one
-  before it, and how many judgments the release added: the "before" of its "what changed".
+  before it, and the judgments the release added, flipped and dropped: the "before" of its
+  "what changed".
 """
 from django.conf import settings
 from django.db import models
@@ -96,11 +97,13 @@ class ReleaseStandings(models.Model):
     """The phase's leaderboard rows as they stood when `release` replaced the release before
     it (every row on the primary metric: per subset and the average, with its rank), and
     per subset how many (query, document) pairs the release judged that the one before had
-    not. Written in the release's transaction, before its re-scoring starts."""
+    not, and how many it judged differently or no longer. Written in the release's transaction, before its re-scoring starts."""
 
     release = models.OneToOneField("competitions.QrelsRelease", on_delete=models.CASCADE, related_name="standings")
     rows = models.JSONField(default=list)
     new_judgments = models.JSONField(default=dict)
+    judgment_changes = models.JSONField(default=dict, help_text='{code: {"new": n, "flipped": {"0->1": n}, '
+                                                                '"dropped": n}}; empty for releases made before it was kept')
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):

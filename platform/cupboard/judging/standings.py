@@ -1,5 +1,6 @@
 """What a new qrels version changed: each team's score and rank before and after, per
-subset and on the average, with the number of new judgments.
+subset and on the average, and per subset its judgments: new, flipped (old label -> new
+label, counted by kind) and dropped.
 
 The leaderboard keeps only the current rows and a re-scoring replaces a submission's
 scores, so the "before" is kept when it is about to be lost: `release_standings_record`
@@ -36,26 +37,41 @@ def standing_rows(phase: Phase) -> list[dict]:
     return rows
 
 
-def _pairs(qrels) -> set[tuple[str, str]]:
-    return {(qid, docid) for qid, docs in qrels.judgments.items() for docid in docs}
+def _labels(qrels) -> dict[tuple[str, str], int]:
+    return {(qid, docid): label for qid, docs in qrels.judgments.items() for docid, label in docs.items()}
+
+
+def judgment_changes(before: dict[tuple[str, str], int], after: dict[tuple[str, str], int]) -> dict:
+    """How one subset's judgments moved, {(qid, docid): label} before and after: pairs newly
+    judged, pairs whose label changed counted by kind ("0->1": n, sorted), pairs no longer
+    judged. A re-assessment that flips labels or drops a pool moves scores as much as new
+    judgments do, so all three are shown (issue 23: 473 flipped and 101 dropped on CIRAL)."""
+    flipped: dict[str, int] = {}
+    for pair in before.keys() & after.keys():
+        if before[pair] != after[pair]:
+            kind = f"{before[pair]}->{after[pair]}"
+            flipped[kind] = flipped.get(kind, 0) + 1
+    return {"new": len(after.keys() - before.keys()), "flipped": dict(sorted(flipped.items())),
+            "dropped": len(before.keys() - after.keys())}
 
 
 def release_standings_record(*, phase: Phase, release: QrelsRelease, new_qrels: dict,
                              previous_files: dict[str, QrelsFile]) -> ReleaseStandings:
-    """Keep the rows `release` is about to change, and per subset the number of judged
-    (query, document) pairs in its new files ({code: evaluator Qrels}) that the previous
-    release's file of that subset did not hold. Inside the release's transaction."""
+    """Keep the rows `release` is about to change, and per subset how its new files
+    ({code: evaluator Qrels}) differ from the previous release's file of that subset (new,
+    flipped and dropped judgments). Inside the release's transaction."""
     from evaluator.io.qrels import read_qrels
 
-    added = {}
+    moved = {}
     for code, qrels in new_qrels.items():
-        before = set()
+        before: dict[tuple[str, str], int] = {}
         old = previous_files.get(code)
         if old is not None:
             with old.file.open("rb") as stored:
-                before = _pairs(read_qrels(io.BytesIO(stored.read()), name=old.original_name))
-        added[code] = len(_pairs(qrels) - before)
-    return ReleaseStandings.objects.create(release=release, rows=standing_rows(phase), new_judgments=added)
+                before = _labels(read_qrels(io.BytesIO(stored.read()), name=old.original_name))
+        moved[code] = judgment_changes(before, _labels(qrels))
+    return ReleaseStandings.objects.create(release=release, rows=standing_rows(phase), judgment_changes=moved,
+                                          new_judgments={code: counts["new"] for code, counts in moved.items()})
 
 
 @dataclass(frozen=True)
@@ -113,6 +129,7 @@ class ReleaseChanges:
     before: list[dict]
     after: list[dict]
     new_judgments: dict[str, int]
+    judgment_changes: dict[str, dict]  # {code: {"new", "flipped": {"0->1": n}, "dropped"}}; {} if not kept
     is_current: bool
     waiting: int  # submissions not yet scored with this release (while it is current)
 
@@ -134,4 +151,5 @@ def release_changes(release: QrelsRelease) -> ReleaseChanges | None:
     previous = phase.qrels_releases.filter(number__lt=release.number).order_by("-number").first()
     return ReleaseChanges(release=release, previous_number=previous.number if previous else release.number - 1,
                           before=standings.rows, after=standing_rows(phase) if is_current else later.rows,
-                          new_judgments=standings.new_judgments, is_current=is_current, waiting=waiting)
+                          new_judgments=standings.new_judgments,
+                          judgment_changes=standings.judgment_changes, is_current=is_current, waiting=waiting)

@@ -128,11 +128,26 @@ def pool_tsv(request, slug: str, phase_slug: str, pk: int, code: str):
     return response
 
 
+def _judgment_rows(found, codes: list[str]) -> list[dict]:
+    """Per subset the release changed: new, flipped (total and by kind) and dropped; a
+    release kept before flips and drops were counted shows its new judgments only."""
+    rows = []
+    for code in codes:
+        if code in found.judgment_changes:
+            moved = found.judgment_changes[code]
+            rows.append({"code": code, "new": moved["new"], "dropped": moved["dropped"],
+                         "flipped": sum(moved["flipped"].values()), "kinds": moved["flipped"].items()})
+        elif code in found.new_judgments:
+            rows.append({"code": code, "new": found.new_judgments[code], "dropped": None, "flipped": None, "kinds": ()})
+    return rows
+
+
 @login_required
 @require_GET
 def qrels_changes(request, slug: str, phase_slug: str, number: int):
     """What qrels v<number> changed: per team, score and rank before and after on the chosen
-    column (?column=<subset code>, default the average), with the new judgments per subset."""
+    column (?column=<subset code>, default the average), with the new, flipped and dropped
+    judgments per subset."""
     phase = organizer_phase(request, slug, phase_slug)
     release = get_object_or_404(QrelsRelease, phase=phase, number=number)
     found = release_changes(release)
@@ -150,5 +165,5 @@ def qrels_changes(request, slug: str, phase_slug: str, number: int):
     return render(request, "judging/changes.html", {
         "competition": phase.competition, "phase": phase, "release": release, "found": found, "rows": rows,
         "columns": columns, "column": column, "metric": metric, "labels": labels,
-        "new_judgments": [(code, found.new_judgments[code]) for code, _ in columns if code in found.new_judgments],
+        "judgments": _judgment_rows(found, [code for code, _ in columns]),
         "charts": as_html([changes_figure(rows, metric=metric, labels=labels)])})

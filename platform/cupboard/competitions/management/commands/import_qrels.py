@@ -20,7 +20,8 @@ class Command(PhaseFilesCommand):
             release = qrels_release_create(phase=phase, files=files, actor=None, note=options["note"],
                                            names={code: path.name for code, path in files.items()},
                                            progress=lambda code, n, total: self.stdout.write(
-                                               f"[{n}/{total}] {code}: checked"))
+                                               f"[{n}/{total}] {code}: checked"),
+                                           warn=lambda message: self.stderr.write(self.style.WARNING(message)))
         except CompetitionError as error:
             raise CommandError(str(error)) from error
         for qrels_file in release.files.select_related("subset").order_by("subset__position"):
