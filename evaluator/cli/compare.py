@@ -9,7 +9,10 @@ import argparse
 import csv
 import sys
 
+from ..measures import parse_metric, parse_metrics, scoring_depth
 from .common import Inputs, add_common, benchmark_of, print_json, report_problems
+
+MAX_DEPTH = 10_000  # most documents a run may hold per query here (a run is a system's, not an upload)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -22,7 +25,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--metrics", help="comma-separated (default: the benchmark's)")
     parser.add_argument("--trials", type=int, default=10_000, help="randomization test trials")
     parser.add_argument("--seed", type=int, default=0, help="randomization test seed")
-    parser.add_argument("--depth", type=int, default=100)
+    parser.add_argument("--depth", type=int, help="documents per query that are scored, as trec_eval -M (default: "
+                        "the deepest cutoff, or every document when a measure has none: score's rule)")
     add_common(parser)
     parser.set_defaults(func=compare_command)
     return parser
@@ -35,10 +39,16 @@ def compare_command(args: argparse.Namespace) -> int:
 
     benchmark = benchmark_of(args)
     metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else list(benchmark.metrics)
+    max_depth = max(args.depth or 0, MAX_DEPTH)
+    try:
+        depth = scoring_depth(map(parse_metric, metrics), max_depth=max_depth, depth=args.depth)
+        parse_metrics(metrics, depth)  # an unknown or too deep metric: said before reading the runs
+    except ValueError as exc:
+        print(f"python -m evaluator compare: {exc}", file=sys.stderr)
+        return 2
     inputs = Inputs(benchmark)
     inputs.read_qrels(args.qrels)
-    options = dict(keep_depth=args.depth, max_depth=max(args.depth, 10_000), progress=args.progress,
-                   require_qrels=True)
+    options = dict(keep_depth=depth, max_depth=max_depth, progress=args.progress, require_qrels=True)
     runs_a, runs_b = inputs.read_runs(args.run_a, **options), inputs.read_runs(args.run_b, **options)
     if inputs.errors:
         report_problems(inputs, args.format)
@@ -46,7 +56,7 @@ def compare_command(args: argparse.Namespace) -> int:
     rows = []
     for code in [c for c in inputs.qrels if c in runs_a and c in runs_b]:
         evaluator = Evaluator(inputs.qrels[code], metrics, relevance_level=benchmark.relevance_level,
-                              gain=benchmark.gain, depth=args.depth)
+                              gain=benchmark.gain, depth=depth)
         a, b = evaluator.score(runs_a[code]), evaluator.score(runs_b[code])
         for metric in metrics:
             t = paired_t_test(a.per_query[metric], b.per_query[metric])

@@ -22,3 +22,25 @@ def test_it_compares_two_runs_per_language_with_both_tests(tmp_path, capsys):
     # 4 differences of 0.5 and 4 of 0: the exact two-sided permutation p is 2/16
     assert row["p_randomization"] == pytest.approx(2 / 16, abs=0.03)
     assert 0 < row["p_t"] < 0.1
+
+
+def test_it_scores_whole_runs_for_a_measure_without_cutoff(tmp_path, capsys):
+    """AP reads the whole run (the scoring depth's rule, as `score`): a relevant document at
+    rank 150 counts, where the former fixed depth of 100 dropped it."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{i}\tQ0\t{i}#0\t1\n" for i in range(4)))
+    deep, shallow = tmp_path / "deep.txt", tmp_path / "shallow.txt"
+    deep.write_text("".join(f"q{i} Q0 {'%d#0' % i if r == 150 else '9%d#%d' % (i, r)} {r} {1000 - r} a\n"
+                            for i in range(4) for r in range(1, 201)))
+    shallow.write_text("".join(f"q{i} Q0 9{i}#{r} {r} {1000 - r} b\n" for i in range(4) for r in range(1, 201)))
+    code = main(["compare", "--benchmark", "generic", "--qrels", f"x={qrels}", "--run-a", f"x={deep}",
+                 "--run-b", f"x={shallow}", "--metrics", "AP", "--trials", "100", "--format", "json"])
+    assert code == 0
+    [row] = json.loads(capsys.readouterr().out)["comparisons"]
+    assert (row["a"], row["b"]) == (1 / 150, 0.0)
+
+
+def test_it_refuses_a_measure_deeper_than_the_depth_given(tmp_path, capsys):
+    assert main(["compare", "--qrels", "q.txt", "--run-a", "a.txt", "--run-b", "b.txt", "--metrics", "R@100",
+                 "--depth", "10"]) == 2
+    assert "R@100 looks deeper than the evaluation depth 10" in capsys.readouterr().err
