@@ -76,6 +76,14 @@ def test_it_refuses_a_generic_collection_without_subsets():
                                            "(benchmark 'generic' declares none)"]
 
 
+def test_the_primary_metric_defaults_to_the_first_listed_when_the_benchmarks_is_not_listed():
+    data = yaml.safe_load((EXAMPLES_DIR / "generic-collection.yaml").read_text())
+    del data["primary_metric"]
+    assert definition_read({**data, "metrics": ["nDCG@20", "R@100"]}).resolved_primary_metric() == "nDCG@20"
+    assert definition_read({**data, "metrics": ["R@100", "AP"]}).resolved_primary_metric() == "AP"  # generic's own
+    assert definition_read({**data, "metrics": ["R@100"], "primary_metric": "R@100"}).resolved_primary_metric() == "R@100"
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("path", sorted(EXAMPLES_DIR.glob("*.yaml")), ids=lambda p: p.stem)
 def test_every_example_of_the_reference_loads(path):

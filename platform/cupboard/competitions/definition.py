@@ -201,7 +201,7 @@ class Definition:
     metrics: list[str] | None = key(None, help="measures shown, e.g. [nDCG@10, R@100]",
                                     shown_default="the benchmark's")
     primary_metric: str | None = key(None, help="ranks teams by its overall average; one of `metrics`",
-                                     shown_default="the benchmark's, else the first of `metrics`")
+                                     shown_default="the benchmark's where `metrics` holds it, else the first of `metrics`")
     relevance_level: int | None = key(None, minimum=0, help="labels at or above it are relevant (binary measures)",
                                       shown_default="the benchmark's, else 1")
     missing_subset: str = key(Competition.MissingSubset.ZERO.value,
@@ -315,9 +315,13 @@ class Definition:
         return list(getattr(self.benchmark_spec(), "metrics", []) or [])
 
     def resolved_primary_metric(self) -> str | None:
-        primary = self.primary_metric or getattr(self.benchmark_spec(), "primary_metric", None)
+        """As given; else the benchmark's, when `metrics` (as given) holds it; else the first of them:
+        `benchmark: generic` with `metrics: [nDCG@10, R@100]` ranks by nDCG@10, not by its AP."""
         metrics = self.resolved_metrics()
-        return primary if primary is not None or not metrics else metrics[0]
+        if self.primary_metric:
+            return self.primary_metric
+        benchmarks = getattr(self.benchmark_spec(), "primary_metric", None)
+        return benchmarks if benchmarks in metrics or not metrics else metrics[0]
 
     def resolved_groups(self) -> list[dict]:
         benchmark = self.benchmark_spec()

@@ -1,0 +1,42 @@
+"""docs/your-own-task.md works as written: its shell blocks run in order, in an empty folder,
+against a fresh database with a real worker (`make serve` itself is tested in test_serve.py),
+and end with the baseline scored on the competition's leaderboard. The only changes made to
+the text: the checkout's paths (the virtualenv, manage.py, the samples)."""
+from __future__ import annotations
+
+import subprocess
+import urllib.request
+
+import pytest
+
+from tests.e2e.stack import BIN, ROOT, Stack, wait_until
+from tests.e2e.test_guide_commands import guide, shell_blocks
+
+pytestmark = [pytest.mark.worker]
+
+
+def as_run_here(block: str) -> str:
+    return (block.replace(".venv/bin/python manage.py", f"{BIN}/python {ROOT}/manage.py")
+            .replace("S=evaluator/samples", f"S={ROOT}/evaluator/samples"))
+
+
+def test_the_own_task_walk_through_runs_as_written(tmp_path):
+    blocks = [b for b in shell_blocks(guide("your-own-task")) if "make serve" not in b]
+    assert len(blocks) == 3 and "submit_baseline" in blocks[-1]
+    (tmp_path / "site").mkdir()
+    work = tmp_path / "organizer"
+    work.mkdir()
+    with Stack(tmp_path / "site") as stack:
+        stack.manage("migrate", "--noinput", timeout=180)
+        stack.manage("first_organizer", "--noinput")  # what `make serve` does first
+        stack.start_worker()
+        for block in blocks:
+            result = subprocess.run(["bash", "-euo", "pipefail", "-c", as_run_here(block)], cwd=work,
+                                    env={**stack.env, "CUPBOARD_SITE_DIR": str(ROOT)}, capture_output=True,
+                                    text=True, timeout=300)
+            assert result.returncode == 0, f"{block}\nexit {result.returncode}\n{result.stdout}\n{result.stderr}"
+        wait_until(lambda: stack.query("SELECT status FROM submissions_submission") == [("scored",)], seconds=90,
+                   what=f"the baseline to be scored\n{stack.log('worker')}")
+        stack.start_server()
+        page = urllib.request.urlopen(f"{stack.url}/c/my-task/dev/leaderboard/", timeout=30).read().decode()
+        assert "BM25" in page and "Swahili" in page and "Avg" in page
