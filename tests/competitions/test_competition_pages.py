@@ -16,6 +16,7 @@ from django.utils import timezone
 from cupboard.competitions.definition import DEFINITIONS_DIR, definition_parse
 from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.pages import render_markdown
+from cupboard.competitions.services import competition_load
 from evaluator.io.runs import read_run
 from tests.factories import make_topics, make_user
 from tests.personas import client_for, personas  # noqa: F401
@@ -158,3 +159,26 @@ def test_it_invites_to_form_a_team_only_until_the_entry_deadline(personas):
         assert "no new team can be created or joined" in page
     assert "if you are in a team already" in page  # the anonymous visitor may be in one
     assert "Your team:" in client_for(personas.participant).get(url).content.decode()
+
+
+def test_the_competition_page_says_what_its_boards_rank_by(db):
+    """From the definition: DuReader's description once claimed "MRR@10 on the in-domain set"
+    while its table ranked by Avg over four test sets."""
+    competition_load(data=DEFINITIONS_DIR / "dureader-retrieval.yaml")
+    body = client_for(None).get(reverse("competitions:detail", args=["dureader-retrieval"])).content.decode()
+    rule = re.search(r'<p id="ranking">(.*?)</p>', body, re.S).group(1)
+    assert re.sub(r"<[^>]+>", "", rule) == (
+        "Leaderboards rank teams by Avg, the mean MRR@10 over a phase's test sets and language pairs; each group's "
+        "own mean is shown too: In-domain, OOD.Avg (out-of-domain), Cross-lingual. Also reported: R@1, R@50.")
+    assert "in-domain set" not in body.split('id="ranking"')[0].lower().replace("an in-domain test set", "")
+
+
+def test_the_ranking_rule_names_only_the_groups_a_viewer_sees(cup):
+    rule = _ranking_text(client_for(cup.anonymous))
+    assert "K.Avg (known)" in rule and "S.Avg" not in rule and "surprise" not in rule
+    assert "S.Avg (surprise)" in _ranking_text(client_for(cup.organizer))
+
+
+def _ranking_text(client) -> str:
+    body = client.get(reverse("competitions:detail", args=["cup"])).content.decode()
+    return re.sub(r"<[^>]+>", "", re.search(r'<p id="ranking">(.*?)</p>', body, re.S).group(1))

@@ -61,7 +61,7 @@ def test_a_new_version_with_other_fields_keeps_what_submissions_answered():
     changed = [f for f in fields if f["name"] != "run_type"]  # run_type no longer asked
     changed[0]["choices"] = changed[0]["choices"][1:]  # zero-shot is no longer a choice
     changed.append({"name": "code", "label": "Code", "type": "url", "required": True})  # newly required
-    cup = competition_load(data=_cup(version=2, run_metadata=changed))
+    cup = competition_load(data=_cup(version=_cup()["version"] + 1, run_metadata=changed))
 
     submission.refresh_from_db()
     assert submission.metadata == answered  # nothing rewritten, nothing invalidated

@@ -57,5 +57,5 @@ def test_a_set_depth_applies_until_a_new_version_drops_it():
     competition = competition_load(data=data)
     assert (competition.scoring_depth, competition.scored_depth()) == (100, 100)
     del data["scoring_depth"]
-    competition = competition_load(data=data | {"version": 2})
+    competition = competition_load(data=data | {"version": data["version"] + 1})
     assert (competition.scoring_depth, competition.scored_depth()) == (None, 1000)

@@ -30,6 +30,27 @@ def averaged_groups(subsets, *, every) -> list:
     return sorted(groups.values(), key=lambda group: (group.position, group.name))
 
 
+SUBSET_NOUNS = {Subset.Kind.LANGUAGE: "languages", Subset.Kind.PAIR: "language pairs",
+                Subset.Kind.TEST_SET: "test sets"}
+
+
+def ranking_rule(viewer: Viewer) -> dict:
+    """What the leaderboards rank by, read from the definition (primary metric, subsets,
+    groups) so the competition page says what the table does: a description written by hand
+    said "MRR@10 on the in-domain set" of a board ranked by Avg over four test sets.
+    Only the viewer's subsets and groups are described (a hidden group is not named)."""
+    competition, subsets = viewer.competition, viewer.subsets
+    nouns = list(dict.fromkeys(SUBSET_NOUNS.get(subset.kind, "subsets") for subset in subsets)) or ["subsets"]
+    groups = averaged_groups(subsets, every=viewer.all_subsets)
+    return {
+        "metric": competition.primary_metric,
+        "noun": " and ".join(nouns),
+        "label": AVG_LABEL,
+        "groups": [(g.label, "" if g.label.lower() == g.name.lower() else g.name) for g in groups],
+        "reported": [metric for metric in competition.metrics if metric != competition.primary_metric],
+    }
+
+
 def phase_subsets(phase: Phase, subsets: list[Subset]) -> list[Subset]:
     """Those of `subsets` that `phase` has: the ones with topics in it (MIRACL's Test A has
     11 of the 18 languages). Columns, K.Avg / S.Avg / Avg and ranks count only these, so a

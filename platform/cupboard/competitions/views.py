@@ -35,6 +35,7 @@ def competition_detail(request, slug: str):
         "competition": viewer.competition, "now": viewer.now, "viewer": viewer,
         "is_organizer": viewer.is_organizer, "groups": viewer.groups(), "hidden_groups": viewer.hidden_groups,
         "phases": selectors.phase_downloads(viewer), "team": viewer.team, "pages": page_links(viewer.competition),
+        "ranking": selectors.ranking_rule(viewer),
     })
 
 
