@@ -21,7 +21,8 @@ import numpy as np
 
 from ..measures import PYTREC, parse_metric, trec_eval_measures, trec_name
 from ..records import Problem, Qrels, Run
-from .scoring import Evaluator, summary
+from .scoring import Evaluator
+from .summary import summary
 
 TOLERANCE = 1e-9
 # pytrec_eval's inputs and answer: {qid: {docid: label}}, {qid: {docid: score}}, {qid: {measure: value}}
@@ -49,7 +50,7 @@ class SecondOpinion:
         """{metric: (pytrec_eval, evaluator on float32, evaluator exact)}, each summarised
         over every judged query as the stored scores are (a query the run omits counts 0)."""
         def mean(values: dict[str, np.ndarray], name: str) -> float:
-            return summary(evaluator.metrics[name], values[name])
+            return summary(evaluator.metrics[name], evaluator.index.qids, values[name].tolist())
         return {name: (mean(self.theirs, name), mean(self.ours, name), mean(self.exact, name)) for name in self.theirs}
 
 

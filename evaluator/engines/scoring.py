@@ -23,6 +23,7 @@ from ..measures import GAIN_ALIASES, GAINS, Metric, parse_metrics
 from ..records import Qrels, Run, SubsetResult
 from .coverage import coverage
 from .metrics import KERNELS, Ranked, gains
+from .summary import summary
 
 
 def trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> np.ndarray:
@@ -190,16 +191,9 @@ class Evaluator:
         The result's warnings say how the run's queries met the judged ones (under `name`)."""
         values = self.per_query_arrays(run)
         qids = self.index.qids
-        means = {name: summary(self.metrics[name], v) for name, v in values.items()}
+        means = {name: summary(self.metrics[name], qids, v.tolist()) for name, v in values.items()}
         values_of = {name: dict(zip(qids, v.tolist(), strict=True)) for name, v in values.items()} if per_query else {}
         ran = set(run.query_codes()[0].tolist()) if run is not None and len(run) else set()
         return SubsetResult(subset=subset, means=means, per_query=values_of,
                             warnings=coverage(ran, qids, name or subset or "run"))
 
-
-
-def summary(metric: Metric, values: np.ndarray) -> float:
-    """The value over all queries: the mean (0 with no queries), or the sum for counts."""
-    if metric.measure.summary == "sum":
-        return float(values.sum())
-    return float(values.mean()) if len(values) else 0.0

@@ -31,6 +31,7 @@ from ..measures import SMALL, Kernels, Metric, parse_metric
 from ..records import InputError, Qrels, SubsetResult, ValidationReport
 from .coverage import coverage
 from .jobs import Job, Outcome, Scoring
+from .summary import summary
 
 SMALL_RUN_BYTES = 8 << 20  # ~250k lines: about trec_eval's time at this size, without the imports
 
@@ -133,11 +134,7 @@ def score_ranked(qrels: Qrels, ranked: dict[str, list[tuple[str, float]]], scori
         for metric, m in metrics.items():
             rel = scoring.relevance_level if m.rel is None else m.rel
             per_query[metric][qid] = _value(m, labels, judged, rel, m.gain or scoring.gain, scoring.depth)
-    means = {}
-    for metric, m in metrics.items():
-        values = list(per_query[metric].values())
-        summed = sum(values)
-        means[metric] = summed if m.measure.summary == "sum" else (summed / len(values) if values else 0.0)
+    means = {metric: summary(m, list(per_query[metric]), per_query[metric].values()) for metric, m in metrics.items()}
     return SubsetResult(subset=subset, means=means, per_query=per_query if scoring.per_query else {},
                         warnings=coverage(set(ranked), list(judgments), name))
 

@@ -112,3 +112,18 @@ def test_a_small_collection_is_scored_without_importing_numpy_or_pyarrow(tmp_pat
               "print(code, 'numpy' in sys.modules, 'pyarrow' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "0 False False"
+
+
+def test_both_engines_store_one_exact_mean_summed_in_qid_order(tmp_path):
+    """Judged@10 of these 16 queries is 0.525 summed in qid order (trec_eval's), but
+    0.5249999999999999 summed pairwise (numpy) or in file order: rounded, 0.53 or 0.52."""
+    judged = [9, 1, 4, 1, 7, 7, 7, 10, 6, 3, 1, 7, 0, 6, 6, 9]
+    qids = [str(i) for i in range(16)]
+    qrels = "".join(f"{q} 0 d{d} 1\n" for q, k in zip(qids, judged, strict=True) for d in range(k))
+    qrels += "".join(f"{q} 0 unretrieved 0\n" for q in qids)
+    run = "".join(f"{q} Q0 d{d} {d + 1} {20 - d} run\n" for q in reversed(qids) for d in range(10))
+    small, big = both(tmp_path, qrels, run, topics=False)
+    in_qid_order = 0.0
+    for qid in sorted(qids):
+        in_qid_order += big.result.per_query["Judged@10"][qid]
+    assert small.result.means["Judged@10"] == big.result.means["Judged@10"] == in_qid_order / 16 == 0.525

@@ -91,3 +91,11 @@ def test_the_phase_table_waits_for_hidden_judgments(hidden_scene, time_machine):
     assert 'id="judged"' not in page and "once the judgments and the" in page
     time_machine.move_to(hidden_scene.test_b.reveal_at, tick=False)
     assert 'id="judged"' in client_for(hidden_scene.participant).get(url).content.decode()
+
+
+def test_the_phase_table_rounds_once_from_the_stored_value(scene):
+    """Rounded first to the competition's 3 decimals, 0.2249 showed as 0.23."""
+    assert scene.competition.decimals == 3
+    JudgedShare.objects.filter(submission=scene.sub_a, subset__code="sw").update(value=0.2249)
+    page = client_for(scene.anonymous).get(reverse("judging:phase_judged", args=["cup", "dev"])).content.decode()
+    assert "0.22" in page and "0.23" not in page and '"z":[[0.22' in page

@@ -19,6 +19,9 @@ from .models import JUDGED_METRIC, JudgedShare
 
 # A run is "far below" the baselines on a subset when its Judged@10 is this much under their mean.
 FAR_BELOW = 0.2
+# Judged@10 is a share, shown to two decimals on every page and chart, rounded once from the
+# exact stored value: rounding first to the competition's decimals turned 0.2249 into 0.23.
+JUDGED_DECIMALS = 2
 
 
 def judged_shares_store(*, submission, results: list) -> None:
@@ -72,7 +75,7 @@ def sees_phase_judged(viewer: Viewer, phase) -> bool:
 
 def phase_judged(phase, viewer: Viewer) -> dict:
     """Every leaderboard row (each team's counted run, each baseline) with its Judged@10 per
-    subset the viewer sees, in leaderboard order, rounded for them; links only to runs they may
+    subset the viewer sees, in leaderboard order, rounded once to JUDGED_DECIMALS; links only to runs they may
     open. Call it only where `sees_phase_judged`. {"subsets": [...], "rows": [{"label", "url",
     "values": {code: value}, "cells": [value per subset]}]}."""
     subsets = phase_subsets(phase, viewer.subsets)
@@ -84,7 +87,7 @@ def phase_judged(phase, viewer: Viewer) -> dict:
         shares.setdefault(submission_id, {})[code] = value
     rows = []
     for r in board:
-        values = {code: viewer.rounded(value) for code, value in shares.get(r.submission_id, {}).items()
+        values = {code: round(value, JUDGED_DECIMALS) for code, value in shares.get(r.submission_id, {}).items()
                   if code in codes}
         rows.append({"label": f"{r.rank}. {r.team.name}" if r.team_id else f"Baseline: {r.submission.method_name}",
                      "method": r.submission.method_name, "values": values, "cells": [values.get(c) for c in codes],

@@ -20,7 +20,7 @@ from cupboard.competitions.viewer import viewer_for
 
 from .charts import changes_figure, judged_figure, unique_figure
 from .forms import PoolExportForm
-from .judged import phase_judged, sees_phase_judged
+from .judged import JUDGED_DECIMALS, phase_judged, sees_phase_judged
 from .models import JUDGED_METRIC, PoolExport, ReleaseStandings
 from .pools import pool_export_create, pool_file_name, pool_member
 from .standings import changes, release_changes
@@ -56,7 +56,7 @@ def _pool_page(request, phase, form, *, status=200):
         "metric": JUDGED_METRIC, "exports": exports, "unique": unique, "releases": releases,
         "unique_charts": as_html([unique_figure(unique)]),
         "pending": any(e.is_pending for e in exports),
-        "charts": as_html([judged_figure(table, decimals=viewer.decimals)])}, status=status)
+        "charts": as_html([judged_figure(table, decimals=JUDGED_DECIMALS)])}, status=status)
 
 
 @require_GET
@@ -70,7 +70,7 @@ def phase_judged_page(request, slug: str, phase_slug: str):
         "competition": phase.competition, "phase": phase, "visible": visible, "judged": table,
         "codes": [s.code for s in table["subsets"]], "metric": JUDGED_METRIC, "organizer": viewer.is_organizer,
         "public_from": phase.reveal_at if phase.hidden_qrels or not phase.is_revealed(viewer.now) else None,
-        "charts": as_html([judged_figure(table, decimals=viewer.decimals)]) if visible else []})
+        "charts": as_html([judged_figure(table, decimals=JUDGED_DECIMALS)]) if visible else []})
 
 
 @login_required
