@@ -78,7 +78,8 @@ class PhaseInline(admin.StackedInline):
     model = Phase
     extra = 0
     fields = (("slug", "name", "position"), ("opens_at", "closes_at"), ("visibility", "reveal_at", "before_reveal"),
-              ("hidden_qrels", "per_query_visible", "is_final", "ranking"), ("daily_limit", "total_limit"))
+              ("hidden_qrels", "per_query_visible", "is_final", "ranking"), ("freeze_at", "ladder"),
+              ("daily_limit", "total_limit"))
     readonly_fields = PHASE_SCHEDULE_FIELDS  # new phases get theirs on their own add page
 
 

@@ -14,7 +14,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -106,14 +106,39 @@ class PhaseDef:
     ranking: str | None = key(None, choices=lambda: tuple(Phase.Ranking.values),
                               help="which run of a team counts: its best, its last, or the ones it selects",
                               shown_default="the top-level `ranking` on a final phase, else `best`")
+    freeze_at: datetime | None = key(None, help="the public leaderboard stands still from this instant until "
+                                                "`closes_at` (or a later `reveal_at`); each team still sees its own "
+                                                "runs' scores, organizers the live board", shown_default="never")
+    freeze_days: int | None = key(None, minimum=1, help="instead of `freeze_at`: freeze this many days before "
+                                                        "`closes_at`", shown_default="never")
+    ladder: bool = key(False, help="The Ladder (Blum & Hardt 2015): a team's shown score changes only when a run "
+                                   "beats its shown best by more than the standard error of their per-query "
+                                   "differences; needs `ranking: best`")
 
     def check(self, fail: Fail) -> None:
+        self._check_board(fail)
         if self.slug and slugify(self.slug) != self.slug:
             fail("slug", f"must be lowercase letters, digits and hyphens, not {self.slug!r}")
         if self.opens_at and self.closes_at and self.closes_at <= self.opens_at:
             fail("closes_at", "must be after opens_at")
         if self.visibility == Phase.Visibility.PRIVATE and self.reveal_at is None:
             fail("reveal_at", "a private phase needs the instant its leaderboard becomes public")
+
+    def _check_board(self, fail: Fail) -> None:
+        if self.freeze_at is not None and self.freeze_days is not None:
+            fail("freeze_days", "give freeze_at or freeze_days, not both")
+        frozen = self.frozen_from()
+        if frozen is not None and self.opens_at and self.closes_at and not self.opens_at < frozen < self.closes_at:
+            fail("freeze_days" if self.freeze_days is not None else "freeze_at",
+                 "the freeze must start after opens_at and before closes_at")
+        if self.ladder and (self.ranking not in (None, Phase.Ranking.BEST) or (self.is_final and self.ranking is None)):
+            fail("ladder", "the Ladder replaces a team's best: it needs ranking: best (set it on a final phase)")
+
+    def frozen_from(self) -> datetime | None:
+        """The instant the public leaderboard freezes, from either key."""
+        if self.freeze_days is not None and self.closes_at:
+            return self.closes_at - timedelta(days=self.freeze_days)
+        return self.freeze_at
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -407,6 +432,11 @@ def definition_load(source: dict | str | Path) -> Definition:
     return definition_read(data, source=source, text=text)
 
 
+# Phase keys stored only when set (definition_values), with the model's value when absent:
+# `competition_load` applies these defaults, so a new version without them clears them.
+PHASE_BOARD_RULES = {"freeze_at": None, "freeze_days": None, "ladder": False}
+
+
 def definition_parse(data: Any, *, source: str | Path | None = None, text: str | None = None) -> dict:
     """A checked document as the values `competition_load` applies: {"competition": {model
     fields}, "organizers": [...], "groups": [...], "subsets": [...], "phases": [...]}.
@@ -433,8 +463,11 @@ def definition_values(definition: Definition) -> dict:
     }
     phases = []
     for position, phase in enumerate(d.phases):
-        values = {k.name: getattr(phase, k.name) for k in schema.keys(PhaseDef)}
+        values = {k.name: getattr(phase, k.name) for k in schema.keys(PhaseDef) if k.name not in PHASE_BOARD_RULES}
         values["ranking"] = phase.ranking or (d.ranking if phase.is_final else Phase.Ranking.BEST)
+        # Only when set, so that the digest of a file without them stays what it was.
+        values |= {name: value for name, value in (("freeze_at", phase.frozen_from()), ("ladder", phase.ladder))
+                   if value != PHASE_BOARD_RULES[name]}
         phases.append({"slug": phase.slug, "name": phase.name, "position": position} | values)
     return {"competition": competition, "organizers": list(d.organizers or []), "groups": d.resolved_groups(),
             "subsets": d.resolved_subsets(), "phases": phases}

@@ -170,6 +170,14 @@ class Phase(models.Model):
     is_final = models.BooleanField(default=False, help_text="The phase that decides the competition")
     ranking = models.CharField(max_length=10, choices=Ranking.choices, default=Ranking.BEST,
                                help_text="Which run of a team counts: best on live phases, selected on the final one")
+    freeze_at = models.DateTimeField(null=True, blank=True,
+                                     help_text="The public leaderboard stands still from here until the phase closes "
+                                               "(or its later reveal); teams see their own later scores, organizers "
+                                               "the live board. Empty = never frozen")
+    ladder = models.BooleanField(default=False,
+                                 help_text="The Ladder (leaderboards/ladder.py): a team's shown best changes only when "
+                                           "a run beats it by more than the standard error of their per-query "
+                                           "differences")
     # Bumped by every leaderboard refresh or update and qrels release: the key of cached
     # leaderboard pages and exports (leaderboards/cache.py), and their Last-Modified.
     leaderboard_version = models.PositiveIntegerField(default=0, editable=False)
@@ -197,6 +205,16 @@ class Phase(models.Model):
         if self.visibility == self.Visibility.LIVE:
             return True
         return self.reveal_at is not None and (now or timezone.now()) >= self.reveal_at
+
+    def thaws_at(self):
+        """When a frozen leaderboard shows everything again: the phase's end, or its reveal
+        when that comes later (a freeze lasts at least until no run can be submitted)."""
+        return max(self.closes_at, self.reveal_at or self.closes_at)
+
+    def is_frozen(self, now=None) -> bool:
+        """Whether the public leaderboard stands still at `freeze_at` now."""
+        now = now or timezone.now()
+        return self.freeze_at is not None and self.freeze_at <= now < self.thaws_at()
 
     def qrels_are_public(self, now=None) -> bool:
         """Whether anyone may download this phase's judgments: always for open qrels, and for

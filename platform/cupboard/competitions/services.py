@@ -22,7 +22,7 @@ from cupboard import events
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.commitments import competition_publish_due
-from cupboard.competitions.definition import definition_load, definition_values
+from cupboard.competitions.definition import PHASE_BOARD_RULES, definition_load, definition_values
 from cupboard.competitions.errors import CompetitionError, DefinitionError
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
 from cupboard.competitions.private_files import removed_on_error
@@ -143,7 +143,8 @@ def _apply_structure(competition: Competition, definition: dict) -> None:
             competition=competition, code=spec["code"],
             defaults={"name": spec["name"], "kind": spec["kind"], "group": groups[spec["group"]], "position": position})
     for spec in definition["phases"]:
-        values = {k: v for k, v in spec.items() if k != "slug"}
+        values = PHASE_BOARD_RULES | {k: v for k, v in spec.items() if k != "slug"}
+        values.pop("freeze_days")
         Phase.objects.update_or_create(competition=competition, slug=spec["slug"], defaults=values)
     _drop_missing(competition.phases.exclude(slug__in=[p["slug"] for p in definition["phases"]]), "phases")
     _drop_missing(competition.subsets.exclude(code__in=[s["code"] for s in definition["subsets"]]), "subsets")

@@ -159,6 +159,15 @@ class Viewer:
             return "The leaderboard of this phase is not public."
         return f"The leaderboard of this phase is not public until {phase.reveal_at:%Y-%m-%d %H:%M} UTC."
 
+    def frozen_since(self, phase: Phase) -> datetime | None:
+        """The instant the leaderboard this viewer sees stands still at (`Phase.freeze_at`),
+        while the phase is frozen; None when they see it live: organizers always, everyone
+        after the thaw. A team's own runs keep their scores on its submission pages
+        (`sees_scores` does not look at the freeze)."""
+        if self.is_organizer or not phase.is_frozen(self.now):
+            return None
+        return phase.freeze_at
+
     def sees_standings(self, phase: Phase) -> bool:
         """Rank bands, tiers and intervals (leaderboards/standings.py): derived from per-query
         values of the phase's judgments (with a published resampling seed), so participants

@@ -8,7 +8,7 @@ A cached entry is keyed on everything its bytes depend on (`BoardState.key`, in 
   phase before its reveal), so no ETag or Last-Modified tells when a private run was scored;
 - whether the competition is published;
 - the next instant at which what anyone sees changes by the clock (a group's or the
-  phase's reveal, the phase opening or closing), so an entry made before a reveal is
+  phase's reveal, the phase opening, freezing or closing), so an entry made before a reveal is
   never served after it: a reveal is never served late;
 - the viewer class, from the `Viewer`: `organizer` (every organizer sees the same),
   `team-<pk>` (a team's members see their own row highlighted and linked), and
@@ -134,6 +134,7 @@ def _state_sql() -> str:
     reveal = "SELECT {} (g.reveal_at) FROM {} g WHERE g.competition_id = c.id AND g.reveal_at {} %s"
     return (f"SELECT p.id, p.leaderboard_version, p.leaderboard_changed_at, c.is_published, c.metrics, "
             f"c.primary_metric, c.run_metadata, p.visibility, p.opens_at, p.closes_at, p.reveal_at, c.starts_at, "
+            f"p.freeze_at, "
             f"({reveal.format('MIN', group, '>')}), ({reveal.format('MAX', group, '<=')}) "
             f"FROM {phase} p JOIN {competition} c ON c.id = p.competition_id WHERE c.slug = %s AND p.slug = %s")
 

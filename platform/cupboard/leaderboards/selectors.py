@@ -129,6 +129,7 @@ class Leaderboard:
     decimals: int = 3  # digits shown on the page and charts
     stale: bool = False  # refreshed before a group's reveal: its counted submissions may change
     as_of: datetime | None = None  # the rows as they stood then (leaderboards/history.py); None = now
+    frozen_since: datetime | None = None  # the public board stands still at this instant (Phase.freeze_at)
     metadata_columns: list[MetadataField] = field(default_factory=list)
     filter_fields: list[MetadataField] = field(default_factory=list)  # choice and yes/no fields
     filters: dict[str, str] = field(default_factory=dict)  # {name: value} applied to the entries
@@ -293,14 +294,18 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
     subset_columns, average_columns = _columns(subsets, viewer.all_subsets)
     fields = metadata_fields(competition)
     filters = filters_from_query(fields, {PREFIX + name: value for name, value in (filters or {}).items()})
-    if as_of is None:
+    frozen = viewer.frozen_since(phase)
+    live = as_of is None and frozen is None
+    if live:
         rows = live_rows(phase)
         release = current_qrels_release(phase)
         version = release.number if release else None
-    else:
-        rows = rows_at(phase, now)
+    else:  # a past instant, or a frozen board: the rows as they stood then (history keeps no bands)
+        rows = rows_at(phase, frozen or now)
         version = max((row.qrels_release_number or 0 for row in rows), default=0) or None
-    entries = _entries(rows, phase=phase, viewer=viewer, with_standings=as_of is None, subset_columns=subset_columns, average_columns=average_columns,
+    if frozen is not None:
+        notices.insert(0, _frozen_notice(phase, frozen))
+    entries = _entries(rows, phase=phase, viewer=viewer, with_standings=live, subset_columns=subset_columns, average_columns=average_columns,
                        partial=not organizer and bool(viewer.hidden_groups),
                        shown_fields=[f for f in fields if f.leaderboard],
                        keep=lambda row: matches(fields, filters, row.metadata), metrics=metrics)
@@ -310,11 +315,17 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
         subset_columns=subset_columns, average_columns=average_columns, entries=entries, qrels_version=version,
         mixed_qrels=any(row.qrels_release_number != version for row in rows),
         rounded_to=viewer.rounded_to, decimals=viewer.decimals,
-        bands=_bands(competition, entries) if as_of is None else None,
+        bands=_bands(competition, entries) if live else None, frozen_since=frozen,
         stale=rows_are_stale(refreshed_at, subsets, now),
         metadata_columns=[f for f in fields if f.leaderboard],
         filter_fields=[f for f in fields if f.leaderboard and f.filterable],
         filters=filters, unfiltered_count=len(rows), as_of=now if as_of is not None else None)
+
+
+def _frozen_notice(phase: Phase, since: datetime) -> str:
+    return (f"This leaderboard is frozen since {since:%Y-%m-%d %H:%M} UTC: it shows runs scored until then, and "
+            f"everything again from {phase.thaws_at():%Y-%m-%d %H:%M} UTC. Each team still sees its own later "
+            f"runs' scores on its submissions page.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,7 +363,7 @@ def history_for(*, phase: Phase, viewer: Viewer) -> History:
         return History(phase=phase, visible=False, message=viewer.closed_message(phase))
     primary = phase.competition.primary_metric
     points = []
-    for instant, rows in rows_over_time(phase, viewer.now):
+    for instant, rows in rows_over_time(phase, viewer.frozen_since(phase) or viewer.now):
         then = viewer.at(instant)
         if not then.sees_leaderboard(phase):
             continue

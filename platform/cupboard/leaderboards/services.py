@@ -29,12 +29,13 @@ from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import ALL, phase_subsets, subset_groups
 from cupboard.leaderboards.cache import forget_recent_states
 from cupboard.leaderboards.history import history_record, rows_state
+from cupboard.leaderboards.ladder import ladder_candidate, query_vectors
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.ranking import Candidate, counted_candidate, order_key, ranked
 from cupboard.leaderboards.staleness import rows_are_stale
 from cupboard.leaderboards.standings import standings_store
 from cupboard.locking import locked
-from cupboard.submissions.models import Score, Submission
+from cupboard.submissions.models import QueryScores, Score, Submission
 
 
 def _candidates(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str],
@@ -61,6 +62,22 @@ def _candidates(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[s
             selected_for_final=submission.selected_for_final, values=values[submission.pk], averages=averages,
             primary_value=ranking_average.get(competition.primary_metric))))
     return result
+
+
+def _counted(phase: Phase, teams: list[list[Candidate]], ranked_on: list[str]) -> list[Candidate]:
+    """The candidate each team's row shows: the phase's `ranking`, or on a phase with
+    `ladder` (and ranking by best) the Ladder's shown run, from the per-query values of the
+    primary metric of every run of those teams (leaderboards/ladder.py)."""
+    if not (phase.ladder and phase.ranking == Phase.Ranking.BEST):
+        return [counted_candidate(candidates, ranking=phase.ranking) for candidates in teams]
+    per_query: dict[int, dict[str, dict[str, float]]] = {c.submission_id: {} for team in teams for c in team}
+    found = (QueryScores.objects.filter(submission_id__in=per_query, subset__code__in=ranked_on)
+             .values_list("submission_id", "subset__code", f"values__{phase.competition.primary_metric}"))
+    for submission_id, code, values in found:
+        per_query[submission_id][code] = values or {}
+    return [ladder_candidate(candidates, query_vectors({c.submission_id: per_query[c.submission_id]
+                                                        for c in candidates}, ranked_on))
+            for candidates in teams]
 
 
 def _row(*, phase: Phase, submission: Submission, candidate: Candidate, rank: int | None) -> LeaderboardRow:
@@ -106,7 +123,7 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
             baselines.append(candidate)
         elif submission.team_id is not None:
             by_team[submission.team_id].append(candidate)
-    counted = ranked([counted_candidate(c, ranking=phase.ranking) for c in by_team.values()])
+    counted = ranked(_counted(phase, list(by_team.values()), ranked_on))
     rows = [_row(phase=phase, submission=submissions[c.submission_id], candidate=c, rank=rank)
             for rank, c in enumerate(counted, start=1)]
     rows += [_row(phase=phase, submission=submissions[c.submission_id], candidate=c, rank=None)
@@ -162,7 +179,7 @@ def leaderboard_update(*, phase: Phase, submission: Submission) -> None:
      else rows.filter(team_id=submission.team_id, is_baseline=False)).delete()
     if found:
         chosen = ranked([c for _, c in found])[0] if submission.is_baseline else \
-            counted_candidate([c for _, c in found], ranking=phase.ranking)
+            _counted(phase, [[c for _, c in found]], ranked_on)[0]
         by_pk = {s.pk: s for s, _ in found}
         _row(phase=phase, submission=by_pk[chosen.submission_id], candidate=chosen, rank=None).save()
     _rerank(phase)

@@ -1,0 +1,74 @@
+"""A leaderboard freeze (Phase.freeze_at): from the freeze until the phase ends, the public
+and the teams see the board as it stood at the freeze; each team still sees its own later
+runs' scores on their pages; organizers see the live board; after the end, everyone does."""
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.urls import reverse
+from django.utils import timezone
+
+from cupboard.competitions.viewer import Viewer
+from cupboard.leaderboards.selectors import history_for, leaderboard_for
+from cupboard.leaderboards.services import leaderboard_update
+from tests.leaderboards.conftest import make_scored, ndcg
+from tests.personas import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def frozen(cast):
+    """Team A scored before the freeze (an hour ago), Team B after it; the phase still open."""
+    phase = cast.competition.phases.get(slug="dev")
+    start = timezone.now()
+    with time_machine.travel(start - timedelta(hours=2), tick=False):
+        leaderboard_update(phase=phase, submission=make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.4, te=0.4)))
+    phase.freeze_at = start - timedelta(hours=1)
+    phase.save()
+    with time_machine.travel(start - timedelta(minutes=30), tick=False):
+        late = make_scored(phase, team=cast.team_b, method="late-run", scores=ndcg(sw=0.61803, te=0.61803))
+        leaderboard_update(phase=phase, submission=late)
+    phase.refresh_from_db()
+    return phase, late
+
+
+def _teams(phase, user, now=None):
+    return [e.team for e in leaderboard_for(phase=phase, user=user, now=now).entries]
+
+
+def test_the_public_and_the_teams_see_the_board_of_the_freeze(cast, frozen):
+    phase, _ = frozen
+    for user in (cast.anonymous, cast.outsider, cast.participant):  # outsider: Team B's member
+        assert _teams(phase, user) == ["Team A"]
+    assert _teams(phase, cast.organizer) == ["Team B", "Team A"]
+    history = history_for(phase=phase, viewer=Viewer(cast.anonymous, cast.competition))
+    assert {p.team for p in history.points} == {"Team A"}
+
+
+def test_a_team_still_sees_its_own_later_run(cast, frozen):
+    phase, late = frozen
+    page = client_for(cast.outsider).get(reverse("submissions:detail", args=[late.pk]))
+    assert page.status_code == 200 and b"0.618" in page.content
+
+
+def test_the_page_says_since_when_and_hides_the_later_run(cast, frozen):
+    phase, _ = frozen
+    page = client_for(cast.anonymous).get(phase.get_absolute_url()).content.decode()
+    assert f"frozen since {phase.freeze_at:%Y-%m-%d %H:%M} UTC" in page
+    assert "late-run" not in page and "0.618" not in page
+    assert "late-run" in client_for(cast.organizer).get(phase.get_absolute_url()).content.decode()
+
+
+def test_after_the_end_everyone_sees_everything(cast, frozen):
+    phase, _ = frozen
+    with time_machine.travel(phase.closes_at + timedelta(minutes=1), tick=False):
+        assert _teams(phase, cast.anonymous) == ["Team B", "Team A"]
+        page = client_for(cast.anonymous).get(phase.get_absolute_url()).content.decode()
+        assert "late-run" in page and "frozen since" not in page
+
+
+def test_an_instant_asked_for_during_the_freeze_shows_the_frozen_board(cast, frozen):
+    phase, _ = frozen
+    board = leaderboard_for(phase=phase, user=cast.anonymous, as_of=timezone.now() - timedelta(minutes=5))
+    assert [e.team for e in board.entries] == ["Team A"]
