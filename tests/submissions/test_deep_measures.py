@@ -32,10 +32,10 @@ def _trec_eval(binary: Path, files: Path, *depth: str) -> dict[tuple[str, str], 
     return values
 
 
-def _scored(tmp_path: Path, **fields):
-    """(competition, {metric: mean}, {metric: {qid: value}}) of a depth-1000 run over the shipped
-    MIRACL sample, uploaded and scored; its files are written to `tmp_path` for trec_eval."""
-    judgments = read_qrels(SAMPLE).judgments
+def _scored(tmp_path: Path, qrels: Path = SAMPLE, **fields):
+    """(competition, {metric: mean}, {metric: {qid: value}}) of a depth-1000 run over `qrels`
+    (the shipped MIRACL sample), uploaded and scored; its files are written to `tmp_path` for trec_eval."""
+    judgments = read_qrels(qrels).judgments
     run = run_over_qrels(judgments, depth=1000, seed=3)
     (tmp_path / "qrels").write_bytes(qrels_text(judgments))
     (tmp_path / "run").write_text(run)
@@ -67,6 +67,14 @@ def test_it_stores_what_trec_eval_c_gives_on_a_depth_1000_run(trec_eval, tmp_pat
     # Judged documents sit below rank 100: the former fixed depth of 100 gave other values.
     cut = _trec_eval(trec_eval, tmp_path, "-M", "100")
     assert all(means[m] > cut[METRICS[m], "all"] for m in ("AP", "nDCG", "R@1000"))
+
+
+@pytest.mark.django_db
+@pytest.mark.shared_data
+def test_it_stores_what_trec_eval_c_gives_on_miracl_dev(trec_eval, shared_data, tmp_path):
+    qrels = shared_data / "miracl-v1.0-dev" / "qrels.miracl-v1.0-sw-dev.tsv"
+    _, means, per_query = _scored(tmp_path, qrels)
+    _assert_equal(means, per_query, _trec_eval(trec_eval, tmp_path))
 
 
 @pytest.mark.django_db
