@@ -34,7 +34,8 @@ def test_freeze_days_and_the_ladder_reach_the_phase_until_a_version_drops_them()
     phase = competition.phases.get(slug="test-a")
     assert (phase.freeze_at, phase.ladder) == (CLOSES - timedelta(days=7), True)
     assert (competition.phases.get(slug="dev").freeze_at, competition.phases.get(slug="dev").ladder) == (None, False)
-    data = yaml.safe_load(MIRACL.read_text()) | {"version": 2}
+    data = yaml.safe_load(MIRACL.read_text())
+    data["version"] += 1
     phase = competition_load(data=data).phases.get(slug="test-a")
     assert (phase.freeze_at, phase.ladder) == (None, False)
 
