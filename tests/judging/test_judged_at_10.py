@@ -99,3 +99,13 @@ def test_the_phase_table_rounds_once_from_the_stored_value(scene):
     JudgedShare.objects.filter(submission=scene.sub_a, subset__code="sw").update(value=0.2249)
     page = client_for(scene.anonymous).get(reverse("judging:phase_judged", args=["cup", "dev"])).content.decode()
     assert "0.22" in page and "0.23" not in page and '"z":[[0.22' in page
+
+
+def test_the_submission_page_shows_and_warns_only_for_the_languages_the_run_has(scene):
+    """Team A ran sw only: its te Judged@10 is stored as 0 (its judged queries count 0), far
+    below a baseline's 0.9 there, but the run has no te to warn about."""
+    JudgedShare.objects.filter(submission=scene.baseline, subset__code="te").update(value=0.9)
+    page = client_for(scene.participant).get(reverse("submissions:detail", args=[scene.sub_a.pk])).content.decode()
+    section = page.split('id="judged"')[1].split("</section>")[0]
+    assert "<td>sw</td>" in section and "<td>te</td>" not in section
+    assert 'id="judged-warning"' not in page

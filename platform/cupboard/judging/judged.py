@@ -45,7 +45,7 @@ def _baseline_means(submission, codes: set[str]) -> dict[str, float]:
 
 
 def submission_judged(viewer: Viewer, submission) -> list[dict] | None:
-    """Rows for the submission page, one per subset the viewer sees: `value` (Judged@10),
+    """Rows for the submission page, one per subset the viewer sees and the run has: `value` (Judged@10),
     `baselines` (their mean, None without baselines) and `far_below`; None when the viewer
     may not see it (or it has none: scored before Judged@10 was kept)."""
     if not viewer.sees_judged(submission):
@@ -53,7 +53,10 @@ def submission_judged(viewer: Viewer, submission) -> list[dict] | None:
     shares = {s.subset.code: s.value for s in submission.judged_shares.select_related("subset")}
     if not shares:
         return None
-    subsets = [s for s in phase_subsets(submission.phase, viewer.subsets) if s.code in shares]
+    # Only the languages the run has: scoring stores 0 for every other one (its judged queries
+    # count 0), and a row and a "far below" warning for each made the page ~10,000 px on a phone.
+    ran = set(submission.run_files.values_list("subset__code", flat=True))
+    subsets = [s for s in phase_subsets(submission.phase, viewer.subsets) if s.code in shares and s.code in ran]
     # The baselines' figures follow their scores' rule: under "own" or "status" nobody but
     # organizers sees anything of a baseline before the reveal.
     shows_baselines = not submission.is_baseline and viewer.before_reveal(submission.phase) == Phase.BeforeReveal.EVERYTHING
