@@ -1,11 +1,13 @@
 """Leaderboard history: both writers keep what changed, the leaderboard "as of" a past
 instant is the one of that instant, and what anyone sees of it follows the Viewer's rules
 of that instant (a private phase before its reveal, a surprise column before its own)."""
+import re
 from datetime import timedelta
 
 import pytest
 import time_machine
 from django.conf import settings
+from django.urls import reverse
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase
@@ -205,3 +207,14 @@ def test_as_of_is_limited_per_client(cast, steps):
         assert client.get("/c/cup/dev/leaderboard/", {"as_of": t0.isoformat()}).status_code == 429
         assert client.get("/c/cup/dev/leaderboard/").status_code == 200  # the live board is not limited
         assert Client(REMOTE_ADDR="192.0.2.6").get("/c/cup/dev/leaderboard.csv", {"as_of": t0.isoformat()}).status_code == 200
+
+
+def test_the_history_page_says_who_moved_at_each_change(cast, steps):
+    """Each change names the team, its old -> new Avg and rank (they were bare timestamps)."""
+    page = client_for(cast.anonymous).get(reverse("leaderboards:history", args=["cup", "dev"])).content.decode()
+    changes = page.split("<h2>Changes</h2>")[1].split("</section>")[0]
+    moves = [re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", m)).strip() for m in re.findall(r"<li><strong>.*?</li>", changes, re.S)]
+    assert moves == [  # newest first; within a change, in rank order
+        "Team A: 0.400 → 0.600 nDCG@10, rank 2 → 1", "Team B: 0.500 nDCG@10, rank 1 → 2",
+        "Team B: entered at 0.500 nDCG@10, rank 1", "Team A: 0.400 nDCG@10, rank 1 → 2",
+        "Team A: entered at 0.400 nDCG@10, rank 1"]

@@ -354,6 +354,21 @@ class History:
     def instants(self) -> list[datetime]:
         return sorted({p.at for p in self.points})
 
+    def changes(self, latest: int) -> list[dict]:
+        """The `latest` instants, newest first, each with what moved then: [{"at", "moves":
+        [{"team", "value", "rank", "before": the team's previous {"value", "rank"}, None as it entered}]}].
+        Teams whose value and rank stayed are left out; a bare list of instants said nothing."""
+        last: dict[str, HistoryPoint] = {}
+        moves: dict[datetime, list[dict]] = {}
+        for point in sorted(self.points, key=lambda p: p.at):  # stable: each instant in rank order
+            before = last.get(point.team)
+            if before is None or (before.value, before.rank) != (point.value, point.rank):
+                moves.setdefault(point.at, []).append({
+                    "team": point.team, "value": point.value, "rank": point.rank,
+                    "before": before and {"value": before.value, "rank": before.rank}})
+            last[point.team] = point
+        return [{"at": at, "moves": moves.get(at, [])} for at in reversed(self.instants[-latest:])]
+
 
 def history_for(*, phase: Phase, viewer: Viewer) -> History:
     """Every change of the phase's ranked rows up to the viewer's now, as they saw it then:

@@ -17,6 +17,9 @@ from cupboard.leaderboards.selectors import history_for
 from cupboard.leaderboards.snapshots import official_snapshot
 from cupboard.leaderboards.views import _board_state, _phase_and_viewer
 
+# The history page lists the latest changes; its charts show them all.
+RECENT_CHANGES = 50
+
 
 def _get_phase_for_user(request, slug: str, phase_slug: str):
     """The phase and its viewer at one instant, as the leaderboard page reads them; 404 when
@@ -35,13 +38,14 @@ def history(request, slug: str, phase_slug: str):
     def build() -> dict:
         found = history_for(phase=phase, viewer=viewer)
         return {"visible": found.visible, "message": found.message, "metric": found.metric,
-                "teams": len({p.team for p in found.points}), "instants": found.instants,
+                "teams": len({p.team for p in found.points}), "instants": len(found.instants),
+                "recent": found.changes(latest=RECENT_CHANGES), "decimals": found.decimals,
                 "charts": [str(chart) for chart in as_html(history_figures(found))]}
     data = cached(state.key(viewer_class(viewer), what="history"), build)
     return render(request, "leaderboards/history.html", {
         "phase": phase, "competition": phase.competition, **data,
         "charts": [mark_safe(chart) for chart in data["charts"]],  # noqa: S308 - built by as_html
-        "recent": list(reversed(data["instants"]))[:50], "snapshot": official_snapshot(phase, viewer)})
+        "snapshot": official_snapshot(phase, viewer)})
 
 
 def _official(request, slug: str, phase_slug: str, *, what: str) -> HttpResponse:
