@@ -96,6 +96,9 @@ run_standing_changed = Event("run standing changed", "submission")
 # A competition's schedule and judgments (competitions/schedule.py, services.py), sent in the
 # organizer's transaction: what ranks count, or the judgments under the scores, changed.
 phase_schedule_changed = Event("phase schedule changed", "phase")
+# A new version of its definition was applied (competitions/services.py competition_load), sent in
+# the load's transaction: `changes` is the diff (competitions/changes.py), never empty.
+definition_changed = Event("competition definition changed", "competition", "changes")
 group_reveal_changed = Event("group reveal changed", "group")
 qrels_release_removed = Event("qrels release removed", "phase")
 # previous_files: {subset code: QrelsFile} carried forward, None for a phase's first release.

@@ -85,7 +85,8 @@ def test_a_forgotten_password_and_the_mail_settings(live_server, people, browser
         page.uncheck("input[name=deadline]")
         page.click("button:has-text('Save mail settings')")
         page.wait_for_selector("text=Mail settings saved.")
-        assert wanted(user) == {"submission": True, "deadline": False, "reveal": True, "message": True}
+        assert wanted(user) == {"submission": True, "deadline": False, "reveal": True, "message": True,
+                                "change": True}
         assert not page.is_checked("input[name=deadline]") and page.is_checked("input[name=submission]")
         page.check("input[name=deadline]")
         page.click("button:has-text('Save mail settings')")

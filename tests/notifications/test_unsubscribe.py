@@ -33,7 +33,7 @@ def test_the_link_in_a_mail_asks_then_turns_that_kind_off(world):
     done = client.post(path, {"List-Unsubscribe": "One-Click"})
     assert done.status_code == 200 and "no more mails" in done.content.decode()
     assert mail_preferences(user=world.participant) == {"submission": False, "deadline": True, "reveal": True,
-                                                       "message": True}
+                                                       "message": True, "change": True}
 
 
 def test_a_forged_or_altered_link_is_a_404(world):
@@ -53,6 +53,6 @@ def test_the_profile_page_turns_kinds_off_and_on(world):
     response = client.post(reverse("notifications:preferences"), {"reveal": "on"})
     assert response.status_code == 302 and response["Location"].endswith("/accounts/profile/#mail")
     assert mail_preferences(user=world.participant) == {"submission": False, "deadline": False, "reveal": True,
-                                                       "message": False}
+                                                       "message": False, "change": False}
     page = client.get(reverse("accounts:profile")).content.decode()
     assert 'name="submission" value="on">' in page and 'name="reveal" value="on" checked' in page

@@ -16,6 +16,7 @@ class AuditEvent(models.Model):
         DISQUALIFIED = "disqualified"
         BASELINE_ADDED = "baseline_added"
         COMPETITION_LOADED = "competition_loaded"
+        DEFINITION_CHANGED = "definition_changed"
         PHASE_CHANGED = "phase_changed"
         TEAM_CREATED = "team_created"
         TEAM_JOINED = "team_joined"

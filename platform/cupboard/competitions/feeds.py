@@ -1,8 +1,9 @@
 """A competition's public events as an Atom feed (Django's syndication framework): phases
-opened, surprise languages revealed, private leaderboards published.
+opened, surprise languages revealed, private leaderboards published, dates, limits or metrics
+changed by a new version of the definition.
 
 The events are derived from the clock, as the pages are (nothing is written when an instant
-passes), and read through an anonymous visitor's `Viewer` whoever asks: a feed reader is
+passes), except a change, which is read from its public audit entry; and read through an anonymous visitor's `Viewer` whoever asks: a feed reader is
 anonymous, and a feed is cached and shared, so it holds only what anyone may know. A reveal
 still to come is not an event; a surprise language is named only from its reveal on.
 """
@@ -17,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 
+from cupboard.audit.models import AuditEvent
 from cupboard.competitions.models import Competition, Phase
 from cupboard.links import absolute
 
@@ -25,7 +27,7 @@ from .viewer import Viewer
 
 @dataclass(frozen=True)
 class PublicEvent:
-    kind: str  # phase_opened | languages_revealed | leaderboard_published
+    kind: str  # phase_opened | languages_revealed | leaderboard_published | definition_changed
     key: str  # unique within the competition
     at: datetime
     title: str
@@ -61,7 +63,18 @@ def public_events(competition: Competition, *, now: datetime | None = None) -> l
             f"{group.name.capitalize()} languages revealed: {names}",
             f"Topics for {names} can be downloaded and runs submitted; the leaderboards show {group.label}.",
             competition.get_absolute_url()))
+    events += _change_events(competition)
     return sorted(events, key=lambda e: (e.at, e.key), reverse=True)
+
+
+def _change_events(competition: Competition) -> list[PublicEvent]:
+    """The public lines of each definition change (dates, limits, metrics: competitions/changes.py)."""
+    entries = AuditEvent.objects.filter(competition=competition, is_public=True,
+                                        action=AuditEvent.Action.DEFINITION_CHANGED)
+    return [PublicEvent("definition_changed", f"change-{entry.pk}", entry.created_at,
+                        f"Changed in version {entry.details.get('version')}: " + "; ".join(entry.details["changes"]),
+                        "\n".join(entry.details["changes"]), competition.get_absolute_url())
+            for entry in entries]
 
 
 class CompetitionEventsFeed(Feed):
@@ -81,7 +94,7 @@ class CompetitionEventsFeed(Feed):
         return competition.get_absolute_url()
 
     def subtitle(self, competition: Competition) -> str:
-        return "Phases opened, surprise languages revealed, leaderboards published."
+        return "Phases opened, surprise languages revealed, leaderboards published, deadlines and limits changed."
 
     def items(self, competition: Competition) -> list[PublicEvent]:
         return public_events(competition)

@@ -21,6 +21,7 @@ from django.utils import timezone
 from cupboard import events
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
+from cupboard.competitions.changes import Change, definition_changes, definition_current
 from cupboard.competitions.commitments import competition_publish_due
 from cupboard.competitions.definition import PHASE_BOARD_RULES, definition_load, definition_values
 from cupboard.competitions.errors import CompetitionError, DefinitionError
@@ -54,7 +55,25 @@ def competition_load(*, data: dict | str | Path, actor: User | None = None) -> C
 
     Loading the same definition again changes nothing; a higher `version` updates the
     competition in place; a lower one, or the same version with other content, is refused
-    (code `stale-definition` / `version-not-bumped`) so two copies of a file cannot fight."""
+    (code `stale-definition` / `version-not-bumped`) so two copies of a file cannot fight.
+    An update's diff (competitions/changes.py) goes to the audit log, its dates, limits and
+    metrics publicly, and to the teams (cupboard/flows/definition_changed.py)."""
+    return competition_load_changes(data=data, actor=actor)[0]
+
+
+def competition_load_changes(*, data: dict | str | Path, actor: User | None = None,
+                             dry_run: bool = False) -> tuple[Competition, list[Change] | None]:
+    """`competition_load`, also returning its diff (None: created; []: nothing changed). With
+    `dry_run`, the load runs and is rolled back: every check is the real one (a refusal raises
+    as it would) and nothing is kept or sent (no mail: its messages leave only on commit)."""
+    with transaction.atomic():
+        loaded = _load(data=data, actor=actor)
+        if dry_run:
+            transaction.set_rollback(True)
+    return loaded
+
+
+def _load(*, data: dict | str | Path, actor: User | None) -> tuple[Competition, list[Change] | None]:
     definition = definition_values(definition_load(data))
     fields = definition["competition"]
     digest = hashlib.sha256(json.dumps(definition, sort_keys=True, default=str).encode()).hexdigest()
@@ -64,7 +83,7 @@ def competition_load(*, data: dict | str | Path, actor: User | None = None) -> C
         competition = locked(Competition.objects.filter(slug=fields["slug"])).first()
         if competition is not None:
             if competition.config_version == fields["config_version"] and competition.config_sha256 == digest:
-                return competition
+                return competition, []
             if competition.config_version >= fields["config_version"]:
                 code = "version-not-bumped" if competition.config_version == fields["config_version"] else "stale-definition"
                 raise DefinitionError([f"version: {competition.slug} is at version {competition.config_version}; "
@@ -73,6 +92,7 @@ def competition_load(*, data: dict | str | Path, actor: User | None = None) -> C
         created = competition is None
         if not created:
             _refuse_hiding_public(competition, definition, now=timezone.now())
+        changes = None if competition is None else definition_changes(definition_current(competition), definition)
         competition = competition or Competition(slug=fields["slug"])
         for name, value in fields.items():
             if value is not None or name == "entry_deadline":  # no deadline: the final phase's opening
@@ -84,8 +104,22 @@ def competition_load(*, data: dict | str | Path, actor: User | None = None) -> C
         _apply_structure(competition, definition)
         audit_record(competition=competition, actor=actor, action=AuditEvent.Action.COMPETITION_LOADED,
                      summary=f"{'Created' if created else 'Updated'} from definition version {competition.config_version}",
-                     details={"version": competition.config_version, "sha256": digest})
-    return competition
+                     details={"version": competition.config_version, "sha256": digest,
+                              **({"changes": [c.line() for c in changes]} if changes else {})})
+        if changes:
+            _audit_public_changes(competition, changes, actor=actor)
+            events.definition_changed.send(competition=competition, changes=changes)  # cupboard/flows/definition_changed.py
+    return competition, changes
+
+
+def _audit_public_changes(competition: Competition, changes: list[Change], *, actor: User | None) -> None:
+    """The dates, limits and metrics a version moved, for everyone (the organizers' entry has them all)."""
+    public = [c for c in changes if c.public]
+    if public:
+        audit_record(competition=competition, actor=actor, action=AuditEvent.Action.DEFINITION_CHANGED,
+                     is_public=True, summary=f"Definition version {competition.config_version}: "
+                                             + "; ".join(c.line() for c in public),
+                     details={"version": competition.config_version, "changes": [c.line() for c in public]})
 
 
 def _organizers(usernames: list[str]) -> list[User]:

@@ -7,7 +7,16 @@ class FlowsConfig(AppConfig):
     verbose_name = "What follows each domain event"
 
     def ready(self) -> None:
-        from . import qrels_released, run_finished, run_scored, run_standing, schedule_changed, team_changed
+        from . import (
+            definition_changed,
+            qrels_released,
+            run_finished,
+            run_scored,
+            run_standing,
+            schedule_changed,
+            team_changed,
+        )
 
-        for flow in (run_scored, run_finished, run_standing, qrels_released, schedule_changed, team_changed):
+        for flow in (run_scored, run_finished, run_standing, qrels_released, schedule_changed, team_changed,
+                     definition_changed):
             flow.connect()

@@ -73,6 +73,12 @@ def _message_context(viewer: Viewer, notification: Notification) -> dict:
             "url": absolute(viewer.competition.get_absolute_url())}
 
 
+def _change_context(viewer: Viewer, notification: Notification) -> dict:
+    phases = [p for p in viewer.competition.phases.order_by("position") if p.closes_at > viewer.now]
+    return {"lines": notification.text.splitlines(), "phases": phases,
+            "url": absolute(viewer.competition.get_absolute_url())}
+
+
 def notification_message(notification: Notification, *, now: datetime) -> EmailMessage | str:
     """The mail, or why none goes out (a short reason, stored on the row)."""
     user = notification.user
@@ -86,7 +92,8 @@ def notification_message(notification: Notification, *, now: datetime) -> EmailM
     context = {Kind.SUBMISSION: lambda: _submission_context(viewer, notification),
                Kind.DEADLINE: lambda: _deadline_context(viewer, notification, now),
                Kind.REVEAL: lambda: _reveal_context(viewer, notification),
-               Kind.MESSAGE: lambda: _message_context(viewer, notification)}[notification.kind]()
+               Kind.MESSAGE: lambda: _message_context(viewer, notification),
+               Kind.CHANGE: lambda: _change_context(viewer, notification)}[notification.kind]()
     if isinstance(context, str):
         return context
     unsubscribe = absolute(reverse("notifications:unsubscribe",

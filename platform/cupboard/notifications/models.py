@@ -19,6 +19,7 @@ class Kind(models.TextChoices):
     DEADLINE = "deadline", "A phase my team submitted to closes in 24 hours"
     REVEAL = "reveal", "Surprise languages of my competition are revealed"
     MESSAGE = "message", "The organizers of my competition write to every team"
+    CHANGE = "change", "A deadline or a limit of my competition changes"
 
 
 class MailPreference(models.Model):
@@ -29,6 +30,7 @@ class MailPreference(models.Model):
     deadline = models.BooleanField(default=True)
     reveal = models.BooleanField(default=True)
     message = models.BooleanField(default=True)
+    change = models.BooleanField(default=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self):
@@ -40,8 +42,9 @@ class MailPreference(models.Model):
 
 class Notification(models.Model):
     """One mail to one person. `event` says what happened to its subject (the submission's
-    `scored`, `rejected`, `failed`; `closing`; `revealed`; `message`); the foreign keys name
-    the subject. An organizers' message keeps its own `subject` and `text`."""
+    `scored`, `rejected`, `failed`; `closing`; `revealed`; `message`; `changed`); the foreign keys
+    name the subject. An organizers' message keeps its own `subject` and `text`; a change its
+    public diff lines in `text`."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
     kind = models.CharField(max_length=12, choices=Kind.choices)

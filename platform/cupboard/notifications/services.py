@@ -117,6 +117,32 @@ def notify_teams_message(*, competition, subject: str, text: str) -> list[int]:
                      subject=subject, text=text) for user in people if user.pk not in off], quiet=False)
 
 
+def notify_definition_changed(*, competition, version: int, lines: list[str]) -> list[int]:
+    """Every member (with an address, who wants them) of every team of `competition`: these
+    deadlines or limits (public diff lines, competitions/changes.py) changed in definition
+    `version`. One mail per person and version. Never raises (the change is applied already)."""
+    off = users_not_wanting(kind=Kind.CHANGE)
+    people = (get_user_model().objects.filter(memberships__team__competition=competition).exclude(email="")
+              .distinct().order_by("pk"))
+    return notifications_record([
+        Notification(user=user, kind=Kind.CHANGE, event="changed", key=f"change:{competition.pk}:v{version}",
+                     competition=competition, text="\n".join(lines)) for user in people if user.pk not in off])
+
+
+def deadline_reminders_withdraw(*, phase) -> int:
+    """A phase's close moved: its reminders not sent yet name a time that is no longer the
+    close (or come a day too early), so they are not sent. The reminder for the new close is
+    recorded by the beat task in its own 24 hours (its key holds the close). Returns how many."""
+    waiting = UNSENT & Q(claimed_at__isnull=True)  # one a worker is sending now goes out as it is
+    return Notification.objects.filter(kind=Kind.DEADLINE, phase=phase).filter(waiting).update(
+        skipped="the deadline moved")
+
+
+def _deadline_key(phase, team) -> str:
+    """One reminder per team and close: a close moved is a new reminder, the same close never twice."""
+    return f"deadline:{phase.pk}:{team.pk}:{int(phase.closes_at.timestamp())}"
+
+
 def _deadline_rows(now: datetime) -> list[Notification]:
     """Members of every team with a submission in a phase closing within 24 hours."""
     from cupboard.competitions.models import Phase
@@ -128,7 +154,7 @@ def _deadline_rows(now: datetime) -> list[Notification]:
                                   competition__is_published=True).select_related("competition")
     for phase in phases:
         for team in Team.objects.filter(submissions__phase=phase, submissions__is_baseline=False).distinct():
-            rows += [Notification(user=user, kind=Kind.DEADLINE, event="closing", key=f"deadline:{phase.pk}:{team.pk}",
+            rows += [Notification(user=user, kind=Kind.DEADLINE, event="closing", key=_deadline_key(phase, team),
                                   phase=phase, team=team, competition=phase.competition)
                      for user in _members(team) if user.pk not in off]
     return rows

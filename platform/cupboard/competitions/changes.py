@@ -1,0 +1,130 @@
+"""What a new version of a competition's definition changes: one line per key path, old and new.
+
+The old side is read from the database (`definition_current`), in the shape of
+`definition_values`, so the diff is of what the competition *is*, whatever file or admin edit
+put it there, and needs no copy of the previous YAML. Lists of named things (groups, subsets,
+phases) are compared by name, so reordering is a `position` change, not a rewrite.
+
+Which changes anyone may read: dates, limits and metrics (`Change.public`), as the competition
+page shows them anyway; everything else, and anything about a subset (its code may name a
+surprise language before its reveal), is for the organizers only.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from cupboard.competitions import schema
+from cupboard.competitions.definition import PhaseDef
+from cupboard.competitions.models import Competition
+
+# Keys (the last part of a path) whose changes are public: dates, limits, metrics.
+_DATES = {"starts_at", "entry_deadline", "opens_at", "closes_at", "reveal_at"}
+_LIMITS = {"daily_limit", "total_limit", "final_selection_max", "team_size_max", "max_run_depth"}
+_METRICS = {"metrics", "primary_metric"}
+# What the definition's version moves on every load; it is said once, not as a change.
+_UNCOMPARED = {"config_version"}
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str  # e.g. phases.test-b.closes_at
+    old: object
+    new: object
+
+    @property
+    def key(self) -> str:
+        return self.path.rsplit(".", 1)[-1]
+
+    @property
+    def public(self) -> bool:
+        return not self.path.startswith(("subsets.", "organizers")) and self.key in _DATES | _LIMITS | _METRICS
+
+    @property
+    def tells_teams(self) -> bool:
+        """A deadline or a limit moved: what a team plans its submissions by, so it is mailed."""
+        return self.key in _DATES | _LIMITS
+
+    def line(self) -> str:
+        return f"{self.path}: {shown(self.old)} -> {shown(self.new)}"
+
+    def data(self) -> dict:
+        """For the audit log's details (JSON)."""
+        return {"path": self.path, "old": shown(self.old), "new": shown(self.new)}
+
+
+def shown(value: object) -> str:
+    """A value as the diff prints it: instants in UTC to the minute (to the second when it has
+    one); a long text (a page) by its start, since the line is for seeing *that* it changed."""
+    if value is None:
+        return "none"
+    if isinstance(value, datetime):
+        value = value.astimezone(UTC)
+        return f"{value:%Y-%m-%d %H:%M:%S} UTC" if value.second else f"{value:%Y-%m-%d %H:%M} UTC"
+    if isinstance(value, list):
+        return "[" + ", ".join(shown(v) for v in value) + "]"
+    text = str(value)
+    start = text.strip().split("\n", 1)[0]
+    return text if len(text) <= 60 and start == text else f"{start[:50]}… ({len(text)} characters)"
+
+
+def definition_current(competition: Competition) -> dict:
+    """The competition as stored, in the shape `definition_values` gives a file (the old side of a diff)."""
+    phase_keys = ["name", "position"] + [k.name for k in schema.keys(PhaseDef) if k.name != "slug"]
+    fields = ["slug", "title", "description", "benchmark", "config_version", "metrics", "primary_metric",
+              "relevance_level", "missing_subset", "final_selection_max", "decimals", "max_run_depth", "starts_at",
+              "is_published", "scoring_depth", "entry_deadline", "team_size_max", "pages", "run_metadata",
+              "significance"]
+    return {
+        "competition": {name: getattr(competition, name) for name in fields},
+        "organizers": sorted(competition.organizers.values_list("username", flat=True)),
+        "groups": [{"name": g.name, "label": g.label, "reveal_at": g.reveal_at}
+                   for g in competition.groups.order_by("position")],
+        "subsets": [{"code": s.code, "name": s.name, "kind": s.kind, "group": s.group.name}
+                    for s in competition.subsets.select_related("group").order_by("position")],
+        "phases": [{"slug": p.slug} | {k: getattr(p, k) for k in phase_keys}
+                   for p in competition.phases.order_by("position")],
+    }
+
+
+def definition_changes(before: dict, after: dict) -> list[Change]:
+    """Every key path whose value differs between two definitions (`definition_values` shape)."""
+    changes = _compared("", before["competition"], after["competition"])
+    if sorted(before["organizers"]) != sorted(after["organizers"]):
+        changes.append(Change("organizers", sorted(before["organizers"]), sorted(after["organizers"])))
+    for part, name in (("groups", "name"), ("subsets", "code"), ("phases", "slug")):
+        changes += _named(part, name, before[part], after[part])
+    return changes
+
+
+def _named(part: str, name: str, before: list[dict], after: list[dict]) -> list[Change]:
+    old = {item[name]: item for item in before}
+    new = {item[name]: item for item in after}
+    changes = []
+    for key in [*old, *(k for k in new if k not in old)]:
+        if key not in new:
+            changes.append(Change(f"{part}.{key}", "listed", None))
+        elif key not in old:
+            changes.append(Change(f"{part}.{key}", None, "listed"))
+        else:
+            changes += _compared(f"{part}.{key}.", old[key], new[key])
+    return changes
+
+
+def _compared(prefix: str, before: dict, after: dict) -> list[Change]:
+    changes = []
+    for key in [*before, *(k for k in after if k not in before)]:
+        if key in _UNCOMPARED:
+            continue
+        old, new = before.get(key), after.get(key)
+        if isinstance(old, dict) and isinstance(new, dict):
+            changes += _compared(f"{prefix}{key}.", old, new)
+        elif not _same(old, new):
+            changes.append(Change(f"{prefix}{key}", old, new))
+    return changes
+
+
+def _same(old: object, new: object) -> bool:
+    """Equal, or equal once stored: a JSON field gives back lists where the file had tuples."""
+    return old == new or json.dumps(old, sort_keys=True, default=str) == json.dumps(new, sort_keys=True, default=str)
