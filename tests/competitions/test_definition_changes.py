@@ -93,7 +93,7 @@ def test_a_deadline_moved_earlier_is_mailed_audited_in_public_and_its_reminder_c
     page = Client().get(reverse("audit:log", args=[cup["competition"].slug])).content.decode()
     assert shown(new_close) in page  # the public audit log, for anyone
     assert [e.title for e in public_events(cup["competition"]) if e.kind == "definition_changed"] == [
-        f"Changed in version 2: {line}"]
+        f"Changed in version {cup['data']['version'] + 1}: {line}"]
     # The reminder is mailed again, naming the new close (its 24 hours began at the change).
     mail.outbox.clear()
     assert notify_due() == 2 and send_recorded()["sent"] == 2
@@ -127,7 +127,7 @@ def test_an_organizer_only_change_is_not_public_nor_mailed(cup, django_capture_o
     apply(data, django_capture_on_commit_callbacks)
     assert not AuditEvent.objects.filter(action=AuditEvent.Action.DEFINITION_CHANGED).exists()
     entry = AuditEvent.objects.filter(action=AuditEvent.Action.COMPETITION_LOADED).first()
-    assert not entry.is_public and entry.summary == "Updated from definition version 2"
+    assert not entry.is_public and entry.summary == f"Updated from definition version {data['version']}"
     faq = cup["data"]["pages"]["faq"]
     assert entry.details["changes"] == [f"pages.faq: **Do I need runs for every language?**… ({len(faq)} characters)"
                                         " -> No questions yet.",
@@ -152,18 +152,19 @@ def test_dry_run_prints_the_diff_and_changes_nothing(cup, django_capture_on_comm
     with django_capture_on_commit_callbacks(execute=False) as after_commit:
         call_command("load_competition", str(path), "--dry-run", stdout=out)
     printed = out.getvalue()
-    assert "version 2 would change" in printed
+    version = cup["data"]["version"]
+    assert f"version {version + 1} would change" in printed
     assert f"  * phases.test-b.closes_at: {shown(cup['test_b'].closes_at)} -> {shown(new_close)}" in printed
     assert "    phases.test-b.name: Test B (final) -> Final" in printed
     cup["test_b"].refresh_from_db()
     cup["competition"].refresh_from_db()
-    assert cup["test_b"].closes_at != new_close and cup["competition"].config_version == 1
+    assert cup["test_b"].closes_at != new_close and cup["competition"].config_version == version
     assert not after_commit and not AuditEvent.objects.filter(action=AuditEvent.Action.DEFINITION_CHANGED).exists()
     out = io.StringIO()
     call_command("load_competition", str(path), stdout=out)  # applied: the same diff, in the past tense
-    assert "version 2 change" in out.getvalue() and cup["competition"].phases.get(slug="test-b").closes_at == new_close
+    assert f"version {version + 1} change" in out.getvalue() and cup["competition"].phases.get(slug="test-b").closes_at == new_close
 
 
 def test_loading_the_same_version_again_reports_no_change(cup):
     competition, changes = competition_load_changes(data=cup["data"], dry_run=True)
-    assert changes == [] and competition.config_version == 1
+    assert changes == [] and competition.config_version == cup["data"]["version"]
