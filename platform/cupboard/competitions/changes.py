@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from cupboard.competitions import schema
-from cupboard.competitions.definition import PhaseDef
+from cupboard.competitions.definition import PHASE_BOARD_RULES, PhaseDef
 from cupboard.competitions.models import Competition
 
 # Keys (the last part of a path) whose changes are public: dates, limits, metrics.
@@ -71,7 +71,8 @@ def shown(value: object) -> str:
 
 def definition_current(competition: Competition) -> dict:
     """The competition as stored, in the shape `definition_values` gives a file (the old side of a diff)."""
-    phase_keys = ["name", "position"] + [k.name for k in schema.keys(PhaseDef) if k.name != "slug"]
+    phase_keys = ["name", "position"] + [k.name for k in schema.keys(PhaseDef)
+                                         if k.name != "slug" and k.name not in PHASE_BOARD_RULES]
     fields = ["slug", "title", "description", "benchmark", "config_version", "metrics", "primary_metric",
               "relevance_level", "missing_subset", "final_selection_max", "decimals", "max_run_depth", "starts_at",
               "is_published", "scoring_depth", "entry_deadline", "team_size_max", "pages", "run_metadata",
@@ -83,9 +84,15 @@ def definition_current(competition: Competition) -> dict:
                    for g in competition.groups.order_by("position")],
         "subsets": [{"code": s.code, "name": s.name, "kind": s.kind, "group": s.group.name}
                     for s in competition.subsets.select_related("group").order_by("position")],
-        "phases": [{"slug": p.slug} | {k: getattr(p, k) for k in phase_keys}
+        "phases": [{"slug": p.slug} | {k: getattr(p, k) for k in phase_keys} | _board_rules(p)
                    for p in competition.phases.order_by("position")],
     }
+
+
+def _board_rules(phase) -> dict:
+    """A phase's freeze and ladder as `definition_values` gives them: only when set."""
+    return {name: getattr(phase, name) for name in ("freeze_at", "ladder")
+            if getattr(phase, name) != PHASE_BOARD_RULES[name]}
 
 
 def definition_changes(before: dict, after: dict) -> list[Change]:
