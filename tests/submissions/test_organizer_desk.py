@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from cupboard.audit.models import AuditEvent
-from cupboard.submissions.models import QuotaGrant, Submission
+from cupboard.submissions.models import QuotaGrant
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
 from tests.personas import client_for
@@ -92,7 +92,7 @@ def test_a_bad_day_is_named_and_the_input_kept(world, organizer):
     response = organizer.post(url, {"phase": world.test_b.pk, "extra": "3", "day": "31/01/2026", "reason": "outage"})
     page = response.content.decode()
     assert response.status_code == 400 and not QuotaGrant.objects.exists()
-    assert "Day (UTC)</label>: Day: give a date as YYYY-MM-DD" in page
+    assert "Day (UTC)</label>: Give a date as YYYY-MM-DD" in page and "Day: " not in page  # the label once
     assert "needs a number of slots and a reason" not in page
     assert 'value="3"' in page and 'value="outage"' in page and 'value="31/01/2026"' in page
 
@@ -111,3 +111,18 @@ def test_the_teams_page_links_a_grant_for_every_team(world, organizer):
     for team in (world.team_a, world.team_b):
         assert reverse("competitions:manage_grant", args=[world.competition.slug, team.slug]) in page
     assert reverse("competitions:manage_message", args=[world.competition.slug]) in page
+
+
+def test_the_grant_form_names_phases_and_the_teams_page_shows_grants(world, organizer):
+    url = reverse("competitions:manage_grant", args=[world.competition.slug, world.team_b.slug])
+    form = organizer.get(url).content.decode()
+    assert f'<option value="{world.test_b.pk}">{world.test_b.name}</option>' in form
+    assert f">{world.competition.slug}/" not in form  # Phase.__str__, the slugs it showed
+    organizer.post(url, {"phase": world.test_b.pk, "extra": "2", "day": "", "reason": "joined late"})
+    organizer.post(url, {"phase": world.test_b.pk, "extra": "1", "day": "2026-01-31", "reason": "outage"})
+    page = organizer.get(reverse("competitions:manage_teams", args=[world.competition.slug])).content.decode()
+    team_b_row = page.split(f">{world.team_b.name}</a></td>")[1].split("</tr>")[0]
+    assert 'title="extra submissions granted">+3</span>' in team_b_row
+    grants = page.split('<table class="grants">')[1].split("</table>")[0]
+    assert grants.count("<tr><td>") == 2 and "joined late" in grants and "the whole phase" in grants
+    assert "2026-01-31 (UTC day)" in grants and world.test_b.name in grants

@@ -44,6 +44,7 @@ class ManageTeamsTestCase(PersonasTestCase):
         for n in range(5):
             team_create(competition=self.competition, user=make_user(), name=f"Extra {n}")
         # session, user, competition, organizer check, phases, teams, memberships (+users),
-        # submission counts, team events (+actors); the entry deadline is set, so no phases again
-        with self.assertNumQueries(9):
+        # submission counts, grants (+teams, phases, granters), team events (+actors); the entry
+        # deadline is set, so no phases again
+        with self.assertNumQueries(10):
             client.get(self.url)

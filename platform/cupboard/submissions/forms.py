@@ -118,12 +118,14 @@ class GrantForm(forms.Form):
     """Extra slots for a team. Each error names its field in words, and a form with errors is
     shown again with what was typed (never "needs a number of slots and a reason" for a bad date)."""
 
+    # The error list prints each field's label before its message (_form_errors.html): the
+    # messages do not repeat it ("Day (UTC): Day: give a date ...").
     extra = forms.IntegerField(min_value=1, max_value=100, label="Extra submissions", error_messages={
-        "required": "Say how many extra submissions (1 to 100).",
-        "invalid": "Extra submissions: give a whole number from 1 to 100."})
+        "required": "Say how many (1 to 100).",
+        "invalid": "Give a whole number from 1 to 100."})
     day = forms.DateField(required=False, label="Day (UTC)", input_formats=["%Y-%m-%d"],
                           help_text="YYYY-MM-DD; empty = for the whole phase",
-                          error_messages={"invalid": "Day: give a date as YYYY-MM-DD (e.g. 2026-01-31), "
+                          error_messages={"invalid": "Give a date as YYYY-MM-DD (e.g. 2026-01-31), "
                                                      "or leave it empty for the whole phase."})
     reason = forms.CharField(max_length=200, error_messages={"required": "Say why the team gets them (shown in "
                                                                          "the audit log)."})
@@ -138,6 +140,7 @@ class TeamGrantForm(GrantForm):
     def __init__(self, *args, competition, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["phase"].queryset = competition.phases.order_by("position")
+        self.fields["phase"].label_from_instance = lambda phase: phase.name  # not its slug (Phase.__str__)
 
 
 class DisqualifyForm(forms.Form):

@@ -13,7 +13,7 @@ from cupboard.competitions.viewer import Viewer
 from cupboard.teams.models import Membership, Team
 
 from .coverage import incomplete, run_files_coverage
-from .models import QueryScores, RunFile, Score, Submission
+from .models import QueryScores, QuotaGrant, RunFile, Score, Submission
 
 
 def visible_run_files(viewer: Viewer, submission: Submission) -> list[RunFile]:
@@ -148,8 +148,8 @@ def scoring_progress(*, phase) -> dict:
 
 def teams_overview(*, competition: Competition) -> dict:
     """The organizers' teams page (views_manage.py; here because it counts submissions): each team with its members (captain first) and its submissions
-    per phase (all / counting against the limits), and the competition's team changes, newest first.
-    Four queries, whatever the number of teams."""
+    per phase (all / counting against the limits, and the extra slots granted), the grants and the
+    competition's team changes, newest first. Five queries, whatever the number of teams."""
     phases = list(competition.phases.order_by("position"))
     memberships = Prefetch("memberships", queryset=Membership.objects.select_related("user").order_by("joined_at", "pk"))
     teams = list(Team.objects.filter(competition=competition).prefetch_related(memberships).order_by("name"))
@@ -161,9 +161,15 @@ def teams_overview(*, competition: Competition) -> dict:
     by_team: dict[int, dict[int, dict]] = {}
     for row in counts:
         by_team.setdefault(row["team_id"], {})[row["phase_id"]] = row
+    grants = list(QuotaGrant.objects.filter(phase__competition=competition)
+                  .select_related("team", "phase", "granted_by").order_by("-created_at", "-pk"))
+    extra: dict[tuple[int, int], int] = {}
+    for grant in grants:
+        extra[grant.team_id, grant.phase_id] = extra.get((grant.team_id, grant.phase_id), 0) + grant.extra
     rows = [{"team": team, "members": [m.user for m in team.memberships.all()],
-             "per_phase": [by_team.get(team.pk, {}).get(phase.pk, {"total": 0, "counted": 0}) for phase in phases]}
+             "per_phase": [by_team.get(team.pk, {}).get(phase.pk, {"total": 0, "counted": 0})
+                           | {"granted": extra.get((team.pk, phase.pk), 0)} for phase in phases]}
             for team in teams]
     events = (AuditEvent.objects.filter(competition=competition, action__in=AuditEvent.TEAM_ACTIONS)
               .select_related("actor")[:500])
-    return {"phases": phases, "rows": rows, "events": list(events)}
+    return {"phases": phases, "rows": rows, "events": list(events), "grants": grants}
