@@ -1,5 +1,6 @@
 """A phase's visibility and reveal, and a group's reveal (the surprise schedule): audited,
 leaderboards rebuilt, and nothing already public hidden again."""
+import re
 from datetime import timedelta
 
 import pytest
@@ -8,6 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cupboard.audit.models import AuditEvent
+from cupboard.competitions.changes import shown as changes_shown
 from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import Phase
 from cupboard.competitions.schedule import group_reveal_change, phase_schedule_change
@@ -30,7 +32,7 @@ def test_it_changes_a_phase_visibility_and_records_it_publicly(personas):
     phase = personas.competition.phases.get(slug="test-b")
     reveal_at = (timezone.now() + timedelta(days=3)).replace(microsecond=0)
     response = personas.client_for(personas.organizer).post(schedule_url(), {
-        "visibility": "live", "reveal_at": reveal_at.strftime(INSTANT), "hidden_qrels": "on"})
+        "visibility": "live", "reveal_at": reveal_at.strftime(INSTANT), "hidden_qrels": "on", "confirm": "1"})
     assert response.status_code == 302
     phase.refresh_from_db()
     assert (phase.visibility, phase.reveal_at, phase.hidden_qrels) == ("live", reveal_at, True)
@@ -106,7 +108,7 @@ def test_it_brings_a_surprise_reveal_forward_and_participants_see_it(personas):
     cup = personas.competition
     page = personas.client_for(personas.outsider).get(cup.get_absolute_url()).content.decode()
     assert "Yoruba" not in page
-    response = personas.client_for(personas.organizer).post(group_url(), {"reveal_at": ""})
+    response = personas.client_for(personas.organizer).post(group_url(), {"reveal_at": "", "confirm": "1"})
     assert response.status_code == 302
     assert cup.groups.get(name="surprise").reveal_at is None
     assert "Yoruba" in personas.client_for(personas.outsider).get(cup.get_absolute_url()).content.decode()
@@ -118,7 +120,8 @@ def test_it_brings_a_surprise_reveal_forward_and_participants_see_it(personas):
 def test_it_postpones_a_reveal_without_naming_the_hidden_subsets(personas):
     group = personas.competition.groups.get(name="surprise")
     later = (group.reveal_at + timedelta(days=5)).replace(microsecond=0)
-    response = personas.client_for(personas.organizer).post(group_url(), {"reveal_at": later.strftime(INSTANT)})
+    response = personas.client_for(personas.organizer).post(group_url(), {"reveal_at": later.strftime(INSTANT),
+                                                                            "confirm": "1"})
     assert response.status_code == 302
     group.refresh_from_db()
     assert group.reveal_at == later
@@ -167,9 +170,40 @@ def test_it_sets_what_teams_see_before_the_reveal_and_says_what_each_choice_lets
     response = client.post(schedule_url(), {"visibility": phase.visibility,
                                              "reveal_at": phase.reveal_at.strftime(INSTANT),
                                              "hidden_qrels": "on" if phase.hidden_qrels else "",
-                                             "before_reveal": "status"})
+                                             "before_reveal": "status", "confirm": "1"})
     assert response.status_code == 302
     phase.refresh_from_db()
     assert phase.before_reveal == Phase.BeforeReveal.STATUS
     event = AuditEvent.objects.get(action=AuditEvent.Action.PHASE_CHANGED)
     assert event.is_public and event.details["after"] == {"before_reveal": "status"}
+
+
+def test_an_edit_shows_its_diff_and_applies_only_once_confirmed(personas):
+    phase = personas.competition.phases.get(slug="test-b")
+    reveal_at = (timezone.now() + timedelta(days=3)).replace(microsecond=0)
+    client = personas.client_for(personas.organizer)
+    shown = client.post(schedule_url(), {"visibility": "private", "reveal_at": reveal_at.strftime(INSTANT),
+                                         "hidden_qrels": "on"})
+    page = shown.content.decode()
+    assert shown.status_code == 200 and "What changes" in page and "Confirm and save" in page
+    assert f"phases.test-b.reveal_at: {changes_shown(phase.reveal_at)} -&gt; {changes_shown(reveal_at)}" in page
+    assert "visibility" not in " ".join(str(c) for c in shown.context["changes"])  # only what moves
+    phase.refresh_from_db()
+    assert phase.reveal_at != reveal_at and not AuditEvent.objects.exists()  # nothing saved yet
+    # The confirmation posts back exactly what was shown (hidden fields), plus `confirm`.
+    hidden = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', page))
+    assert hidden["reveal_at"] == reveal_at.strftime(INSTANT) and "csrfmiddlewaretoken" in hidden
+    assert client.post(schedule_url(), hidden | {"confirm": "1"}).status_code == 302
+    phase.refresh_from_db()
+    assert (phase.reveal_at, phase.visibility, phase.hidden_qrels) == (reveal_at, "private", True)
+    assert AuditEvent.objects.get(action=AuditEvent.Action.VISIBILITY_CHANGED).is_public
+
+
+def test_a_group_reveal_edit_shows_its_diff_without_naming_the_subsets(personas):
+    group = personas.competition.groups.get(name="surprise")
+    later = (group.reveal_at + timedelta(days=2)).replace(microsecond=0)
+    page = personas.client_for(personas.organizer).post(group_url(), {"reveal_at": later.strftime(INSTANT)})
+    text = page.content.decode()
+    assert page.status_code == 200 and f"groups.surprise.reveal_at: {changes_shown(group.reveal_at)}" in text
+    group.refresh_from_db()
+    assert group.reveal_at != later

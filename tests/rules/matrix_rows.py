@@ -260,10 +260,10 @@ def rows(w) -> list[Row]:
         Row("competitions:manage_topics", ("cup", "dev"), "POST", organizers(400, 403, anon=302)),
         Row("competitions:manage_schedule", ("cup", "test-b"), "GET", organizers(200, 403, anon=302)),
         Row("competitions:manage_schedule", ("cup", "test-b"), "POST", organizers(302, 403, anon=302),
-            {"visibility": "live", "hidden_qrels": "on"}),
+            {"visibility": "live", "hidden_qrels": "on", "confirm": "1"}),
         Row("competitions:manage_group", ("cup", "surprise"), "GET", organizers(200, 403, anon=302)),
         Row("competitions:manage_group", ("cup", "surprise"), "POST", organizers(302, 403, anon=302),
-            {"reveal_at": ""}),
+            {"reveal_at": "", "confirm": "1"}),
         Row("competitions:manage_group", ("cup", "nope"), "GET", organizers(404, 403, anon=302)),
         # The organizer's desk: export, scoring progress, grants for any team, a message to every team.
         Row("competitions:manage_export", ("cup", "dev"), "GET", organizers(200, 403, anon=302)),

@@ -25,6 +25,7 @@ from django.utils import timezone
 from cupboard import events
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
+from cupboard.competitions.changes import Change
 from cupboard.competitions.commitments import competition_publish_due
 from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import Phase, QrelsRelease, Subset, SubsetGroup
@@ -75,6 +76,35 @@ def subset_move_refusal(subset: Subset, *, to_revealed: bool, now: datetime) -> 
     return None
 
 
+def phase_schedule_preview(*, phase: Phase, visibility: str, reveal_at: datetime | None, hidden_qrels: bool,
+                           before_reveal: str | None = None, now: datetime | None = None) -> list[Change]:
+    """What `phase_schedule_change` would change (the organizer area shows it before it applies);
+    raises its refusal (CompetitionError) instead when it would be refused. Writes nothing."""
+    wanted = _phase_wanted(phase, visibility=visibility, reveal_at=reveal_at, hidden_qrels=hidden_qrels,
+                           before_reveal=before_reveal)
+    changes = _phase_diff(phase, wanted)
+    refusal = changes and phase_schedule_refusal(phase, wanted=wanted, now=now or timezone.now())
+    if refusal:
+        raise refusal
+    return changes
+
+
+def _phase_wanted(phase: Phase, *, visibility: str, reveal_at: datetime | None, hidden_qrels: bool,
+                  before_reveal: str | None) -> dict:
+    if visibility not in Phase.Visibility.values:
+        raise CompetitionError("unknown-visibility", f"{visibility!r} is not one of {', '.join(Phase.Visibility.values)}")
+    if before_reveal and before_reveal not in Phase.BeforeReveal.values:
+        raise CompetitionError("unknown-before-reveal",
+                               f"{before_reveal!r} is not one of {', '.join(Phase.BeforeReveal.values)}")
+    return {"visibility": visibility, "reveal_at": reveal_at, "hidden_qrels": hidden_qrels,
+            "before_reveal": before_reveal or phase.before_reveal}
+
+
+def _phase_diff(phase: Phase, wanted: dict) -> list[Change]:
+    return [Change(f"phases.{phase.slug}.{name}", getattr(phase, name), wanted[name])
+            for name in PHASE_SCHEDULE_FIELDS if getattr(phase, name) != wanted[name]]
+
+
 def phase_schedule_change(*, phase: Phase, actor: User | None, visibility: str, reveal_at: datetime | None,
                           hidden_qrels: bool, before_reveal: str | None = None, now: datetime | None = None) -> Phase:
     """Set a phase's `visibility`, `reveal_at`, `hidden_qrels` and what participants see before
@@ -84,20 +114,16 @@ def phase_schedule_change(*, phase: Phase, actor: User | None, visibility: str, 
     `leaderboard-already-public` when its leaderboard has been shown and would not be
     afterwards (live to private before the reveal, a reveal moved into the future), or with
     `qrels-already-public` when its released judgments are downloadable now and would not be."""
-    if visibility not in Phase.Visibility.values:
-        raise CompetitionError("unknown-visibility", f"{visibility!r} is not one of {', '.join(Phase.Visibility.values)}")
-    if before_reveal and before_reveal not in Phase.BeforeReveal.values:
-        raise CompetitionError("unknown-before-reveal",
-                               f"{before_reveal!r} is not one of {', '.join(Phase.BeforeReveal.values)}")
     now = now or timezone.now()
-    wanted = {"visibility": visibility, "reveal_at": reveal_at, "hidden_qrels": hidden_qrels,
-              "before_reveal": before_reveal or phase.before_reveal}
+    _phase_wanted(phase, visibility=visibility, reveal_at=reveal_at, hidden_qrels=hidden_qrels,
+                  before_reveal=before_reveal)
     with transaction.atomic():
         # The phase row is the lock: two organizers saving at once apply one after the other.
         phase = locked(Phase.objects.select_related("competition")).get(pk=phase.pk)
-        wanted["before_reveal"] = before_reveal or phase.before_reveal
+        wanted = _phase_wanted(phase, visibility=visibility, reveal_at=reveal_at, hidden_qrels=hidden_qrels,
+                               before_reveal=before_reveal)
         before = {name: getattr(phase, name) for name in PHASE_SCHEDULE_FIELDS}
-        changed = [name for name in PHASE_SCHEDULE_FIELDS if before[name] != wanted[name]]
+        changed = [change.key for change in _phase_diff(phase, wanted)]
         if not changed:
             return phase
         refusal = phase_schedule_refusal(phase, wanted=wanted, now=now)
@@ -116,6 +142,16 @@ def phase_schedule_change(*, phase: Phase, actor: User | None, visibility: str, 
         competition_publish_due(competition=phase.competition, now=now)
         events.phase_schedule_changed.send(phase=phase)  # its leaderboard (cupboard/flows/schedule_changed.py)
     return phase
+
+
+def group_reveal_preview(*, group: SubsetGroup, reveal_at: datetime | None, now: datetime | None = None) -> list[Change]:
+    """What `group_reveal_change` would change, shown before it applies; raises its refusal instead."""
+    if group.reveal_at == reveal_at:
+        return []
+    refusal = group_reveal_refusal(group, reveal_at=reveal_at, now=now or timezone.now())
+    if refusal is not None:
+        raise refusal
+    return [Change(f"groups.{group.name}.reveal_at", group.reveal_at, reveal_at)]
 
 
 def group_reveal_change(*, group: SubsetGroup, actor: User | None, reveal_at: datetime | None,

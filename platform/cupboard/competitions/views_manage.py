@@ -1,5 +1,5 @@
 """The organizer area: an overview per phase, topics and qrels uploads, the phase and
-surprise schedules. For a competition's organizers and staff only; anyone else gets a 403,
+surprise schedules (each edit shown as its diff to confirm before it applies). For a competition's organizers and staff only; anyone else gets a 403,
 or the 404 of a competition that does not exist when they may not see it (a draft), as
 every organizer page answers (competitions/access.py)."""
 from __future__ import annotations
@@ -13,7 +13,13 @@ from cupboard.competitions.access import organizer_competition, organizer_phase
 from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.forms import GroupRevealForm, PhaseFilesForm, PhaseScheduleForm, QrelsUploadForm
 from cupboard.competitions.models import SubsetGroup
-from cupboard.competitions.schedule import PHASE_SCHEDULE_FIELDS, group_reveal_change, phase_schedule_change
+from cupboard.competitions.schedule import (
+    PHASE_SCHEDULE_FIELDS,
+    group_reveal_change,
+    group_reveal_preview,
+    phase_schedule_change,
+    phase_schedule_preview,
+)
 from cupboard.competitions.selectors import organizer_overview
 from cupboard.competitions.services import qrels_release_create, topics_import_files
 
@@ -40,6 +46,20 @@ def _save(request, form, action, *, slug: str):
         return None, _refusal(error)
     messages.success(request, message)
     return redirect("competitions:manage", slug), None
+
+
+def _save_confirmed(request, form, action, *, preview, slug: str):
+    """A schedule edit in two steps, like `load_competition --dry-run` then the load: a valid
+    POST shows what it would change (or why it is refused) and changes nothing; the same values
+    posted again with `confirm` apply. Returns (redirect, refusal, changes to confirm)."""
+    if request.method == "POST" and "confirm" not in request.POST and form.is_valid():
+        try:
+            changes = preview()
+        except CompetitionError as error:
+            return None, _refusal(error), []
+        if changes:
+            return None, None, changes
+    return *_save(request, form, action, slug=slug), []
 
 
 def _form_page(request, template: str, context: dict, *, refusal: dict | None):
@@ -110,9 +130,10 @@ def phase_schedule(request, slug: str, phase_slug: str):
         phase_schedule_change(phase=phase, actor=request.user, **form.cleaned_data)
         return f"Saved the schedule of {phase.name}."
 
-    done, refusal = _save(request, form, change, slug=slug)
+    done, refusal, changes = _save_confirmed(
+        request, form, change, preview=lambda: phase_schedule_preview(phase=phase, **form.cleaned_data), slug=slug)
     return done or _form_page(request, "competitions/manage_schedule.html", {
-        "competition": phase.competition, "phase": phase, "form": form}, refusal=refusal)
+        "competition": phase.competition, "phase": phase, "form": form, "changes": changes}, refusal=refusal)
 
 
 @login_required
@@ -127,6 +148,8 @@ def group_reveal(request, slug: str, group_name: str):
         group_reveal_change(group=group, actor=request.user, reveal_at=form.cleaned_data["reveal_at"])
         return f"Saved the reveal of the {group.name} group."
 
-    done, refusal = _save(request, form, change, slug=slug)
+    done, refusal, changes = _save_confirmed(
+        request, form, change, slug=slug,
+        preview=lambda: group_reveal_preview(group=group, reveal_at=form.cleaned_data["reveal_at"]))
     return done or _form_page(request, "competitions/manage_schedule.html", {
-        "competition": competition, "group": group, "form": form}, refusal=refusal)
+        "competition": competition, "group": group, "form": form, "changes": changes}, refusal=refusal)
