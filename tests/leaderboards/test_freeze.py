@@ -72,3 +72,14 @@ def test_an_instant_asked_for_during_the_freeze_shows_the_frozen_board(cast, fro
     phase, _ = frozen
     board = leaderboard_for(phase=phase, user=cast.anonymous, as_of=timezone.now() - timedelta(minutes=5))
     assert [e.team for e in board.entries] == ["Team A"]
+
+
+def test_the_judged_table_of_the_live_rows_is_closed_while_frozen(cast, frozen):
+    from cupboard.judging.judged import sees_phase_judged
+
+    phase, _ = frozen
+    assert not sees_phase_judged(Viewer(cast.anonymous, cast.competition), phase)
+    assert sees_phase_judged(Viewer(cast.organizer, cast.competition), phase)
+    assert sees_phase_judged(Viewer(cast.anonymous, cast.competition, phase.closes_at + timedelta(minutes=1)), phase)
+    page = client_for(cast.anonymous).get(reverse("judging:phase_judged", args=[cast.competition.slug, phase.slug]))
+    assert page.status_code == 200 and "late-run" not in page.content.decode()

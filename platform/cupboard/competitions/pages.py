@@ -17,6 +17,8 @@ from markdown_it import MarkdownIt
 
 # name -> title, in the order the competition page lists them.
 PAGES = {"overview": "Overview", "rules": "Rules", "data": "Data", "evaluation": "Evaluation", "faq": "FAQ"}
+# Always listed: it says how the leaderboards rank, with or without the organizer's text.
+RULES = "rules"
 
 _TAGS = {"a", "blockquote", "br", "code", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "img", "li", "ol", "p",
          "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul", "del"}
@@ -41,5 +43,6 @@ def render_markdown(text: str) -> SafeString:
 
 
 def page_links(competition) -> list[dict]:
-    """The pages a competition has, as {name, title} in display order."""
-    return [{"name": name, "title": title} for name, title in PAGES.items() if competition.pages.get(name)]
+    """The pages a competition has, as {name, title} in display order (Rules always)."""
+    return [{"name": name, "title": title} for name, title in PAGES.items()
+            if competition.pages.get(name) or name == RULES]

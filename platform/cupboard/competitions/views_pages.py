@@ -11,20 +11,23 @@ from django.views.decorators.http import require_GET
 
 from cupboard.competitions import submitting
 from cupboard.competitions.access import competition_viewer, phase_viewer
-from cupboard.competitions.pages import PAGES, page_links, render_markdown
+from cupboard.competitions.pages import PAGES, RULES, page_links, render_markdown
+from cupboard.competitions.ranking_rules import ranking_rules
 
 
 @require_GET
 def competition_page(request, slug: str, page: str):
     """One of the organizer's pages (overview, rules, data, evaluation, faq), rendered safely;
-    a page the YAML does not fill is a 404."""
+    a page the YAML does not fill is a 404, but for Rules, which always says how the
+    leaderboards rank (competitions/ranking_rules.py) after the organizer's text."""
     competition = competition_viewer(request, slug).competition
     text = competition.pages.get(page)
-    if page not in PAGES or not text:
+    if page not in PAGES or not (text or page == RULES):
         raise Http404("No such page")
     return render(request, "competitions/page.html", {
         "competition": competition, "pages": page_links(competition), "current": page,
-        "title": PAGES[page], "html": render_markdown(text)})
+        "title": PAGES[page], "html": render_markdown(text) if text else "",
+        "ranking_rules": ranking_rules(competition) if page == RULES else []})
 
 
 def _zip(content: bytes | None, name: str) -> HttpResponse:

@@ -71,9 +71,11 @@ def submission_judged(viewer: Viewer, submission) -> list[dict] | None:
 
 def sees_phase_judged(viewer: Viewer, phase) -> bool:
     """The phase's Judged@10 table: organizers always; anyone else where they see the
-    leaderboard (so every run's scores) and the judgments are public."""
+    leaderboard (so every run's scores) and the judgments are public, and not while the board
+    is frozen (it reads the live rows: it would tell which run each team counts now)."""
     return viewer.is_organizer or (viewer.sees_leaderboard(phase) and viewer.sees_qrels(phase)
-                                   and viewer.before_reveal(phase) == Phase.BeforeReveal.EVERYTHING)
+                                   and viewer.before_reveal(phase) == Phase.BeforeReveal.EVERYTHING
+                                   and viewer.frozen_since(phase) is None)
 
 
 def phase_judged(phase, viewer: Viewer) -> dict:
