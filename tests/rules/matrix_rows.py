@@ -284,7 +284,7 @@ def rows(w) -> list[Row]:
         Row("competitions:manage_grant", ("draft", "draft-team"), "GET", organizers(200, 404, anon=302)),
         Row("competitions:manage_message", ("cup",), "GET", organizers(200, 403, anon=302)),
         Row("competitions:manage_message", ("cup",), "POST", organizers(302, 403, anon=302),
-            {"subject": "Deadline", "body": "Two days left."}),
+            {"subject": "Deadline", "body": "Two days left.", "action": "send"}),
         Row("competitions:manage_message", ("cup",), "POST", organizers(400, 403, anon=302), {"subject": "x"}),
         # The judging cycle (organizer area): Judged@10 of every run, pools for the assessors, what a
         # qrels version changed. Test B's hide nothing from its organizers and everything from the rest.

@@ -86,6 +86,13 @@ def notification_message(notification: Notification, *, now: datetime) -> EmailM
         return "no address"
     if not mail_wanted(user=user, kind=notification.kind):
         return "turned off"
+    return notification_render(notification, now=now)
+
+
+def notification_render(notification: Notification, *, now: datetime) -> EmailMessage | str:
+    """The mail as its reader would get it now, whatever their address and mail settings (the
+    organizers' message page previews it with this), or why there is none."""
+    user = notification.user
     viewer = Viewer(user, notification.competition, now)
     if not viewer.sees_competition:
         return "competition not visible"
@@ -106,4 +113,5 @@ def notification_message(notification: Notification, *, now: datetime) -> EmailM
     body = render_to_string(f"{template}.txt", context)
     # RFC 8058: mail clients offer "unsubscribe", which POSTs to the link without opening it.
     headers = {"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
-    return EmailMessage(f"[{viewer.competition.title}] {subject}", body, None, [user.email], headers=headers)
+    return EmailMessage(f"[{viewer.competition.title}] {subject}", body, None, [user.email] if user.email else [],
+                        headers=headers)

@@ -105,28 +105,39 @@ def _submission_rows(*, submission_id: int, event: str) -> list[Notification]:
             for user in _members(submission.team) if user.pk not in off]
 
 
-def notify_teams_message(*, competition, subject: str, text: str) -> list[int]:
-    """The organizers' message to every member (with an address, who wants them) of every team
-    of `competition`, one mail each (nobody sees another's address). Raises if it cannot be recorded."""
-    off = users_not_wanting(kind=Kind.MESSAGE)
+def team_members_wanting(*, competition, kind: str) -> list:
+    """Every member of every team of `competition` with an address who wants mails of `kind`."""
+    off = users_not_wanting(kind=kind)
     people = (get_user_model().objects.filter(memberships__team__competition=competition).exclude(email="")
               .distinct().order_by("pk"))
+    return [user for user in people if user.pk not in off]
+
+
+def message_notification(*, user, competition, subject: str, text: str, key: str = "") -> Notification:
+    """The organizers' message to one person, unsaved: what the worker renders and sends, and
+    what the message page previews (notifications/mails.py)."""
+    return Notification(user=user, kind=Kind.MESSAGE, event="message", key=key, competition=competition,
+                        subject=subject, text=text)
+
+
+def notify_teams_message(*, competition, subject: str, text: str, only=None) -> list[int]:
+    """The organizers' message to every member (with an address, who wants them) of every team
+    of `competition`, one mail each (nobody sees another's address); to `only` (a user) alone
+    for a test send. Raises if it cannot be recorded."""
+    people = [only] if only is not None else team_members_wanting(competition=competition, kind=Kind.MESSAGE)
     key = f"message:{uuid.uuid4().hex}"
-    return notifications_record([
-        Notification(user=user, kind=Kind.MESSAGE, event="message", key=key, competition=competition,
-                     subject=subject, text=text) for user in people if user.pk not in off], quiet=False)
+    return notifications_record([message_notification(user=user, competition=competition, subject=subject,
+                                                      text=text, key=key) for user in people], quiet=False)
 
 
 def notify_definition_changed(*, competition, version: int, lines: list[str]) -> list[int]:
     """Every member (with an address, who wants them) of every team of `competition`: these
     deadlines or limits (public diff lines, competitions/changes.py) changed in definition
     `version`. One mail per person and version. Never raises (the change is applied already)."""
-    off = users_not_wanting(kind=Kind.CHANGE)
-    people = (get_user_model().objects.filter(memberships__team__competition=competition).exclude(email="")
-              .distinct().order_by("pk"))
     return notifications_record([
         Notification(user=user, kind=Kind.CHANGE, event="changed", key=f"change:{competition.pk}:v{version}",
-                     competition=competition, text="\n".join(lines)) for user in people if user.pk not in off])
+                     competition=competition, text="\n".join(lines))
+        for user in team_members_wanting(competition=competition, kind=Kind.CHANGE)])
 
 
 def deadline_reminders_withdraw(*, phase) -> int:
