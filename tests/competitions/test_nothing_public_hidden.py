@@ -34,8 +34,9 @@ def admin_client(personas):
 
 
 def _schedule(personas, slug: str, **data):
+    """The organizer's edit, confirmed (a refusal is shown at the first step already)."""
     return personas.client_for(personas.organizer).post(
-        reverse("competitions:manage_schedule", args=["cup", slug]), data)
+        reverse("competitions:manage_schedule", args=["cup", slug]), data | {"confirm": "1"})
 
 
 def test_the_schedule_form_refuses_to_make_a_public_leaderboard_private(personas):
