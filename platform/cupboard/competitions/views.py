@@ -5,7 +5,7 @@ are unknown, hidden or not yet public all answer the same 404.
 """
 from django.http import FileResponse, Http404
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_safe
 
 from cupboard.competitions import selectors
 from cupboard.competitions.access import competition_viewer, phase_viewer
@@ -39,7 +39,7 @@ def competition_detail(request, slug: str):
     })
 
 
-@require_GET
+@require_safe
 def topics_download(request, slug: str, phase_slug: str, code: str):
     """A phase's topics for one subset, as published; 404 alike for unknown and hidden."""
     viewer, phase = phase_viewer(request, slug, phase_slug)
@@ -49,7 +49,7 @@ def topics_download(request, slug: str, phase_slug: str, code: str):
     return _serve(topic_set.file, topic_set.original_name)
 
 
-@require_GET
+@require_safe
 def qrels_download(request, slug: str, phase_slug: str, number: int, code: str):
     """One version of a subset's judgments: organizers always, anyone once the phase's
     qrels are public. Hidden test-B judgments before the reveal: the same 404 as nonsense."""

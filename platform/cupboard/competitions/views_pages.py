@@ -7,7 +7,7 @@ competition is a 404 to non-organizers, and the guide and archives are built fro
 """
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_safe
 
 from cupboard.competitions import submitting
 from cupboard.competitions.access import competition_viewer, phase_viewer
@@ -38,14 +38,14 @@ def _zip(content: bytes | None, name: str) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 def topics_archive(request, slug: str, phase_slug: str):
     """Every topics file of a phase the viewer may download, as one zip."""
     viewer, phase = phase_viewer(request, slug, phase_slug)
     return _zip(submitting.topics_archive(viewer, phase), f"topics.{slug}.{phase_slug}.zip")
 
 
-@require_GET
+@require_safe
 def sample_submission(request, slug: str, phase_slug: str):
     """Valid run files for the phase, one per language the viewer sees (made-up documents)."""
     viewer, phase = phase_viewer(request, slug, phase_slug)

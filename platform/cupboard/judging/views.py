@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_POST, require_safe
 
 from cupboard.charts import as_html
 from cupboard.competitions.access import organizer_phase, phase_viewer
@@ -105,7 +105,7 @@ def _get_export(request, slug: str, phase_slug: str, pk: int) -> PoolExport:
 
 
 @login_required
-@require_GET
+@require_safe
 def pool_zip(request, slug: str, phase_slug: str, pk: int):
     """Every subset's pool of a built export, one TSV each, in a zip."""
     export = _get_export(request, slug, phase_slug, pk)
@@ -116,7 +116,7 @@ def pool_zip(request, slug: str, phase_slug: str, pk: int):
 
 
 @login_required
-@require_GET
+@require_safe
 def pool_tsv(request, slug: str, phase_slug: str, pk: int, code: str):
     """One subset's pool of a built export: `qid`, query text, `docid` per line, after a header."""
     export = _get_export(request, slug, phase_slug, pk)

@@ -18,7 +18,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.http import http_date
 from django.utils.safestring import mark_safe
 from django.utils.timezone import is_aware, make_aware
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_safe
 
 from cupboard.competitions.access import seen
 from cupboard.competitions.models import Competition, Phase
@@ -244,14 +244,14 @@ def _json(leaderboard: Leaderboard) -> tuple[int, str, str]:
                                                cls=DjangoJSONEncoder)
 
 
-@require_GET
+@require_safe
 def export_csv(request, slug: str, phase_slug: str):
     """The leaderboard as CSV: every metric, the columns the viewer may see, rounded; the
     page's `?meta_<name>=` filter applies."""
     return _export(request, slug, phase_slug, what="csv", build=_csv)
 
 
-@require_GET
+@require_safe
 def export_json(request, slug: str, phase_slug: str):
     """The leaderboard as JSON: full precision for organizers, rounded for everyone else; the
     page's `?meta_<name>=` filter applies and is named in it."""

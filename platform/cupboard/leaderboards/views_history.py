@@ -7,7 +7,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_safe
 
 from cupboard.charts import as_html
 from cupboard.leaderboards.cache import cached, viewer_class
@@ -61,13 +61,13 @@ def _official(request, slug: str, phase_slug: str, *, what: str) -> HttpResponse
     return response
 
 
-@require_GET
+@require_safe
 def official_csv(request, slug: str, phase_slug: str):
     """The frozen official results as CSV, byte for byte as when their SHA-256 was published."""
     return _official(request, slug, phase_slug, what="csv")
 
 
-@require_GET
+@require_safe
 def official_json(request, slug: str, phase_slug: str):
     """The frozen official results as JSON, byte for byte as when their SHA-256 was published."""
     return _official(request, slug, phase_slug, what="json")

@@ -40,6 +40,7 @@ competition_urlpatterns = [
     path("c/<slug:slug>/manage/teams/", views_manage.manage_teams, name="manage_teams"),
     path("c/<slug:slug>/manage/teams/<slug:team_slug>/grant/", views_manage.team_grant, name="manage_grant"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/submissions.csv", views_manage.phase_export, name="manage_export"),
+    path("c/<slug:slug>/manage/<slug:phase_slug>/runs.zip", views_manage.phase_runs, name="manage_runs"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/scoring/", views_manage.phase_scoring, name="manage_scoring"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/verify/", views_manage.phase_verify, name="manage_verify"),
 ]

@@ -7,7 +7,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST, require_safe
 
 from cupboard.charts import as_html
 from cupboard.competitions.access import competition_viewer, organizer_phase, organizers_only, phase_viewer, seen
@@ -163,7 +163,7 @@ def status(request, pk: int):
     return JsonResponse(status_payload(viewer, submission))
 
 
-@require_GET
+@require_safe
 def download(request, pk: int, subset_code: str):
     """A run file: for its team and organizers; baselines' for anyone (hidden subsets: 404 alike)."""
     viewer, submission = _get_submission_for_user(request, pk)

@@ -1,17 +1,19 @@
-"""The organizer's desk for submissions: a phase's export (every submission, CSV), its scoring
+"""The organizer's desk for submissions: a phase's export (every submission, CSV) and its runs
+(one zip), its scoring
 progress while it is re-scored, the teams page (who is in which team, what each submitted per
 phase, every team change: team-hopping is seen, not only prevented) and quota grants for any team. In the organizer area, so
 anyone but the competition's organizers and staff gets its 404."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_safe
 
 from cupboard.competitions.access import organizer_competition, organizer_phase
 from cupboard.teams.models import Team
 
+from .archive import archive_name, phase_runs_zip
 from .errors import SubmissionRefused
 from .exports import phase_submissions_csv
 from .forms import TeamGrantForm
@@ -22,12 +24,24 @@ from .verification import verification_request
 
 
 @login_required
-@require_GET
+@require_safe
 def phase_export(request, slug: str, phase_slug: str):
     """Every submission of a phase with metadata and scores, as a CSV download."""
     phase = organizer_phase(request, slug, phase_slug)
     response = HttpResponse(phase_submissions_csv(phase=phase), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = content_disposition_header(True, f"{slug}-{phase_slug}-submissions.csv")
+    return response
+
+
+@login_required
+@require_safe
+def phase_runs(request, slug: str, phase_slug: str):
+    """Every run file of a phase and a manifest, as one zip streamed while it is written (a
+    HEAD gets the headers without a byte of it being read)."""
+    phase = organizer_phase(request, slug, phase_slug)
+    body = iter(()) if request.method == "HEAD" else phase_runs_zip(phase)
+    response = StreamingHttpResponse(body, content_type="application/zip")
+    response["Content-Disposition"] = content_disposition_header(True, archive_name(phase))
     return response
 
 
