@@ -83,3 +83,12 @@ def test_the_judged_table_of_the_live_rows_is_closed_while_frozen(cast, frozen):
     assert sees_phase_judged(Viewer(cast.anonymous, cast.competition, phase.closes_at + timedelta(minutes=1)), phase)
     page = client_for(cast.anonymous).get(reverse("judging:phase_judged", args=[cast.competition.slug, phase.slug]))
     assert page.status_code == 200 and "late-run" not in page.content.decode()
+
+
+def test_the_upload_page_says_the_board_is_frozen_and_an_address_as_of_the_freeze_says_so_too(cast, frozen):
+    phase, _ = frozen
+    upload = client_for(cast.participant).get(reverse("submissions:upload", args=[cast.competition.slug, phase.slug]))
+    assert "The public leaderboard is frozen from" in upload.content.decode()
+    as_of = (phase.freeze_at + timedelta(minutes=10)).isoformat()
+    past = client_for(cast.anonymous).get(phase.get_absolute_url(), {"as_of": as_of}).content.decode()
+    assert "frozen since" in past and "late-run" not in past

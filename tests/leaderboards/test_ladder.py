@@ -93,3 +93,12 @@ def test_the_ladder_compares_with_the_shown_run_not_the_latest(cast, phase):
         leaderboard_update(phase=phase, submission=_scored(phase, cast.team_a, values, minutes_ago=minutes_ago))
     assert _t(NOISY + 0.002, BASE) < 1
     assert _shown(phase, cast.team_a)[1] == pytest.approx(BASE.mean())
+
+
+def test_the_upload_page_says_the_ladder_decides(cast, phase):
+    from django.urls import reverse
+
+    from tests.personas import client_for
+
+    upload = client_for(cast.participant).get(reverse("submissions:upload", args=[cast.competition.slug, phase.slug]))
+    assert "Your best run counts, by the Ladder" in upload.content.decode()

@@ -3,7 +3,7 @@
 What a viewer sees at an instant depends on the phase's rows then, which change only at its
 history's change-sets (leaderboards/history.py), and on what was revealed then, which changes
 only at the clock instants a `Viewer` compares with (the competition's start and entry
-deadline, the phase's opening, closing and reveal, each group's reveal). Every instant between
+deadline, the phase's opening, freeze, closing and reveal, each group's reveal). Every instant between
 two of those is the same board, so it is built once (folding the history up to it: the part
 whose cost grows with a Cup's length) and kept under the latest of those instants at or
 before the one asked for: any number of instants cost one build per change. Only the instant
@@ -36,7 +36,8 @@ def as_of_wait(request) -> int:
 
 def _clock_instants(phase: Phase, viewer: Viewer) -> list[datetime]:
     competition = phase.competition
-    instants = [competition.starts_at, competition.entry_deadline, phase.opens_at, phase.closes_at, phase.reveal_at]
+    instants = [competition.starts_at, competition.entry_deadline, phase.opens_at, phase.freeze_at, phase.closes_at,
+                phase.reveal_at]
     instants += [subset.group.reveal_at for subset in viewer.all_subsets]
     return [t for t in instants if t is not None]
 
