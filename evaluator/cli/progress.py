@@ -11,6 +11,17 @@ import time
 from typing import TextIO
 
 WIDTH = 30
+# Units of the amount shown, the largest first: a 40 kB file read "0.0/0.0 MB".
+UNITS = ((1e9, "GB"), (1e6, "MB"), (1e3, "kB"))
+
+
+def amount(done: int, total: int) -> str:
+    """"12.0/30.0 MB", "3.2/40.1 kB", "512/900 B": in the unit of the larger figure."""
+    scale, unit = next(((s, u) for s, u in UNITS if max(done, total) >= s), (1, "B"))
+
+    def shown(n: int) -> str:
+        return str(n) if scale == 1 else f"{n / scale:.1f}"
+    return shown(done) + (f"/{shown(total)}" if total else "") + f" {unit}"
 
 
 class Progress:
@@ -31,7 +42,7 @@ class Progress:
         if not self.enabled or (now - self._last < self.interval and done < total):
             return
         self._last = now
-        mb = f"{done / 1e6:.1f}" + (f"/{total / 1e6:.1f}" if total else "") + " MB"
+        mb = amount(done, total)
         if total:
             share = min(done / total, 1.0)
             bar = "#" * int(share * WIDTH)

@@ -158,8 +158,8 @@ def wait_for_score(args: argparse.Namespace, token: str, submission: dict[str, A
 
 
 def print_scores(submission: dict[str, Any]) -> None:
-    """Group averages (known, surprise, all), then `subset  metric...` rows, as the server returned
-    them (rounded for participants)."""
+    """Group averages under the site's labels (K.Avg, S.Avg, Avg; an older server's keys when it
+    sends none), then `subset  metric...` rows, as the server returned them (rounded for participants)."""
     print(f"submission #{submission['number']} {submission['status']}"
           + (f": {submission['status_reason']}" if submission.get("status_reason") else ""))
     scores = submission.get("scores") or {}
@@ -169,7 +169,9 @@ def print_scores(submission: dict[str, Any]) -> None:
     if not scores:
         return
     decimals = submission.get("decimals", 3)
-    rows = list((submission.get("averages") or {}).items()) + sorted(scores.items())
+    labels = submission.get("average_labels") or {}
+    averages = [(labels.get(key, key), values) for key, values in (submission.get("averages") or {}).items()]
+    rows = averages + sorted(scores.items())
     metrics = list(dict.fromkeys(m for _, values in rows for m in values))  # the competition's order
     width = max(len(name) for name, _ in rows) + 2
     print("".ljust(width) + "  ".join(f"{m:>9}" for m in metrics))

@@ -169,16 +169,26 @@ def test_the_competition_page_says_what_its_boards_rank_by(db):
     rule = re.search(r'<p id="ranking">(.*?)</p>', body, re.S).group(1)
     assert re.sub(r"<[^>]+>", "", rule) == (
         "Leaderboards rank teams by Avg, the mean MRR@10 over a phase's test sets and language pairs; each group's "
-        "own mean is shown too: In-domain, OOD.Avg (out-of-domain), Cross-lingual. Also reported: R@1, R@50.")
+        "own mean is shown too: In-domain, Out of domain (OOD.Avg), Cross-lingual. Also reported: R@1, R@50.")
     assert "in-domain set" not in body.split('id="ranking"')[0].lower().replace("an in-domain test set", "")
 
 
 def test_the_ranking_rule_names_only_the_groups_a_viewer_sees(cup):
     rule = _ranking_text(client_for(cup.anonymous))
-    assert "K.Avg (known)" in rule and "S.Avg" not in rule and "surprise" not in rule
-    assert "S.Avg (surprise)" in _ranking_text(client_for(cup.organizer))
+    assert "Known (K.Avg)" in rule and "S.Avg" not in rule and "urprise" not in rule
+    assert "Surprise (S.Avg)" in _ranking_text(client_for(cup.organizer))
 
 
 def _ranking_text(client) -> str:
     body = client.get(reverse("competitions:detail", args=["cup"])).content.decode()
     return re.sub(r"<[^>]+>", "", re.search(r'<p id="ranking">(.*?)</p>', body, re.S).group(1))
+
+
+@pytest.mark.parametrize(("definition", "heading"), [("lareqa.yaml", "XQuAD-R"), ("clirmatrix.yaml", "From ar (ar.Avg)"),
+                                                     ("miracl-wsdm-cup.yaml", "Known (K.Avg)")])
+def test_a_group_is_named_once_and_well(db, definition, heading):
+    """Not "Xquad-r (XQuAD-R)" nor "From-ar (ar.Avg)"."""
+    competition = competition_load(data=DEFINITIONS_DIR / definition)
+    body = client_for(None).get(reverse("competitions:detail", args=[competition.slug])).content.decode()
+    assert f"<p><strong>{heading}</strong>:" in body
+    assert "Xquad-r" not in body and "From-ar" not in body

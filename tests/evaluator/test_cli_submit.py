@@ -11,6 +11,8 @@ import threading
 import pytest
 
 from evaluator.cli import main
+from evaluator.cli.progress import amount
+from evaluator.cli.submit import print_scores
 from evaluator.client.http import Multipart
 
 
@@ -132,3 +134,20 @@ def test_a_server_that_says_not_now_is_exit_status_3_with_its_retry_after(tmp_pa
     assert main([*argv, "--format", "json"]) == 3
     answer = json.loads(capsys.readouterr().out)
     assert answer["retry_after"] == wait and answer["errors"][0]["code"] in {"unavailable", "throttled"}
+
+
+def test_it_prints_the_averages_under_the_sites_labels(capsys):
+    """The site says K.Avg / Avg; the CLI said known / all."""
+    print_scores({"number": 3, "status": "scored", "decimals": 3, "scores": {"sw": {"nDCG@10": 0.5}},
+                  "averages": {"known": {"nDCG@10": 0.25}, "all": {"nDCG@10": 0.25}},
+                  "average_labels": {"known": "K.Avg", "all": "Avg"}})
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[2:]] == ["K.Avg", "Avg", "sw"]
+    assert "known" not in "".join(lines)
+
+
+@pytest.mark.parametrize(("done", "total", "shown"), [
+    (512, 900, "512/900 B"), (3_200, 40_100, "3.2/40.1 kB"), (12_000_000, 30_000_000, "12.0/30.0 MB"),
+    (40_000, 0, "40.0 kB"), (0, 2_500_000_000, "0.0/2.5 GB")])
+def test_progress_shows_small_files_in_a_unit_that_says_something(done, total, shown):
+    assert amount(done, total) == shown  # a 40 kB file read "0.0/0.0 MB"

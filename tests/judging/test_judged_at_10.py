@@ -109,3 +109,10 @@ def test_the_submission_page_shows_and_warns_only_for_the_languages_the_run_has(
     section = page.split('id="judged"')[1].split("</section>")[0]
     assert "<td>sw</td>" in section and "<td>te</td>" not in section
     assert 'id="judged-warning"' not in page
+
+
+def test_the_phase_table_names_a_baseline_once(scene):
+    page = client_for(scene.anonymous).get(reverse("judging:phase_judged", args=["cup", "dev"])).content.decode()
+    table = page.split('id="judged"')[1].split("</table>")[0]
+    assert table.count("method base") == 1 and "Baseline: method base" in table
+    assert table.count("method A") == 1  # a team's run: its method beside the team's name

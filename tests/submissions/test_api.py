@@ -80,8 +80,10 @@ def test_it_gives_group_averages_over_the_languages_the_caller_may_see(world, ap
     sw = Score.objects.get(submission_id=created["id"], subset__code="sw", metric="nDCG@10").value
     status_url = reverse("submissions:api_status", args=[created["id"]])
 
-    averages = api.get(status_url).json()["averages"]
+    answer = api.get(status_url).json()
+    averages = answer["averages"]
     assert set(averages) == {"known", "all"}  # yo is still a surprise: no group, no share of the Avg
+    assert answer["average_labels"] == {"known": "K.Avg", "all": "Avg"}  # the site's headings, for the CLI
     assert averages["known"]["nDCG@10"] == round(sw / 2, 3)  # te has no run: it counts 0
     assert averages["all"] == averages["known"]
     with time_machine.travel(world.competition.groups.get(name="surprise").reveal_at + timedelta(seconds=1)):

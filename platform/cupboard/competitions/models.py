@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.text import capfirst
 
 
 def private_storage():
@@ -106,6 +107,14 @@ class SubsetGroup(models.Model):
 
     def is_revealed(self, now=None) -> bool:
         return self.reveal_at is None or (now or timezone.now()) >= self.reveal_at
+
+    @property
+    def heading(self) -> str:
+        """The group in words, naming it once: "XQuAD-R" (its label spells its name: not
+        "Xquad-r (XQuAD-R)"), "Known (K.Avg)", "From ar (ar.Avg)" (not "From-ar")."""
+        if self.label.lower() == self.name.lower():
+            return self.label
+        return f"{capfirst(self.name.replace('-', ' '))} ({self.label})"
 
 
 class Subset(models.Model):

@@ -46,7 +46,7 @@ def ranking_rule(viewer: Viewer) -> dict:
         "metric": competition.primary_metric,
         "noun": " and ".join(nouns),
         "label": AVG_LABEL,
-        "groups": [(g.label, "" if g.label.lower() == g.name.lower() else g.name) for g in groups],
+        "groups": [group.heading for group in groups],
         "reported": [metric for metric in competition.metrics if metric != competition.primary_metric],
     }
 

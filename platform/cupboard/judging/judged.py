@@ -95,6 +95,7 @@ def phase_judged(phase, viewer: Viewer) -> dict:
         values = {code: round(value, JUDGED_DECIMALS) for code, value in shares.get(r.submission_id, {}).items()
                   if code in codes}
         rows.append({"label": f"{r.rank}. {r.team.name}" if r.team_id else f"Baseline: {r.submission.method_name}",
-                     "method": r.submission.method_name, "values": values, "cells": [values.get(c) for c in codes],
+                     "method": "" if r.submission.is_baseline else r.submission.method_name,  # a baseline's label names it
+                     "values": values, "cells": [values.get(c) for c in codes],
                      "url": r.submission.get_absolute_url() if viewer.sees_submission(r.submission) else None})
     return {"subsets": subsets, "rows": rows}

@@ -88,6 +88,7 @@ def status_payload(viewer: Viewer, submission: Submission) -> dict:
         "qrels_release": submission.qrels_release.number if submission.qrels_release_id else None,
         "scores": {row["code"]: row["values"] for row in rows},
         "averages": {average["key"]: average["values"] for average in averages},
+        "average_labels": {average["key"]: average["label"] for average in averages},  # K.Avg, as the site says
         "per_query": {row["code"]: row["per_query"] for row in rows if row["per_query"] is not None},
         "shown": viewer.before_reveal(submission.phase), "decimals": viewer.decimals,
         "coverage": [c.as_dict() for c in coverage], "warnings": [c.text for c in incomplete(coverage)],
