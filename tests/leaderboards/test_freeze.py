@@ -92,3 +92,16 @@ def test_the_upload_page_says_the_board_is_frozen_and_an_address_as_of_the_freez
     as_of = (phase.freeze_at + timedelta(minutes=10)).isoformat()
     past = client_for(cast.anonymous).get(phase.get_absolute_url(), {"as_of": as_of}).content.decode()
     assert "frozen since" in past and "late-run" not in past
+
+
+def test_no_header_tells_the_public_when_a_run_was_scored_during_the_freeze(cast, frozen):
+    phase, _ = frozen
+    url = phase.get_absolute_url()
+    before = {who: client_for(getattr(cast, who)).get(url) for who in ("anonymous", "outsider", "organizer")}
+    assert before["anonymous"]["Last-Modified"] == before["outsider"]["Last-Modified"]
+    leaderboard_update(phase=phase, submission=make_scored(phase, team=cast.team_b, scores=ndcg(sw=0.91357, te=0.91357)))
+    after = {who: client_for(getattr(cast, who)).get(url) for who in before}
+    for who in ("anonymous", "outsider"):
+        assert (after[who]["ETag"], after[who]["Last-Modified"]) == (before[who]["ETag"], before[who]["Last-Modified"])
+        assert "0.914" not in after[who].content.decode()
+    assert after["organizer"]["ETag"] != before["organizer"]["ETag"] and "0.914" in after["organizer"].content.decode()

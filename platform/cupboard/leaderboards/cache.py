@@ -6,6 +6,8 @@ A cached entry is keyed on everything its bytes depend on (`BoardState.key`, in 
   release, under the phase lock: leaderboards/services.py), read with the phase itself;
   `closed` instead for everyone but organizers while the board is not public (a private
   phase before its reveal), so no ETag or Last-Modified tells when a private run was scored;
+  `frozen` likewise while the phase's board is frozen (`Phase.is_frozen`): it shows the rows
+  of the freeze, and no header tells when a later run was scored;
 - whether the competition is published;
 - the next instant at which what anyone sees changes by the clock (a group's or the
   phase's reveal, the phase opening, freezing or closing), so an entry made before a reveal is
@@ -95,6 +97,15 @@ class BoardState:
     run_metadata: list[dict]  # the competition's run-metadata specs (competitions/run_metadata.py)
     live: bool = True  # the phase's scores are public as they come
     reveal_at: datetime | None = None  # else, public from then on (None: never)
+    closes_at: datetime | None = None
+    freeze_at: datetime | None = None  # the public board stands still from here until the thaw
+
+    @property
+    def is_frozen(self) -> bool:
+        """`Phase.is_frozen`, from the state."""
+        if self.freeze_at is None or self.closes_at is None:
+            return False
+        return self.freeze_at <= self.now < max(self.closes_at, self.reveal_at or self.closes_at)
 
     @property
     def is_public(self) -> bool:
@@ -117,9 +128,12 @@ class BoardState:
         board not public yet is the same notice to everyone but organizers whatever its version:
         neither its key (the ETag) nor its Last-Modified tell when a private run was scored."""
         closed = viewer_class != "organizer" and not self.is_public
+        frozen = viewer_class != "organizer" and not closed and self.is_frozen
         upcoming = min((t for t in self.instants if t > self.now), default=None)
-        passed = [t for t in self.instants if t <= self.now] + ([self.changed_at] if self.changed_at and not closed else [])
-        parts = [self.phase_id, "closed" if closed else self.version, int(self.is_published),
+        changed = [self.changed_at] if self.changed_at and not (closed or frozen) else []
+        passed = [t for t in self.instants if t <= self.now] + changed
+        version = "closed" if closed else "frozen" if frozen else self.version
+        parts = [self.phase_id, version, int(self.is_published),
                  upcoming.timestamp() if upcoming else "-", viewer_class, what, metric]
         return BoardKey(key="leaderboard:" + ":".join(str(p) for p in parts), last_modified=max(passed, default=None))
 
@@ -168,7 +182,8 @@ def _read(slug: str, phase_slug: str, now: datetime) -> BoardState | None:
                       is_published=bool(is_published), primary_metric=primary_metric, now=now,
                       metrics=_json_list(metrics), run_metadata=_json_list(run_metadata),
                       instants=[t for t in map(_datetime, instants) if t is not None],
-                      live=visibility == Phase.Visibility.LIVE, reveal_at=_datetime(instants[2]))
+                      live=visibility == Phase.Visibility.LIVE, reveal_at=_datetime(instants[2]),
+                      closes_at=_datetime(instants[1]), freeze_at=_datetime(instants[4]))
 
 
 def _recent_state(slug: str, phase_slug: str, now: datetime) -> BoardState | None:
