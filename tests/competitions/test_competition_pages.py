@@ -81,6 +81,8 @@ def test_how_to_submit_builds_the_example_and_command_from_the_phase(cup):
     assert f"--server {settings.SITE_URL}" in body  # CUPBOARD_SITE_URL, not the Host asked
     assert "pip install" in body and "cupboard-eval submit" in body
     assert "Left for your team: no limit" in body  # dev has no limits
+    # nDCG@10 and R@100 read no deeper than 100 (Competition.scored_depth)
+    assert "Each query may list up to 1000 documents, of which the top 100 are scored;" in body
 
 
 def test_how_to_submit_shows_the_limits_left_today(cup):

@@ -144,6 +144,11 @@ def test_a_subset_change_is_never_public():
     assert Change("groups.surprise.reveal_at", None, None).public and Change("metrics", [], []).public
 
 
+def test_a_changed_scoring_depth_is_public_as_the_run_depth_is():
+    # How deep runs are scored changes every AP and uncut nDCG: teams may read it, like max_run_depth.
+    assert Change("scoring_depth", None, 100).public and Change("max_run_depth", 1000, 100).public
+
+
 def test_dry_run_prints_the_diff_and_changes_nothing(cup, django_capture_on_commit_callbacks, tmp_path):
     path = tmp_path / "cup.yaml"
     new_close = cup["now"] + timedelta(hours=10)

@@ -21,7 +21,7 @@ from cupboard.competitions.models import Competition
 
 # Keys (the last part of a path) whose changes are public: dates, limits, metrics.
 _DATES = {"starts_at", "entry_deadline", "opens_at", "closes_at", "reveal_at", "freeze_at"}
-_LIMITS = {"daily_limit", "total_limit", "final_selection_max", "team_size_max", "max_run_depth"}
+_LIMITS = {"daily_limit", "total_limit", "final_selection_max", "team_size_max", "max_run_depth", "scoring_depth"}
 _METRICS = {"metrics", "primary_metric"}
 # What the definition's version moves on every load; it is said once, not as a change.
 _UNCOMPARED = {"config_version"}

@@ -26,6 +26,7 @@ def how_to_submit(request, slug: str):
         guides = [replace(guide, quota=quota_status(phase=guide.phase, team=viewer.team, now=viewer.now))
                   for guide in guides]
     return render(request, "competitions/how_to_submit.html", {
-        "competition": viewer.competition, "pages": page_links(viewer.competition), "current": "how-to-submit",
+        "competition": viewer.competition, "scored_depth": viewer.competition.scored_depth(),
+        "pages": page_links(viewer.competition), "current": "how-to-submit",
         "guides": guides, "team": viewer.team, "now": viewer.now,
         "server": server, "metadata_fields": metadata_fields(viewer.competition)})
