@@ -124,3 +124,9 @@ def test_a_head_reads_no_run(world, monkeypatch):
 @pytest.mark.parametrize("persona, status", [("participant", 403), ("other_organizer", 403), ("staff", 200)])
 def test_it_is_for_the_competition_organizers_and_staff(world, persona, status):
     assert client_for(getattr(world, persona)).get(runs_url(world)).status_code == status
+
+
+def test_the_organizer_area_and_the_scoring_page_link_it(world):
+    client = client_for(world.organizer)
+    for page in (reverse("competitions:manage", args=["cup"]), reverse("competitions:manage_scoring", args=["cup", "dev"])):
+        assert f'href="{runs_url(world)}"' in client.get(page).content.decode()
