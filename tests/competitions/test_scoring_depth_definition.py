@@ -4,7 +4,7 @@ when the file is loaded (naming the key), never when the first run is scored."""
 import pytest
 import yaml
 
-from cupboard.competitions.definition import DEFINITIONS_DIR
+from cupboard.competitions.definition import DEFINITIONS_DIR, EXAMPLES_DIR
 from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.models import Competition
 from cupboard.competitions.services import competition_load
@@ -59,3 +59,9 @@ def test_a_set_depth_applies_until_a_new_version_drops_it():
     del data["scoring_depth"]
     competition = competition_load(data=data | {"version": data["version"] + 1})
     assert (competition.scoring_depth, competition.scored_depth()) == (None, 1000)
+
+
+@pytest.mark.django_db
+def test_the_references_deep_example_scores_whole_runs():
+    competition = competition_load(data=EXAMPLES_DIR / "deep-measures.yaml")
+    assert (competition.max_run_depth, competition.scored_depth()) == (1000, 1000)
