@@ -26,8 +26,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from cupboard.competitions.models import Competition, Phase, Subset
-from cupboard.competitions.run_metadata import (PREFIX, MetadataField, filter_query, filters_from_query, matches,
-                                                metadata_current, metadata_fields)
+from cupboard.competitions.run_metadata import (
+    PREFIX,
+    MetadataField,
+    filter_query,
+    filters_from_query,
+    matches,
+    metadata_current,
+    metadata_fields,
+)
 from cupboard.competitions.selectors import ALL, AVG_LABEL, averaged_groups, current_qrels_release, phase_subsets
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.history import rows_at, rows_over_time

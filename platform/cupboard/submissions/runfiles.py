@@ -24,11 +24,10 @@ from django.conf import settings
 from django.core.files import File
 
 from cupboard.competitions.models import Competition, Phase, Subset, TopicSet
-
 from evaluator.benchmarks import get_benchmark
-from evaluator.records import Problem
 from evaluator.io.runs import read_run, run_query_ids
 from evaluator.io.topics import read_topics
+from evaluator.records import Problem
 
 from . import readcache
 from .errors import SubmissionRefused
