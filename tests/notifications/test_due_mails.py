@@ -1,17 +1,18 @@
 """The beat task's mails: 24 hours before a phase a team submitted to closes (once per team
-and phase), and when surprise languages are revealed (to the competition's participants,
-naming the languages only from the reveal on)."""
+and close: a close moved is reminded again), and when surprise languages are revealed (to the
+competition's participants, naming the languages only from the reveal on)."""
 from datetime import timedelta
+from importlib import import_module
 
 import time_machine
+from django.apps import apps
 from django.core import mail
 
 from cupboard.competitions.models import SubsetGroup
 from cupboard.notifications.models import Notification
 from cupboard.notifications.services import notify_due
-from tests.factories import make_competition, make_team, make_user
-
 from cupboard.submissions.services import submission_create
+from tests.factories import make_competition, make_team, make_user
 
 from .conftest import good_sw, send_recorded, upload
 
@@ -72,3 +73,16 @@ def test_a_reveal_moved_later_before_the_send_names_nothing(world):
     with time_machine.travel(group.reveal_at + timedelta(seconds=2), tick=False):
         assert send_recorded() == {"sent": 0, "skipped": 3, "failed": 0}
     assert not mail.outbox
+
+
+def test_a_reminder_recorded_before_keys_held_the_close_is_not_sent_again(world):
+    # The key of a reminder recorded by an older cupboard, as migration 0004 rewrites it.
+    migration = import_module("cupboard.notifications.migrations.0004_deadline_keys_hold_the_close")
+    submission_create(phase=world.dev, team=world.team_a, user=world.participant, method_name="BM25",
+                      files=[(upload("run.sw.txt", good_sw()), None)])
+    with time_machine.travel(world.dev.closes_at - timedelta(hours=23), tick=False):
+        assert notify_due() == 2
+        old = Notification.objects.filter(kind="deadline")
+        old.update(key=f"deadline:{world.dev.pk}:{world.team_a.pk}")
+        migration.forwards(apps, None)
+        assert notify_due() == 0
