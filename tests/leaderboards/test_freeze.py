@@ -105,3 +105,9 @@ def test_no_header_tells_the_public_when_a_run_was_scored_during_the_freeze(cast
         assert (after[who]["ETag"], after[who]["Last-Modified"]) == (before[who]["ETag"], before[who]["Last-Modified"])
         assert "0.914" not in after[who].content.decode()
     assert after["organizer"]["ETag"] != before["organizer"]["ETag"] and "0.914" in after["organizer"].content.decode()
+
+
+def test_the_organizer_area_says_the_board_is_frozen(cast, frozen):
+    phase, _ = frozen
+    page = client_for(cast.organizer).get(reverse("competitions:manage", args=[cast.competition.slug])).content.decode()
+    assert f'id="board-rules-{phase.slug}"' in page and "Public board frozen from" in page
