@@ -2,8 +2,10 @@
 overview with its topics and qrels SHA-256 per language (cut, the whole value in the title), the
 Teams page, the audit log with its details, the scoring progress, the grant, message, topics,
 judgments, schedule and reveal forms, and the upload page with the baseline, hybrid and re-score forms; no console error. Wide tables scroll
-inside their box, never the page."""
+inside their box, never the page. A schedule edit shows its diff, then saves once confirmed."""
 from __future__ import annotations
+
+from datetime import timedelta
 
 import pytest
 from django.test import Client
@@ -11,6 +13,7 @@ from django.utils import timezone
 
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
+from cupboard.competitions.models import Phase
 from cupboard.competitions.services import competition_load
 from cupboard.demo.plan import COMPETITIONS
 from tests.browser import too_wide, watch_errors
@@ -70,3 +73,30 @@ def test_the_organizer_area_fits_a_laptop_and_a_phone(live_server, organizer_coo
         assert len(sha.inner_text()) <= 13 and len(sha.get_attribute("title").split()[0]) == 64
         browser.close()
     assert not problems and not errors, "\n".join(problems + errors)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_schedule_edit_shows_its_diff_then_saves_once_confirmed(live_server, organizer_cookie, width):
+    from playwright.sync_api import sync_playwright
+
+    test_a = Phase.objects.get(competition__slug="miracl-wsdm-cup", slug="test-a")
+    later = test_a.reveal_at.replace(microsecond=0) + timedelta(days=1)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        context.add_cookies([organizer_cookie])
+        page = context.new_page()
+        errors = watch_errors(page)
+        page.goto(live_server.url + "/c/miracl-wsdm-cup/manage/test-a/schedule/")
+        page.fill("input[name=reveal_at]", f"{later:%Y-%m-%d %H:%M:%S}")
+        page.click("button:has-text('Save')")
+        page.wait_for_selector("#confirm")
+        shown = page.locator("#confirm li").all_inner_texts()
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        page.click("button:has-text('Confirm and save')")
+        page.wait_for_selector("text=Saved the schedule of Test A.")
+        browser.close()
+    assert len(shown) == 1 and shown[0].startswith("phases.test-a.reveal_at: ") and f"{later:%Y-%m-%d %H:%M}" in shown[0]
+    assert wide <= width and not errors, (wide, errors)
+    test_a.refresh_from_db()
+    assert test_a.reveal_at == later
