@@ -3,22 +3,54 @@
 // the Content-Security-Policy can forbid them all (cupboard/csp.py).
 // On a narrow screen the legend goes under the plot and the chart grows taller, so the
 // bars keep most of the height instead of collapsing under a long legend.
+// There, plotly's mode bar (shown on a tap) would cover the chart's title: it is left out. A
+// heatmap wider than tall (teams x the Cup's 18 languages) is turned a quarter, so its columns
+// become rows the page scrolls through: 18 columns in 300 px left no room for their names.
 (function () {
-  const config = { displaylogo: false, responsive: true };
+  const NARROW = 700;
   function sized(layout, traces, width) {
     const fitted = Object.assign({}, layout, { autosize: true });
-    if (width < 700) {
+    if (width < NARROW) {
       fitted.legend = Object.assign({}, layout.legend, { orientation: "h", x: 0, y: -0.15, yanchor: "top",
         title: Object.assign({}, (layout.legend || {}).title, { side: "top" }) });
       fitted.margin = Object.assign({}, layout.margin, { l: 40, r: 10 });
-      fitted.height = layout.height || 380 + (traces > 1 ? 22 * traces : 0);
+      fitted.height = layout.height || 380 + (traces.length > 1 ? 22 * traces.length : 0);
     }
     return fitted;
   }
+  function shorter(name) {
+    return name.length > 16 ? name.slice(0, 15) + "\u2026" : name;
+  }
+  // A heatmap's rows and columns swapped, names and all; not one with buttons that restyle it.
+  function turned(figure) {
+    const trace = figure.data[0];
+    const layout = figure.layout;
+    if (figure.data.length !== 1 || trace.type !== "heatmap" || layout.updatemenus
+        || !trace.x || !trace.y || trace.x.length <= trace.y.length) {
+      return figure;
+    }
+    const z = trace.x.map((_, j) => trace.y.map((_, i) => (trace.z[i] || [])[j]));
+    const hover = (trace.hovertemplate || "").replace(/%\{x\}/g, "%{X}").replace(/%\{y\}/g, "%{x}")
+      .replace(/%\{X\}/g, "%{y}");
+    const rows = layout.yaxis || {};
+    const columns = layout.xaxis || {};
+    const xaxis = Object.assign({}, rows, { side: "top", tickangle: -90, autorange: true },
+      rows.ticktext ? { ticktext: rows.ticktext.map(shorter) } : {});
+    const yaxis = Object.assign({}, columns, { side: "left", autorange: "reversed", automargin: true });
+    return {
+      data: [Object.assign({}, trace, { x: trace.y, y: trace.x, z: z, hovertemplate: hover })],
+      // the title above the upright names, not across them
+      layout: Object.assign({}, layout, { xaxis: xaxis, yaxis: yaxis, height: 240 + 22 * trace.x.length,
+        title: Object.assign({}, layout.title, { yref: "container", y: 1, yanchor: "top", pad: { t: 12 } }),
+        margin: Object.assign({}, layout.margin, { t: 170 }) }),
+    };
+  }
   document.querySelectorAll(".plotly-chart").forEach((div) => {
     const data = div.querySelector('script[type="application/json"]');
-    const figure = JSON.parse(data.textContent);
+    const width = div.clientWidth;
+    const figure = width < NARROW ? turned(JSON.parse(data.textContent)) : JSON.parse(data.textContent);
     data.remove();
-    Plotly.newPlot(div, figure.data, sized(figure.layout, figure.data.length, div.clientWidth), config);
+    const config = { displaylogo: false, responsive: true, displayModeBar: width < NARROW ? false : "hover" };
+    Plotly.newPlot(div, figure.data, sized(figure.layout, figure.data, width), config);
   });
 })();

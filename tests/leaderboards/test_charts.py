@@ -71,8 +71,11 @@ def _go_team_language(board, metric):
         y=[charts._name(entry) for entry in entries], colorscale="Viridis", hoverongaps=False,
         texttemplate=cell_value(board.decimals) if len(columns) * len(entries) <= 400 else "",
         hovertemplate=f"%{{y}}<br>%{{x}}: {cell_value(board.decimals)}<extra></extra>"))
+    names = [charts._name(entry) for entry in entries]
     figure.update_layout(title=f"{metric} per team and subset", yaxis_autorange="reversed", xaxis_side="top",
-                         height=160 + 24 * len(entries), margin={"t": 90, "l": 10}, yaxis_automargin=True)
+                         height=160 + 24 * len(entries), margin={"t": 90, "l": 10}, yaxis_automargin=True,
+                         xaxis_dtick=1, yaxis_dtick=1, yaxis_tickvals=names,
+                         yaxis_ticktext=[n if len(n) <= 28 else n[:27] + "…" for n in names])
     return figure
 
 

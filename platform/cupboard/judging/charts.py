@@ -22,6 +22,7 @@ def judged_figure(table: dict, *, decimals: int):
         zmin=0, zmax=1, colorscale="RdYlGn", colorbar_title=JUDGED_METRIC, texttemplate=cell_value(decimals),
         hovertemplate=f"%{{y}} on %{{x}}: {cell_value(decimals)}<extra></extra>"))
     figure.update_layout(title=f"{JUDGED_METRIC}: share of each run's top 10 that is judged", xaxis_side="top",
+                         xaxis_dtick=1, yaxis_dtick=1,  # every language and run named, not every other one
                          yaxis_autorange="reversed", height=max(300, 60 + 28 * len(rows)), margin={"t": 90, "l": 10})
     return figure
 

@@ -113,13 +113,22 @@ def team_language_figure(leaderboard: Leaderboard, *, metric: str) -> dict | Non
     if not columns or not entries:
         return None
     cell = cell_value(leaderboard.decimals)
+    names = [_name(entry) for entry in entries]
     trace = {"type": "heatmap", "z": [[entry.cell(c, metric) for c in columns] for entry in entries],
-             "x": [c.label for c in columns], "y": [_name(entry) for entry in entries], "colorscale": VIRIDIS,
+             "x": [c.label for c in columns], "y": names, "colorscale": VIRIDIS,
              "hoverongaps": False, "texttemplate": cell if len(columns) * len(entries) <= 400 else "",
              "hovertemplate": f"%{{y}}<br>%{{x}}: {cell}<extra></extra>"}
+    # Every row and column labelled (dtick 1: plotly named every other of the Cup's 18 languages),
+    # rows by a name cut short (the full one in the hover): long ones left the grid a sliver.
     return {"data": [trace], "layout": {
-        **_title(f"{metric} per team and subset"), "yaxis": {"autorange": "reversed", "automargin": True},
-        "xaxis": {"side": "top"}, "height": 160 + 24 * len(entries), "margin": {"t": 90, "l": 10}}}
+        **_title(f"{metric} per team and subset"),
+        "yaxis": {"autorange": "reversed", "automargin": True, "dtick": 1, "tickvals": names,
+                  "ticktext": [_short(name) for name in names]},
+        "xaxis": {"side": "top", "dtick": 1}, "height": 160 + 24 * len(entries), "margin": {"t": 90, "l": 10}}}
+
+
+def _short(name: str, length: int = 28) -> str:
+    return name if len(name) <= length else name[:length - 1] + "…"
 
 
 def pair_axes(columns: list[Column]) -> tuple[list[str], list[str]]:
