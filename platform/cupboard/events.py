@@ -20,8 +20,11 @@ sender's work back with it.
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import Generic, TypeVar
 
 from django.db import transaction
+
+Answer = TypeVar("Answer")
 
 
 @dataclass(frozen=True)
@@ -68,16 +71,16 @@ class Event(_Declared):
                 handler(**kwargs)
 
 
-class Question(_Declared):
+class Question(_Declared, Generic[Answer]):
     """What a lower app asks of one above it (how many submissions a leaving member takes
     along): exactly one answerer, set by cupboard.flows, whose answer `ask()` returns."""
 
-    answerer: Callable[..., object] | None = None
+    answerer: Callable[..., Answer] | None = None
 
-    def answered_by(self, answerer: Callable[..., object]) -> None:
+    def answered_by(self, answerer: Callable[..., Answer]) -> None:
         self.answerer = answerer
 
-    def ask(self, **kwargs: object) -> object:
+    def ask(self, **kwargs: object) -> Answer:
         answerer = self.answerer
         self._check(kwargs, answered=answerer is not None)
         assert answerer is not None  # _check raised otherwise
@@ -109,4 +112,4 @@ qrels_released = Event("qrels released", "phase", "release", "actor", "new_qrels
 team_joining = Event("team joining", "team", "user", "now")
 team_merging = Event("team merging", "source", "target", "now")
 # {phase slug: submissions} a member leaving `team` takes along, for the audit log.
-usage_carried = Question("usage carried", "team", "user")
+usage_carried: Question[dict[str, int]] = Question("usage carried", "team", "user")
