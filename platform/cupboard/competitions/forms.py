@@ -76,13 +76,16 @@ def _instant_field(help_text: str) -> forms.DateTimeField:
 
 
 class _RevealForm(forms.Form):
-    def clean_reveal_at(self):
+    def _instant(self, name: str):
         """The form shows whole seconds: an instant unchanged to the second is the stored one,
         so saving the form untouched is no change (and no audit event)."""
-        value, initial = self.cleaned_data["reveal_at"], self.initial.get("reveal_at")
+        value, initial = self.cleaned_data[name], self.initial.get(name)
         if value is not None and initial is not None and value == initial.replace(microsecond=0):
             return initial
         return value
+
+    def clean_reveal_at(self):
+        return self._instant("reveal_at")
 
 
 # What each rule lets a team learn, said plainly on the form (docs/organizers.md says the same).
@@ -106,6 +109,18 @@ class PhaseScheduleForm(_RevealForm):
     before_reveal = forms.ChoiceField(
         label="Before the reveal, each team sees", widget=forms.RadioSelect, choices=BEFORE_REVEAL_CHOICES, required=False,
         help_text="Private and hidden phases only: a live phase shows everything as it comes.")
+
+
+class PhaseBoardRulesForm(_RevealForm):
+    freeze_at = _instant_field("UTC, e.g. 2023-01-16 23:59. The public leaderboard stands still from here until "
+                               "the phase closes (or its later reveal); teams still see their own later scores, "
+                               "you the live board. Empty = never frozen.")
+    ladder = forms.BooleanField(required=False, label="The Ladder (Blum & Hardt 2015)", help_text=(
+        "A team's shown run changes only when a new run beats it by more than the standard error of their "
+        "per-query differences (phases ranked by best)."))
+
+    def clean_freeze_at(self):
+        return self._instant("freeze_at")
 
 
 class GroupRevealForm(_RevealForm):

@@ -22,6 +22,8 @@ urlpatterns = [
     path("c/<slug:slug>/manage/<slug:phase_slug>/qrels/", views_manage.qrels_upload, name="manage_qrels"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/topics/", views_manage.topics_upload, name="manage_topics"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/schedule/", views_manage.phase_schedule, name="manage_schedule"),
+    path("c/<slug:slug>/manage/<slug:phase_slug>/board-rules/", views_manage.phase_board_rules,
+         name="manage_board_rules"),
     path("c/<slug:slug>/<slug:phase_slug>/topics/<str:code>/", views.topics_download, name="topics"),
     path("c/<slug:slug>/<slug:phase_slug>/qrels/v<int:number>/<str:code>/", views.qrels_download, name="qrels"),
 ]

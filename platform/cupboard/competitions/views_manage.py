@@ -10,8 +10,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from cupboard.competitions.access import organizer_competition, organizer_phase
+from cupboard.competitions.board_rules import BOARD_RULE_FIELDS, phase_board_rules_change, phase_board_rules_preview
 from cupboard.competitions.errors import CompetitionError
-from cupboard.competitions.forms import GroupRevealForm, PhaseFilesForm, PhaseScheduleForm, QrelsUploadForm
+from cupboard.competitions.forms import (
+    GroupRevealForm,
+    PhaseBoardRulesForm,
+    PhaseFilesForm,
+    PhaseScheduleForm,
+    QrelsUploadForm,
+)
 from cupboard.competitions.models import SubsetGroup
 from cupboard.competitions.schedule import (
     PHASE_SCHEDULE_FIELDS,
@@ -119,21 +126,39 @@ def topics_upload(request, slug: str, phase_slug: str):
     return _files_upload(request, slug, phase_slug, kind="topics", form_class=PhaseFilesForm, store=store)
 
 
+def _phase_edit(request, slug: str, phase_slug: str, *, form_class, fields, change, preview, what: str,
+                context: dict | None = None):
+    """A phase edit of the organizer area: its form (with the phase's `fields`), the diff to
+    confirm, then `change(phase=..., actor=..., **values)`; the page again otherwise."""
+    phase = organizer_phase(request, slug, phase_slug)
+    form = form_class(*_posted(request)[:1], initial={n: getattr(phase, n) for n in fields})
+
+    def apply():
+        change(phase=phase, actor=request.user, **form.cleaned_data)
+        return f"Saved the {what} of {phase.name}."
+
+    done, refusal, changes = _save_confirmed(
+        request, form, apply, preview=lambda: preview(phase=phase, **form.cleaned_data), slug=slug)
+    return done or _form_page(request, "competitions/manage_schedule.html", {
+        "competition": phase.competition, "phase": phase, "form": form, "changes": changes, **(context or {})},
+        refusal=refusal)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def phase_schedule(request, slug: str, phase_slug: str):
     """A phase's leaderboard visibility, reveal instant and hidden judgments (audited)."""
-    phase = organizer_phase(request, slug, phase_slug)
-    form = PhaseScheduleForm(*_posted(request)[:1], initial={n: getattr(phase, n) for n in PHASE_SCHEDULE_FIELDS})
+    return _phase_edit(request, slug, phase_slug, form_class=PhaseScheduleForm, fields=PHASE_SCHEDULE_FIELDS,
+                       change=phase_schedule_change, preview=phase_schedule_preview, what="schedule")
 
-    def change():
-        phase_schedule_change(phase=phase, actor=request.user, **form.cleaned_data)
-        return f"Saved the schedule of {phase.name}."
 
-    done, refusal, changes = _save_confirmed(
-        request, form, change, preview=lambda: phase_schedule_preview(phase=phase, **form.cleaned_data), slug=slug)
-    return done or _form_page(request, "competitions/manage_schedule.html", {
-        "competition": phase.competition, "phase": phase, "form": form, "changes": changes}, refusal=refusal)
+@login_required
+@require_http_methods(["GET", "POST"])
+def phase_board_rules(request, slug: str, phase_slug: str):
+    """A phase's leaderboard freeze and Ladder (competitions/board_rules.py; audited)."""
+    return _phase_edit(request, slug, phase_slug, form_class=PhaseBoardRulesForm, fields=BOARD_RULE_FIELDS,
+                       change=phase_board_rules_change, preview=phase_board_rules_preview, what="leaderboard rules",
+                       context={"board_rules": True})
 
 
 @login_required
