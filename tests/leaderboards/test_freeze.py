@@ -83,6 +83,7 @@ def test_the_judged_table_of_the_live_rows_is_closed_while_frozen(cast, frozen):
     assert sees_phase_judged(Viewer(cast.anonymous, cast.competition, phase.closes_at + timedelta(minutes=1)), phase)
     page = client_for(cast.anonymous).get(reverse("judging:phase_judged", args=[cast.competition.slug, phase.slug]))
     assert page.status_code == 200 and "late-run" not in page.content.decode()
+    assert "frozen: its Judged@10 table lists the runs each team counts now" in page.content.decode()
 
 
 def test_the_upload_page_says_the_board_is_frozen_and_an_address_as_of_the_freeze_says_so_too(cast, frozen):

@@ -70,6 +70,7 @@ def phase_judged_page(request, slug: str, phase_slug: str):
         "competition": phase.competition, "phase": phase, "visible": visible, "judged": table,
         "codes": [s.code for s in table["subsets"]], "metric": JUDGED_METRIC, "organizer": viewer.is_organizer,
         "public_from": phase.reveal_at if phase.hidden_qrels or not phase.is_revealed(viewer.now) else None,
+        "frozen_until": phase.thaws_at() if viewer.frozen_since(phase) else None,
         "charts": as_html([judged_figure(table, decimals=JUDGED_DECIMALS)]) if visible else []})
 
 
