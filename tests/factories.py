@@ -21,9 +21,8 @@ from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 from django.utils import timezone
 
-from cupboard.competitions.models import (Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup,
-                                          TopicSet)
 from cupboard.accounts.lookalikes import name_key
+from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
 from cupboard.teams.models import Membership, Team
 
 _serial = itertools.count(1)

@@ -13,8 +13,8 @@ from cupboard.demo.data import SHARED_DATA
 
 from . import __doc__ as ABOUT
 from .database import Database
-from .logs import scenario_causes
 from .datasets import origin, phase_folder, run_sets
+from .logs import scenario_causes
 from .report import summarise, table
 from .scenarios import FULL, QUICK, TEAMS, Runner
 from .stack import ROOT, Stack

@@ -1,15 +1,14 @@
 """Loading a whole competition from its versioned YAML file."""
 import copy
-from pathlib import Path
 
 import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
 from cupboard.audit.models import AuditEvent
+from cupboard.competitions.definition import DEFINITIONS_DIR as DEFINITIONS
 from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.models import Competition
-from cupboard.competitions.definition import DEFINITIONS_DIR as DEFINITIONS
 from cupboard.competitions.services import competition_load
 from tests.factories import make_user
 

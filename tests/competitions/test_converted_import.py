@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from cupboard.competitions.services import competition_load, converted_data_import
 from cupboard.competitions.definition import DEFINITIONS_DIR as DEFINITIONS
+from cupboard.competitions.services import competition_load, converted_data_import
 
 
 @pytest.mark.django_db

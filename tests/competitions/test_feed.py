@@ -8,8 +8,10 @@ import pytest
 import time_machine
 from django.urls import reverse
 
-from tests.personas import client_for
-from tests.personas import personas  # noqa: F401 - the fixture
+from tests.personas import (
+    client_for,
+    personas,  # noqa: F401 - the fixture
+)
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 pytestmark = pytest.mark.django_db

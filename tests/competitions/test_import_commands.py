@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from cupboard.competitions.models import TopicSet
 from cupboard.competitions.definition import DEFINITIONS_DIR as DEFINITIONS
+from cupboard.competitions.models import TopicSet
 from cupboard.competitions.services import competition_load
 from tests.personas import personas  # noqa: F401
 

@@ -7,9 +7,9 @@ import pytest
 from django.utils import timezone
 
 from cupboard.audit.models import AuditEvent
+from cupboard.competitions import services
 from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import QrelsFile, QrelsRelease
-from cupboard.competitions import services
 from cupboard.competitions.services import qrels_release_create
 from tests.factories import stored_private_files
 from tests.personas import personas  # noqa: F401

@@ -5,8 +5,7 @@ import yaml
 
 from cupboard.competitions.definition import DEFINITIONS_DIR, definition_parse
 from cupboard.competitions.errors import DefinitionError
-from cupboard.competitions.run_metadata import (MetadataError, metadata_clean, metadata_fields,
-                                                metadata_shown)
+from cupboard.competitions.run_metadata import MetadataError, metadata_clean, metadata_fields, metadata_shown
 from cupboard.competitions.services import competition_load
 from cupboard.submissions.exports import phase_submissions_csv
 from cupboard.submissions.models import Submission
@@ -76,8 +75,8 @@ def test_a_new_version_with_other_fields_keeps_what_submissions_answered():
 
 
 def test_values_are_checked_by_type_with_every_problem_named():
-    from tests.factories import RUN_METADATA
     from cupboard.competitions.definition import run_metadata_specs
+    from tests.factories import RUN_METADATA
 
     class Cup:
         run_metadata = run_metadata_specs(RUN_METADATA)

@@ -1,7 +1,8 @@
 """Deadlines in the viewer's time zone, with a live countdown, in a real browser (Debian's
 chromium) told it is in Tokyo: the server sends UTC instants, the page's script does the rest."""
 import re
-from datetime import datetime, timedelta, timezone as dt_timezone
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 
 import pytest
 from django.utils import timezone

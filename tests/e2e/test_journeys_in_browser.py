@@ -23,7 +23,7 @@ import io
 import pytest
 
 from tests.browser import watch_errors
-from tests.e2e.stack import expected_scores, make_data, Stack, wait_until
+from tests.e2e.stack import Stack, expected_scores, make_data, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
 

@@ -19,7 +19,7 @@ from cupboard.submissions.models import Submission
 from cupboard.submissions.scoring import submission_score
 from tests.browser import too_wide, watch_errors
 from tests.factories import qrels_text
-from tests.judging.conftest import D, JUDGMENTS, build_scene
+from tests.judging.conftest import JUDGMENTS, D, build_scene
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

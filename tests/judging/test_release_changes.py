@@ -10,7 +10,7 @@ from cupboard.judging.standings import changes, judgment_changes, release_change
 from cupboard.submissions.models import Submission
 from cupboard.submissions.scoring import submission_score
 from tests.factories import qrels_text
-from tests.judging.conftest import D, JUDGMENTS
+from tests.judging.conftest import JUDGMENTS, D
 from tests.personas import client_for
 
 pytestmark = pytest.mark.django_db

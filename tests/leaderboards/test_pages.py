@@ -5,7 +5,6 @@ import pytest
 import time_machine
 from django.templatetags.static import static
 from django.urls import reverse
-from django.utils import timezone
 
 from cupboard.competitions.models import Competition, Phase, Subset
 from cupboard.leaderboards.services import leaderboard_refresh

@@ -6,8 +6,8 @@ import time_machine
 from django.conf import settings
 
 from cupboard.leaderboards.models import LeaderboardRow
-from cupboard.leaderboards.staleness import stale_phase_ids
 from cupboard.leaderboards.services import leaderboard_refresh
+from cupboard.leaderboards.staleness import stale_phase_ids
 from cupboard.leaderboards.tasks import refresh_stale_leaderboards
 from tests.leaderboards.conftest import make_scored, ndcg
 

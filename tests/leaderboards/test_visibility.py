@@ -12,8 +12,8 @@ from django.utils import timezone
 from cupboard.competitions.models import Competition, Phase
 from cupboard.leaderboards.selectors import leaderboard_for
 from cupboard.leaderboards.services import leaderboard_refresh
-from tests.leaderboards.conftest import make_scored, ndcg
 from tests.factories import make_topics
+from tests.leaderboards.conftest import make_scored, ndcg
 from tests.personas import client_for
 
 pytestmark = pytest.mark.django_db

@@ -8,18 +8,16 @@ docs/screenshots/ (commit them after a change to the pages).
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import gzip
+import os
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.test import Client
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase
-
 from tests.factories import make_user
 from tests.rules.world import build_world
 

@@ -21,7 +21,6 @@ import pytest
 from django.urls import reverse
 
 from cupboard.accounts.services import api_token_create
-
 from cupboard.audit.models import AuditEvent
 from cupboard.competitions.commitments import publish_due_everywhere
 from cupboard.competitions.models import Phase

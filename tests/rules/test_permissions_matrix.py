@@ -38,8 +38,16 @@ from cupboard.submissions.models import Submission
 from cupboard.teams.models import Team
 from tests.personas import client_for
 from tests.rules.matrix_rows import Row, rows
-from tests.rules.world import (SURPRISE_WORD, TAG_A, TAG_B, TAG_BASELINE, TAG_DRAFT, TAG_TEST_B_BASELINE, build_world,
-                               hidden_markers)
+from tests.rules.world import (
+    SURPRISE_WORD,
+    TAG_A,
+    TAG_B,
+    TAG_BASELINE,
+    TAG_DRAFT,
+    TAG_TEST_B_BASELINE,
+    build_world,
+    hidden_markers,
+)
 
 PERSONAS = ("anonymous", "participant", "teammate", "outsider", "organizer", "other_organizer", "staff")
 NON_ORGANIZERS = ("anonymous", "participant", "teammate", "outsider", "other_organizer")

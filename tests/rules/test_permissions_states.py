@@ -13,8 +13,7 @@ import pytest
 from django.db import transaction
 
 from cupboard.competitions.viewer import Viewer
-from tests.rules.test_permissions_matrix import (PERSONAS, STATES, Row, WorldTestCase, about_test_b, mismatches_in,
-                                                 request, rows)
+from tests.rules.test_permissions_matrix import PERSONAS, STATES, Row, WorldTestCase, about_test_b, mismatches_in, request, rows
 
 
 @pytest.mark.slow

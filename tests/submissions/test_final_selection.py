@@ -7,8 +7,7 @@ import time_machine
 from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.models import Submission
 from cupboard.submissions.scoring import submission_score
-from cupboard.submissions.services import (phase_rescore, submission_create, submission_disqualify,
-                                           submission_select_final)
+from cupboard.submissions.services import phase_rescore, submission_create, submission_disqualify, submission_select_final
 
 from .conftest import upload
 

@@ -102,6 +102,7 @@ def test_the_organizers_export_has_a_column_per_field(cup):
 def test_the_command_line_sends_meta_values_over_http(live_server, tmp_path):
     from tests.factories import make_qrels_release, make_topics
     from tests.personas import build_cast
+
     from .conftest import JUDGMENTS, QIDS, run_bytes
 
     cast = build_cast()

@@ -151,8 +151,8 @@ def test_the_api_says_already_stored(world, api):
 
 
 def test_the_cli_says_already_stored(tmp_path, capsys, monkeypatch):
-    from evaluator.cli import submit as cli_submit
     from evaluator.__main__ import main
+    from evaluator.cli import submit as cli_submit
 
     run = tmp_path / "run.sw.txt"
     run.write_bytes(run_bytes(good_sw()))

@@ -15,10 +15,14 @@ from django.contrib import admin, messages
 from django.utils import timezone
 
 from cupboard.competitions.errors import CompetitionError
-from cupboard.competitions.models import (Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup,
-                                          TopicSet)
-from cupboard.competitions.schedule import (PHASE_SCHEDULE_FIELDS, leaderboard_is_public, qrels_release_delete,
-                                            qrels_release_is_public, subset_move_refusal)
+from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
+from cupboard.competitions.schedule import (
+    PHASE_SCHEDULE_FIELDS,
+    leaderboard_is_public,
+    qrels_release_delete,
+    qrels_release_is_public,
+    subset_move_refusal,
+)
 
 SCHEDULE_NOTE = "Change it in the organizer area (audited; what is public cannot be hidden again)."
 

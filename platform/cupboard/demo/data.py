@@ -23,8 +23,8 @@ import pyarrow as pa
 
 from evaluator import synthetic
 from evaluator.io.qrels import read_qrels
-from evaluator.samples import sample_path
 from evaluator.io.topics import read_topics
+from evaluator.samples import sample_path
 
 # The folder with MIRACL and Mr. TyDi files, next to the repository, when it exists.
 SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"

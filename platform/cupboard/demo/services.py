@@ -21,8 +21,8 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.run_metadata import metadata_fields
-from cupboard.competitions.viewer import Viewer
 from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
+from cupboard.competitions.viewer import Viewer
 from cupboard.submissions.baselines import baseline_hybrid_create
 from cupboard.submissions.models import Verification
 from cupboard.submissions.scoring import submission_score
@@ -35,8 +35,19 @@ from evaluator.benchmarks import get_benchmark
 from . import data as sources
 from .data import SubsetData
 from .judging import demo_judging_cycle
-from .plan import (ADMIN, BASELINES, COMPETITIONS, LONER, METADATA_NAMES, METHOD_METADATA, ORGANIZER, PASSWORD,
-                   TEAMS, CompetitionPlan, TeamPlan)
+from .plan import (
+    ADMIN,
+    BASELINES,
+    COMPETITIONS,
+    LONER,
+    METADATA_NAMES,
+    METHOD_METADATA,
+    ORGANIZER,
+    PASSWORD,
+    TEAMS,
+    CompetitionPlan,
+    TeamPlan,
+)
 from .runs import RunSpec, demo_runs
 from .timeline import phase_timeline_spread
 

@@ -9,12 +9,10 @@ open (their team's and the public baselines).
 """
 from __future__ import annotations
 
-
 from django.db.models import Q
 
-from evaluator.significance import paired_t_test, randomization_test
-
 from cupboard.competitions.viewer import Viewer
+from evaluator.significance import paired_t_test, randomization_test
 
 from .models import QueryScores, Submission
 

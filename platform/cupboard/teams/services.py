@@ -19,8 +19,8 @@ from cupboard.accounts.lookalikes import name_key
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Competition
-from cupboard.locking import locked
 from cupboard.competitions.viewer import Viewer
+from cupboard.locking import locked
 
 from .models import Membership, Team, new_invite_code
 from .selectors import team_captain
