@@ -23,8 +23,9 @@ browser:
 services:
 	@scripts/ensure-services
 
-## The whole suite on SQLite, then everything Django-side again on PostgreSQL + Redis.
-test: install browser services test-sqlite test-postgres
+## The checks first (they fail in seconds), then the whole suite on SQLite, then everything
+## Django-side again on PostgreSQL + Redis.
+test: install browser services lint test-sqlite test-postgres
 
 ## ruff (imports, unused names, likely bugs) and mypy (strict on evaluator/, checked on the platform).
 lint: install

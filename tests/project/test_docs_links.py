@@ -9,9 +9,11 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
 def anchors(markdown: str) -> set[str]:
-    """GitHub's anchors of the headings: lower case, punctuation dropped, spaces as hyphens."""
+    """GitHub's anchors of the headings (lower case, punctuation dropped, spaces as hyphens) and
+    the ones written out (`<a id="depth"></a>`)."""
     headings = re.findall(r"^#+ (.+)$", markdown, flags=re.M)
-    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings}
+    written = re.findall(r"<a (?:id|name)=\"([^\"]+)\"", markdown)
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings} | set(written)
 
 
 def dead_links(page: Path) -> list[str]:
@@ -35,5 +37,6 @@ def test_every_link_of_the_readme_and_the_guides_leads_somewhere():
 
 
 def test_a_dead_link_is_found(tmp_path):
-    (tmp_path / "a.md").write_text("# A page\n\n[ok](#a-page) [gone](b.md) [moved](a.md#old-heading)\n")
+    (tmp_path / "a.md").write_text('# A page\n\n<a id="here"></a>[ok](#a-page) [ok](#here) [gone](b.md) '
+                                   "[moved](a.md#old-heading)\n")
     assert dead_links(tmp_path / "a.md") == ["a.md: b.md: no such file", "a.md: a.md#old-heading: no such heading"]
