@@ -129,3 +129,21 @@ def test_every_update_equals_a_rebuild_and_a_direct_replay(cast, phase):
     shown = {_shown(phase, t)[0] for t in teams}
     assert shown != {runs[t.pk][0][0] for t in teams}  # some climbed
     assert shown != {max(runs[t.pk], key=lambda run: run[1].mean())[0] for t in teams}  # not simply each best
+
+
+def test_the_team_sees_its_true_score_on_its_own_page_while_the_board_keeps_the_shown_one(cast, phase):
+    from django.urls import reverse
+
+    from tests.personas import client_for
+
+    first = _scored(phase, cast.team_a, BASE, minutes_ago=30)
+    leaderboard_update(phase=phase, submission=first)
+    noisy = _scored(phase, cast.team_a, NOISY, minutes_ago=20)
+    leaderboard_update(phase=phase, submission=noisy)
+    true, shown = f"{NOISY.mean():.3f}", f"{BASE.mean():.3f}"
+    assert true != shown
+    own = client_for(cast.participant).get(reverse("submissions:detail", args=[noisy.pk]))
+    assert own.status_code == 200 and true in own.content.decode()
+    assert client_for(cast.outsider).get(reverse("submissions:detail", args=[noisy.pk])).status_code in (403, 404)
+    board = client_for(cast.anonymous).get(phase.get_absolute_url()).content.decode()
+    assert shown in board and true not in board
