@@ -112,3 +112,13 @@ def test_the_organizer_area_says_the_board_is_frozen(cast, frozen):
     phase, _ = frozen
     page = client_for(cast.organizer).get(reverse("competitions:manage", args=[cast.competition.slug])).content.decode()
     assert f'id="board-rules-{phase.slug}"' in page and "Public board frozen from" in page
+
+
+def test_the_json_export_is_the_frozen_board_and_says_since_when(cast, frozen):
+    phase, _ = frozen
+    url = reverse("leaderboards:export_json", args=[cast.competition.slug, phase.slug])
+    public = client_for(cast.anonymous).get(url).json()
+    assert [row["team"] for row in public["rows"]] == ["Team A"]
+    assert public["frozen_since"].startswith(phase.freeze_at.strftime("%Y-%m-%dT%H:%M"))
+    organizer = client_for(cast.organizer).get(url).json()
+    assert "frozen_since" not in organizer and len(organizer["rows"]) == 2

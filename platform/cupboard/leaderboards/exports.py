@@ -73,6 +73,7 @@ def leaderboard_json(leaderboard: Leaderboard) -> dict:
         "phase": leaderboard.phase.slug,
         "qrels_version": leaderboard.qrels_version,
         **({"as_of": leaderboard.as_of} if leaderboard.as_of else {}),
+        **({"frozen_since": leaderboard.frozen_since} if leaderboard.frozen_since else {}),
         "metrics": leaderboard.metrics,
         "primary_metric": leaderboard.primary_metric,
         "rounded_to": leaderboard.rounded_to,
