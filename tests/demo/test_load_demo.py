@@ -95,6 +95,35 @@ class LoadDemoTests(TestCase):
         self.assertTrue(dry and all("nDCG@10" in m.body and "\nyo " not in m.body and "S.Avg" not in m.body
                                     for m in dry))
 
+    def test_its_teams_formed_before_the_entry_deadline(self):
+        from cupboard.audit.models import AuditEvent
+
+        for competition in Competition.objects.all():
+            deadline = competition.entry_closes_at()
+            if deadline is None:  # teams may form until the end
+                continue
+            for team in competition.teams.all():
+                self.assertLessEqual(team.created_at, deadline, team)
+                self.assertFalse(team.memberships.filter(joined_at__gt=deadline).exists(), team)
+            late = AuditEvent.objects.filter(competition=competition, action__in=AuditEvent.TEAM_ACTIONS,
+                                             created_at__gt=deadline)
+            self.assertFalse(late.exists(), competition)
+
+    def test_a_phase_judgments_are_committed_before_its_first_run(self):
+        from cupboard.audit.models import AuditEvent
+
+        for competition in Competition.objects.all():
+            for phase in competition.phases.filter(submissions__isnull=False).distinct():
+                first_run = phase.submissions.order_by("created_at").first().created_at
+                commitments = AuditEvent.objects.filter(competition=competition, details__phase=phase.slug,
+                                                        action=AuditEvent.Action.QRELS_COMMITTED)
+                if phase.hidden_qrels:
+                    self.assertTrue(commitments.exists(), phase)
+                for event in commitments.filter(details__release=1):
+                    self.assertLess(event.created_at, first_run, phase)
+                self.assertLess(phase.qrels_releases.get(number=1).created_at, first_run, phase)
+                self.assertFalse(phase.topic_sets.filter(created_at__gte=first_run).exists(), phase)
+
     def test_it_lets_the_demo_accounts_log_in(self):
         self.assertTrue(self.client.login(username="alice", password=PASSWORD))
         self.assertTrue(User.objects.get(username="admin").is_superuser)

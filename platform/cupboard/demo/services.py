@@ -49,7 +49,7 @@ from .plan import (
     TeamPlan,
 )
 from .runs import RunSpec, demo_runs
-from .timeline import phase_timeline_spread
+from .timeline import phase_setup_backdate, phase_timeline_spread, team_formed_backdate
 
 Log = Callable[[str], None]
 
@@ -117,6 +117,7 @@ def _team_create(*, competition: Competition, team: TeamPlan, users: dict[str, U
     created = team_create(competition=competition, user=users[team.members[0]], name=team.name, now=formed)
     for member in team.members[1:]:
         team_join(invite_code=created.invite_code, user=users[member], now=formed)
+    team_formed_backdate(team=created, at=formed)
     return created, team
 
 
@@ -153,6 +154,7 @@ def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict
     qrels_release_create(phase=phase, files={code: piece.qrels_tsv() for code, piece in by_code.items()},
                          actor=organizer, names={code: f"qrels.{stem}-{code}.tsv" for code in by_code},
                          note="demo data")
+    phase_setup_backdate(phase=phase, since=since, now=timezone.now())
     origins = sorted({piece.origin for piece in by_code.values()})
     log(f"{phase}: {len(by_code)} subsets, {sum(len(p.topics) for p in by_code.values())} queries "
         f"({', '.join(origins)})")

@@ -1,4 +1,5 @@
-"""The demo's runs spread over the days their phase has been open.
+"""The demo's runs spread over the days their phase has been open, and what came before them
+dated before them.
 
 `demo_load` scores every run within seconds, so each leaderboard's history (and each
 run's submission time) would fit in one minute of the load. To give the history chart and
@@ -6,16 +7,48 @@ the leaderboard "as of" a past day something to show, the load's instants of one
 (submissions' times and its history's change-sets, all written during the load) are mapped,
 in order, onto the time from the phase's opening (at most three weeks back) to a few minutes
 ago. The order of everything is kept, so ranks, ties and "last submission" are unchanged.
+
+What an organizer and the teams did before any run (teams formed, a phase's topics and first
+judgments uploaded, their SHA-256 committed) is dated then too: stamped at the load, the Cup's
+teams were formed after its entry deadline and Test B's commitment came after Test B's runs.
 """
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from cupboard.competitions.models import Phase
+from cupboard.audit.models import AuditEvent
+from cupboard.competitions.models import Phase, QrelsRelease, TopicSet
 from cupboard.leaderboards.models import LeaderboardHistory
 from cupboard.submissions.models import Submission
+from cupboard.teams.models import Membership, Team
 
 SPAN = timedelta(days=21)
+# An organizer puts a phase's topics and judgments up this long before it opens.
+AHEAD = timedelta(hours=1)
+_SETUP = (AuditEvent.Action.TOPICS_UPLOADED, AuditEvent.Action.QRELS_UPLOADED, AuditEvent.Action.QRELS_COMMITTED)
+
+
+def team_formed_backdate(*, team: Team, at: datetime) -> None:
+    """The team, its memberships and their audit events dated `at` (before the entry deadline)."""
+    Team.objects.filter(pk=team.pk).update(created_at=at)
+    Membership.objects.filter(team=team).update(joined_at=at)
+    AuditEvent.objects.filter(competition=team.competition, action__in=AuditEvent.TEAM_ACTIONS,
+                              details__team=team.pk).update(created_at=at)
+
+
+def phase_setup_backdate(*, phase: Phase, since: datetime, now: datetime) -> None:
+    """`phase`'s topics, judgments and their events written since `since` dated AHEAD of its
+    opening (a commitment no earlier than the competition's start, when they are published);
+    left as they are for a phase that opens later than that from now."""
+    at = phase.opens_at - AHEAD
+    if at >= now:
+        return
+    TopicSet.objects.filter(phase=phase, created_at__gte=since).update(created_at=at)
+    QrelsRelease.objects.filter(phase=phase, created_at__gte=since).update(created_at=at)
+    events = AuditEvent.objects.filter(competition=phase.competition, action__in=_SETUP, details__phase=phase.slug,
+                                       created_at__gte=since)
+    events.exclude(action=AuditEvent.Action.QRELS_COMMITTED).update(created_at=at)
+    events.filter(action=AuditEvent.Action.QRELS_COMMITTED).update(created_at=max(at, phase.competition.starts_at))
 
 
 def phase_timeline_spread(*, phase: Phase, since: datetime, now: datetime) -> None:
