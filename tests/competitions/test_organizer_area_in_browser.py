@@ -100,3 +100,37 @@ def test_a_schedule_edit_shows_its_diff_then_saves_once_confirmed(live_server, o
     assert wide <= width and not errors, (wide, errors)
     test_a.refresh_from_db()
     assert test_a.reveal_at == later
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_grant_shows_on_the_teams_page_and_a_message_is_previewed_first(live_server, organizer_cookie, width):
+    """Issue 24: the grant form names phases, the Teams page shows the grant; 'message every team'
+    shows the mail and offers the send to every team only then. Nothing wider than the screen."""
+    from playwright.sync_api import sync_playwright
+
+    base = live_server.url + "/c/miracl-wsdm-cup/manage/teams/"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        context.add_cookies([organizer_cookie])
+        page = context.new_page()
+        errors = watch_errors(page)
+        page.goto(base + "lighthouse/grant/")
+        page.select_option("select[name=phase]", label="Test B (final)")
+        page.fill("input[name=extra]", "2")
+        page.fill("input[name=reason]", "joined late")
+        page.click("button:text-is('Grant')")
+        page.wait_for_url(base)
+        assert "+2" in page.locator("table.teams-overview").inner_text()
+        assert "joined late" in page.locator("table.grants").inner_text()
+        wide = [page.evaluate("document.documentElement.scrollWidth")]
+        page.goto(base + "message/")
+        assert page.locator("button[value=send]").count() == 0
+        page.fill("input[name=subject]", "Two days left")
+        page.fill("textarea[name=body]", "Test B closes on Friday. " * 12)
+        page.click("button[value=preview]")
+        assert "Subject: [WSDM Cup" in page.locator("#message-preview").inner_text()
+        assert "Send to every team (2 people)" in page.locator("button[value=send]").inner_text()
+        wide.append(page.evaluate("document.documentElement.scrollWidth"))
+        browser.close()
+    assert max(wide) <= width and not errors, (wide, errors)
