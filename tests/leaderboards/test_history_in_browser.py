@@ -60,3 +60,14 @@ def test_the_history_page_charts_and_links_to_the_past(board, page):
     assert not errors, errors
     page.set_viewport_size({"width": 375, "height": 800})
     assert not too_wide(page, board, ["/c/history/dev/leaderboard/history/"], 375)
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_each_change_says_who_moved(board, page, width):
+    """Issue 24: the changes were bare timestamps; the newest says Alpha came back first."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{board}/c/history/dev/leaderboard/history/")
+    newest = page.locator(".history-instants > li").first.locator(".history-moves li").all_inner_texts()
+    assert newest == ["Alpha: 0.300 → 0.600 nDCG@10, rank 3 → 1", "Bravo: 0.500 nDCG@10, rank 1 → 2",
+                      "Charlie: 0.400 nDCG@10, rank 2 → 3"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
