@@ -188,6 +188,8 @@ def an_organizer_grants_messages_rescores_and_exports(stack, browser, width: int
     walk.click("link", "Message every team (e-mail)")
     page.fill("[name=subject]", f"Final phase closes soon ({width})")
     page.fill("[name=body]", "Select up to two runs for the final ranking.")
+    walk.click("button", "Preview")  # the send button is on the preview only
+    assert "Select up to two runs" in page.locator("#message-preview").inner_text()
     walk.click("button", "Send to every team")
     assert "Message on its way to" in walk.text()
     members = stack.query("SELECT count(*) FROM teams_membership WHERE team_id IN (SELECT id FROM teams_team "
