@@ -39,6 +39,12 @@
     return last === 10 ? lines : lines + 1;  // a last line without its newline counts too
   }
 
+  // "12.3 MB", "4.0 kB", "812 B": a small run is not "0.0 MB".
+  function sizeText(bytes) {
+    if (bytes < 1000) return bytes + " B";
+    return bytes < 1e6 ? (bytes / 1e3).toFixed(1) + " kB" : (bytes / 1e6).toFixed(1) + " MB";
+  }
+
   const list = form.querySelector(".chosen-files");
   function showChosen() {
     const body = list.querySelector("tbody");
@@ -46,7 +52,7 @@
     Array.from(input.files).forEach((file) => {
       const row = body.insertRow();
       const code = subsetFromFilename(file.name);
-      [file.name, code || "not in the name", "counting…", (file.size / 1048576).toFixed(1) + " MB"].forEach((text, i) => {
+      [file.name, code || "not in the name", "counting…", sizeText(file.size)].forEach((text, i) => {
         const cell = row.insertCell();
         cell.textContent = text;
         if (i >= 2) cell.className = "num";

@@ -32,18 +32,25 @@ def too_wide(page, base_url: str, paths: list[str], width: int) -> list[str]:
 
 
 @contextmanager
-def chromium_page():
-    """A page of Debian's chromium, closed after the test. Ask for it after the fixtures that
-    touch the database: playwright runs an event loop in this thread, and Django refuses
-    database calls from a thread with a running loop."""
+def chromium():
+    """Debian's chromium, closed after the test. Ask for it after the fixtures that touch the
+    database: playwright runs an event loop in this thread, and Django refuses database calls
+    from a thread with a running loop."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
         try:
-            yield browser.new_page()
+            yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def chromium_page():
+    """A page of `chromium()`."""
+    with chromium() as browser:
+        yield browser.new_page()
 
 
 def leaderboard_teams(page) -> list[str]:
