@@ -23,8 +23,8 @@ browser:
 services:
 	@scripts/ensure-services
 
-## The checks first (they fail in seconds), then the whole suite on SQLite, then everything
-## Django-side again on PostgreSQL + Redis.
+## The checks first (they fail in seconds), then the whole suite on SQLite, then the Django side
+## again on PostgreSQL + Redis (test-postgres).
 test: install browser services lint test-sqlite test-postgres
 
 ## ruff (imports, unused names, likely bugs) and mypy (strict on evaluator/, checked on the platform).
@@ -39,9 +39,11 @@ test-fast: install
 test-sqlite: install
 	$(PY) -m pytest -n 2 -p no:cacheprovider
 
+## The Django side again on PostgreSQL + Redis: every test but the browser ones and the slow ones that
+## are about neither (the demo crawl, the permissions matrix, the production install run on SQLite above).
 test-postgres: install
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) \
-		$(PY) -m pytest -n 2 -p no:cacheprovider --ignore=tests/evaluator -m "not browser"
+		$(PY) -m pytest -n 2 -p no:cacheprovider --ignore=tests/evaluator -m "not browser and (not slow or postgres or worker)"
 	@# The same real-worker test once more through RabbitMQ, the other production broker.
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
 		$(PY) -m pytest -p no:cacheprovider -q tests/submissions/test_worker.py
