@@ -53,6 +53,15 @@ def chromium_page():
         yield browser.new_page()
 
 
+@contextmanager
+def signed_in_page(cookie: dict, width: int, *, height: int = 900):
+    """A page of `chromium()` at `width`, carrying a session `cookie` (Django's sessionid)."""
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        context.add_cookies([cookie])
+        yield context.new_page()
+
+
 def leaderboard_teams(page) -> list[str]:
     """The team column of the leaderboard table, top to bottom."""
     return page.locator("table.leaderboard tbody tr td:nth-child(2)").all_inner_texts()

@@ -16,7 +16,7 @@ from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase
 from cupboard.competitions.services import competition_load
 from cupboard.demo.plan import COMPETITIONS
-from tests.browser import too_wide, watch_errors
+from tests.browser import signed_in_page, too_wide, watch_errors
 from tests.factories import make_qrels_release, make_team, make_topics, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -56,36 +56,23 @@ def organizer_paths(slug: str) -> list[str]:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_organizer_area_fits_a_laptop_and_a_phone(live_server, organizer_cookie, width):
-    from playwright.sync_api import sync_playwright
-
     slug = "miracl-wsdm-cup"
     paths = organizer_paths(slug)
     problems = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        context.add_cookies([organizer_cookie])
-        page = context.new_page()
+    with signed_in_page(organizer_cookie, width) as page:
         errors = watch_errors(page)
         problems += too_wide(page, live_server.url, paths, width)
         page.goto(live_server.url + paths[0])
         sha = page.locator("#phase-dev code.sha").first
         assert len(sha.inner_text()) <= 13 and len(sha.get_attribute("title").split()[0]) == 64
-        browser.close()
     assert not problems and not errors, "\n".join(problems + errors)
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_a_schedule_edit_shows_its_diff_then_saves_once_confirmed(live_server, organizer_cookie, width):
-    from playwright.sync_api import sync_playwright
-
     test_a = Phase.objects.get(competition__slug="miracl-wsdm-cup", slug="test-a")
     later = test_a.reveal_at.replace(microsecond=0) + timedelta(days=1)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        context.add_cookies([organizer_cookie])
-        page = context.new_page()
+    with signed_in_page(organizer_cookie, width) as page:
         errors = watch_errors(page)
         page.goto(live_server.url + "/c/miracl-wsdm-cup/manage/test-a/schedule/")
         page.fill("input[name=reveal_at]", f"{later:%Y-%m-%d %H:%M:%S}")
@@ -95,7 +82,6 @@ def test_a_schedule_edit_shows_its_diff_then_saves_once_confirmed(live_server, o
         wide = page.evaluate("document.documentElement.scrollWidth")
         page.click("button:has-text('Confirm and save')")
         page.wait_for_selector("text=Saved the schedule of Test A.")
-        browser.close()
     assert len(shown) == 1 and shown[0].startswith("phases.test-a.reveal_at: ") and f"{later:%Y-%m-%d %H:%M}" in shown[0]
     assert wide <= width and not errors, (wide, errors)
     test_a.refresh_from_db()
@@ -106,14 +92,8 @@ def test_a_schedule_edit_shows_its_diff_then_saves_once_confirmed(live_server, o
 def test_a_grant_shows_on_the_teams_page_and_a_message_is_previewed_first(live_server, organizer_cookie, width):
     """Issue 24: the grant form names phases, the Teams page shows the grant; 'message every team'
     shows the mail and offers the send to every team only then. Nothing wider than the screen."""
-    from playwright.sync_api import sync_playwright
-
     base = live_server.url + "/c/miracl-wsdm-cup/manage/teams/"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        context.add_cookies([organizer_cookie])
-        page = context.new_page()
+    with signed_in_page(organizer_cookie, width) as page:
         errors = watch_errors(page)
         page.goto(base + "lighthouse/grant/")
         page.select_option("select[name=phase]", label="Test B (final)")
@@ -132,5 +112,4 @@ def test_a_grant_shows_on_the_teams_page_and_a_message_is_previewed_first(live_s
         assert "Subject: [WSDM Cup" in page.locator("#message-preview").inner_text()
         assert "Send to every team (2 people)" in page.locator("button[value=send]").inner_text()
         wide.append(page.evaluate("document.documentElement.scrollWidth"))
-        browser.close()
     assert max(wide) <= width and not errors, (wide, errors)

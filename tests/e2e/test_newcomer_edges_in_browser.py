@@ -13,7 +13,7 @@ from django.utils import timezone
 from cupboard.competitions.services import competition_load
 from cupboard.demo.plan import COMPETITIONS
 from evaluator.samples import sample_path
-from tests.browser import chromium, watch_errors
+from tests.browser import signed_in_page, watch_errors
 from tests.factories import make_team, make_topics, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -41,44 +41,31 @@ def cup(live_server):
             "newcomer": _cookie(make_user("newcomer"), live_server.url)}
 
 
-@pytest.fixture
-def browser(cup):
-    with chromium() as browser:
-        yield browser
-
-
-def _page(browser, cookie: dict, width: int):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    context.add_cookies([cookie])
-    page = context.new_page()
-    return context, page, watch_errors(page)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_past_the_entry_deadline_the_page_says_so_and_offers_no_team(live_server, cup, width):
+    with signed_in_page(cup["newcomer"], width) as page:
+        errors = watch_errors(page)
+        page.goto(f"{live_server.url}/c/miracl-wsdm-cup/")
+        closed = page.locator("#entry-closed")
+        assert closed.is_visible() and "no new team can be created or joined" in closed.inner_text()
+        assert page.get_by_role("link", name="create a team").count() == 0
+        assert page.evaluate("document.documentElement.scrollWidth") <= width and not errors
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_past_the_entry_deadline_the_page_says_so_and_offers_no_team(live_server, cup, browser, width):
-    context, page, errors = _page(browser, cup["newcomer"], width)
-    page.goto(f"{live_server.url}/c/miracl-wsdm-cup/")
-    closed = page.locator("#entry-closed")
-    assert closed.is_visible() and "no new team can be created or joined" in closed.inner_text()
-    assert page.get_by_role("link", name="create a team").count() == 0
-    assert page.evaluate("document.documentElement.scrollWidth") <= width and not errors
-    context.close()
-
-
-@pytest.mark.parametrize("width", WIDTHS)
-def test_a_run_for_a_language_the_phase_lacks_names_the_ones_it_takes(live_server, cup, browser, width, tmp_path):
+def test_a_run_for_a_language_the_phase_lacks_names_the_ones_it_takes(live_server, cup, width, tmp_path):
     run = tmp_path / "run.te.txt"
     run.write_text(sample_path("run", "sw").read_text())  # any well-formed run; te has no topics in dev
-    context, page, errors = _page(browser, cup["alice"], width)
-    page.goto(f"{live_server.url}/c/miracl-wsdm-cup/dev/upload/")
-    page.set_input_files("input[name=files]", str(run))
-    page.fill("input[name=method_name]", "BM25")
-    page.select_option("select[name=meta_run_type]", "automatic")
-    page.select_option("select[name=meta_training]", "zero-shot")
-    assert page.locator(".chosen-files tbody td.num").last.inner_text().endswith(" kB")  # 6.7 kB, not "0.0 MB"
-    page.click("form.upload button[type=submit]")
-    page.wait_for_selector("text=has no topics for te")  # the answer replaces the page (static/upload.js)
-    text = page.locator("main").inner_text()
-    assert "run.te.txt: Development has no topics for te" in text and "it takes runs for sw." in text
-    assert page.evaluate("document.documentElement.scrollWidth") <= width and not errors
-    context.close()
+    with signed_in_page(cup["alice"], width) as page:
+        errors = watch_errors(page)
+        page.goto(f"{live_server.url}/c/miracl-wsdm-cup/dev/upload/")
+        page.set_input_files("input[name=files]", str(run))
+        page.fill("input[name=method_name]", "BM25")
+        page.select_option("select[name=meta_run_type]", "automatic")
+        page.select_option("select[name=meta_training]", "zero-shot")
+        assert page.locator(".chosen-files tbody td.num").last.inner_text().endswith(" kB")  # 6.7 kB, not "0.0 MB"
+        page.click("form.upload button[type=submit]")
+        page.wait_for_selector("text=has no topics for te")  # the answer replaces the page (static/upload.js)
+        text = page.locator("main").inner_text()
+        assert "run.te.txt: Development has no topics for te" in text and "it takes runs for sw." in text
+        assert page.evaluate("document.documentElement.scrollWidth") <= width and not errors
