@@ -11,7 +11,6 @@ named as the models name them. Nothing here touches the database.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,6 +21,7 @@ import yaml
 from django.utils.text import slugify
 
 from cupboard.competitions import schema
+from cupboard.competitions.definition_lines import located
 from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.models import Competition, Phase, Subset
 from cupboard.competitions.pages import PAGES
@@ -411,7 +411,7 @@ def definition_read(data: Any, *, source: str | Path | None = None, text: str | 
     else:
         definition = schema.read(Definition, data, "", lambda path, message: problems.append((path, message)))
     if problems or definition is None:
-        raise DefinitionError(_located(problems, source=source, text=text))
+        raise DefinitionError(located(problems, source=source, text=text))
     return definition
 
 
@@ -482,55 +482,8 @@ def run_metadata_specs(items: Sequence[MetadataFieldDef | dict]) -> list[dict]:
         schema.read(MetadataFieldDef, item, f"run_metadata[{i}]", lambda p, m: problems.append((p, m)))
         for i, item in enumerate(items)]
     if problems:
-        raise DefinitionError(_located(problems))
+        raise DefinitionError(located(problems))
     return [{"name": f.name, "label": (f.label or f.name).strip(), "type": f.type, "required": f.required,
              "help": f.help, "choices": [[c.value.strip(), (c.label or c.value).strip() or c.value.strip()]
                                          for c in f.choices or ()],
              "leaderboard": f.leaderboard} for f in fields]
-
-
-# --- where a problem is --------------------------------------------------------------------------
-def _located(problems: list[tuple[str, str]], *, source: str | Path | None = None, text: str | None = None) -> list[str]:
-    """Each problem as `file:line: key.path: message` (file and line when known)."""
-    lines = _key_lines(text) if text else {}
-    located = []
-    for path, message in problems:
-        where = f"{path or '(top)'}: {message}"
-        if source is not None:
-            line = _line_of(path, lines)
-            where = f"{Path(source).name}:{line}: {where}" if line else f"{Path(source).name}: {where}"
-        located.append(where)
-    return located
-
-
-def _line_of(path: str, lines: dict[str, int]) -> int | None:
-    """The line of `path`, or of the nearest key above it that the file has (a missing key's parent)."""
-    while path:
-        if path in lines:
-            return lines[path]
-        parent = re.sub(r"(^|\.)[^.\[\]]*$|\[\d+\]$", "", path)
-        path = parent if parent != path else ""
-    return None
-
-
-def _key_lines(text: str) -> dict[str, int]:
-    """{key path: 1-based line} of every key and list item of a YAML text."""
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return {}
-    lines: dict[str, int] = {}
-
-    def walk(node, path: str) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key_node, value in node.value:
-                child = f"{path}.{key_node.value}" if path else str(key_node.value)
-                lines[child] = key_node.start_mark.line + 1
-                walk(value, child)
-        elif isinstance(node, yaml.SequenceNode):
-            for index, item in enumerate(node.value):
-                lines[f"{path}[{index}]"] = item.start_mark.line + 1
-                walk(item, f"{path}[{index}]")
-
-    walk(root, "")
-    return lines
