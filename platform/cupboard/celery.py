@@ -4,11 +4,14 @@ from typing import Any
 
 from celery import Celery
 
+from cupboard.heartbeat import HeartbeatStep
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cupboard.settings")
 
 app = Celery("cupboard")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+app.steps["worker"].add(HeartbeatStep)  # liveness for orchestrators (heartbeat.py)
 
 
 # Seconds a send waits for a Redis that accepts connections but does not answer (frozen,

@@ -71,7 +71,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: a database or broker outage anywhere below answers 503 with Retry-After (outages.py).
+    # First: /healthz and /readyz for load balancers and orchestrators, before host checks (health.py).
+    "cupboard.health.HealthMiddleware",
+    # Then: a database or broker outage anywhere below answers 503 with Retry-After (outages.py).
     "cupboard.outages.OutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Every page gets the Content-Security-Policy (csp.py).
@@ -178,6 +180,9 @@ CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "12")
 CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "5")
 # A queued submission whose message seems lost (broker down at upload) is nudged again after this long.
 CUPBOARD_RENUDGE_AFTER = envint("CUPBOARD_RENUDGE_AFTER", "30")
+# Each worker writes its heartbeat here (cupboard/heartbeat.py: `python -m cupboard.heartbeat`
+# tells an orchestrator whether the worker of this host still takes work).
+CUPBOARD_HEARTBEAT_DIR = Path(os.getenv("CUPBOARD_HEARTBEAT_DIR", VAR_DIR / "heartbeats"))
 CELERY_BROKER_URL = os.getenv("CELERY_BROKER_URL", "filesystem://")
 CELERY_BROKER_TRANSPORT_OPTIONS = {}
 if CELERY_BROKER_URL.startswith("filesystem://"):

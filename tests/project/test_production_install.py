@@ -123,6 +123,13 @@ def test_pages_answer_200(server):
     assert b"LAReQA" in get(server, "/")[2]
 
 
+def test_health_and_readiness_answer_a_probe_by_address(server):
+    """A balancer asks by the process's address (not in ALLOWED_HOSTS) over plain http."""
+    for path in ("/healthz", "/readyz"):
+        status, headers, body = get(server, path, Host="10.1.2.3:8000", **{"X-Forwarded-Proto": "http"})
+        assert (status, json.loads(body)["status"]) == (200, "ok"), (path, body)
+
+
 def test_the_static_files_the_pages_name_are_served(server):
     for page in ("/", "/admin/login/"):
         names = re.findall(rb'(?:href|src)="(/static/[^"]+)"', get(server, page)[2])
