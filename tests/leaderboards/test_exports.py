@@ -111,9 +111,10 @@ def test_it_refuses_exports_of_a_closed_phase(cast, persona):
     data = _json(getattr(cast, persona), phase, status=403)
     csv_response = client_for(getattr(cast, persona)).get(reverse("leaderboards:export_csv", args=["cup", "test-b"]))
 
-    assert data["error"]["code"] == "leaderboard-not-public"
+    assert data["errors"][0]["code"] == "leaderboard-not-public"
     assert "hidden-run" not in json.dumps(data)
     assert csv_response.status_code == 403 and b"hidden-run" not in csv_response.content
+    assert csv_response.json()["errors"][0]["code"] == "leaderboard-not-public"  # the API's shape, not bare text
     with time_machine.travel(phase.reveal_at + timedelta(seconds=1), tick=False):
         assert _json(getattr(cast, persona), phase)["rows"][0]["method"] == "hidden-run"
 
@@ -121,5 +122,5 @@ def test_it_refuses_exports_of_a_closed_phase(cast, persona):
 def test_it_exports_a_hidden_phase_to_organizers_only(cast, dev):
     Phase.objects.filter(pk=dev.pk).update(visibility=Phase.Visibility.HIDDEN)
 
-    assert _json(cast.participant, dev, status=403)["error"]["code"] == "leaderboard-not-public"
+    assert _json(cast.participant, dev, status=403)["errors"][0]["code"] == "leaderboard-not-public"
     assert _json(cast.organizer, dev)["rows"][0]["method"] == "a-run"

@@ -185,7 +185,7 @@ def check_private_until_reveal_then_public(w: World, time_machine) -> None:
     reveal_at = w.test_b.reveal_at
     time_machine.move_to(reveal_at - timedelta(seconds=1), tick=False)
     closed = get(w, "participant", "leaderboards:export_json", "cup", "test-b")
-    assert closed.status_code == 403 and "not public until" in closed.json()["error"]["message"]
+    assert closed.status_code == 403 and "not public until" in closed.json()["errors"][0]["message"]
     assert "Team B" not in body(get(w, "participant", "leaderboards:phase", "cup", "test-b"))
     assert any(len(repr(v["nDCG@10"])) > 7 for r in board(w, "organizer", "test-b")["rows"] for v in r["values"].values())
     time_machine.move_to(reveal_at, tick=False)

@@ -15,20 +15,13 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from cupboard.links import site_url
+from cupboard.refusals import throttled
 from cupboard.throttle import client_address, throttle_count, throttle_take, throttle_wait
 
 from .forms import EmailChangeForm, SignupForm
 from .lookalikes import name_key
 from .models import ApiToken
 from .services import account_email_change, api_token_create, api_token_revoke
-
-
-def throttled(request, wait: int, *, what: str):
-    """The 429 page: what was refused and how long to wait."""
-    minutes = max(1, round(wait / 60))
-    response = render(request, "throttled.html", {"what": what, "minutes": minutes}, status=429)
-    response["Retry-After"] = str(wait)
-    return response
 
 
 class LoginView(auth_views.LoginView):

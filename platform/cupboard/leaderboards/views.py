@@ -30,6 +30,7 @@ from cupboard.leaderboards.past import as_of_wait, past
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
 from cupboard.leaderboards.snapshots import official_snapshot
 from cupboard.leaderboards.table import table_body
+from cupboard.refusals import error_body, refused, throttled
 
 _GZIP = re.compile(r"\bgzip\b")  # as Django's GZipMiddleware reads Accept-Encoding
 
@@ -120,26 +121,17 @@ def as_of_param(request) -> datetime | None:
     return instant
 
 
-def _refused(status: int, code: str, message: str, *, as_json: bool) -> HttpResponse:
-    """An error as the JSON export answers its others ({"error": {"code", "message"}}), or as text."""
-    if as_json:
-        body = json.dumps({"error": {"code": code, "message": message}}, ensure_ascii=False)
-        return HttpResponse(body, status=status, content_type="application/json")
-    return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
-
-
 def _as_of(request, *, as_json: bool = False) -> tuple[datetime | None, HttpResponse | None]:
-    """The request's ?as_of= instant, or the response refusing it: a 400 naming a bad value,
-    a 429 when this client asked for too many past boards (leaderboards/past.py)."""
+    """The request's ?as_of= instant, or the response refusing it (cupboard/refusals.py: the
+    site's error page, or the API's error shape for an export): a 400 naming a bad value, a
+    429 when this client asked for too many past boards (leaderboards/past.py)."""
     try:
         as_of = as_of_param(request)
     except BadInstant as error:
-        return None, _refused(400, "bad-as-of", str(error), as_json=as_json)
+        return None, refused(request, status=400, code="bad-as-of", message=str(error), as_json=as_json)
     if as_of is not None and (wait := as_of_wait(request)):
-        response = _refused(429, "throttled", f"Too many past leaderboards asked for from this address; try again "
-                                              f"in {wait} s.", as_json=as_json)
-        response["Retry-After"] = str(wait)
-        return None, response
+        return None, throttled(request, wait, what="Too many past leaderboards were asked for from this address",
+                               as_json=as_json)
     return as_of, None
 
 
@@ -175,9 +167,9 @@ def phase(request, slug: str, phase_slug: str):
     state = _board_state(request, slug, phase_slug)
     metric, filters = state.metric(request.GET.get("metric")), state.filters(request.GET)
     board, load = _lookup(request, state, what="board", metric=metric, filters=filters)  # 404s first: a bad as_of tells nothing
-    as_of, refused = _as_of(request)
-    if refused:
-        return refused
+    as_of, refusal = _as_of(request)
+    if refusal:
+        return refusal
     if as_of is not None:  # a past instant: its snapshot's parts, around the instant asked for
         phase, viewer = load()
         leaderboard, body, charts = past(board, phase, viewer, as_of,
@@ -208,9 +200,9 @@ def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) 
     state = _board_state(request, slug, phase_slug)
     filters = state.filters(request.GET)
     key, load = _lookup(request, state, what=what, filters=filters)
-    as_of, refused = _as_of(request, as_json=what == "json")
-    if refused:
-        return refused
+    as_of, refusal = _as_of(request, as_json=True)  # a CSV cannot carry an error: JSON
+    if refusal:
+        return refusal
     if as_of is not None:  # a past instant: its snapshot's leaderboard, naming the instant asked for
         phase, viewer = load()
         [leaderboard] = past(key, phase, viewer, as_of,
@@ -232,14 +224,13 @@ def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) 
 
 def _csv(leaderboard: Leaderboard) -> tuple[int, str, str]:
     if not leaderboard.visible:
-        return 403, "text/plain; charset=utf-8", leaderboard.message
+        return 403, "application/json", error_body("leaderboard-not-public", leaderboard.message)
     return 200, "text/csv; charset=utf-8", leaderboard_csv(leaderboard)
 
 
 def _json(leaderboard: Leaderboard) -> tuple[int, str, str]:
     if not leaderboard.visible:
-        body = {"error": {"code": "leaderboard-not-public", "message": leaderboard.message}}
-        return 403, "application/json", json.dumps(body, ensure_ascii=False)
+        return 403, "application/json", error_body("leaderboard-not-public", leaderboard.message)
     return 200, "application/json", json.dumps(leaderboard_json(leaderboard), ensure_ascii=False,
                                                cls=DjangoJSONEncoder)
 

@@ -25,18 +25,14 @@ from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.selectors import phase_subsets
 from cupboard.competitions.viewer import viewer_for
 from cupboard.links import absolute
+from cupboard.refusals import api_error
 from cupboard.throttle import throttle_take
-from evaluator.client import api as contract
 
 from .errors import SubmissionRefused
 from .forms import ApiUploadForm
 from .models import Submission
 from .selectors import status_payload
 from .services import submission_create
-
-
-def _error(status: int, code: str, message: str) -> JsonResponse:
-    return JsonResponse({"errors": [contract.error(code, message)]}, status=status)
 
 
 def token_required(view, *, optional: bool = False):
@@ -52,17 +48,16 @@ def token_required(view, *, optional: bool = False):
             request.user = AnonymousUser()
             return view(request, *args, **kwargs)
         if raw is None:
-            return _error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
+            return api_error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
         # Per token (however its header is spelled), counted before it is looked up: a runaway
         # script must not hog the web processes, nor may someone trying tokens.
         wait = throttle_take("api-token", raw)
         if wait:
-            response = _error(429, "throttled", f"Too many requests with this token; try again in {wait} s.")
-            response["Retry-After"] = str(wait)
-            return response
+            return api_error(429, "throttled", f"Too many requests with this token; try again in {wait} s.",
+                             retry_after=wait)
         user = user_from_token(raw)
         if user is None:
-            return _error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
+            return api_error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
         request.user = user
         return view(request, *args, **kwargs)
     return csrf_exempt(wrapper)
@@ -75,14 +70,14 @@ def upload(request, competition_slug: str, phase_slug: str):
     phase = Phase.objects.select_related("competition").filter(
         competition__slug=competition_slug, slug=phase_slug).first()
     if phase is None or not viewer_for(request, phase.competition).sees_competition:
-        return _error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
+        return api_error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
     viewer = viewer_for(request, phase.competition)
     try:
         data, files = request.POST, request.FILES  # parsed here: Django's limits raise on the first read
     except TooManyFilesSent:
-        return _error(400, "too_many_files", f"Send at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files in one upload.")
+        return api_error(400, "too_many_files", f"Send at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files in one upload.")
     except (TooManyFieldsSent, RequestDataTooBig):
-        return _error(400, "upload_too_large", f"Send at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields, and "
+        return api_error(400, "upload_too_large", f"Send at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields, and "
                                                f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 2**20} MB of them, in one upload.")
     form = ApiUploadForm(data, files, subsets=viewer.subsets,
                          metadata_fields=metadata_fields(phase.competition))
@@ -113,7 +108,7 @@ def definition(request, competition_slug: str, phase_slug: str):
         competition__slug=competition_slug, slug=phase_slug).first()
     viewer = viewer_for(request, phase.competition) if phase is not None else None
     if viewer is None or not viewer.sees_competition:
-        return _error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
+        return api_error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
     competition = phase.competition
     return JsonResponse({
         "competition": competition.slug, "phase": phase.slug, "benchmark": competition.benchmark,
@@ -130,5 +125,5 @@ def status(request, pk: int):
     submission = Submission.objects.select_related("phase__competition", "team").filter(pk=pk).first()
     viewer = viewer_for(request, submission.phase.competition) if submission is not None else None
     if viewer is None or not viewer.sees_submission(submission):
-        return _error(404, "not_found", "No such submission, or it belongs to another team.")
+        return api_error(404, "not_found", "No such submission, or it belongs to another team.")
     return JsonResponse(status_payload(viewer, submission))

@@ -10,11 +10,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
-from cupboard.accounts.views import throttled
 from cupboard.competitions.access import competition_viewer, seen
 from cupboard.competitions.models import Competition
 from cupboard.competitions.viewer import viewer_for
 from cupboard.links import absolute
+from cupboard.refusals import throttled
 from cupboard.throttle import client_address, throttle_count, throttle_wait
 
 from .forms import TeamForm
