@@ -7,9 +7,9 @@ randomization test; both are offered because papers report both.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -144,3 +144,29 @@ def adjusted(p_values: ArrayLike, correction: str) -> np.ndarray:
     if correction == "none":
         return p.copy()
     raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
+
+
+def against_baseline(runs: Sequence[Mapping[str, float] | None], baseline: Mapping[str, float], *,
+                     test: str = "randomization", correction: str = "holm", trials: int = 10_000,
+                     seed: int = 0) -> list[float | None]:
+    """Adjusted two-sided p of each run against one baseline, over per-query values {qid: value}
+    (None: a run not compared, whose p is None). The runs compared with the baseline are one
+    family, corrected together (`adjusted`), as a paper's "significantly better than BM25"
+    marks are. Each p is the one `randomization_test(run, baseline, trials=, seed=)` or
+    `paired_t_test` gives for the pair: the randomization test's signs depend on the number of
+    queries and the seed only, so one draw serves every run, as `flipped_sums` shares them."""
+    present = [i for i, run in enumerate(runs) if run is not None]
+    p = np.ones(len(present))
+    if present and test == "randomization":
+        diffs = np.vstack([_paired(cast(Mapping[str, float], runs[i]), baseline) for i in present])
+        n = diffs.shape[1]
+        flipped = flipped_sums(diffs / n, trials=trials, rng=np.random.default_rng(seed))
+        p = randomization_p(flipped, diffs.sum(axis=1) / n)
+    elif present and test == "t-test":
+        p = np.array([paired_t_test(cast(Mapping[str, float], runs[i]), baseline).p_value for i in present])
+    elif present:
+        raise ValueError(f"test must be randomization or t-test, not {test!r}")
+    found: list[float | None] = [None] * len(runs)
+    for i, value in zip(present, adjusted(p, correction), strict=True):
+        found[i] = float(value)
+    return found

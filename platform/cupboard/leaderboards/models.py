@@ -82,6 +82,8 @@ class FrozenSnapshot(models.Model):
     json = models.TextField()
     csv_sha256 = models.CharField(max_length=64)
     json_sha256 = models.CharField(max_length=64)
+    per_query = models.TextField(blank=True, help_text="JSON: the primary metric per query of each row, for the "
+                                                       "paper's marks (leaderboards/frozen_queries.py); never served")
 
     def __str__(self):
         return f"{self.phase} frozen {self.frozen_at:%Y-%m-%d %H:%M}"

@@ -74,6 +74,7 @@ class Entry:
     metadata: dict = field(default_factory=dict)  # {name: stored value} of the fields shown as columns
     metadata_cells: tuple[str, ...] = ()  # the same in words, in column order ("" = not given)
     standings: dict[str, Standing] = field(default_factory=dict)  # by column key, primary metric only
+    submission_id: int | None = None  # the counted run: the frozen snapshot keeps its per-query values
 
     def cell(self, column: Column, metric: str) -> float | None:
         source = self.averages if column.is_average else self.values
@@ -266,7 +267,8 @@ def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_colum
             averages=viewer.rounded_table(averages, metrics),
             metadata=metadata_current(shown_fields, row.metadata),
             metadata_cells=tuple(f.display(row.metadata.get(f.name)) for f in shown_fields),
-            standings=_standings(row, viewer=viewer, keys=keys, partial=partial) if keys else {}))
+            standings=_standings(row, viewer=viewer, keys=keys, partial=partial) if keys else {},
+            submission_id=row.submission_id))
     return entries
 
 

@@ -3,7 +3,8 @@
 At the reveal the ranked table is rendered once, as the public sees it then (an anonymous
 `Viewer` at that instant: rounded values, revealed columns only), as CSV and JSON by the
 same exports as the live leaderboard (leaderboards/exports.py, cupboard/csvexport.py). Both
-files are stored on a `FrozenSnapshot` row that is never changed, and their SHA-256 go in
+files, and the per-query values behind them (leaderboards/frozen_queries.py, never served), are
+stored on a `FrozenSnapshot` row that is never changed, and their SHA-256 go in
 the public audit log, so anyone can check that a copy is the one published. Re-scorings
 after the reveal (a new qrels version) change the live table beside it, never the snapshot.
 """
@@ -21,6 +22,7 @@ from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
+from cupboard.leaderboards.frozen_queries import frozen_queries
 from cupboard.leaderboards.models import FrozenSnapshot
 from cupboard.leaderboards.selectors import leaderboard_for
 from cupboard.leaderboards.services import leaderboard_bump
@@ -46,7 +48,8 @@ def snapshot_freeze(*, phase: Phase, now: datetime) -> FrozenSnapshot | None:
         csv, body = leaderboard_csv(leaderboard), json.dumps(data, ensure_ascii=False, indent=1, cls=DjangoJSONEncoder)
         snapshot = FrozenSnapshot.objects.create(
             phase=phase, frozen_at=now, qrels_release_number=leaderboard.qrels_version, csv=csv, json=body,
-            csv_sha256=sha256(csv), json_sha256=sha256(body))
+            csv_sha256=sha256(csv), json_sha256=sha256(body),
+            per_query=json.dumps(frozen_queries(leaderboard), separators=(",", ":")))
         leaderboard_bump(phase=phase)  # cached pages name the snapshot: they are built again
         audit_record(
             competition=phase.competition, actor=None, action=AuditEvent.Action.RESULTS_FROZEN, is_public=True,
@@ -62,4 +65,4 @@ def official_snapshot(phase: Phase, viewer: Viewer) -> FrozenSnapshot | None:
     leaderboard now; else None, like the leaderboard itself."""
     if not phase.is_final or phase.reveal_at is None or not viewer.sees_leaderboard(phase):
         return None  # only revealed final phases have one: other pages ask nothing
-    return FrozenSnapshot.objects.filter(phase=phase).defer("csv", "json").first()
+    return FrozenSnapshot.objects.filter(phase=phase).defer("csv", "json", "per_query").first()

@@ -1,0 +1,195 @@
+"""The overview paper's tables, made from a final phase's frozen official results only.
+
+Two tables: `languages` (the primary metric on each subset) and `averages` (each group
+average and Avg, with the rank band and tier on Avg as the rank bands computed them at the
+reveal), as LaTeX (booktabs; `\\usepackage{booktabs}`) or Markdown. A run significantly better
+than a baseline carries that baseline's mark on the cell (leaderboards/paper_marks.py); the
+caption names the test and correction. Run metadata columns are the organizer's pick among
+the fields frozen with the results. The snapshot never changes, so neither do the tables.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from cupboard.leaderboards.models import FrozenSnapshot
+
+TABLES = ("languages", "averages")
+FORMATS = ("tex", "md")
+# One mark per baseline, in the order the baselines appear in the table; then numbers.
+MARKS = (("†", r"\dag"), ("‡", r"\ddag"), ("§", r"\S"), ("¶", r"\P"))
+_TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+TEST_NAMES = {"randomization": "paired randomization test", "t-test": "paired t-test"}
+CORRECTION_NAMES = {"holm": "Holm-Bonferroni correction", "bonferroni": "Bonferroni correction", "none": "no correction"}
+
+
+class TableError(ValueError):
+    """A table that cannot be made as asked (an unknown table, format or metadata field)."""
+
+
+def tex_escape(text: str) -> str:
+    """`text` safe inside a LaTeX cell: the ten special characters written as commands."""
+    return "".join(_TEX_ESCAPES.get(char, char) for char in text)
+
+
+def md_escape(text: str) -> str:
+    """`text` safe inside a Markdown table cell: pipes and backslashes escaped, no newline."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def mark(k: int, fmt: str) -> str:
+    if k < len(MARKS):
+        return MARKS[k][0] if fmt == "md" else MARKS[k][1]
+    return f"^{k + 1}" if fmt == "md" else rf"\ensuremath{{^{{{k + 1}}}}}"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table's content before it is written out: header and rows of plain strings (marks
+    and emphasis are given apart, so each format writes them its own way)."""
+
+    caption: str
+    label: str
+    header: list[str]
+    numeric: list[bool]
+    rows: list[list[str]]
+    marks: list[list[list[int]]]  # per row and cell, the baselines marked on it
+    best: list[list[bool]]        # per row and cell, the column's best value
+    notes: list[str]
+
+
+def _metadata_fields(data: dict, names: list[str]) -> list[dict]:
+    fields = {f["name"]: f for f in data.get("metadata_fields", [])}
+    unknown = [name for name in names if name not in fields]
+    if unknown:
+        raise TableError(f"no run metadata field {', '.join(unknown)}; these results have "
+                         f"{', '.join(fields) or 'none'}")
+    return [fields[name] for name in names]
+
+
+def _meta_text(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "" if value is None else str(value)
+
+
+def _columns(data: dict, table: str) -> list[tuple[str, str, bool]]:
+    """(key in the row, heading, is an average) of the score columns."""
+    if table == "languages":
+        return [(s["code"], s["code"], False) for s in data["subsets"]]
+    return [(label, label, True) for label in data["averages"]]
+
+
+def table_content(snapshot: FrozenSnapshot, *, table: str, metadata: list[str]) -> Table:
+    """The table's content from the snapshot's JSON and its frozen per-query values."""
+    from cupboard.leaderboards.paper_marks import baseline_marks
+
+    if table not in TABLES:
+        raise TableError(f"no table {table!r}; there are {', '.join(TABLES)}")
+    data = json.loads(snapshot.json)
+    fields = _metadata_fields(data, metadata)
+    columns = _columns(data, table)
+    metric, decimals = data["primary_metric"], data.get("rounded_to") or 3
+    baselines = [i for i, row in enumerate(data["rows"]) if row["baseline"]]
+    payload = json.loads(snapshot.per_query) if snapshot.per_query else None
+    found = baseline_marks(payload, baselines) if payload and baselines else {}
+    banded = table == "averages" and data.get("significance")
+    header = ["Rank", *(["Band", "Tier"] if banded else []), "Team", "Run", *(f["label"] for f in fields),
+              *(heading for _, heading, _ in columns)]
+    lead = len(header) - len(columns)
+    rows: list[list[str]] = []
+    marks: list[list[list[int]]] = []
+    values: list[list[float | None]] = []
+    for i, row in enumerate(data["rows"]):
+        scores = [(row["averages"] if average else row["values"]).get(key, {}).get(metric) for key, _, average in columns]
+        overall = (row.get("standings") or {}).get("Avg", {})
+        rows.append(["" if row["rank"] is None else str(row["rank"]),
+                     *([overall.get("band", ""), str(overall.get("tier", ""))] if banded else []),
+                     "Baseline" if row["baseline"] else row["team"], row["method"],
+                     *(_meta_text(row["metadata"].get(f["name"])) for f in fields),
+                     *("–" if v is None else f"{v:.{decimals}f}" for v in scores)])
+        marks.append([[]] * lead + [found.get(i, {}).get(key, []) for key, _, _ in columns])
+        values.append(scores)
+    best = [max((v for v in column if v is not None), default=None) for column in zip(*values, strict=True)] \
+        if values else []
+    flags = [[False] * lead + [v is not None and v == top for v, top in zip(scores, best, strict=True)]
+             for scores in values]
+    return Table(caption=_caption(snapshot, data, table, metric), label=f"tab:{data['competition']}-{data['phase']}-{table}",
+                 header=header, numeric=[False] * lead + [True] * len(columns), rows=rows, marks=marks, best=flags,
+                 notes=_notes(data, payload, [data["rows"][b]["method"] for b in baselines], banded))
+
+
+def _caption(snapshot: FrozenSnapshot, data: dict, table: str, metric: str) -> str:
+    what = "per language" if table == "languages" else "averaged over languages"
+    return (f"{metric} {what}, official results of {data['competition']} / {data['phase']} "
+            f"(qrels v{snapshot.qrels_release_number or '-'}, frozen {snapshot.frozen_at:%Y-%m-%d}).")
+
+
+def _notes(data: dict, payload: dict | None, baseline_names: list[str], banded) -> list[str]:
+    notes = ["Best value per column in bold."]
+    if baseline_names and payload:
+        s = payload["significance"]
+        marked = ", ".join(f"{mark(k, 'md')} {name}" for k, name in enumerate(baseline_names))
+        notes.append(f"Marks: significantly better than the baseline ({marked}): {TEST_NAMES[s['test']]}"
+                     + (f" ({s['trials']:,} trials, seed {s['seed']})" if s["test"] == "randomization" else "")
+                     + f" on per-query {payload['metric']}, {CORRECTION_NAMES[s['correction']]} over the runs "
+                       f"compared with each baseline, alpha = {s['alpha']}; averages test the queries of all "
+                       f"their languages together.")
+    elif baseline_names:
+        notes.append("No significance marks: the per-query values were not frozen with these results.")
+    if banded:
+        s = data["significance"]
+        notes.append(f"Band: the range of ranks on Avg not excluded by the {TEST_NAMES[s['test']]} "
+                     f"({CORRECTION_NAMES[s['correction']]}, alpha = {s['alpha']}); Tier 1: runs not significantly "
+                     f"worse than the leader.")
+    return notes
+
+
+def _tex_cell(text: str, marks: list[int], best: bool) -> str:
+    cell = tex_escape(text)
+    if best:
+        cell = rf"\textbf{{{cell}}}"
+    if marks:
+        cell += r"\textsuperscript{" + "".join(mark(k, "tex") for k in marks) + "}"
+    return cell
+
+
+def latex(table: Table) -> str:
+    """A `table*` float with a booktabs `tabular`: one row per run, notes in the caption."""
+    spec = "".join("r" if numeric else "l" for numeric in table.numeric)
+    lines = [r"% Made by cupboard from the frozen official results; needs \usepackage{booktabs}.",
+             r"\begin{table*}[t]", r"\centering", r"\small",
+             r"\caption{" + tex_escape(" ".join([table.caption, *table.notes])).replace("†", r"\dag{}")
+             .replace("‡", r"\ddag{}").replace("§", r"\S{}").replace("¶", r"\P{}") + "}",
+             r"\label{" + table.label + "}", r"\begin{tabular}{" + spec + "}", r"\toprule",
+             " & ".join(tex_escape(h) for h in table.header) + r" \\", r"\midrule"]
+    for row, marks, best in zip(table.rows, table.marks, table.best, strict=True):
+        lines.append(" & ".join(_tex_cell(text, m, b) for text, m, b in zip(row, marks, best, strict=True)) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table*}", ""]
+    return "\n".join(lines)
+
+
+def _md_cell(text: str, marks: list[int], best: bool) -> str:
+    cell = md_escape(text)
+    if best:
+        cell = f"**{cell}**"
+    return cell + "".join(mark(k, "md") for k in marks)
+
+
+def markdown(table: Table) -> str:
+    """A GitHub-flavoured Markdown table under its caption, the notes below it."""
+    lines = [f"**{md_escape(table.caption)}**", "",
+             "| " + " | ".join(md_escape(h) for h in table.header) + " |",
+             "|" + "|".join("---:" if numeric else "---" for numeric in table.numeric) + "|"]
+    for row, marks, best in zip(table.rows, table.marks, table.best, strict=True):
+        lines.append("| " + " | ".join(_md_cell(text, m, b) for text, m, b in zip(row, marks, best, strict=True)) + " |")
+    return "\n".join([*lines, "", *table.notes, ""])
+
+
+def paper_table(snapshot: FrozenSnapshot, *, table: str, fmt: str, metadata: list[str]) -> str:
+    """The table `table` of the snapshot in `fmt` (tex or md), with the `metadata` columns."""
+    if fmt not in FORMATS:
+        raise TableError(f"no format {fmt!r}; there are {', '.join(FORMATS)}")
+    content = table_content(snapshot, table=table, metadata=metadata)
+    return latex(content) if fmt == "tex" else markdown(content)
