@@ -1,64 +1,94 @@
 """A competition phase's definition, asked of its cupboard server (`--server`, `--competition`,
-`--phase`): the subset codes its files are named with, and how it scores.
+`--phase`) or read from the competition's YAML file (`--definition FILE`, `--phase`): the
+subset codes its files are named with, and how it scores.
 
 The CLI's built-in benchmarks know only their own language codes; a competition of its own
 (CIRAL's ha, so, sw, yo...) names files with codes the CLI has never heard of, which the
 server reads fine. With the phase's definition, `submit --topics`, `validate` and `score`
 tell a file's subset exactly as the server does, and `score` scores with the phase's
 metrics and depths. The endpoint is public (the token is sent when there is one): it lists
-only the subsets the caller may see.
+only the subsets the caller may see. A local file gives what the server would derive from it
+(evaluator/definition.py holds the rules both use), its averages included, before it is loaded.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..benchmarks import BENCHMARKS, Benchmark, get_benchmark
 from ..client import api
 from ..client.http import ServerError, call_api
+from ..definition import definition_scoring
+from ..records import InputError
 from .common import Inputs, benchmark_of
 
 
 @dataclass(frozen=True, slots=True)
 class PhaseDefinition:
-    """What the server says of a phase (api.DEFINITION_FIELDS), as the CLI uses it."""
+    """What the server says of a phase (api.DEFINITION_FIELDS), or a definition file, as the CLI uses it."""
 
     benchmark: str
     codes: tuple[str, ...]
     metrics: tuple[str, ...]
     max_run_depth: int
     scoring_depth: int
+    relevance_level: int | None = None
+    declared: Benchmark | None = None  # a file's benchmark as the competition declares it: its averages
 
     @classmethod
     def from_answer(cls, answer: dict[str, Any]) -> PhaseDefinition:
         return cls(benchmark=answer["benchmark"], codes=tuple(s["code"] for s in answer["subsets"]),
                    metrics=tuple(answer["metrics"]), max_run_depth=answer["max_run_depth"],
-                   scoring_depth=answer["scoring_depth"])
+                   scoring_depth=answer["scoring_depth"], relevance_level=answer.get("relevance_level"))
 
-    def benchmark_spec(self, args: argparse.Namespace, fallback: Benchmark) -> Benchmark:
-        """--benchmark when given, else the phase's (when this evaluator knows it), else `fallback`."""
+    @classmethod
+    def from_file(cls, path: str, phase: str | None) -> PhaseDefinition:
+        """InputError naming the file, line and key of each problem."""
+        scoring = definition_scoring(path, phase=phase)
+        declared = scoring.benchmark
+        return cls(benchmark=declared.key, codes=declared.codes, metrics=declared.metrics,
+                   max_run_depth=scoring.max_run_depth, scoring_depth=scoring.scoring_depth,
+                   relevance_level=declared.relevance_level, declared=declared)
+
+    def benchmark_spec(self, args: argparse.Namespace, fallback: Callable[[], Benchmark]) -> Benchmark:
+        """--benchmark when given, else the phase's (as its file declares it, or when this
+        evaluator knows it), else `fallback`; judged relevant from the phase's relevance level."""
         if args.benchmark:
             return get_benchmark(args.benchmark)
-        return get_benchmark(self.benchmark) if self.benchmark in BENCHMARKS else fallback
+        spec = self.declared or (get_benchmark(self.benchmark) if self.benchmark in BENCHMARKS else fallback())
+        if self.relevance_level is None:
+            return spec
+        return dataclasses.replace(spec, relevance_level=self.relevance_level)
 
 
 def add_phase_options(parser: argparse.ArgumentParser) -> None:
-    """--server, --competition, --phase (and --token) for the commands that may ask for them."""
-    group = parser.add_argument_group("a competition's phase", "with all three, the phase's subsets (and, for "
-                                      "score, its metrics and depths) come from its server")
+    """--server, --competition, --phase (and --token), or --definition (and --phase), for the
+    commands that may ask for them."""
+    group = parser.add_argument_group("a competition's phase", "with --server, --competition and --phase, the "
+                                      "phase's subsets (and, for score, its metrics, averages and depths) come "
+                                      "from its server; with --definition, from the competition's YAML file")
     group.add_argument("--server", help="the platform's address, e.g. https://cup.example.org")
     group.add_argument("--competition", metavar="SLUG")
     group.add_argument("--phase", metavar="SLUG")
     group.add_argument("--token", default=None, help="API token (default: $CUPBOARD_TOKEN; optional here)")
+    group.add_argument("--definition", metavar="FILE", help="the competition definition (YAML, as loaded with "
+                       "manage.py load_competition): score as the platform would, before it is loaded")
 
 
 def phase_definition(args: argparse.Namespace) -> PhaseDefinition | None:
-    """The phase's definition when --server, --competition and --phase are given, else None.
-    Raises SystemExit naming the problem when only some are given, and ServerError when the
-    server cannot say."""
+    """The phase's definition when --server, --competition and --phase are given, or
+    --definition (the phase is optional then: the scoring keys are the competition's), else
+    None. Raises SystemExit naming the problem when only some are given, ServerError when
+    the server cannot say, InputError when the file cannot be read."""
+    if getattr(args, "definition", None):
+        if getattr(args, "server", None) or getattr(args, "competition", None):
+            raise SystemExit("give --definition or --server and --competition, not both")
+        return PhaseDefinition.from_file(args.definition, args.phase)
     given = [getattr(args, name, None) for name in ("server", "competition", "phase")]
     if not any(given):
         return None
@@ -88,7 +118,7 @@ def inputs_for(args: argparse.Namespace, phase: PhaseDefinition | None) -> Input
     """The command's Inputs: the phase's subset codes and benchmark when the server gave them."""
     if phase is None:
         return Inputs(benchmark_of(args))
-    return Inputs(phase.benchmark_spec(args, benchmark_of(args)), known=phase.codes)
+    return Inputs(phase.benchmark_spec(args, lambda: benchmark_of(args)), known=phase.codes)
 
 
 def phase_inputs(args: argparse.Namespace, command: str) -> tuple[PhaseDefinition | None, Inputs] | None:
@@ -98,5 +128,9 @@ def phase_inputs(args: argparse.Namespace, command: str) -> tuple[PhaseDefinitio
         phase = phase_definition(args)
     except ServerError as error:
         print(f"python -m evaluator {command}: {error}", file=sys.stderr)
+        return None
+    except InputError as error:
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
         return None
     return phase, inputs_for(args, phase)

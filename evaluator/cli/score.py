@@ -92,7 +92,9 @@ def score_command(args: argparse.Namespace) -> int:
     max_depth = args.max_depth or (phase.max_run_depth if phase else UNLIMITED if generic else 1000)
     try:
         # an unknown metric is a usage error: say so before reading gigabytes
-        depth = scoring_depth(map(parse_metric, metrics), max_depth=max_depth, depth=args.depth)
+        # the phase's depth holds for the phase's measures (its `scoring_depth` may be set)
+        set_depth = args.depth if args.depth is not None or args.metrics or phase is None else phase.scoring_depth
+        depth = scoring_depth(map(parse_metric, metrics), max_depth=max_depth, depth=set_depth)
         parse_metrics(metrics, depth)
     except ValueError as exc:
         print(f"python -m evaluator score: {exc}", file=sys.stderr)

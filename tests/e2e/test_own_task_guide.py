@@ -17,12 +17,13 @@ pytestmark = [pytest.mark.worker]
 
 def as_run_here(block: str) -> str:
     return (block.replace(".venv/bin/python manage.py", f"{BIN}/python {ROOT}/manage.py")
+            .replace(".venv/bin/python -m evaluator", f"{BIN}/python -m evaluator")
             .replace("S=evaluator/samples", f"S={ROOT}/evaluator/samples"))
 
 
 def test_the_own_task_walk_through_runs_as_written(tmp_path):
     blocks = [b for b in shell_blocks(guide("your-own-task")) if "make serve" not in b]
-    assert len(blocks) == 3 and "submit_baseline" in blocks[-1]
+    assert len(blocks) == 4 and "evaluator score --definition" in blocks[2] and "submit_baseline" in blocks[-1]
     (tmp_path / "site").mkdir()
     work = tmp_path / "organizer"
     work.mkdir()
@@ -35,6 +36,9 @@ def test_the_own_task_walk_through_runs_as_written(tmp_path):
                                     env={**stack.env, "CUPBOARD_SITE_DIR": str(ROOT)}, capture_output=True,
                                     text=True, timeout=300)
             assert result.returncode == 0, f"{block}\nexit {result.returncode}\n{result.stdout}\n{result.stderr}"
+            if "evaluator score" in block:  # the definition's measures and its one average, Avg
+                assert result.stdout.split("\n")[0].split() == ["metric", "sw", "yo", "Avg"], result.stdout
+                assert [line.split()[0] for line in result.stdout.splitlines()[1:]] == ["nDCG@10", "R@100"]
         wait_until(lambda: stack.query("SELECT status FROM submissions_submission") == [("scored",)], seconds=90,
                    what=f"the baseline to be scored\n{stack.log('worker')}")
         stack.start_server()

@@ -28,7 +28,15 @@ from cupboard.competitions.pages import PAGES
 from cupboard.competitions.run_metadata import NAME as METADATA_NAME
 from cupboard.competitions.run_metadata import TYPES as METADATA_TYPES
 from cupboard.competitions.schema import Fail, key
-from cupboard.competitions.selectors import ALL, AVG_LABEL
+from evaluator.benchmarks import GroupSpec
+from evaluator.definition import (
+    ListedSubset,
+    definition_groups,
+    definition_metrics,
+    definition_primary_metric,
+    definition_relevance_level,
+    definition_subsets,
+)
 
 SCHEMA_VERSION = 1
 # One file per benchmark competition, e.g. DEFINITIONS_DIR / "miracl-wsdm-cup.yaml" (for `make demo`).
@@ -335,46 +343,30 @@ class Definition:
         return BENCHMARKS.get(self.benchmark or "")
 
     def resolved_metrics(self) -> list:
-        if self.metrics is not None:
-            return list(self.metrics)
-        return list(getattr(self.benchmark_spec(), "metrics", []) or [])
+        return definition_metrics(self.benchmark_spec(), self.metrics)
 
     def resolved_primary_metric(self) -> str | None:
-        """As given; else the benchmark's, when `metrics` (as given) holds it; else the first of them:
-        `benchmark: generic` with `metrics: [nDCG@10, R@100]` ranks by nDCG@10, not by its AP."""
-        metrics = self.resolved_metrics()
-        if self.primary_metric:
-            return self.primary_metric
-        benchmarks = getattr(self.benchmark_spec(), "primary_metric", None)
-        return benchmarks if benchmarks in metrics or not metrics else metrics[0]
+        return definition_primary_metric(self.benchmark_spec(), self.resolved_metrics(), self.primary_metric)
+
+    def resolved_relevance_level(self) -> int:
+        return definition_relevance_level(self.benchmark_spec(), self.relevance_level)
 
     def resolved_groups(self) -> list[dict]:
-        benchmark = self.benchmark_spec()
-        if self.groups is not None or benchmark is None:
-            return [{"name": g.name, "label": g.label, "reveal_at": g.reveal_at} for g in self.groups or () if g]
-        # A group only exists here if a subset belongs to it: the benchmark's implicit
-        # "all" average spans every subset and needs no row of its own...
-        used = {s.group for s in benchmark.subsets}
-        groups = [{"name": g.name, "label": g.label, "reveal_at": None} for g in benchmark.groups if g.name in used]
-        # ...unless subsets listed without a group belong to it: one average, the board's Avg.
-        if ALL not in used and any(s["group"] == ALL for s in self.resolved_subsets()):
-            groups.append({"name": ALL, "label": AVG_LABEL, "reveal_at": None})
-        return groups
+        listed = [GroupSpec(g.name, g.label) for g in self.groups or () if g] if self.groups is not None else None
+        reveal = {g.name: g.reveal_at for g in self.groups or () if g}
+        groups = definition_groups(self.benchmark_spec(), listed, self._subset_specs())
+        return [{"name": g.name, "label": g.label, "reveal_at": reveal.get(g.name)} for g in groups]
 
     def resolved_subsets(self) -> list[dict]:
-        benchmark = self.benchmark_spec()
-        known = {s.code: s for s in getattr(benchmark, "subsets", ())}
-        if self.subsets is None and benchmark is not None:
-            return [{"code": s.code, "name": s.name, "group": s.group, "kind": s.kind} for s in benchmark.subsets]
-        found = []
-        for subset in self.subsets or ():
-            if subset is None:
-                continue
-            spec = known.get(subset.code)
-            found.append({"code": subset.code, "name": subset.name or getattr(spec, "name", subset.code),
-                          "group": subset.group or (None if self.groups else getattr(spec, "group", ALL)),
-                          "kind": subset.kind or getattr(spec, "kind", Subset.Kind.LANGUAGE)})
-        return found
+        return [{"code": s.code, "name": s.name, "group": s.group or None, "kind": s.kind}
+                for s in self._subset_specs()]
+
+    def _subset_specs(self) -> list:
+        """The rules are the evaluator's (evaluator/definition.py), so that its command line's
+        `--definition FILE` scores with the subsets and averages this loader stores."""
+        listed = None if self.subsets is None else [
+            ListedSubset(s.code, s.name, s.group, s.kind) for s in self.subsets if s is not None]
+        return definition_subsets(self.benchmark_spec(), listed, grouped=bool(self.groups))
 
 
 def _unique(items, path: str, name: str, message: str, fail: Fail) -> None:
@@ -450,8 +442,7 @@ def definition_values(definition: Definition) -> dict:
     competition = {
         "slug": d.slug, "title": d.title, "description": d.description, "benchmark": d.benchmark,
         "config_version": d.version, "metrics": d.resolved_metrics(), "primary_metric": d.resolved_primary_metric(),
-        "relevance_level": d.relevance_level if d.relevance_level is not None else
-        getattr(d.benchmark_spec(), "relevance_level", 1),
+        "relevance_level": d.resolved_relevance_level(),
         "missing_subset": d.missing_subset, "final_selection_max": d.final_selection_max, "decimals": d.decimals,
         "max_run_depth": d.max_run_depth, "starts_at": d.starts_at, "is_published": d.published,
         # Only when set, so that the digest of a file without it stays what it was.

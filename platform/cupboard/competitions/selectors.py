@@ -4,10 +4,11 @@ from collections import defaultdict
 
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset
 from cupboard.competitions.viewer import Viewer
+from evaluator.benchmarks import ALL
+from evaluator.definition import AVG_LABEL
 
-# Key of the overall average (the "Avg" column) among the group averages, and its label.
-ALL = "all"
-AVG_LABEL = "Avg"
+# ALL keys the overall average (the "Avg" column) among the group averages and AVG_LABEL is its
+# label, as in the evaluator, whose command line averages a definition's subsets the same way.
 
 
 def subset_groups(subsets) -> dict[str, list[str]]:
