@@ -68,7 +68,7 @@ def test_it_names_the_file_line_and_key_path_of_every_problem(tmp_path):
 
 
 def test_it_refuses_a_generic_collection_without_subsets():
-    data = yaml.safe_load((EXAMPLES_DIR / "generic-collection.yaml").read_text())
+    data = yaml.safe_load((EXAMPLES_DIR / "ciral-like.yaml").read_text())
     del data["subsets"]
     with pytest.raises(DefinitionError) as caught:
         definition_read(data)
@@ -77,7 +77,7 @@ def test_it_refuses_a_generic_collection_without_subsets():
 
 
 def test_the_primary_metric_defaults_to_the_first_listed_when_the_benchmarks_is_not_listed():
-    data = yaml.safe_load((EXAMPLES_DIR / "generic-collection.yaml").read_text())
+    data = yaml.safe_load((EXAMPLES_DIR / "ciral-like.yaml").read_text())
     del data["primary_metric"]
     assert definition_read({**data, "metrics": ["nDCG@20", "R@100"]}).resolved_primary_metric() == "nDCG@20"
     assert definition_read({**data, "metrics": ["R@100", "AP"]}).resolved_primary_metric() == "AP"  # generic's own

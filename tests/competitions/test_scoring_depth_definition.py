@@ -63,5 +63,5 @@ def test_a_set_depth_applies_until_a_new_version_drops_it():
 
 @pytest.mark.django_db
 def test_the_references_deep_example_scores_whole_runs():
-    competition = competition_load(data=EXAMPLES_DIR / "deep-measures.yaml")
+    competition = competition_load(data=EXAMPLES_DIR / "trec-dl-like.yaml")
     assert (competition.max_run_depth, competition.scored_depth()) == (1000, 1000)

@@ -6,7 +6,7 @@ import yaml
 from cupboard.competitions.definition import DEFINITIONS_DIR, EXAMPLES_DIR, definition_parse
 from cupboard.competitions.errors import DefinitionError
 
-GENERIC = EXAMPLES_DIR / "generic-collection.yaml"  # four subsets, no groups
+GENERIC = EXAMPLES_DIR / "ciral-like.yaml"  # four subsets, no groups
 
 
 def _data(path) -> dict:

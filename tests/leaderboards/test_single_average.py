@@ -47,7 +47,7 @@ def _scored(phase, team, level: float, seed: int):
 @pytest.fixture
 def ciral():
     """The reference's generic example: four subsets, no groups; two teams on each phase."""
-    competition = competition_load(data=EXAMPLES_DIR / "generic-collection.yaml")
+    competition = competition_load(data=EXAMPLES_DIR / "ciral-like.yaml")
     teams = [make_team(competition, name=f"Team {n}", members=[make_user()]) for n in "AB"]
     for phase in competition.phases.all():
         for team, level, seed in zip(teams, (0.6, 0.3), (1, 2), strict=True):

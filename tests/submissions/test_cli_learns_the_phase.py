@@ -19,7 +19,7 @@ JUDGED = {"1": {"10#0": 1, "11#0": 0}, "2": {"20#0": 1}}
 def ciral(live_server, tmp_path):
     """The generic example (ha, so, sw, yo; nDCG@20, R@100), its dev phase with ha and so topics
     and ha judgments; a participant's token; the files as a participant has them."""
-    competition = competition_load(data=EXAMPLES_DIR / "generic-collection.yaml")
+    competition = competition_load(data=EXAMPLES_DIR / "ciral-like.yaml")
     dev = competition.phases.get(slug="dev")
     for code in ("ha", "so"):
         make_topics(dev, code, ["1", "2"])

@@ -1,0 +1,37 @@
+"""The reference's examples (docs/definition.md shows them in full) hold the tasks they are
+named after, loaded as a competition: CIRAL-like (four African languages, one average,
+nDCG@20 and R@100), NeuCLIR-like (three languages, graded labels) and TREC DL-like (one
+collection, deep measures scored whole)."""
+import pytest
+
+from cupboard.competitions.definition import EXAMPLES_DIR
+from cupboard.competitions.services import competition_load
+
+pytestmark = pytest.mark.django_db
+
+
+def _load(name: str):
+    competition = competition_load(data=EXAMPLES_DIR / f"{name}.yaml")
+    subsets = list(competition.subsets.order_by("position", "code").values_list("code", "group__label"))
+    return competition, subsets
+
+
+def test_the_ciral_like_example():
+    competition, subsets = _load("ciral-like")
+    assert competition.benchmark == "generic"
+    assert subsets == [("ha", "Avg"), ("so", "Avg"), ("sw", "Avg"), ("yo", "Avg")]
+    assert competition.metrics == ["nDCG@20", "R@100"] and competition.scored_depth() == 100
+
+
+def test_the_neuclir_like_example():
+    competition, subsets = _load("neuclir-like")
+    assert subsets == [("fa", "Avg"), ("ru", "Avg"), ("zh", "Avg")]
+    assert competition.metrics == ["nDCG@20", "R@1000", "AP"] and competition.relevance_level == 1
+    assert competition.scored_depth() == 1000
+
+
+def test_the_trec_dl_like_example():
+    competition, subsets = _load("trec-dl-like")
+    assert subsets == [("passages", "Avg")]
+    assert competition.metrics == ["nDCG@10", "R@1000", "AP", "RR@10"] and competition.relevance_level == 2
+    assert competition.scored_depth() == 1000  # AP has no cutoff: whole runs, as trec_eval -c
