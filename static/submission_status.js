@@ -10,6 +10,9 @@
     box.querySelector(".status-value").textContent = data.status;
     box.querySelector(".progress").value = data.progress;
     box.querySelector(".status-reason").textContent = data.status_reason;
+    const place = box.querySelector(".queue-place");
+    place.textContent = data.queue ? data.queue.text : "";
+    place.hidden = !data.queue;
     if (!pending.includes(data.status)) { clearInterval(timer); window.location.reload(); }
   }, 2000);
 })();

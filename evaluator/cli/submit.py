@@ -150,10 +150,12 @@ def wait_for_score(args: argparse.Namespace, token: str, submission: dict[str, A
         if status != 200:
             raise ServerError(f"{url}: HTTP {status}: {answer}")
         submission = answer
-        state = (submission["status"], submission["progress"])
+        queue = submission.get("queue") or {}
+        state = (submission["status"], submission["progress"], queue.get("ahead"))
         if state != last:
             last = state
-            print(f"{state[0]}" + (f" {state[1]}%" if state[0] == "scoring" else ""), file=sys.stderr)
+            print(f"{state[0]}" + (f" {state[1]}%" if state[0] == "scoring" else "")
+                  + (f": {queue['text']}" if queue.get("text") else ""), file=sys.stderr)
     return submission
 
 

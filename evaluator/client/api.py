@@ -40,7 +40,7 @@ META_PREFIX = "meta_"  # meta_<name>: a value of the competition's run metadata
 
 # What clients read from an answer: a submission's state, or errors as data.
 ANSWER_FIELDS = ("id", "number", "status", "progress", "status_reason", "scores", "averages", "average_labels",
-                 "decimals", "shown", "repeat", "warnings")
+                 "decimals", "shown", "repeat", "warnings", "queue")
 UPLOAD_ANSWER_FIELDS = (*ANSWER_FIELDS, "url")
 ERROR_FIELDS = ("file", "line", "column", "code", "message")
 # A phase's definition, as the caller may see it: its subsets ([{"code", "name"}], never a

@@ -31,6 +31,9 @@ class Submission(models.Model):
     PENDING = (Status.QUEUED, Status.SCORING)
     # Rejected and failed-by-the-platform submissions cost no quota.
     COUNTS_TOWARD_LIMIT = (Status.QUEUED, Status.SCORING, Status.SCORED)
+    # The reason a queued submission shows while its phase has no judgments yet: it waits for
+    # them, not for a worker (queue.py leaves it out of the line).
+    WAITING_FOR_JUDGMENTS = "Waiting for judgments."
 
     phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="submissions")
     team = models.ForeignKey("teams.Team", null=True, blank=True, on_delete=models.CASCADE, related_name="submissions")
@@ -58,6 +61,8 @@ class Submission(models.Model):
                                         help_text="When the scoring worker last said it is alive")
     queued_at = models.DateTimeField(null=True, blank=True,
                                      help_text="When a scoring message was last sent; the sweeper re-sends old ones")
+    waiting_since = models.DateTimeField(null=True, blank=True,
+                                         help_text="When it last joined the queue (upload, re-score); its place in line")
     progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done while scoring")
     qrels_release = models.ForeignKey("competitions.QrelsRelease", null=True, blank=True,
                                       on_delete=models.SET_NULL, related_name="+",
@@ -80,6 +85,8 @@ class Submission(models.Model):
             models.Index("status", Coalesce("heartbeat_at", "claimed_at"), name="submission_status_heartbeat"),
             # quota checks and the team page: a team's submissions in a phase, newest first.
             models.Index(fields=["team", "phase", "created_at"], name="submission_team_phase"),
+            # queue.py: the queued submissions ahead of one, in the order they joined the queue.
+            models.Index(fields=["status", "waiting_since"], name="submission_queue"),
         ]
 
     # Not a column: True on the existing submission `submission_create` returns for files sent again.

@@ -117,7 +117,7 @@ def _score_claimed(claim: Claim) -> str:
     if release is None:
         # Not a failure: judgments are not in yet. phase_rescore nudges it when they arrive.
         claim.update(status=Submission.Status.QUEUED, attempts=F("attempts") - 1,
-                     status_reason="Waiting for judgments.")
+                     status_reason=Submission.WAITING_FOR_JUDGMENTS)
         return "waiting"
     try:
         results = _score_subsets(submission=submission, release=release, claim=claim)
@@ -136,7 +136,7 @@ def _score_claimed(claim: Claim) -> str:
     if current_qrels_release(submission.phase) != release:
         # Judgments changed while we scored: score again with the new ones.
         Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED).update(
-            status=Submission.Status.QUEUED, attempts=0, queued_at=timezone.now())
+            status=Submission.Status.QUEUED, attempts=0, queued_at=timezone.now(), waiting_since=timezone.now())
         submission_enqueue(submission_ids=[submission_id])
     else:
         events.run_finished.send(submission_id=submission_id, status=Submission.Status.SCORED)

@@ -4,6 +4,7 @@ Which submissions, files, scores and per-query values a person may see is their 
 answer (competitions/viewer.py); this module only reads what it allows.
 """
 from django.db.models import Count, Prefetch, Q
+from django.utils import timezone
 
 from cupboard.audit.models import AuditEvent
 from cupboard.competitions.models import Competition
@@ -14,6 +15,7 @@ from cupboard.teams.models import Membership, Team
 
 from .coverage import incomplete, run_files_coverage
 from .models import QueryScores, QuotaGrant, RunFile, Score, Submission
+from .queue import queue_place
 
 
 def visible_run_files(viewer: Viewer, submission: Submission) -> list[RunFile]:
@@ -68,6 +70,13 @@ def _averages(viewer: Viewer, subsets, values: dict) -> list[dict]:
             for key in labels if key in means]
 
 
+def _queue(submission: Submission) -> dict | None:
+    """Its place in the scoring queue and the estimate (queue.py), while it waits or is scored."""
+    now = timezone.now()
+    place = queue_place(submission, now=now)
+    return None if place is None else place.as_dict(now)
+
+
 def status_payload(viewer: Viewer, submission: Submission) -> dict:
     """What the status endpoint and the JSON API return for one submission. `shown` says what
     the viewer sees of its runs now (`Phase.BeforeReveal`); "status": no score at all.
@@ -93,6 +102,7 @@ def status_payload(viewer: Viewer, submission: Submission) -> dict:
         "shown": viewer.before_reveal(submission.phase), "decimals": viewer.decimals,
         "coverage": [c.as_dict() for c in coverage], "warnings": [c.text for c in incomplete(coverage)],
         "repeat": submission.is_repeat,
+        "queue": _queue(submission),
         "metadata": metadata_current(metadata_fields(viewer.competition), submission.metadata),
     }
 

@@ -145,7 +145,8 @@ def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_
     siblings = Submission.objects.filter(phase=phase, team=team, is_baseline=is_baseline)
     number = (siblings.aggregate(n=Max("number"))["n"] or 0) + 1
     submission = Submission.objects.create(phase=phase, team=team, submitted_by=user, is_baseline=is_baseline,
-                                           number=number, status=Submission.Status.QUEUED, queued_at=now, **fields)
+                                           number=number, status=Submission.Status.QUEUED, queued_at=now,
+                                           waiting_since=now, **fields)
     if team is not None:
         # Under the team lock, so the members recorded are those the quota counted.
         submission.members.set(Membership.objects.filter(team=team).values_list("user_id", flat=True))
@@ -258,7 +259,8 @@ def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None) -> int:
     locked(Phase.objects).get(pk=phase.pk)
     waiting = Submission.objects.filter(phase=phase, status=Submission.Status.QUEUED).update(queued_at=now)
     scored = Submission.objects.filter(phase=phase, status=Submission.Status.SCORED)
-    count = scored.update(status=Submission.Status.QUEUED, attempts=0, progress=0, queued_at=now, status_reason="")
+    count = scored.update(status=Submission.Status.QUEUED, attempts=0, progress=0, queued_at=now, waiting_since=now,
+                          status_reason="")
     ids = list(Submission.objects.filter(phase=phase, status=Submission.Status.QUEUED).values_list("pk", flat=True))
     audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.RESCORED,
                  summary=f"{count} scored submission(s) of {phase.name} queued for scoring again"

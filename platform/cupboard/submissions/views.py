@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST, require_safe
 
@@ -21,6 +22,7 @@ from .coverage import incomplete, run_files_coverage
 from .errors import SubmissionRefused
 from .forms import DisqualifyForm, GrantForm, HybridForm, TeamGrantForm, UploadForm
 from .models import Submission
+from .queue import queue_place
 from .quota import quota_grant, quota_status, upload_blocked
 from .runfiles import uploaded_chunks
 from .selectors import score_tables, status_payload, team_submissions, visible_run_files
@@ -128,7 +130,13 @@ def detail(request, pk: int):
         "phase_open": submission.phase.is_open(viewer.now),
         "comparable": comparable_submissions(viewer, submission),
         "metadata": metadata_shown(metadata_fields(competition), submission.metadata),
+        "queue_text": _queue_text(submission),
     })
+
+
+def _queue_text(submission) -> str:
+    place = queue_place(submission)
+    return "" if place is None else place.text(timezone.now())
 
 
 @require_GET

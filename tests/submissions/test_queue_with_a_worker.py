@@ -1,0 +1,33 @@
+"""The queue estimate against the truth: a real worker, slowed to a few seconds a run
+(CUPBOARD_JOB_PAUSE), scores a line of runs; the estimate given for the last one while the
+others wait is within a factor of two of when it is really scored (issue 26's bar)."""
+import time
+
+import pytest
+
+from cupboard.submissions.models import Submission
+from cupboard.submissions.queue import queue_place
+from tests.celery_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
+
+from .test_queue import _baseline
+from .test_worker import wait_for
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.slow,
+              pytest.mark.django_db(transaction=True)]
+
+
+def test_the_estimate_is_within_a_factor_of_two_of_the_truth(world, broker, tmp_path):
+    with open(tmp_path / "worker.log", "wb") as log:
+        worker = start_worker(log, "--pool=solo", CUPBOARD_JOB_PAUSE="2")
+        try:
+            line = [_baseline(world, f"run {i}") for i in range(5)]
+            wait_for(line[0], Submission.Status.SCORED, seconds=90)
+            place = queue_place(line[-1])
+            asked = time.monotonic()
+            assert place is not None and place.estimate_seconds is not None, place
+            wait_for(line[-1], Submission.Status.SCORED, seconds=120)
+            truth = time.monotonic() - asked
+        finally:
+            stop(worker)
+    print(f"\nestimated {place.estimate_seconds:.1f} s ({place.ahead} ahead, {place.workers} worker), took {truth:.1f} s")
+    assert place.estimate_seconds / 2 <= truth <= place.estimate_seconds * 2
