@@ -122,14 +122,16 @@ def _subset(phase: Phase, subset: Subset | str) -> Subset:
     return subset if isinstance(subset, Subset) else phase.competition.subsets.get(code=subset)
 
 
-def make_topics(phase: Phase, subset: Subset | str, qids: list[str] | dict[str, str]) -> TopicSet:
+def make_topics(phase: Phase, subset: Subset | str, qids: list[str] | dict[str, str], *,
+                variant: str = "default") -> TopicSet:
     """A topics file in MIRACL's layout (`qid<TAB>query`); `qids` may map qid -> query text."""
     subset = _subset(phase, subset)
     queries = qids if isinstance(qids, dict) else {str(q): f"query {q}" for q in qids}
     content = "".join(f"{qid}\t{text}\n" for qid, text in queries.items()).encode()
-    name = f"topics.{phase.competition.slug}-{subset.code}-{phase.slug}.tsv"
+    which = "" if variant == "default" else f".{variant}"
+    name = f"topics.{phase.competition.slug}-{subset.code}-{phase.slug}{which}.tsv"
     topic_set = TopicSet(phase=phase, subset=subset, original_name=name, query_count=len(queries),
-                         sha256=hashlib.sha256(content).hexdigest())
+                         sha256=hashlib.sha256(content).hexdigest(), variant=variant)
     topic_set.file.save(name, ContentFile(content), save=True)
     return topic_set
 
@@ -187,4 +189,13 @@ def set_run_metadata(competition: Competition, specs: list[dict] = RUN_METADATA)
 
     competition.run_metadata = run_metadata_specs(specs)
     competition.save(update_fields=["run_metadata"])
+    return competition
+
+
+def set_topic_variants(competition: Competition, variants: dict[str, str]) -> Competition:
+    """Give `competition` these topic variants ({code: name}, the default first), moving its
+    default topics to the first, as loading a YAML that declares them does."""
+    competition.topic_variants = [{"code": code, "name": name} for code, name in variants.items()]
+    competition.save(update_fields=["topic_variants"])
+    TopicSet.objects.filter(phase__competition=competition, variant="default").update(variant=next(iter(variants)))
     return competition

@@ -77,8 +77,10 @@ def definition_current(competition: Competition) -> dict:
               "relevance_level", "missing_subset", "final_selection_max", "decimals", "max_run_depth", "starts_at",
               "is_published", "scoring_depth", "entry_deadline", "team_size_max", "pages", "run_metadata",
               "significance"]
+    # Only when declared, as definition_values gives it (a file without the key has none).
+    variants = {"topic_variants": competition.topic_variants} if competition.topic_variants else {}
     return {
-        "competition": {name: getattr(competition, name) for name in fields},
+        "competition": {name: getattr(competition, name) for name in fields} | variants,
         "organizers": sorted(competition.organizers.values_list("username", flat=True)),
         "groups": [{"name": g.name, "label": g.label, "reveal_at": g.reveal_at}
                    for g in competition.groups.order_by("position")],

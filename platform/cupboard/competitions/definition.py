@@ -11,7 +11,6 @@ named as the models name them. Nothing here touches the database.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -22,12 +21,13 @@ from django.utils.text import slugify
 
 from cupboard.competitions import schema
 from cupboard.competitions.definition_lines import located
+from cupboard.competitions.definition_metadata import MetadataFieldDef, run_metadata_specs  # the factories import it here
 from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.models import Competition, Phase, Subset
 from cupboard.competitions.pages import PAGES
-from cupboard.competitions.run_metadata import NAME as METADATA_NAME
-from cupboard.competitions.run_metadata import TYPES as METADATA_TYPES
 from cupboard.competitions.schema import Fail, key
+from cupboard.competitions.topic_variants import FIELD as VARIANT_FIELD
+from cupboard.competitions.topic_variants import TopicVariantDef
 from evaluator.benchmarks import GroupSpec
 from evaluator.definition import (
     ListedSubset,
@@ -173,51 +173,6 @@ PagesDef = dataclasses.make_dataclass(
 
 
 @dataclass(frozen=True, kw_only=True)
-class ChoiceDef:
-    """One choice of a choice field: a plain value (`- zero-shot`) or a value with a label.
-    Quote values YAML would read otherwise (yes, no, on, off, numbers)."""
-
-    value: str = key(help="what is stored and filtered on, at most 60 characters", scalar=True)
-    label: str | None = key(None, help="shown on forms and pages", shown_default="the value")
-
-    def check(self, fail: Fail) -> None:
-        if self.value is not None and not (self.value.strip() and len(self.value) <= 60):
-            fail("", f"must be text of at most 60 characters, not {self.value!r}")
-
-
-@dataclass(frozen=True, kw_only=True)
-class MetadataFieldDef:
-    """A question asked of every submission (run type, training data, model, ...): on the upload
-    form, the API (`meta_<name>`) and `evaluator submit --meta NAME=VALUE`; shown on the run's
-    page, as a leaderboard column and in exports. Choice and boolean fields filter leaderboards.
-    A new version may change the fields; stored answers stay as given (competitions/run_metadata.py)."""
-
-    name: str = key(help="lowercase letters, digits and _, starting with a letter, at most 40")
-    type: str = key(choices=METADATA_TYPES, help="choice: one of `choices`; boolean: yes/no; text: one line; "
-                                                 "integer: 0 or more; url: an http(s) address")
-    label: str | None = key(None, help="shown on forms and pages", shown_default="the name")
-    required: bool = key(False, help="every new upload must answer it")
-    help: str = key("", help="a sentence under the question on the form")
-    choices: list[ChoiceDef] | None = key(None, help="the choices of a choice field (and only of one)")
-    leaderboard: bool = key(True, help="a column on the leaderboard and its exports")
-
-    def check(self, fail: Fail) -> None:
-        if self.name is not None and not METADATA_NAME.fullmatch(self.name):
-            fail("name", f"must be lowercase letters, digits and _ (starting with a letter, at most 40), "
-                         f"not {self.name!r}")
-        if self.label is not None and not self.label.strip():
-            fail("label", f"must be text, not {self.label!r}")
-        if self.type != "choice" and self.choices is not None:
-            fail("choices", "only a field of type choice has choices")
-        elif self.type == "choice" and not self.choices:
-            fail("choices", "a choice field needs a non-empty list of choices")
-        elif self.choices and None not in self.choices:
-            values = [c.value.strip() for c in self.choices if c.value]
-            if len(set(values)) != len(values):
-                fail("choices", "lists a value twice")
-
-
-@dataclass(frozen=True, kw_only=True)
 class Definition:
     """A competition: what it scores, who runs it, its rules, subsets, groups and phases.
     Instants carry a UTC offset (`2023-01-19T23:59:59Z`): a deadline must not depend on the
@@ -261,6 +216,9 @@ class Definition:
     pages: PagesDef | None = key(None, help="Markdown pages, below", shown_default="none")  # type: ignore[valid-type]
     run_metadata: list[MetadataFieldDef] | None = key(None, help="questions asked of every submission, below",
                                                       shown_default="none")
+    topic_variants: list[TopicVariantDef] | None = key(None, help="several topics files per subset (English and "
+                                                                  "native queries), the default first; below",
+                                                       shown_default="one topics file per subset")
     significance: SignificanceDef | None = key(None, help="rank bands on leaderboards, below",
                                                shown_default="randomization, holm, 0.05")
     groups: list[GroupDef] | None = key(None, help="average columns, below", shown_default="the benchmark's")
@@ -275,6 +233,7 @@ class Definition:
         self._check_metrics(fail)
         self._check_depth(fail)
         _unique(self.run_metadata, "run_metadata", "name", "field {!r} is defined twice", fail)
+        self._check_variants(fail)
         self._check_structure(fail)
 
     def _check_metrics(self, fail: Fail) -> None:
@@ -309,6 +268,21 @@ class Definition:
                 what = "documents per query scored" if limit == "scoring_depth" else "documents per query a run may hold"
                 fail(f"metrics[{index}]", f"{name} looks deeper than {limit} {depth} ({what}): raise {limit} "
                                           f"to {metric.cutoff} or cut the measure at {depth}")
+
+    def _check_variants(self, fail: Fail) -> None:
+        """Variant codes are unique and tell apart from subset codes in a file name; with two or
+        more, `topics` is the run-metadata field that says which a run used (topic_variants.py)."""
+        _unique(self.topic_variants, "topic_variants", "code", "variant {!r} is listed twice", fail)
+        codes = {s["code"] for s in self.resolved_subsets()}
+        for index, variant in enumerate(self.topic_variants or ()):
+            if variant is not None and variant.code in codes:
+                fail(f"topic_variants[{index}].code", f"{variant.code!r} is also a subset code: a file name "
+                                                      "could not say which it means")
+        if len(self.topic_variants or ()) > 1:
+            for index, field in enumerate(self.run_metadata or ()):
+                if field is not None and field.name == VARIANT_FIELD:
+                    fail(f"run_metadata[{index}].name", f"{VARIANT_FIELD!r} is the field that says which of "
+                                                        "topic_variants a run used; name yours otherwise")
 
     def _check_structure(self, fail: Fail) -> None:
         if self.groups is not None and not self.groups:
@@ -450,6 +424,9 @@ def definition_values(definition: Definition) -> dict:
         "entry_deadline": d.entry_deadline, "team_size_max": d.team_size_max,
         "pages": {name: text for name in PAGES if (text := getattr(d.pages, name, None)) and text.strip()},
         "run_metadata": run_metadata_specs(d.run_metadata or []),
+        # Only when set, so that the digest of a file without it stays what it was.
+        **({"topic_variants": [{"code": v.code, "name": v.name.strip()} for v in d.topic_variants]}
+           if d.topic_variants else {}),
         "significance": dataclasses.asdict(d.significance or SignificanceDef()),
     }
     phases = []
@@ -462,19 +439,3 @@ def definition_values(definition: Definition) -> dict:
         phases.append({"slug": phase.slug, "name": phase.name, "position": position} | values)
     return {"competition": competition, "organizers": list(d.organizers or []), "groups": d.resolved_groups(),
             "subsets": d.resolved_subsets(), "phases": phases}
-
-
-def run_metadata_specs(items: Sequence[MetadataFieldDef | dict]) -> list[dict]:
-    """`run_metadata` as stored on Competition.run_metadata (plain data: run_metadata.py reads it).
-    Takes the schema's fields or their YAML data (checked: DefinitionError)."""
-    problems: list[tuple[str, str]] = []
-    fields: list[MetadataFieldDef] = [
-        item if isinstance(item, MetadataFieldDef) else
-        schema.read(MetadataFieldDef, item, f"run_metadata[{i}]", lambda p, m: problems.append((p, m)))
-        for i, item in enumerate(items)]
-    if problems:
-        raise DefinitionError(located(problems))
-    return [{"name": f.name, "label": (f.label or f.name).strip(), "type": f.type, "required": f.required,
-             "help": f.help, "choices": [[c.value.strip(), (c.label or c.value).strip() or c.value.strip()]
-                                         for c in f.choices or ()],
-             "leaderboard": f.leaderboard} for f in fields]

@@ -54,6 +54,10 @@ class Competition(models.Model):
     run_metadata = models.JSONField(default=list, blank=True,
                                     help_text="The fields every submission is asked for (run type, training data, "
                                               "...): specs from the YAML's run_metadata (competitions/run_metadata.py)")
+    topic_variants = models.JSONField(default=list, blank=True,
+                                      help_text='The ways its topics are written, the default first, e.g. [{"code": '
+                                                '"en", "name": "English queries"}]; empty = one, "default" '
+                                                "(competitions/topic_variants.py)")
     significance = models.JSONField(default=dict, blank=True,
                                     help_text='How leaderboards mark tied teams: {"test": "randomization" or "t-test", '
                                               '"correction": "holm", "bonferroni" or "none", "alpha": 0.05}')
@@ -234,10 +238,14 @@ class Phase(models.Model):
 
 
 class TopicSet(models.Model):
-    """The queries of one subset in one phase (public once the subset is revealed)."""
+    """The queries of one subset in one phase, written one way (public once the subset is
+    revealed). A subset may have one per variant of the competition (English and native
+    queries: competitions/topic_variants.py); the variants share their query ids."""
 
     phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="topic_sets")
     subset = models.ForeignKey(Subset, on_delete=models.CASCADE, related_name="topic_sets")
+    variant = models.SlugField(max_length=40, default="default",
+                               help_text="A code of the competition's topic_variants; default when it declares none")
     file = models.FileField(storage=private_storage, upload_to="topics/%Y/")
     original_name = models.CharField(max_length=255)
     sha256 = models.CharField(max_length=64)
@@ -245,10 +253,12 @@ class TopicSet(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["phase", "subset"], name="unique_topics_per_phase_subset")]
+        constraints = [models.UniqueConstraint(fields=["phase", "subset", "variant"],
+                                               name="unique_topics_per_phase_subset_variant")]
 
     def __str__(self):
-        return f"{self.phase}/{self.subset.code} topics"
+        suffix = "" if self.variant == "default" else f" ({self.variant})"
+        return f"{self.phase}/{self.subset.code} topics{suffix}"
 
 
 class QrelsRelease(models.Model):

@@ -1,6 +1,7 @@
 """Finding a subset's file among the files a benchmark publishes, by their published names
 (`topics.miracl-v1.0-sw-dev.tsv`, `qrels.mrtydi-v1.1-sw.test.txt`, ...), so organizers point
-the import commands at a release folder instead of naming each language."""
+the import commands at a release folder instead of naming each language. Topics files may
+also carry a topic variant in their name (`topics.ciral-ha-test.native.tsv`: topic_variants.py)."""
 from __future__ import annotations
 
 from collections.abc import Collection
@@ -15,9 +16,19 @@ def files_by_subset(args: list[str], *, prefix: str, codes: Collection[str]) -> 
     In a folder only files starting with `prefix` ("topics." or "qrels.") count; a file whose
     name names no subset of the competition (e.g. a language it does not run) is skipped and
     reported, never guessed. Two files for one subset is an error (`duplicate-subset`)."""
+    found, skipped = files_by_variant(args, prefix=prefix, codes=codes)
+    return {code: path for (code, _), path in found.items()}, skipped
+
+
+def files_by_variant(args: list[str], *, prefix: str, codes: Collection[str], variants: Collection[str] = (),
+                     variant: str = "", default: str = "") -> tuple[dict[tuple[str, str], Path], list[str]]:
+    """{(subset code, variant code): path}, as `files_by_subset`, for a competition with topic
+    `variants`: a file is for `variant` when given (`--variant`), else for the one variant its
+    name carries, else for `default`. A name carrying another variant than the one given is an
+    error, as are two files for one subset and variant."""
     from evaluator.io.naming import split_assignment, subset_from_filename
 
-    found: dict[str, Path] = {}
+    found: dict[tuple[str, str], Path] = {}
     skipped: list[str] = []
     for arg in args:
         code, raw = split_assignment(arg)
@@ -33,8 +44,20 @@ def files_by_subset(args: list[str], *, prefix: str, codes: Collection[str]) -> 
             if subset is None:
                 skipped.append(candidate.name)
                 continue
-            if subset in found:
+            key = (subset, _variant(candidate.name, variants, given=variant) or default)
+            if key in found:
+                which = f"{subset} ({key[1]})" if key[1] else subset
                 raise CompetitionError("duplicate-subset",
-                                       f"{found[subset].name} and {candidate.name} are both files for {subset}")
-            found[subset] = candidate
+                                       f"{found[key].name} and {candidate.name} are both files for {which}")
+            found[key] = candidate
     return found, skipped
+
+
+def _variant(name: str, variants: Collection[str], *, given: str) -> str:
+    from cupboard.competitions.topic_variants import variant_from_filename
+
+    named = variant_from_filename(name, variants)
+    if named and given and named != given:
+        raise CompetitionError("variant-mismatch", f"{name}: its name says topic variant {named!r}, "
+                                                   f"not {given!r} as given")
+    return named or given

@@ -2,7 +2,7 @@
 name and size, ...) so a leaderboard can be read and filtered ("zero-shot runs only").
 
 The fields are defined in the competition's YAML under `run_metadata` (declared and checked
-by `MetadataFieldDef` in definition.py, stored as plain data on `Competition.run_metadata`),
+by `MetadataFieldDef` in definition_metadata.py, stored as plain data on `Competition.run_metadata`),
 each with a `type`:
 
     choice   one of `choices` (values, or {value, label} mappings)   filterable

@@ -33,6 +33,7 @@ from cupboard.competitions.schedule import (
     phase_schedule_refusal,
     subset_move_refusal,
 )
+from cupboard.competitions.topic_variants import DEFAULT, default_variant, variants
 from cupboard.locking import locked
 from evaluator.records import Problem
 
@@ -94,14 +95,17 @@ def _load(*, data: dict | str | Path, actor: User | None) -> tuple[Competition, 
             _refuse_hiding_public(competition, definition, now=timezone.now())
         changes = None if competition is None else definition_changes(definition_current(competition), definition)
         competition = competition or Competition(slug=fields["slug"])
+        old_default = default_variant(competition)
         for name, value in fields.items():
             if value is not None or name == "entry_deadline":  # no deadline: the final phase's opening
                 setattr(competition, name, value)
         competition.scoring_depth = fields.get("scoring_depth")  # absent: derived (Competition.scored_depth)
+        competition.topic_variants = fields.get("topic_variants", [])  # absent: one variant, "default"
         competition.config_sha256 = digest
         competition.save()
         competition.organizers.set(organizers)
         _apply_structure(competition, definition)
+        _apply_variants(competition, old_default=old_default)
         audit_record(competition=competition, actor=actor, action=AuditEvent.Action.COMPETITION_LOADED,
                      summary=f"{'Created' if created else 'Updated'} from definition version {competition.config_version}",
                      details={"version": competition.config_version, "sha256": digest,
@@ -185,6 +189,20 @@ def _apply_structure(competition: Competition, definition: dict) -> None:
     _drop_missing(competition.groups.exclude(name__in=list(groups)), "groups")
 
 
+def _apply_variants(competition: Competition, *, old_default: str) -> None:
+    """The default variant's topics stay the default's when a version renames it (e.g. a competition
+    declaring `topic_variants` for the first time: its `default` topics become the first
+    variant's); topics of a variant no longer listed are refused as any data is."""
+    codes = [v.code for v in variants(competition)]
+    topic_sets = TopicSet.objects.filter(phase__competition=competition)
+    if old_default not in codes:  # renamed, not reordered: a listed variant keeps its topics
+        topic_sets.filter(variant=old_default).update(variant=codes[0])
+    orphans = topic_sets.exclude(variant__in=codes).select_related("phase", "subset")
+    if orphans:
+        raise DefinitionError([f"topic_variants: {t} is no longer listed but holds topics; remove them in the admin"
+                               for t in orphans], code="removal-refused")
+
+
 def _drop_missing(queryset, key: str) -> None:
     """Delete what a new version no longer lists, unless data hangs on it: silently
     cascading away submissions or judgments would be worse than refusing."""
@@ -214,29 +232,110 @@ def _subset(phase: Phase, subset: Subset | str) -> Subset:
         raise CompetitionError("unknown-subset", f"{phase.competition.slug} has no subset {subset!r}") from None
 
 
-def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name: str,
+TopicsKey = str | tuple[str, str]  # a subset code (the default variant), or (subset code, variant code)
+
+
+def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name: str, variant: str | None = None,
                   actor: User | None = None) -> TopicSet:
-    """Store one subset's topics for a phase, as published (e.g. `topics.miracl-v1.0-sw-dev.tsv`).
+    """Store one subset's topics for a phase, as published (e.g. `topics.miracl-v1.0-sw-dev.tsv`),
+    as one of the competition's topic variants (None: the default; topic_variants.py).
 
     The file is read with evaluator.io.topics.read_topics first; a bad file raises
-    CompetitionError `invalid-topics` with file:line problems and stores nothing.
-    Importing the same bytes again changes nothing; other bytes replace the old file."""
-    subset = _subset(phase, subset)
-    content = read_source(file)
-    topics = _read_topics(content, name)
-    digest = hashlib.sha256(content).hexdigest()
+    CompetitionError `invalid-topics` with file:line problems and stores nothing, and so does
+    a file whose query ids differ from another variant's of the subset (`variant-ids-differ`,
+    naming both files). Importing the same bytes again changes nothing; other bytes replace the old file."""
+    return topics_import_files(phase=phase, files={(_subset(phase, subset).code, variant or ""): file},
+                               names={(_subset(phase, subset).code, variant or ""): name}, actor=actor)[0]
+
+
+def topics_import_files(*, phase: Phase, files: Mapping[TopicsKey, FileSource], names: Mapping[TopicsKey, str],
+                        actor: User | None = None) -> list[TopicSet]:
+    """Store several subsets' topics at once ({subset code or (code, variant): file}), all or none.
+
+    Every file is read before any is stored, so one bad file (CompetitionError
+    `invalid-topics`, listing every file's problems) leaves the phase as it was, as an
+    organizer uploading a release folder expects; the variants of a subset, given together or
+    already stored, must hold the same query ids (`variant-ids-differ`)."""
+    if not files:
+        raise CompetitionError("no-files", "a topics upload needs at least one file")
+    errors: list[CompetitionError] = []
+    read: dict[tuple[Subset, str], tuple[bytes, str, dict[str, str]]] = {}
+    for given, file in files.items():
+        subset, variant = _topics_key(phase, given)
+        content, name = read_source(file), names[given]
+        try:
+            read[subset, variant] = content, name, _read_topics(content, name)
+        except CompetitionError as error:
+            errors.append(error)
+    if len(files) == 1 and errors:
+        raise errors[0]  # names the one file
+    if errors:
+        raise CompetitionError("invalid-topics", "no topics were stored",
+                               problems=[problem for error in errors for problem in error.problems])
     with removed_on_error() as stored, transaction.atomic():
-        topic_set = locked(TopicSet.objects.filter(phase=phase, subset=subset)).first()
-        if topic_set is not None and topic_set.sha256 == digest:
-            return topic_set
-        topic_set = topic_set or TopicSet(phase=phase, subset=subset)
-        topic_set.original_name, topic_set.sha256, topic_set.query_count = name, digest, len(topics)
-        topic_set.file.save(Path(name).name, ContentFile(content), save=False)
-        stored.append(topic_set.file.name)
-        topic_set.save()
-        audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.TOPICS_UPLOADED,
-                     summary=f"Topics of {phase.slug}/{subset.code}: {len(topics)} queries",
-                     details={"phase": phase.slug, "subset": subset.code, "sha256": digest, "file": name})
+        _refuse_different_ids(phase, {key: (name, topics) for key, (_, name, topics) in read.items()})
+        return [_topics_store(phase, subset, variant, content=content, name=name, count=len(topics),
+                              actor=actor, stored=stored)
+                for (subset, variant), (content, name, topics) in read.items()]
+
+
+def _topics_key(phase: Phase, given: TopicsKey) -> tuple[Subset, str]:
+    code, variant = (given, "") if isinstance(given, str) else given
+    known = [v.code for v in variants(phase.competition)]
+    if variant and variant not in known:
+        raise CompetitionError("unknown-variant", f"{phase.competition.slug} has no topic variant {variant!r} "
+                                                  f"(its variants: {', '.join(known)})")
+    return _subset(phase, code), variant or known[0]
+
+
+def _refuse_different_ids(phase: Phase, new: dict[tuple[Subset, str], tuple[str, dict[str, str]]]) -> None:
+    """The variants of a subset are one set of queries written several ways: a run is checked
+    against one of them, so each new file is compared with the subset's other variants, given
+    alongside or stored (not those it replaces)."""
+    from cupboard.competitions.submitting import topic_ids
+
+    subsets = {subset for subset, _ in new}
+    others = locked(TopicSet.objects.filter(phase=phase, subset__in=subsets)).select_related("subset")
+    compared = {(subset, variant): (name, set(topics)) for (subset, variant), (name, topics) in new.items()}
+    for topic_set in others:
+        if (topic_set.subset, topic_set.variant) not in compared:
+            compared[topic_set.subset, topic_set.variant] = topic_set.original_name, set(topic_ids(topic_set))
+    problems = []
+    for subset in subsets:
+        named = [item for (s, _), item in compared.items() if s == subset]
+        (first, ids), rest = named[0], named[1:]
+        problems += [_ids_differ(first, ids, name, other) for name, other in rest if other != ids]
+    if problems:
+        raise CompetitionError("variant-ids-differ", "no topics were stored: the variants of a subset must hold "
+                                                     "the same query ids", problems=problems)
+
+
+def _ids_differ(first: str, ids: set[str], second: str, other: set[str]) -> str:
+    def some(qids: set[str]) -> str:
+        listed = sorted(qids)
+        return ", ".join(listed[:UNTOPICED_SHOWN]) + (f" and {len(listed) - UNTOPICED_SHOWN} more"
+                                                     if len(listed) > UNTOPICED_SHOWN else "")
+    parts = [f"{len(qids)} only in {name} ({some(qids)})" for name, qids in ((first, ids - other), (second, other - ids))
+             if qids]
+    return f"{first} and {second} hold different query ids: " + "; ".join(parts)
+
+
+def _topics_store(phase: Phase, subset: Subset, variant: str, *, content: bytes, name: str, count: int,
+                  actor: User | None, stored: list[str]) -> TopicSet:
+    digest = hashlib.sha256(content).hexdigest()
+    topic_set = TopicSet.objects.filter(phase=phase, subset=subset, variant=variant).first()  # locked by the caller
+    if topic_set is not None and topic_set.sha256 == digest:
+        return topic_set
+    topic_set = topic_set or TopicSet(phase=phase, subset=subset, variant=variant)
+    topic_set.original_name, topic_set.sha256, topic_set.query_count = name, digest, count
+    topic_set.file.save(Path(name).name, ContentFile(content), save=False)
+    stored.append(topic_set.file.name)
+    topic_set.save()
+    which = "" if variant == DEFAULT else f" ({variant})"
+    audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.TOPICS_UPLOADED,
+                 summary=f"Topics of {phase.slug}/{subset.code}{which}: {count} queries",
+                 details={"phase": phase.slug, "subset": subset.code, "sha256": digest, "file": name,
+                          **({"variant": variant} if variant != DEFAULT else {})})
     return topic_set
 
 
@@ -249,29 +348,6 @@ def _read_topics(content: bytes, name: str) -> dict[str, str]:
     except InputError as error:
         raise CompetitionError("invalid-topics", f"{name} is not a valid topics file",
                                problems=error.problems) from error
-
-
-def topics_import_files(*, phase: Phase, files: dict[str, FileSource], names: dict[str, str],
-                        actor: User | None = None) -> list[TopicSet]:
-    """Store several subsets' topics at once ({subset code: file}), all or none.
-
-    Every file is read before any is stored, so one bad file (CompetitionError
-    `invalid-topics`, listing every file's problems) leaves the phase as it was, as an
-    organizer uploading a release folder expects."""
-    if not files:
-        raise CompetitionError("no-files", "a topics upload needs at least one file")
-    problems: list[Problem | str] = []
-    for code, file in files.items():
-        _subset(phase, code)
-        try:
-            _read_topics(read_source(file), names[code])
-        except CompetitionError as error:
-            problems.extend(error.problems)
-    if problems:
-        raise CompetitionError("invalid-topics", "no topics were stored", problems=problems)
-    with transaction.atomic():
-        return [topics_import(phase=phase, subset=code, file=file, name=names[code], actor=actor)
-                for code, file in files.items()]
 
 
 def qrels_release_create(*, phase: Phase, files: Mapping[str, FileSource], actor: User | None,

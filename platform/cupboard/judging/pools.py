@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Phase, TopicSet
 from cupboard.competitions.selectors import current_qrels_release, qrels_files
+from cupboard.competitions.topic_variants import one_per_subset
 from cupboard.csvexport import tsv_text
 from cupboard.jobs import Claim, JobKind, job_claim, job_enqueue, job_sweep
 from cupboard.submissions.models import Submission
@@ -152,7 +153,8 @@ def _topics(phase: Phase) -> dict[str, dict[str, str]]:
     from evaluator.io.topics import read_topics
 
     result = {}
-    for topic_set in TopicSet.objects.filter(phase=phase).select_related("subset"):
+    topic_sets = TopicSet.objects.filter(phase=phase).select_related("subset")
+    for topic_set in one_per_subset(topic_sets, phase.competition).values():  # the default variant's text
         with topic_set.file.open("rb") as stored:
             result[topic_set.subset.code] = read_topics(stored, name=topic_set.original_name)
     return result

@@ -24,6 +24,7 @@ from django.conf import settings
 from django.core.files import File
 
 from cupboard.competitions.models import Competition, Phase, Subset, TopicSet
+from cupboard.competitions.topic_variants import one_per_subset
 from evaluator.benchmarks import get_benchmark
 from evaluator.io.runs import read_run, run_query_ids
 from evaluator.io.topics import read_topics
@@ -113,7 +114,7 @@ def uploaded_chunks(run_file: RunFile) -> Iterator[bytes]:
 
 def read_topics_of(*, phase: Phase, subset: Subset) -> frozenset[str] | None:
     """The query ids of one subset's topics in a phase, or None when the phase has none."""
-    topic_set = TopicSet.objects.filter(phase=phase, subset=subset).first()
+    topic_set = one_per_subset(TopicSet.objects.filter(phase=phase, subset=subset), phase.competition).get(subset.pk)
     return None if topic_set is None else topic_set_ids(topic_set)
 
 

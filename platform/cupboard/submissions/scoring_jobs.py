@@ -27,6 +27,7 @@ from django.conf import settings
 
 from cupboard.competitions.models import Competition, QrelsFile, Subset, TopicSet
 from cupboard.competitions.selectors import qrels_files
+from cupboard.competitions.topic_variants import one_per_subset
 from evaluator.benchmarks import get_benchmark
 from evaluator.engines.parallel import map_forked
 from evaluator.engines.scoring import Evaluator
@@ -57,7 +58,7 @@ def subset_jobs(*, submission, release) -> tuple[list[SubsetJob], list[Subset]]:
     averages incomplete, then it is skipped. Scoring and the second engine's check share it."""
     competition = submission.phase.competition
     runs = {rf.subset.code: rf for rf in submission.run_files.select_related("subset")}
-    topic_sets = {t.subset_id: t for t in TopicSet.objects.filter(phase=submission.phase)}
+    topic_sets = one_per_subset(TopicSet.objects.filter(phase=submission.phase), competition)
     jobs, skipped = [], []
     for code, qrels_file in sorted(qrels_files(release).items()):
         run_file = runs.get(code)
