@@ -13,7 +13,7 @@ SHA = "ab" * 32
 def test_details_read_as_key_value_text():
     rows = readable_details({"team": 3, "day": None, "files": [{"subset": "sw", "sha256": SHA}], "hidden_qrels": True})
     assert [(r["key"], r["text"]) for r in rows] == [
-        ("team", "3"), ("day", "–"), ("files", f"subset: sw, sha256: {SHA[:12]}…"), ("hidden qrels", "yes")]
+        ("team", "id 3"), ("day", "–"), ("files", f"subset: sw, sha256: {SHA[:12]}…"), ("hidden qrels", "yes")]
     assert SHA in rows[2]["full"]
 
 

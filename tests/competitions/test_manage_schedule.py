@@ -46,7 +46,8 @@ def test_it_records_a_hidden_qrels_change_as_a_phase_change(personas):
     phase = personas.competition.phases.get(slug="dev")
     phase_schedule_change(phase=phase, actor=personas.organizer, visibility="live", reveal_at=None, hidden_qrels=True)
     event = AuditEvent.objects.get(action=AuditEvent.Action.PHASE_CHANGED)
-    assert event.details == {"phase": "dev", "before": {"hidden_qrels": False}, "after": {"hidden_qrels": True}}
+    assert event.details == {"phase": "dev", "phase_name": "Development", "before": {"hidden_qrels": False},
+                             "after": {"hidden_qrels": True}}
 
 
 def test_it_writes_nothing_when_nothing_changes(personas):

@@ -157,7 +157,7 @@ def test_the_admin_deletes_an_unseen_release_through_the_audited_service(persona
 
     assert response.status_code == 302 and not QrelsRelease.objects.filter(pk=release.pk).exists()
     event = AuditEvent.objects.get(action=AuditEvent.Action.PHASE_CHANGED)
-    assert event.details == {"phase": "test-b", "removed_release": 1} and event.actor.username == "root"
+    assert event.details == {"phase": "test-b", "phase_name": "Test B (final)", "removed_release": 1} and event.actor.username == "root"
 
 
 def test_the_admin_cannot_delete_a_phase_or_competition_whose_leaderboard_is_public(personas, admin_client):

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cupboard import events
+from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.changes import Change
@@ -71,6 +72,6 @@ def phase_board_rules_change(*, phase: Phase, actor: User | None, freeze_at: dat
         phase.save(update_fields=[change.key for change in changes])
         audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.PHASE_CHANGED,
                      is_public=True, summary=f"{phase.name}: " + "; ".join(c.line() for c in changes),
-                     details={"phase": phase.slug, "changes": [c.data() for c in changes]})
+                     details={**named("phase", phase.slug, phase.name), "changes": [c.data() for c in changes]})
         events.phase_schedule_changed.send(phase=phase)  # its leaderboard rebuilt (cupboard/flows/schedule_changed.py)
     return phase

@@ -18,6 +18,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Competition, QrelsRelease
@@ -49,7 +50,7 @@ def competition_publish_due(*, competition: Competition, now: datetime | None = 
                 written.append(audit_record(
                     competition=competition, actor=None, action=AuditEvent.Action.QRELS_REVEALED, is_public=True,
                     summary=f"Judgments of {phase.name} are public for download",
-                    details={"phase": phase.slug, "phase_id": phase.pk}))
+                    details={**named("phase", phase.slug, phase.name), "phase_id": phase.pk}))
     return written
 
 
@@ -61,7 +62,7 @@ def _commit(competition: Competition, release: QrelsRelease, now: datetime) -> A
     return audit_record(
         competition=competition, actor=None, action=AuditEvent.Action.QRELS_COMMITTED, is_public=True,
         summary=f"SHA-256 of {release.phase.name} qrels v{release.number} published ({len(files)} files)",
-        details={"phase": release.phase.slug, "release": release.number, "release_id": release.pk, "files": files})
+        details={**named("phase", release.phase.slug, release.phase.name), "release": release.number, "release_id": release.pk, "files": files})
 
 
 def publish_due_everywhere(*, now: datetime | None = None) -> int:

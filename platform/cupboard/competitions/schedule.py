@@ -23,6 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cupboard import events
+from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.changes import Change
@@ -137,7 +138,7 @@ def phase_schedule_change(*, phase: Phase, actor: User | None, visibility: str, 
         audit_record(competition=phase.competition, actor=actor, action=action, is_public=True,
                      summary=f"{phase.name}: " + "; ".join(
                          f"{name} {_shown(before[name])} -> {_shown(wanted[name])}" for name in changed),
-                     details={"phase": phase.slug, "before": {n: _shown(before[n]) for n in changed},
+                     details={**named("phase", phase.slug, phase.name), "before": {n: _shown(before[n]) for n in changed},
                               "after": {n: _shown(wanted[n]) for n in changed}})
         competition_publish_due(competition=phase.competition, now=now)
         events.phase_schedule_changed.send(phase=phase)  # its leaderboard (cupboard/flows/schedule_changed.py)
@@ -201,7 +202,7 @@ def qrels_release_delete(*, release: QrelsRelease, actor: User | None, now: date
                                                            "(files or SHA-256) and cannot be removed")
         audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.PHASE_CHANGED,
                      summary=f"{phase.name}: qrels v{release.number} removed before anyone saw it",
-                     details={"phase": phase.slug, "removed_release": release.number})
+                     details={**named("phase", phase.slug, phase.name), "removed_release": release.number})
         release.delete()
         events.qrels_release_removed.send(phase=phase)  # its leaderboard (cupboard/flows/schedule_changed.py)
 

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cupboard import events
+from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.changes import Change, definition_changes, definition_current
@@ -333,8 +334,8 @@ def _topics_store(phase: Phase, subset: Subset, variant: str, *, content: bytes,
     topic_set.save()
     which = "" if variant == DEFAULT else f" ({variant})"
     audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.TOPICS_UPLOADED,
-                 summary=f"Topics of {phase.slug}/{subset.code}{which}: {count} queries",
-                 details={"phase": phase.slug, "subset": subset.code, "sha256": digest, "file": name,
+                 summary=f"Topics of {phase.name}/{subset.code}{which}: {count} queries",
+                 details={**named("phase", phase.slug, phase.name), "subset": subset.code, "sha256": digest, "file": name,
                           **({"variant": variant} if variant != DEFAULT else {})})
     return topic_set
 
@@ -412,9 +413,9 @@ def qrels_release_create(*, phase: Phase, files: Mapping[str, FileSource], actor
                                          original_name=old.original_name, sha256=old.sha256,
                                          judged_queries=old.judged_queries, judgments=old.judgments)
         audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.QRELS_UPLOADED,
-                     summary=f"Qrels v{release.number} of {phase.slug}: {len(checked)} new file(s)"
+                     summary=f"Qrels v{release.number} of {phase.name}: {len(checked)} new file(s)"
                              + (f" ({note})" if note else ""),
-                     details={"phase": phase.slug, "release": release.number, "release_id": release.pk,
+                     details={**named("phase", phase.slug, phase.name), "release": release.number, "release_id": release.pk,
                               "files": {code: digests[code] for code in sorted(checked)}})
         competition_publish_due(competition=phase.competition)
         # The standings before the re-scoring, the leaderboard's version and the re-scoring

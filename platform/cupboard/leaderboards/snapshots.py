@@ -17,6 +17,7 @@ from datetime import datetime
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
+from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase
@@ -55,7 +56,7 @@ def snapshot_freeze(*, phase: Phase, now: datetime) -> FrozenSnapshot | None:
             competition=phase.competition, actor=None, action=AuditEvent.Action.RESULTS_FROZEN, is_public=True,
             summary=f"Official results of {phase.name} frozen ({len(leaderboard.entries)} rows): "
                     f"CSV sha256 {snapshot.csv_sha256}, JSON sha256 {snapshot.json_sha256}",
-            details={"phase": phase.slug, "phase_id": phase.pk, "csv_sha256": snapshot.csv_sha256,
+            details={**named("phase", phase.slug, phase.name), "phase_id": phase.pk, "csv_sha256": snapshot.csv_sha256,
                      "json_sha256": snapshot.json_sha256, "qrels_version": snapshot.qrels_release_number})
     return snapshot
 

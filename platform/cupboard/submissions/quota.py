@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet, Sum
 
+from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase
@@ -181,5 +182,5 @@ def quota_grant(*, team: Team, phase: Phase, extra: int, day: date | None, reaso
     span = f"on {day:%Y-%m-%d}" if day else "for the phase"
     audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.LIMIT_GRANTED,
                  summary=f"+{extra} submissions {span} for {team.name} in {phase.name}: {reason.strip()}",
-                 details={"team": team.pk, "phase": phase.pk, "extra": extra, "day": day.isoformat() if day else None})
+                 details={**named("team", team.pk, team.name), **named("phase", phase.pk, phase.name), "extra": extra, "day": day.isoformat() if day else None})
     return grant

@@ -11,6 +11,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from cupboard import events
+from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, Subset
@@ -159,7 +160,8 @@ def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_
     if is_baseline:
         audit_record(competition=phase.competition, actor=user, action=AuditEvent.Action.BASELINE_ADDED,
                      summary=f"Baseline {submission.method_name} added to {phase.name}",
-                     details={"submission": submission.pk}, is_public=True)
+                     details={**named("submission", submission.pk, str(submission)),
+                              **named("phase", phase.slug, phase.name)}, is_public=True)
     submission_enqueue(submission_ids=[submission.pk])
     return submission
 
@@ -242,11 +244,23 @@ def submission_disqualify(*, submission: Submission, actor: AbstractBaseUser, re
     Submission.objects.filter(pk=submission.pk).update(disqualified=True, disqualified_reason=reason.strip()[:200])
     submission.disqualified, submission.disqualified_reason = True, reason.strip()[:200]
     audit_record(competition=competition, actor=actor, action=AuditEvent.Action.DISQUALIFIED,
-                 summary=f"Disqualified {submission} in {submission.phase.name}: {reason.strip()}",
-                 details={"submission": submission.pk}, is_public=True)
+                 summary=_disqualified_summary(submission, reason.strip()),
+                 details={**named("submission", submission.pk, str(submission)),
+                          **named("phase", submission.phase.slug, submission.phase.name), "reason": reason.strip()},
+                 is_public=True)
     # Only its team's row (or the baseline's own) can change: that row, after commit (cupboard/flows/run_standing.py).
     events.run_standing_changed.send(submission=submission)
     return submission
+
+
+def _disqualified_summary(submission: Submission, reason: str) -> str:
+    """The public line: the run and the reason where everyone sees the phase's board live;
+    else only that a run of the phase was disqualified (a private or frozen board must not
+    tell anyone which team ran what; the organizers' details name it)."""
+    phase, public = submission.phase, Viewer(None, submission.phase.competition)
+    if public.sees_leaderboard(phase) and public.frozen_since(phase) is None:
+        return f"Disqualified {submission} in {phase.name}: {reason}"
+    return f"A submission in {phase.name} was disqualified"
 
 
 @transaction.atomic
@@ -265,7 +279,7 @@ def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None) -> int:
     audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.RESCORED,
                  summary=f"{count} scored submission(s) of {phase.name} queued for scoring again"
                          + (f", {waiting} waiting one(s) nudged" if waiting else ""),
-                 details={"phase": phase.pk, "rescored": count, "nudged": waiting}, is_public=True)
+                 details={**named("phase", phase.pk, phase.name), "rescored": count, "nudged": waiting}, is_public=True)
     submission_enqueue(submission_ids=ids)
     return count
 

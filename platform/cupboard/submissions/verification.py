@@ -27,6 +27,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, QrelsFile, QrelsRelease
@@ -232,7 +233,7 @@ def _audit(verification: Verification, tally: Tally, *, failure: str, submission
     (logger.info if passed else logger.error)("%s", summary)
     audit_record(competition=phase.competition, actor=verification.requested_by, action=AuditEvent.Action.VERIFIED,
                  is_public=verification.reason == Verification.Reason.REVEAL, summary=summary,
-                 details={"phase": phase.slug, "verification": verification.pk, "passed": passed,
+                 details={**named("phase", phase.slug, phase.name), "verification_id": verification.pk, "passed": passed,
                           "submissions": submissions, "scores": tally.scores, "differences": tally.count,
                           "max_difference": tally.max_difference, "float32_ties": tally.float32_ties,
                           "qrels_version": verification.qrels_release_number, "listed": differences})

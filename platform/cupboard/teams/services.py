@@ -16,6 +16,7 @@ from django.utils.text import slugify
 
 from cupboard import events
 from cupboard.accounts.lookalikes import name_key
+from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Competition
@@ -52,7 +53,7 @@ def _membership_add(*, team: Team, user: AbstractBaseUser) -> Membership:
 
 def _record(*, team: Team, actor: AbstractBaseUser, action: str, summary: str, **details) -> None:
     audit_record(competition=team.competition, actor=actor, action=action, summary=summary,
-                 details={"team": team.pk, "team_name": team.name, **details})
+                 details={**named("team", team.pk, team.name), **details})
 
 
 @transaction.atomic
