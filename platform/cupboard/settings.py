@@ -128,7 +128,6 @@ STATICFILES_DIRS = [SITE_DIR / "static"]
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "cupboard.staticfiles.PlotlyFinder",  # plotly/plotly.min.js from the plotly package
 ]
 # Files not collected yet (a checkout, debug on or off) are served from the finders.
 WHITENOISE_USE_FINDERS = True

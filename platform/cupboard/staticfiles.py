@@ -1,34 +1,14 @@
-"""Static files: plotly.js taken from the plotly package, and how collected files are stored.
+"""Static files: which plotly.js the pages load, and how collected files are stored.
 
-Pages never load plotly.js from a CDN. It ships inside the plotly package (4.8 MB), so a
-finder offers it as the static file `plotly/plotly.min.js`: collectstatic hashes and gzips
-it with our own files, and WhiteNoise serves it compressed and cacheable for a year.
+Pages never load plotly.js from a CDN. They load plotly.js's cartesian bundle (bar, heatmap,
+scatter and a few more traces: 1.5 MB against the full bundle's 4.8 MB, whose parsing held the
+first charts back by a second), vendored in static/plotly/ by scripts/vendor-plotly at the
+version the plotly package bundles. collectstatic hashes and gzips it with our own files, and
+WhiteNoise serves it compressed and cacheable for a year.
 """
-from importlib.resources import files
-
-from django.contrib.staticfiles.finders import BaseFinder
-from django.core.files.storage import FileSystemStorage
 from whitenoise.storage import CompressedManifestStaticFilesStorage
 
-PLOTLY = "plotly/plotly.min.js"
-
-
-class PlotlyFinder(BaseFinder):
-    """Finds `plotly/plotly.min.js` in the installed plotly package, and nothing else there."""
-
-    def _storage(self) -> FileSystemStorage:
-        storage = FileSystemStorage(location=str(files("plotly") / "package_data"))
-        storage.prefix = PLOTLY.split("/")[0]
-        return storage
-
-    def find(self, path, find_all=False, **kwargs):
-        found = self._storage().path(PLOTLY.split("/")[1]) if path == PLOTLY else None
-        if find_all:
-            return [found] if found else []
-        return found
-
-    def list(self, ignore_patterns):
-        yield PLOTLY.split("/")[1], self._storage()
+PLOTLY = "plotly/plotly-cartesian.min.js"
 
 
 class StaticStorage(CompressedManifestStaticFilesStorage):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from cupboard.staticfiles import PLOTLY
 from tests.e2e.stack import ROOT, free_port, wait_until
 
 pytestmark = [pytest.mark.worker]
@@ -46,13 +47,13 @@ def _get(port: int, path: str, **headers) -> tuple[int, dict, bytes]:
 
 def _check_it_serves_as_a_site_would(port: int, var: Path) -> None:
     """Debug off: a missing page is the site's own 404, not Django's list of URL patterns; plotly
-    (4.8 MB) crosses the network once, gzipped, under a hashed name cached for a year."""
+    (1.5 MB) crosses the network once, gzipped, under a hashed name cached for a year."""
     status, _, body = _get(port, "/no/such/page/")
     assert status == 404 and b"There is no such page" in body and b"URLconf" not in body
-    hashed = json.loads((var / "static" / "staticfiles.json").read_text())["paths"]["plotly/plotly.min.js"]
+    hashed = json.loads((var / "static" / "staticfiles.json").read_text())["paths"][PLOTLY]
     status, headers, body = _get(port, f"/static/{hashed}", **{"Accept-Encoding": "gzip"})
     assert status == 200 and headers.get("content-encoding") == "gzip", headers
-    assert "immutable" in headers["cache-control"] and len(body) < 2_000_000
+    assert "immutable" in headers["cache-control"] and len(body) < 600_000
 
 
 def test_the_demo_serves_as_a_site_would_and_ctrl_c_stops_it_within_five_seconds(tmp_path):
