@@ -72,6 +72,15 @@ class Competition(models.Model):
     def get_absolute_url(self):
         return reverse("competitions:detail", args=[self.slug])
 
+    @property
+    def named_benchmark(self) -> str:
+        """The benchmark a page names (miracl), or "" for a collection of the organizers' own
+        (`generic` is the evaluator's reading of any TREC files, not a collection)."""
+        from evaluator.benchmarks import BENCHMARKS
+
+        spec = BENCHMARKS.get(self.benchmark)
+        return "" if spec is not None and spec.open_subsets else self.benchmark
+
     def scored_depth(self) -> int:
         """How many documents of each query are scored: `scoring_depth` when set, else the
         deepest cutoff of the metrics, or `max_run_depth` when one has none (AP, uncut nDCG),

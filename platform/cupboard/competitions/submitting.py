@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from dataclasses import dataclass
 
 from cupboard.competitions import selectors
@@ -19,6 +20,7 @@ from cupboard.competitions.run_metadata import metadata_fields
 EXAMPLE_TAG = "mine"
 SAMPLE_TAG = "sample"
 SAMPLE_DEPTH = 3  # documents per query in the sample runs: enough to show the ranking, small to read
+EXAMPLE_DOCIDS = 20  # a collection's own document ids the examples cycle through
 
 
 def run_name(*, tag: str, code: str, phase: Phase) -> str:
@@ -34,11 +36,44 @@ def topic_ids(topic_set: TopicSet) -> list[str]:
         return list(read_topics(io.BytesIO(stored.read()), name=topic_set.original_name))
 
 
-def run_lines(qids: list[str], *, tag: str, depth: int = SAMPLE_DEPTH) -> list[str]:
-    """TREC run lines (`qid Q0 docid rank score tag`) with made-up `ARTICLE#PASSAGE` docids,
-    which every benchmark's docid rule accepts; nothing here comes from the judgments."""
-    return [f"{qid} Q0 {1000 + 10 * n + rank}#0 {rank + 1} {depth - rank:.1f} {tag}"
+def run_lines(qids: list[str], *, tag: str, depth: int = SAMPLE_DEPTH, docids: list[str] | None = None) -> list[str]:
+    """TREC run lines (`qid Q0 docid rank score tag`). The documents are `docids` in turn (the
+    collection's own ids, at least `depth` of them, so a query never lists one twice), else
+    made-up `ARTICLE#PASSAGE` ids, which every benchmark's docid rule accepts."""
+    def docid(n: int, rank: int) -> str:
+        if docids and len(docids) >= depth:
+            return docids[(n * depth + rank) % len(docids)]
+        return f"{1000 + 10 * n + rank}#0"
+    return [f"{qid} Q0 {docid(n, rank)} {rank + 1} {depth - rank:.1f} {tag}"
             for n, qid in enumerate(qids) for rank in range(depth)]
+
+
+def collection_docids(rows: list[dict]) -> dict[str, list[str]]:
+    """{subset code: document ids} of a collection of the organizers' own, for the examples:
+    read from the head of a judgments file of the subset that the viewer may download (the
+    rows of `selectors.phase_downloads`), so the sample looks like the collection and shows
+    nothing the viewer could not fetch. A subset without one gets made-up ids (run_lines)."""
+    found: dict[str, list[str]] = {}
+    for row in rows:
+        for qrels_file in row["qrels"]:
+            if qrels_file.subset.code not in found:
+                found[qrels_file.subset.code] = _head_docids(qrels_file)
+    return found
+
+
+def _head_docids(qrels_file, limit: int = EXAMPLE_DOCIDS) -> list[str]:
+    with qrels_file.file.open("rb") as stored:
+        head = stored.read(64 * 1024)
+    if head[:2] == b"\x1f\x8b":  # a gzipped file: what its first block holds is enough
+        head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 64 * 1024)
+    docids: list[str] = []
+    for line in head.decode("utf-8", "replace").splitlines()[:-1]:  # the last may be cut
+        fields = line.split()
+        if len(fields) == 4 and not line.startswith("#") and fields[2] not in docids:
+            docids.append(fields[2])
+        if len(docids) == limit:
+            break
+    return docids
 
 
 @dataclass
@@ -60,12 +95,14 @@ def phase_guides(viewer, *, server: str) -> list[PhaseGuide]:
     """One guide per phase, with what this viewer (competitions/viewer.py) may see of it."""
     competition, now = viewer.competition, viewer.now
     guides = []
-    for row in selectors.phase_downloads(viewer):
+    rows = selectors.phase_downloads(viewer)
+    docids = _docids(competition, rows)
+    for row in rows:
         phase, topic_sets = row["phase"], row["topics"]
         example, example_name = [], ""
         if topic_sets:
             first = topic_sets[0]
-            example = run_lines(topic_ids(first)[:2], tag=EXAMPLE_TAG)
+            example = run_lines(topic_ids(first)[:2], tag=EXAMPLE_TAG, docids=docids(first.subset.code))
             example_name = run_name(tag=EXAMPLE_TAG, code=first.subset.code, phase=phase)
         guides.append(PhaseGuide(
             phase=phase, topic_sets=topic_sets, example=example, example_name=example_name,
@@ -104,11 +141,24 @@ def topics_archive(viewer, phase: Phase) -> bytes | None:
 def sample_submission(viewer, phase: Phase) -> bytes | None:
     """A zip of valid run files, one per language the viewer sees, each answering every topic
     of the phase (made-up documents): unzip, then upload them as they are to see the form work."""
-    topic_sets = _downloadable(viewer, phase)
+    rows = selectors.phase_downloads(viewer)
+    topic_sets: list[TopicSet] = next((row["topics"] for row in rows if row["phase"].pk == phase.pk), [])
     if not topic_sets:
         return None
+    docids = _docids(viewer.competition, rows)
     return _zipped({run_name(tag=SAMPLE_TAG, code=t.subset.code, phase=phase):
-                    ("\n".join(run_lines(topic_ids(t), tag=SAMPLE_TAG)) + "\n").encode() for t in topic_sets})
+                    ("\n".join(run_lines(topic_ids(t), tag=SAMPLE_TAG, docids=docids(t.subset.code))) + "\n").encode()
+                    for t in topic_sets})
+
+
+def _docids(competition: Competition, rows: list[dict]):
+    """code -> the ids examples use: the collection's own for a competition without a benchmark
+    of its own (`generic`), as made-up `ARTICLE#PASSAGE` ids would not look like its documents;
+    a named benchmark's made-up ids follow its docid rule (None: run_lines makes them)."""
+    if competition.named_benchmark:
+        return lambda code: None
+    own = collection_docids(rows)
+    return lambda code: own.get(code) or [f"doc{n}" for n in range(1, EXAMPLE_DOCIDS + 1)]
 
 
 def _zipped(files: dict[str, bytes]) -> bytes:
