@@ -78,9 +78,10 @@ class Stack:
         self.processes.append(process)
         return process
 
-    def start_server(self, **env: str) -> str:
-        """`manage.py runserver` on a free port; `env` overrides the stack's (another broker)."""
-        port = free_port()
+    def start_server(self, port: int | None = None, **env: str) -> str:
+        """`manage.py runserver` on `port` (default: a free one); `env` overrides the stack's
+        (another broker; CUPBOARD_SITE_URL, for pages that print the site's address)."""
+        port = port or free_port()
         self._spawn("server", [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
                     {**self.env, **env})
         return self._listening("server", port)
@@ -168,14 +169,16 @@ from cupboard.teams.services import team_create
 from tests.factories import make_user
 
 user = make_user({username!r})
-team_create(competition=Competition.objects.get(slug="cup"), user=user, name={team!r})
+team_create(competition=Competition.objects.get(slug={competition!r}), user=user, name={team!r})
 print(api_token_create(user=user))
 """
 
 
-def make_participant(stack: Stack, *, username: str = "cli-user", team: str = "Shell Scripts") -> str:
-    """A user in a team of the E2E Cup; returns their API token."""
-    return stack.manage("shell", "-c", PARTICIPANT.format(username=username, team=team)).strip().splitlines()[-1]
+def make_participant(stack: Stack, *, username: str = "cli-user", team: str = "Shell Scripts",
+                     competition: str = "cup") -> str:
+    """A user in a team of a competition (the E2E Cup); returns their API token."""
+    script = PARTICIPANT.format(username=username, team=team, competition=competition)
+    return stack.manage("shell", "-c", script).strip().splitlines()[-1]
 
 
 def api_upload(stack: Stack, token: str, *runs: Path, method: str = "e2e", timeout: float = 60) -> tuple[int, dict]:
