@@ -16,6 +16,7 @@ from cupboard.charts import as_html
 from cupboard.leaderboards.selectors import Column, Entry, History, Leaderboard
 
 TOP_TEAMS = 10
+MAX_BAR_GROUPS = 24  # groups of bars one chart shows legibly (the Cup's 18 languages x 14 runs do)
 HEATMAP_TEAMS = 5
 BAND_TEAMS = 50
 TIER_COLOURS = ("#2a6fdb", "#7f9cc9")  # alternate tiers, as the table's shading
@@ -50,10 +51,21 @@ def _title(text: str) -> dict:
     return {"title": {"text": text}}
 
 
+def bar_columns(leaderboard: Leaderboard) -> tuple[list[Column], str]:
+    """The columns the grouped bars are drawn for, and what they are: the subsets, or their
+    groups' averages where the subsets are too many to read as bars (CLIRMatrix's 64 language
+    pairs x 7 runs were 448 slivers; its 8 "From ar (ar.Avg)" groups are 56 bars, and the
+    source x target heatmap shows every pair)."""
+    groups = leaderboard.average_columns[:-1]  # the last is Avg, which the bands chart draws
+    if len(leaderboard.subset_columns) > MAX_BAR_GROUPS and len(groups) > 1:
+        return groups, "per group"
+    return leaderboard.subset_columns, "per subset"
+
+
 def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS) -> dict:
-    """Grouped bars: one group per subset column (language, test set, pair), one bar per
-    top team and per baseline."""
-    columns = leaderboard.subset_columns
+    """Grouped bars: one group per subset column (language, test set, pair), or per group of
+    subsets where they are many (`bar_columns`), one bar per top team and per baseline."""
+    columns, what = bar_columns(leaderboard)
     bands = leaderboard.bands if metric == leaderboard.primary_metric else None  # intervals of the ranking metric
     labels, keys, hover = [c.label for c in columns], [c.key for c in columns], bar_hover(leaderboard.decimals)
     traces = []
@@ -64,7 +76,7 @@ def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS) 
         if bands is not None:
             trace["error_y"] = _error_bars(entry, keys, values)
         traces.append(trace)
-    title = f"{metric} per subset" + (f" ({bands.confidence}% intervals)" if bands is not None else "")
+    title = f"{metric} {what}" + (f" ({bands.confidence}% intervals)" if bands is not None else "")
     return {"data": traces, "layout": {"barmode": "group", **_title(title), "yaxis": _title(metric),
                                        "legend": _title("Top teams and baselines"), "margin": {"t": 50, "b": 40}}}
 
