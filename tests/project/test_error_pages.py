@@ -14,6 +14,7 @@ def test_a_missing_page_is_a_page_of_the_site():
     assert response.status_code == 404
     assert "<h1>There is no such page</h1>" in page and 'class="site"' in page
     assert "no-such-competition" not in page and "URLconf" not in page  # the path is not echoed
+    assert "{#" not in page and "tests/rules" not in page  # a template comment of two lines showed as text
 
 
 @pytest.mark.django_db
