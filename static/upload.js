@@ -1,4 +1,5 @@
-// The upload page, improved when JavaScript runs (the plain form works without it):
+// The upload pages (a team's runs; an organizer's topics and qrels), improved when JavaScript
+// runs (the plain form works without it):
 // - files dropped anywhere on the form join the file field;
 // - each chosen file is listed with its language, read from its name as the server reads it
 //   (evaluator/io/naming.py subset_from_filename), and its line count (gzip files unpacked);
@@ -92,10 +93,14 @@
     });
     request.addEventListener("load", () => {
       // Stored: the answer is the submission's page (after the redirect). Refused: the form
-      // again with the problems, which replaces this page as a plain post would.
-      if (request.status === 200 && request.responseURL !== window.location.href) {
+      // again with the problems, which replaces this page as a plain post would. A form with
+      // data-show-answer (the organizer's topics and qrels) shows the page it was sent to as
+      // answered, since its one-time message (the stored files' SHA-256) is in that answer.
+      const moved = request.status === 200 && request.responseURL !== window.location.href;
+      if (moved && !("showAnswer" in form.dataset)) {
         window.location.assign(request.responseURL);
       } else {
+        if (moved) window.history.replaceState(null, "", request.responseURL);
         document.open(); document.write(request.responseText); document.close();
       }
     });

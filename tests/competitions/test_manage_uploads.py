@@ -40,6 +40,8 @@ def test_it_releases_a_qrels_version_from_several_files_named_by_subset(personas
         "note": "first judgments"})
     assert response.status_code == 302 and response.url == reverse("competitions:manage", args=["cup"])
     release = QrelsRelease.objects.get(phase__slug="test-b", phase__competition=personas.competition)
+    shown = organizer_client.get(response.url).content.decode()
+    assert all(f"SHA-256 {f.sha256}" in shown for f in release.files.all())
     assert (release.number, release.note, release.created_by) == (1, "first judgments", personas.organizer)
     assert sorted(release.files.values_list("subset__code", "original_name")) == [
         ("sw", "qrels.miracl-v1.0-sw-dev.tsv"), ("yo", "qrels.miracl-v1.0-yo-dev.tsv")]
@@ -109,7 +111,9 @@ def test_it_imports_topics_for_several_subsets(personas, organizer_client):
     assert set(stored) == {"sw", "te"}
     sw_lines = (DATA / "topics.miracl-v1.0-sw-dev.tsv").read_text().splitlines()
     assert stored["sw"].query_count == len(sw_lines)
-    assert f"sw ({len(sw_lines)})" in response.content.decode()
+    page = response.content.decode()
+    assert f"sw: {len(sw_lines)} queries, SHA-256 {stored['sw'].sha256}" in page  # the whole hash, once stored
+    assert len(stored["sw"].sha256) == 64 and stored["sw"].sha256 in page
     assert AuditEvent.objects.filter(action=AuditEvent.Action.TOPICS_UPLOADED, actor=personas.organizer).count() == 2
 
 

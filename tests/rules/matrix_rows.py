@@ -246,10 +246,26 @@ def rows(w) -> list[Row]:
         Row("competitions:qrels", ("cup", "dev", 1, "yo"), "GET", qrels(w.dev, "yo")),
         Row("competitions:qrels", ("cup", "test-b", 1, "sw"), "GET", qrels(w.test_b, "sw")),
         Row("competitions:qrels", ("cup", "test-b", 1, "zz"), "GET", qrels(w.test_b, "zz")),
+        # Creating a competition: staff (and accounts with the add permission); the Markdown preview: organizers.
+        Row("competitions:create", (), "GET", (302, 403, 403, 403, 403, 403, 200)),
+        Row("competitions:create", (), "POST", (302, 403, 403, 403, 403, 403, 400)),  # no rows posted
+        Row("competitions:create_yaml", (), "GET", (302, 403, 403, 403, 403, 403, 200)),
+        Row("competitions:create_yaml", (), "POST", (302, 403, 403, 403, 403, 403, 400), {"definition": "x: ["}),
+        Row("competitions:markdown_preview", (), "POST", (302, 403, 403, 403, 200, 200, 200), {"text": "*a*"}),
+        Row("competitions:markdown_preview", (), "GET", login(405)),
         # The organizer area: anyone else gets a 403 (a draft: the 404 of a missing competition; anonymous: log in).
         Row("competitions:manage", ("cup",), "GET", organizers(200, 403, anon=302)),
         Row("competitions:manage", ("draft",), "GET", organizers(200, 404, anon=302)),
         Row("competitions:manage", ("cup",), "POST", login(405)),
+        Row("competitions:definition", ("cup",), "GET", organizers(200, 403, anon=302)),
+        Row("competitions:definition", ("draft",), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:definition", ("cup",), "POST", organizers(400, 403, anon=302)),  # no rows posted
+        Row("competitions:definition_yaml", ("cup",), "GET", organizers(200, 403, anon=302)),
+        Row("competitions:definition_yaml", ("draft",), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:definition_yaml", ("cup",), "POST", organizers(400, 403, anon=302), {"definition": "x: ["}),
+        Row("competitions:definition_download", ("cup",), "GET", organizers(200, 403, anon=302)),
+        Row("competitions:definition_download", ("draft",), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:definition_download", ("cup",), "POST", login(405)),
         Row("competitions:manage_teams", ("cup",), "GET", organizers(200, 403, anon=302)),
         Row("competitions:manage_teams", ("draft",), "GET", organizers(200, 404, anon=302)),
         Row("competitions:manage_teams", ("cup",), "POST", login(405)),

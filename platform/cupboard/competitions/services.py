@@ -63,19 +63,22 @@ def competition_load(*, data: dict | str | Path, actor: User | None = None) -> C
     return competition_load_changes(data=data, actor=actor)[0]
 
 
-def competition_load_changes(*, data: dict | str | Path, actor: User | None = None,
-                             dry_run: bool = False) -> tuple[Competition, list[Change] | None]:
+def competition_load_changes(*, data: dict | str | Path, actor: User | None = None, dry_run: bool = False,
+                             create_only: bool = False) -> tuple[Competition, list[Change] | None]:
     """`competition_load`, also returning its diff (None: created; []: nothing changed). With
     `dry_run`, the load runs and is rolled back: every check is the real one (a refusal raises
-    as it would) and nothing is kept or sent (no mail: its messages leave only on commit)."""
+    as it would) and nothing is kept or sent (no mail: its messages leave only on commit).
+    `create_only` refuses a slug that exists (code `slug-taken`), checked under the lock: the
+    browser's "new competition" must never update someone else's."""
     with transaction.atomic():
-        loaded = _load(data=data, actor=actor)
+        loaded = _load(data=data, actor=actor, create_only=create_only)
         if dry_run:
             transaction.set_rollback(True)
     return loaded
 
 
-def _load(*, data: dict | str | Path, actor: User | None) -> tuple[Competition, list[Change] | None]:
+def _load(*, data: dict | str | Path, actor: User | None,
+          create_only: bool = False) -> tuple[Competition, list[Change] | None]:
     definition = definition_values(definition_load(data))
     fields = definition["competition"]
     digest = hashlib.sha256(json.dumps(definition, sort_keys=True, default=str).encode()).hexdigest()
@@ -83,6 +86,9 @@ def _load(*, data: dict | str | Path, actor: User | None) -> tuple[Competition, 
     with transaction.atomic():
         # Locked so two loads of the same slug apply one after the other.
         competition = locked(Competition.objects.filter(slug=fields["slug"])).first()
+        if competition is not None and create_only:
+            raise DefinitionError([f"slug: a competition {competition.slug!r} exists already; choose another slug"],
+                                  code="slug-taken", message="the slug is taken")
         if competition is not None:
             if competition.config_version == fields["config_version"] and competition.config_sha256 == digest:
                 return competition, []

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import views, views_audit, views_manage, views_pages
+from . import views, views_audit, views_definition, views_manage, views_pages
 from .feeds import CompetitionEventsFeed
 
 # A competition's pages are under c/<slug>/ and named "competitions:...", whichever app serves
@@ -9,6 +9,9 @@ from .feeds import CompetitionEventsFeed
 app_name = "competitions"
 urlpatterns = [
     path("", views.competition_list, name="list"),
+    path("competitions/new/", views_definition.competition_create, name="create"),
+    path("competitions/new/yaml/", views_definition.competition_create_yaml, name="create_yaml"),
+    path("competitions/markdown-preview/", views_definition.markdown_preview, name="markdown_preview"),
     path("c/<slug:slug>/", views.competition_detail, name="detail"),
     path("c/<slug:slug>/commitments/", views.commitments, name="commitments"),
     path("c/<slug:slug>/events.atom", CompetitionEventsFeed(), name="feed"),
@@ -18,6 +21,9 @@ urlpatterns = [
     path("c/<slug:slug>/<slug:phase_slug>/sample-submission.zip", views_pages.sample_submission,
          name="sample_submission"),
     path("c/<slug:slug>/manage/", views_manage.manage, name="manage"),
+    path("c/<slug:slug>/manage/definition/", views_definition.definition_edit, name="definition"),
+    path("c/<slug:slug>/manage/definition/yaml/", views_definition.definition_edit_yaml, name="definition_yaml"),
+    path("c/<slug:slug>/manage/definition.yaml", views_definition.definition_download, name="definition_download"),
     path("c/<slug:slug>/manage/groups/<slug:group_name>/reveal/", views_manage.group_reveal, name="manage_group"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/qrels/", views_manage.qrels_upload, name="manage_qrels"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/topics/", views_manage.topics_upload, name="manage_topics"),

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET, require_safe
 
 from cupboard.competitions import selectors
 from cupboard.competitions.access import competition_viewer, phase_viewer
+from cupboard.competitions.definition_edits import may_create_competition
 from cupboard.competitions.models import Competition
 from cupboard.competitions.pages import page_links
 from cupboard.competitions.viewer import viewer_for
@@ -23,7 +24,8 @@ def competition_list(request):
     """The competitions this viewer sees: published ones; drafts for their organizers."""
     competitions = Competition.objects.prefetch_related("organizers").order_by("-starts_at")
     shown = [c for c in competitions if viewer_for(request, c).sees_competition]
-    return render(request, "competitions/list.html", {"competitions": shown})
+    return render(request, "competitions/list.html", {"competitions": shown,
+                                                      "may_create": may_create_competition(request.user)})
 
 
 @require_GET

@@ -92,7 +92,8 @@ def _files_upload(request, slug: str, phase_slug: str, *, kind: str, form_class,
     form = form_class(*_posted(request), subsets=subsets)
     done, refusal = _save(request, form, lambda: store(phase, form), slug=slug)
     return done or _form_page(request, "competitions/manage_files.html", {
-        "competition": phase.competition, "phase": phase, "form": form, "kind": kind}, refusal=refusal)
+        "competition": phase.competition, "phase": phase, "form": form, "kind": kind, "codes": form.codes},
+        refusal=refusal)
 
 
 @login_required
@@ -109,7 +110,9 @@ def qrels_upload(request, slug: str, phase_slug: str):
             messages.warning(request, warning)
         if release == previous:
             return f"Nothing new: the files are those of qrels v{release.number}."
-        return f"{phase.name} now uses qrels v{release.number}; its scored submissions are queued for scoring again."
+        stored = release.files.filter(subset__code__in=form.cleaned_data["by_subset"]).select_related("subset")
+        return (f"{phase.name} now uses qrels v{release.number}; its scored submissions are queued for scoring again. "
+                + "; ".join(f"{f.subset.code}: {f.judgments} judgments, SHA-256 {f.sha256}" for f in stored))
 
     return _files_upload(request, slug, phase_slug, kind="qrels", form_class=QrelsUploadForm, store=store)
 
@@ -121,7 +124,8 @@ def topics_upload(request, slug: str, phase_slug: str):
     def store(phase, form):
         stored = topics_import_files(phase=phase, files=form.cleaned_data["by_subset"], names=form.names(),
                                      actor=request.user)
-        return f"Topics of {phase.name}: " + ", ".join(f"{t.subset.code} ({t.query_count})" for t in stored)
+        return f"Topics of {phase.name}: " + "; ".join(f"{t.subset.code}: {t.query_count} queries, SHA-256 {t.sha256}"
+                                                       for t in stored)
 
     return _files_upload(request, slug, phase_slug, kind="topics", form_class=PhaseFilesForm, store=store)
 

@@ -1,0 +1,88 @@
+"""A competition created in the browser, at 1366 and 390 px: a staff member fills in a small
+generic competition (two subsets, one average, nDCG@10 and R@100) with a page previewed as
+it will show, confirms what it creates, uploads its topics and judgments through the file
+input and sees the empty leaderboard; no page wider than the screen, no console error."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from cupboard.competitions.models import Competition
+from tests.browser import signed_in_page, watch_errors
+from tests.factories import make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def staff_cookie(live_server) -> dict:
+    client = Client()
+    client.force_login(make_user("boss", is_staff=True))
+    return {"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}
+
+
+@pytest.fixture
+def files(tmp_path) -> dict:
+    """Topics and judgments of each subset, named as published (the subset read from the name)."""
+    made = {}
+    for code in ("ha", "so"):
+        topics = tmp_path / f"topics.small-{code}-dev.tsv"
+        topics.write_text("".join(f"{code}{n}\tquery {n} in {code}\n" for n in range(1, 6)))
+        qrels = tmp_path / f"qrels.small-{code}-dev.tsv"
+        qrels.write_text("".join(f"{code}{n} Q0 doc-{code}-{n} 1\n" for n in range(1, 6)))
+        made[code] = (topics, qrels)
+    return made
+
+
+@pytest.mark.parametrize("width", (1366, 390))
+def test_a_small_generic_competition_is_created_filled_and_shows_its_empty_leaderboard(
+        live_server, staff_cookie, files, width):
+    now = timezone.now()
+    base = live_server.url
+    wide = {}
+    with signed_in_page(staff_cookie, width) as page:
+        errors = watch_errors(page)
+        page.goto(base + "/competitions/new/")
+        page.fill("input[name=title]", "Small generic")
+        page.fill("input[name=slug]", "small")
+        page.select_option("select[name=benchmark]", "generic")
+        page.fill("input[name=metrics]", "nDCG@10, R@100")
+        page.fill("input[name=max_run_depth]", "100")
+        page.fill("input[name=subsets-0-code]", "ha")
+        page.fill("input[name=subsets-0-name]", "Hausa")
+        page.click("button:text-is('Add a subset')")
+        page.fill("input[name=subsets-1-code]", "so")
+        page.fill("input[name=subsets-1-name]", "Somali")
+        page.fill("input[name=phases-0-slug]", "dev")
+        page.fill("input[name=phases-0-name]", "Development")
+        page.fill("input[name=phases-0-opens_at]", f"{now - timedelta(days=1):%Y-%m-%d %H:%M}")
+        page.fill("input[name=phases-0-closes_at]", f"{now + timedelta(days=30):%Y-%m-%d %H:%M}")
+        page.fill("textarea[name=page_overview]", "Passages in **Hausa** and Somali.")
+        page.wait_for_selector("[data-preview-of=id_page_overview] strong:text-is('Hausa')")
+        wide["form"] = page.evaluate("document.documentElement.scrollWidth")
+        page.click("form.definition-form > button[name=check]:not(.default-submit)")
+        page.wait_for_selector("#confirm")
+        assert "This creates the competition" in page.locator("#confirm h2").inner_text()
+        wide["confirm"] = page.evaluate("document.documentElement.scrollWidth")
+        page.click("button:text-is('Confirm and save')")
+        page.wait_for_url(base + "/c/small/manage/")
+        for kind, index in (("topics", 0), ("qrels", 1)):
+            page.goto(base + f"/c/small/manage/dev/{kind}/")
+            page.set_input_files("input[name=files]", [str(files[code][index]) for code in ("ha", "so")])
+            page.wait_for_selector("form.upload .chosen-files:not([hidden])")
+            page.click("form.upload button[type=submit]")
+            page.wait_for_url(base + "/c/small/manage/")
+            assert "SHA-256" in page.locator("ul.messages").inner_text()
+        wide["manage"] = page.evaluate("document.documentElement.scrollWidth")
+        page.goto(base + "/c/small/dev/leaderboard/")
+        board = page.locator("main").inner_text()
+        wide["leaderboard"] = page.evaluate("document.documentElement.scrollWidth")
+    small = Competition.objects.get(slug="small")
+    assert (small.metrics, list(small.groups.values_list("label", flat=True))) == (["nDCG@10", "R@100"], ["Avg"])
+    assert {t.subset.code: t.query_count for t in small.phases.get().topic_sets.all()} == {"ha": 5, "so": 5}
+    assert small.phases.get().qrels_releases.get().files.count() == 2
+    assert "Scored against qrels version 1." in board and "No scored submissions yet." in board, board
+    assert all(w <= width for w in wide.values()) and not errors, (wide, errors)
