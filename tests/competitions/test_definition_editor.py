@@ -21,7 +21,7 @@ from cupboard.competitions.services import competition_load
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
-EXAMPLE = EXAMPLES_DIR / "generic-collection.yaml"
+EXAMPLE = EXAMPLES_DIR / "ciral-like.yaml"
 
 
 def client(user) -> Client:
@@ -223,3 +223,35 @@ def _as_posted(forms) -> dict:
             elif value is not None:
                 post[field.html_name] = value.strftime("%Y-%m-%d %H:%M:%S") if hasattr(value, "strftime") else value
     return {k: v for k, v in post.items() if not re.match(r".*-DELETE$", k)}
+
+
+def test_topic_variants_are_a_list_of_lines_on_the_form(ciral, organizer):
+    c = client(organizer)
+    url = reverse("competitions:definition", args=[ciral.slug])
+    post = _as_posted(c.get(url).context["forms"]) | {"check": "1",
+                                                      "topic_variants": "en: English queries\r\nnative: Native queries"}
+    checked = c.post(url, post)
+    assert [change.path for change in checked.context["preview"]["changes"]] == ["topic_variants"]
+    c.post(url, {"confirm": "1", "definition": checked.context["preview"]["text"]})
+    ciral.refresh_from_db()
+    assert ciral.topic_variants == [{"code": "en", "name": "English queries"}, {"code": "native", "name": "Native queries"}]
+    again = c.get(url).context["forms"].main["topic_variants"].value()
+    assert again == "en: English queries\nnative: Native queries"
+    bad = c.post(url, _as_posted(c.get(url).context["forms"]) | {"check": "1", "topic_variants": "ha: Hausa"})
+    assert "also a subset code" in bad.context["forms"].main.errors["topic_variants"][0]
+
+
+def test_topics_of_each_variant_are_uploaded_by_their_names(ciral, organizer):
+    ciral.topic_variants = [{"code": "en", "name": "English"}, {"code": "native", "name": "Native"}]
+    ciral.save()
+    url = reverse("competitions:manage_topics", args=[ciral.slug, "dev"])
+    files = [SimpleUploadedFile(f"topics.ha.{variant}.tsv", f"1\tquery {variant}\n2\tother {variant}\n".encode())
+             for variant in ("en", "native")]
+    response = client(organizer).post(url, {"files": files}, follow=True)
+    assert response.status_code == 200
+    stored = {t.variant: t for t in ciral.phases.get(slug="dev").topic_sets.all()}
+    assert sorted(stored) == ["en", "native"]
+    assert f"ha (native): 2 queries, SHA-256 {stored['native'].sha256}" in response.content.decode()
+    differ = SimpleUploadedFile("topics.so.native.tsv", b"1\tq\n"), SimpleUploadedFile("topics.so.en.tsv", b"9\tq\n")
+    refused = client(organizer).post(url, {"files": list(differ)})
+    assert refused.status_code == 400 and refused.context["refusal"]["code"] == "variant-ids-differ"

@@ -44,26 +44,58 @@ class PhaseFilesForm(forms.Form):
         if chosen and len(files) > 1:
             raise forms.ValidationError("Choose a subset only when sending one file; with several, name each "
                                         "file after its subset.", code="subset_with_many_files")
-        by_subset = {}
+        by_subset: dict = {}
         for upload in files:
             code = chosen or subset_from_filename(upload.name, self.codes)
+            key = code and self.key(upload, code)
             if code is None:
                 self.add_error("files", forms.ValidationError(
                     "%(name)s: the name says no subset of this competition (one of %(codes)s); rename it or "
                     "choose the subset", code="no_subset_in_name",
                     params={"name": upload.name, "codes": ", ".join(self.codes)}))
-            elif code in by_subset:
+            elif key in by_subset:
                 self.add_error("files", forms.ValidationError(
                     "%(first)s and %(second)s are both for %(code)s", code="duplicate_subset",
-                    params={"first": by_subset[code].name, "second": upload.name, "code": code}))
+                    params={"first": by_subset[key].name, "second": upload.name,
+                            "code": " ".join(key) if isinstance(key, tuple) else key}))
             else:
-                by_subset[code] = upload
+                by_subset[key] = upload
         cleaned["by_subset"] = by_subset
         return cleaned
 
-    def names(self) -> dict[str, str]:
-        """subset code -> the uploaded file's name, kept as the published name."""
-        return {code: upload.name for code, upload in self.cleaned_data["by_subset"].items()}
+    def key(self, upload, code: str):
+        """What a file is for: its subset's code (topics with variants: the code and the variant)."""
+        return code
+
+    def names(self) -> dict:
+        """subset code (or key) -> the uploaded file's name, kept as the published name."""
+        return {key: upload.name for key, upload in self.cleaned_data["by_subset"].items()}
+
+
+class TopicsUploadForm(PhaseFilesForm):
+    """Topics; with several topic variants (English and native queries, topic_variants.py) each
+    file is for a subset and a variant, both read from its name (`topics.ha.native.tsv`), as
+    `import_topics` reads them, or chosen for files whose name does not say."""
+
+    variant = forms.ChoiceField(required=False, help_text="With several topic variants: the variant of files "
+                                                          "whose name does not say it.")
+
+    def __init__(self, *args, variants=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.variants = [v.code for v in variants]
+        if len(self.variants) < 2:
+            del self.fields["variant"]
+        else:
+            self.fields["variant"].choices = [("", "from the file name, else the first")] + [
+                (v.code, f"{v.code}: {v.name}") for v in variants]
+
+    def key(self, upload, code: str):
+        from cupboard.competitions.topic_variants import variant_from_filename
+
+        if len(self.variants) < 2:
+            return code
+        return code, (self.cleaned_data.get("variant") or variant_from_filename(upload.name, self.variants)
+                      or self.variants[0])
 
 
 class QrelsUploadForm(PhaseFilesForm):

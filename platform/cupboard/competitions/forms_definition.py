@@ -66,6 +66,10 @@ class DefinitionForm(forms.Form):
     starts_at = _instant("UTC. Public from here. Empty: when first saved.")
     entry_deadline = _instant("UTC. No team is created or joined from here on. Empty: when the final phase opens.")
     published = forms.BooleanField(required=False, label="Published (others see it from its start)")
+    topic_variants = forms.CharField(
+        required=False, label="Topic variants", widget=forms.Textarea(attrs={"rows": 2, "placeholder": "en: English queries"}),
+        help_text="Several topics files per subset (e.g. English and native queries): one a line, CODE: NAME, the "
+                  "default first. Empty: one topics file per subset.")
 
     def __init__(self, *args, editing: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -87,7 +91,8 @@ class DefinitionForm(forms.Form):
 SECTIONS = {"The competition": ("title", "slug", "benchmark", "description", "published", "starts_at",
                                 "entry_deadline"),
             "Scoring": ("metrics", "primary_metric", "relevance_level", "max_run_depth", "scoring_depth"),
-            "Limits": ("team_size_max", "final_selection_max")}
+            "Limits": ("team_size_max", "final_selection_max"),
+            "Topics": ("topic_variants",)}
 
 
 class GroupForm(forms.Form):
@@ -154,8 +159,9 @@ class DefinitionForms:
         data = dict(self.base)
         values = self.main.cleaned_data
         for name in self.main.fields:
-            if not name.startswith("page_") and name not in ("metrics", "published"):
+            if not name.startswith("page_") and name not in ("metrics", "published", "topic_variants"):
                 _set(data, name, values.get(name))
+        _set(data, "topic_variants", _variants(values.get("topic_variants") or "") or None)
         data["published"] = bool(values.get("published"))
         metrics = [m.strip() for m in (values.get("metrics") or "").split(",") if m.strip()]
         _set(data, "metrics", metrics or None)
@@ -209,6 +215,17 @@ class DefinitionForms:
                 self.main.add_error(None, f"{path or '(top)'}: {message}")
 
 
+def _variants(text: str) -> list[dict]:
+    """`topic_variants` from its lines, `CODE: NAME` (a line without a colon is a code alone,
+    which the loader refuses for want of a name)."""
+    found = []
+    for line in text.splitlines():
+        if line.strip():
+            code, _, name = line.partition(":")
+            found.append({"code": code.strip()} | ({"name": name.strip()} if name.strip() else {}))
+    return found
+
+
 def _set(item: dict, name: str, value) -> None:
     """A key of `item` set to a form's value, or removed when the field is blank (its default
     applies). Saving the form untouched changes nothing: an instant the same to the second (the
@@ -232,6 +249,7 @@ def _set(item: dict, name: str, value) -> None:
 def _main_initial(base: dict) -> dict:
     initial = {name: base.get(name) for name in DefinitionForm.base_fields if name in base}
     initial["metrics"] = ", ".join(base.get("metrics") or [])
+    initial["topic_variants"] = "\n".join(f"{v.get('code')}: {v.get('name')}" for v in base.get("topic_variants") or ())
     initial["published"] = bool(base.get("published", True))
     initial |= {f"page_{name}": text for name, text in (base.get("pages") or {}).items()}
     return {name: _instant_value(value) for name, value in initial.items()}

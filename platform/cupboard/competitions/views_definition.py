@@ -128,7 +128,7 @@ def _yaml(request, competition):
     upload = request.FILES.get("file")
     if request.method != "POST":
         text = (definition_yaml(competition, version=_next_version(competition)) if competition is not None else
-                (EXAMPLES_DIR / "generic-collection.yaml").read_text(encoding="utf-8"))
+                (EXAMPLES_DIR / "ciral-like.yaml").read_text(encoding="utf-8"))
         return _page(request, "competitions/definition_yaml.html", {"competition": competition, "text": text},
                      failed=False)
     try:

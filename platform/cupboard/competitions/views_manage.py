@@ -15,9 +15,9 @@ from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.forms import (
     GroupRevealForm,
     PhaseBoardRulesForm,
-    PhaseFilesForm,
     PhaseScheduleForm,
     QrelsUploadForm,
+    TopicsUploadForm,
 )
 from cupboard.competitions.models import SubsetGroup
 from cupboard.competitions.schedule import (
@@ -29,6 +29,7 @@ from cupboard.competitions.schedule import (
 )
 from cupboard.competitions.selectors import organizer_overview
 from cupboard.competitions.services import qrels_release_create, topics_import_files
+from cupboard.competitions.topic_variants import variants
 
 
 def _refusal(error: CompetitionError) -> dict:
@@ -85,11 +86,12 @@ def manage(request, slug: str):
         "groups": competition.groups.all()})
 
 
-def _files_upload(request, slug: str, phase_slug: str, *, kind: str, form_class, store):
-    """Shared by the topics and qrels uploads: a form, one service call, errors by file and line."""
+def _files_upload(request, slug: str, phase_slug: str, *, kind: str, form_class, store, form_kwargs=None):
+    """Shared by the topics and qrels uploads: a form, one service call, errors by file and line.
+    `form_kwargs(phase)`: what else the form is made with."""
     phase = organizer_phase(request, slug, phase_slug)
     subsets = phase.competition.subsets.order_by("position", "code")
-    form = form_class(*_posted(request), subsets=subsets)
+    form = form_class(*_posted(request), subsets=subsets, **(form_kwargs(phase) if form_kwargs else {}))
     done, refusal = _save(request, form, lambda: store(phase, form), slug=slug)
     return done or _form_page(request, "competitions/manage_files.html", {
         "competition": phase.competition, "phase": phase, "form": form, "kind": kind, "codes": form.codes},
@@ -124,10 +126,13 @@ def topics_upload(request, slug: str, phase_slug: str):
     def store(phase, form):
         stored = topics_import_files(phase=phase, files=form.cleaned_data["by_subset"], names=form.names(),
                                      actor=request.user)
-        return f"Topics of {phase.name}: " + "; ".join(f"{t.subset.code}: {t.query_count} queries, SHA-256 {t.sha256}"
-                                                       for t in stored)
+        several = len(form.variants) > 1
+        return f"Topics of {phase.name}: " + "; ".join(
+            f"{t.subset.code}{f' ({t.variant})' if several else ''}: {t.query_count} queries, SHA-256 {t.sha256}"
+            for t in stored)
 
-    return _files_upload(request, slug, phase_slug, kind="topics", form_class=PhaseFilesForm, store=store)
+    return _files_upload(request, slug, phase_slug, kind="topics", form_class=TopicsUploadForm, store=store,
+                         form_kwargs=lambda phase: {"variants": variants(phase.competition)})
 
 
 def _phase_edit(request, slug: str, phase_slug: str, *, form_class, fields, change, preview, what: str,
