@@ -7,6 +7,7 @@ from django.utils import timezone
 from cupboard.competitions.changes import definition_changes, definition_current
 from cupboard.competitions.definition import DEFINITIONS_DIR, EXAMPLES_DIR, definition_load, definition_values
 from cupboard.competitions.definition_export import definition_yaml
+from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.models import Competition
 from cupboard.competitions.services import competition_load, competition_load_changes
 from cupboard.demo.plan import COMPETITIONS
@@ -46,3 +47,21 @@ def test_a_fresh_site_loading_the_download_gets_an_equal_competition():
     again = competition_load(data=yaml.safe_load(text))
     assert definition_changes(before, definition_current(again)) == []
     assert definition_current(again) == before
+
+
+@pytest.mark.django_db
+def test_the_download_after_an_edit_in_the_organizer_area_loads_back_as_no_change():
+    from datetime import timedelta
+
+    from cupboard.competitions.schedule import phase_schedule_change
+
+    competition = competition_load(data=EXAMPLES_DIR / "ciral-like.yaml")
+    test = competition.phases.get(slug="test")
+    phase_schedule_change(phase=test, actor=None, visibility=test.visibility, hidden_qrels=True,
+                          reveal_at=test.reveal_at + timedelta(days=1))
+    text = definition_yaml(Competition.objects.get())
+    assert competition_load_changes(data=yaml.safe_load(text))[1] == []
+    changed = yaml.safe_load(text) | {"title": "Another title"}
+    with pytest.raises(DefinitionError) as refused:
+        competition_load(data=changed)  # the same version with other content, as before
+    assert refused.value.code == "version-not-bumped"

@@ -90,7 +90,11 @@ def _load(*, data: dict | str | Path, actor: User | None,
             raise DefinitionError([f"slug: a competition {competition.slug!r} exists already; choose another slug"],
                                   code="slug-taken", message="the slug is taken")
         if competition is not None:
-            if competition.config_version == fields["config_version"] and competition.config_sha256 == digest:
+            if competition.config_version == fields["config_version"] and (
+                    competition.config_sha256 == digest
+                    # What the competition is now, though its file said otherwise before an edit in the
+                    # organizer area or the admin: the organizer area's download, loaded back.
+                    or not definition_changes(definition_current(competition), definition)):
                 return competition, []
             if competition.config_version >= fields["config_version"]:
                 code = "version-not-bumped" if competition.config_version == fields["config_version"] else "stale-definition"
