@@ -18,8 +18,8 @@ def test_only_organizers_and_staff_open_them(scene):
     pool_export_build(export_id=export.pk)
     sw = {q: {**docs, D["u1"]: 1} for q, docs in JUDGMENTS["sw"].items()}
     qrels_release_create(phase=scene.dev, files={"sw": qrels_text(sw)}, actor=scene.organizer)
-    urls = [reverse("judging:pool", args=["cup", "dev"]), reverse("judging:pool_zip", args=["cup", "dev", export.pk]),
-            reverse("judging:pool_tsv", args=["cup", "dev", export.pk, "sw"]),
+    urls = [reverse("judging:pool", args=["cup", "dev"]), reverse("judging:pool_zip", args=["cup", "dev", export.number]),
+            reverse("judging:pool_tsv", args=["cup", "dev", export.number, "sw"]),
             reverse("judging:qrels_changes", args=["cup", "dev", 2])]
     expected = {"organizer": 200, "staff": 200, "participant": 403, "teammate": 403, "outsider": 403,
                 "other_organizer": 403, "anonymous": 302}

@@ -93,15 +93,15 @@ def test_the_organizer_builds_and_downloads_it_from_the_pages(scene, django_capt
     export = PoolExport.objects.get()
     page = client.get(reverse("judging:pool", args=["cup", "dev"])).content.decode()
     assert "queued" in page and 'http-equiv="refresh"' in page
-    assert client.get(reverse("judging:pool_zip", args=["cup", "dev", export.pk])).status_code == 404  # not built
+    assert client.get(reverse("judging:pool_zip", args=["cup", "dev", export.number])).status_code == 404  # not built
     pool_export_build(export_id=export.pk)
     page = client.get(reverse("judging:pool", args=["cup", "dev"])).content.decode()
     assert 'http-equiv="refresh"' not in page and "Documents to judge" in page
-    archive = client.get(reverse("judging:pool_zip", args=["cup", "dev", export.pk]))
+    archive = client.get(reverse("judging:pool_zip", args=["cup", "dev", export.number]))
     assert archive["Content-Type"] == "application/zip"
-    tsv = client.get(reverse("judging:pool_tsv", args=["cup", "dev", export.pk, "sw"]))
+    tsv = client.get(reverse("judging:pool_tsv", args=["cup", "dev", export.number, "sw"]))
     assert tsv.content.decode().splitlines()[1] == f"1\tmvua inanyesha\t{D['u1']}"
-    assert client.get(reverse("judging:pool_tsv", args=["cup", "dev", export.pk, "te"])).status_code == 404
+    assert client.get(reverse("judging:pool_tsv", args=["cup", "dev", export.number, "te"])).status_code == 404
 
 
 def test_a_bad_form_names_the_field(scene):

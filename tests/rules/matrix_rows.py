@@ -327,12 +327,12 @@ def rows(w) -> list[Row]:
         Row("judging:pool_create", ("cup", "test-b"), "POST", organizers(302, 403, anon=302),
             {"depth": "10", "selection": "selected", "with_baselines": "on"}),
         Row("judging:pool_create", ("cup", "test-b"), "POST", organizers(400, 403, anon=302), {"depth": "0"}),
-        Row("judging:pool_zip", ("cup", "test-b", w.pool_test_b.pk), "GET", organizers(200, 403, anon=302)),
-        Row("judging:pool_zip", ("cup", "dev", w.pool_test_b.pk), "GET", organizers(404, 403, anon=302)),  # another phase's
+        Row("judging:pool_zip", ("cup", "test-b", w.pool_test_b.number), "GET", organizers(200, 403, anon=302)),
+        Row("judging:pool_zip", ("cup", "dev", w.pool_test_b.number), "GET", organizers(404, 403, anon=302)),  # another phase's
         Row("judging:pool_zip", ("cup", "test-b", 999999), "GET", organizers(404, 403, anon=302)),
-        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.pk, "sw"), "GET", organizers(200, 403, anon=302)),
-        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.pk, "yo"), "GET", organizers(404, 403, anon=302)),  # no run for yo
-        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.pk, "sw"), "POST", login(405)),
+        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.number, "sw"), "GET", organizers(200, 403, anon=302)),
+        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.number, "yo"), "GET", organizers(404, 403, anon=302)),  # no run for yo
+        Row("judging:pool_tsv", ("cup", "test-b", w.pool_test_b.number, "sw"), "POST", login(405)),
         Row("judging:qrels_changes", ("cup", "dev", 1), "GET", organizers(404, 403, anon=302)),  # a first version changed nothing
         Row("judging:qrels_changes", ("draft", "dev", 1), "GET", organizers(404, 404, anon=302)),
         Row("judging:qrels_changes", ("cup", "dev", 1), "POST", login(405)),

@@ -38,12 +38,12 @@ def demo_judging_cycle(*, phase: Phase, organizer, seed: int, log: Callable[[str
         release = qrels_release_create(phase=phase, files=judged, actor=organizer,
                                        names={code: f.original_name for code, f in
                                               _current_files(phase).items() if code in judged},
-                                       note=f"demo: the assessors judged pool #{first.pk}")
+                                       note=f"demo: the assessors judged pool #{first.number}")
     _rescore_in_process(phase)
     second = _pool(phase, organizer)
     documents = sum(c["documents"] for c in first.counts)
-    log(f"{phase}: pool #{first.pk} ({documents} documents) judged as qrels v{release.number}, runs scored again; "
-        f"pool #{second.pk} left {sum(c['documents'] for c in second.counts)} to judge")
+    log(f"{phase}: pool #{first.number} ({documents} documents) judged as qrels v{release.number}, runs scored again; "
+        f"pool #{second.number} left {sum(c['documents'] for c in second.counts)} to judge")
 
 
 def _pool(phase: Phase, organizer, **choice):

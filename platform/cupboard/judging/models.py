@@ -48,6 +48,9 @@ class PoolExport(models.Model):
         TOP = "top", "The counted runs of the top N teams"
 
     phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="pool_exports")
+    number = models.PositiveIntegerField(help_text="Its number in the phase (pool #1, #2, ...): in its name and "
+                                                   "addresses, so assessors and pages of one competition never "
+                                                   "see another's count")
     depth = models.PositiveSmallIntegerField(default=10, help_text="Top k documents of each run per query")
     selection = models.CharField(max_length=10, choices=Selection.choices, default=Selection.SELECTED)
     top_teams = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -81,12 +84,13 @@ class PoolExport(models.Model):
             # the pool page: a phase's exports, newest first.
             models.Index(fields=["phase", "-created_at"], name="pool_export_phase_created"),
         ]
+        constraints = [models.UniqueConstraint(fields=["phase", "number"], name="unique_pool_number_per_phase")]
 
     def __str__(self):
-        return f"{self.phase} pool #{self.pk} (top {self.depth})"
+        return f"{self.phase} pool #{self.number} (top {self.depth})"
 
     def get_absolute_url(self):
-        return reverse("judging:pool", args=[self.phase.competition.slug, self.phase.slug]) + f"#export-{self.pk}"
+        return reverse("judging:pool", args=[self.phase.competition.slug, self.phase.slug]) + f"#export-{self.number}"
 
     @property
     def is_pending(self) -> bool:

@@ -22,7 +22,8 @@ from collections import defaultdict
 from datetime import datetime
 
 from django.core.files.base import ContentFile
-from django.db.models import Q
+from django.db import transaction
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase, TopicSet
@@ -30,6 +31,7 @@ from cupboard.competitions.selectors import current_qrels_release, qrels_files
 from cupboard.competitions.topic_variants import one_per_subset
 from cupboard.csvexport import tsv_text
 from cupboard.jobs import Claim, JobKind, job_claim, job_enqueue, job_sweep
+from cupboard.locking import locked
 from cupboard.submissions.models import Submission
 
 from .models import PoolExport
@@ -76,11 +78,14 @@ def pool_export_create(*, phase: Phase, actor, depth: int = 10, selection: str =
     if not 1 <= depth <= MAX_DEPTH:
         raise ValueError(f"the depth must be between 1 and {MAX_DEPTH}")
     ids = chosen_submission_ids(phase=phase, selection=selection, top_teams=top_teams, with_baselines=with_baselines)
-    export = PoolExport.objects.create(
-        phase=phase, depth=depth, selection=selection, top_teams=top_teams if selection == "top" else None,
-        with_baselines=with_baselines, submission_ids=ids, qrels_release=current_qrels_release(phase),
-        created_by=actor)
-    job_enqueue(POOL_EXPORT, [export.pk])
+    with transaction.atomic():
+        locked(Phase.objects.filter(pk=phase.pk)).get()  # two exports at once: each its own next number
+        number = (phase.pool_exports.aggregate(last=Max("number"))["last"] or 0) + 1
+        export = PoolExport.objects.create(
+            phase=phase, number=number, depth=depth, selection=selection,
+            top_teams=top_teams if selection == "top" else None, with_baselines=with_baselines, submission_ids=ids,
+            qrels_release=current_qrels_release(phase), created_by=actor)
+        job_enqueue(POOL_EXPORT, [export.pk])
     return export
 
 
@@ -106,7 +111,7 @@ def _build(claim: Claim) -> str:
         failed = claim.update(status=PoolExport.Status.FAILED, progress=0,
                               status_reason=f"{type(error).__name__}: {error}"[:2000])
         return "failed" if failed else "lost-claim"
-    export.file.save(f"pool-{export.phase.competition.slug}-{export.phase.slug}-{export.pk}.zip",
+    export.file.save(f"pool-{export.phase.competition.slug}-{export.phase.slug}-{export.number}.zip",
                      ContentFile(archive), save=False)
     if not claim.update(status=PoolExport.Status.DONE, progress=100, file=export.file.name, counts=counts,
                         contributions=contributions, finished_at=timezone.now(), status_reason=""):

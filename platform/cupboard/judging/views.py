@@ -92,14 +92,14 @@ def pool_create(request, slug: str, phase_slug: str):
     if not form.is_valid():
         return _pool_page(request, phase, form, status=400)
     export = pool_export_create(phase=phase, actor=request.user, **form.cleaned_data)
-    messages.success(request, f"Pool #{export.pk} of {len(export.submission_ids)} run(s) at depth {export.depth} "
+    messages.success(request, f"Pool #{export.number} of {len(export.submission_ids)} run(s) at depth {export.depth} "
                               "is being built.")
     return redirect("judging:pool", slug, phase_slug)
 
 
-def _get_export(request, slug: str, phase_slug: str, pk: int) -> PoolExport:
+def _get_export(request, slug: str, phase_slug: str, number: int) -> PoolExport:
     phase = organizer_phase(request, slug, phase_slug)
-    export = get_object_or_404(PoolExport.objects.select_related("phase__competition"), phase=phase, pk=pk)
+    export = get_object_or_404(PoolExport.objects.select_related("phase__competition"), phase=phase, number=number)
     if export.status != PoolExport.Status.DONE:
         raise Http404("This pool is not built (yet).")
     return export
@@ -107,20 +107,20 @@ def _get_export(request, slug: str, phase_slug: str, pk: int) -> PoolExport:
 
 @login_required
 @require_safe
-def pool_zip(request, slug: str, phase_slug: str, pk: int):
+def pool_zip(request, slug: str, phase_slug: str, number: int):
     """Every subset's pool of a built export, one TSV each, in a zip."""
-    export = _get_export(request, slug, phase_slug, pk)
+    export = _get_export(request, slug, phase_slug, number)
     with export.file.open("rb") as stored:
         response = HttpResponse(stored.read(), content_type="application/zip")
-    response["Content-Disposition"] = content_disposition_header(True, f"pool-{slug}-{phase_slug}-{pk}.zip")
+    response["Content-Disposition"] = content_disposition_header(True, f"pool-{slug}-{phase_slug}-{number}.zip")
     return response
 
 
 @login_required
 @require_safe
-def pool_tsv(request, slug: str, phase_slug: str, pk: int, code: str):
+def pool_tsv(request, slug: str, phase_slug: str, number: int, code: str):
     """One subset's pool of a built export: `qid`, query text, `docid` per line, after a header."""
-    export = _get_export(request, slug, phase_slug, pk)
+    export = _get_export(request, slug, phase_slug, number)
     content = pool_member(export, code)
     if content is None:
         raise Http404("No pool for this subset.")
