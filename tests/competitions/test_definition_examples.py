@@ -1,6 +1,6 @@
 """The reference's examples (docs/definition.md shows them in full) hold the tasks they are
 named after, loaded as a competition: CIRAL-like (four African languages, one average,
-nDCG@20 and R@100), NeuCLIR-like (three languages, graded labels) and TREC DL-like (one
+nDCG@20 and R@100), NeuCLIR-like (three languages, graded labels, English and native topics) and TREC DL-like (one
 collection, deep measures scored whole)."""
 import pytest
 
@@ -28,6 +28,7 @@ def test_the_neuclir_like_example():
     assert subsets == [("fa", "Avg"), ("ru", "Avg"), ("zh", "Avg")]
     assert competition.metrics == ["nDCG@20", "R@1000", "AP"] and competition.relevance_level == 1
     assert competition.scored_depth() == 1000
+    assert [v["code"] for v in competition.topic_variants] == ["en", "native"]  # English and native topics
 
 
 def test_the_trec_dl_like_example():
