@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cupboard.audit.models import AuditEvent
-from cupboard.competitions.definition import EXAMPLES_DIR
+from cupboard.competitions.definition import DEFINITIONS_DIR, EXAMPLES_DIR
 from cupboard.competitions.definition_export import definition_yaml, yaml_text
 from cupboard.competitions.models import Competition
 from cupboard.competitions.services import competition_load
@@ -255,3 +255,16 @@ def test_topics_of_each_variant_are_uploaded_by_their_names(ciral, organizer):
     differ = SimpleUploadedFile("topics.so.native.tsv", b"1\tq\n"), SimpleUploadedFile("topics.so.en.tsv", b"9\tq\n")
     refused = client(organizer).post(url, {"files": list(differ)})
     assert refused.status_code == 400 and refused.context["refusal"]["code"] == "variant-ids-differ"
+
+
+@pytest.mark.parametrize("path", sorted(DEFINITIONS_DIR.glob("*.yaml")), ids=lambda p: p.stem)
+def test_a_benchmarks_competition_shows_its_subsets_as_rows_and_saves_untouched_as_no_change(organizer, path):
+    data = yaml.safe_load(path.read_text()) | {"organizers": ["organizer"]}
+    competition = competition_load(data=data)
+    c = client(organizer)
+    url = reverse("competitions:definition", args=[competition.slug])
+    forms = c.get(url).context["forms"]
+    shown = [f["code"].value() for f in forms.rows["subsets"].forms if f["code"].value()]
+    assert shown == list(competition.subsets.values_list("code", flat=True)) and len(shown) > 1
+    checked = c.post(url, _as_posted(forms) | {"check": "1"})
+    assert checked.status_code == 200 and checked.context["preview"]["changes"] == []

@@ -34,9 +34,10 @@ _SCALARS = (("title", "title"), ("description", "description"), ("benchmark", "b
 _PHASE_DEFAULTS = {k.name: k.default for k in keys(PhaseDef) if not k.required}
 
 
-def definition_data(competition: Competition, *, version: int | None = None) -> dict:
+def definition_data(competition: Competition, *, version: int | None = None, listed: bool = False) -> dict:
     """The competition as the YAML data of its definition (`version`: another version number,
-    as an edit starts from the current one plus one)."""
+    as an edit starts from the current one plus one; `listed`: its subsets listed even where
+    they are the benchmark's, as the editor's rows show them)."""
     current = definition_current(competition)
     fields = current["competition"]
     data: dict = {"schema": SCHEMA_VERSION, "version": version or fields["config_version"], "slug": fields["slug"]}
@@ -51,7 +52,7 @@ def definition_data(competition: Competition, *, version: int | None = None) -> 
         data["topic_variants"] = [{"code": v["code"], "name": v["name"]} for v in fields["topic_variants"]]
     if fields["significance"] and fields["significance"] != dataclasses.asdict(SignificanceDef()):
         data["significance"] = dict(fields["significance"])
-    data |= _structure(data, current)
+    data |= _structure(data, current, listed=listed)
     data["phases"] = [_phase(spec) for spec in current["phases"]]
     return data
 
@@ -91,8 +92,9 @@ def _metadata_field(spec: dict) -> dict:
     return field
 
 
-def _structure(data: dict, current: dict) -> dict:
-    """`groups` and `subsets`, as briefly as reads back the same."""
+def _structure(data: dict, current: dict, *, listed: bool) -> dict:
+    """`groups` and `subsets`, as briefly as reads back the same (with `listed`, never the
+    benchmark's by leaving both out)."""
     def subset(spec: dict, *, group: bool) -> dict:
         item = {"code": spec["code"], "name": spec["name"]}
         if group:
@@ -103,7 +105,7 @@ def _structure(data: dict, current: dict) -> dict:
               for g in current["groups"]]
     candidates = [{}, {"subsets": [subset(s, group=False) for s in current["subsets"]]},
                   {"groups": groups, "subsets": [subset(s, group=True) for s in current["subsets"]]}]
-    for candidate in candidates:
+    for candidate in candidates[1:] if listed else candidates:
         if _reads_back(data | candidate | {"phases": [_phase(p) for p in current["phases"]]}, current):
             return candidate
     return candidates[-1]

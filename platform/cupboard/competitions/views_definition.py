@@ -98,7 +98,7 @@ def _page(request, template: str, context: dict, *, failed: bool):
 def _fields(request, competition):
     """The structured form: fill, add a row, check (the diff), confirm."""
     editing = competition is not None
-    base = definition_data(competition, version=_next_version(competition)) if editing else dict(NEW)
+    base = definition_data(competition, version=_next_version(competition), listed=True) if editing else dict(NEW)
     context = {"competition": competition, "measures": measures_known(), "rows": ROWS}
     if request.method == "POST" and "confirm" in request.POST:
         return _yaml_confirm(request, competition)
