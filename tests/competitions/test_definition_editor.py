@@ -104,6 +104,8 @@ def test_the_fields_come_prefilled_and_a_change_shows_its_diff_before_it_applies
     forms = page.context["forms"]
     assert forms.main["title"].value() == ciral.title and forms.main["metrics"].value() == "nDCG@20, R@100"
     assert [f["code"].value() for f in forms.rows["subsets"].forms][:4] == ["ha", "so", "sw", "yo"]
+    test = forms.rows["phases"].forms[1]
+    assert (test["slug"].value(), test["before_reveal"].value(), test["hidden_qrels"].value()) == ("test", "status", True)
     post = _as_posted(forms)
     post["phases-0-closes_at"] = "2030-01-01 00:00:00"
     checked = c.post(url, post | {"check": "1"})

@@ -86,3 +86,28 @@ def test_a_small_generic_competition_is_created_filled_and_shows_its_empty_leade
     assert small.phases.get().qrels_releases.get().files.count() == 2
     assert "Scored against qrels version 1." in board and "No scored submissions yet." in board, board
     assert all(w <= width for w in wide.values()) and not errors, (wide, errors)
+
+
+def test_topics_dropped_on_the_form_are_listed_with_their_subset_and_stored(live_server, staff_cookie):
+    """The file input also takes a drop anywhere on the form: the dropped files join it, each
+    listed with the subset read from its name, and the plain multipart upload stores them."""
+    from cupboard.competitions.definition import EXAMPLES_DIR
+    from cupboard.competitions.services import competition_load
+
+    competition_load(data=EXAMPLES_DIR / "ciral-like.yaml")
+    with signed_in_page(staff_cookie, 1366) as page:
+        errors = watch_errors(page)
+        page.goto(live_server.url + "/c/ciral-like/manage/dev/topics/")
+        page.evaluate("""() => {
+            const drop = new DataTransfer();
+            for (const code of ["ha", "yo"]) {
+                drop.items.add(new File([`${code}1\\tone\\n${code}2\\ttwo\\n`], `topics.ciral-${code}-dev.tsv`));
+            }
+            document.querySelector("form.upload").dispatchEvent(new DragEvent("drop", {dataTransfer: drop, bubbles: true}));
+        }""")
+        listed = page.locator("form.upload .chosen-files tbody tr").all_inner_texts()
+        page.click("form.upload button[type=submit]")
+        page.wait_for_url(live_server.url + "/c/ciral-like/manage/")
+        message = page.locator("ul.messages").inner_text()
+    assert [row.split("\t")[:2] for row in listed] == [["topics.ciral-ha-dev.tsv", "ha"], ["topics.ciral-yo-dev.tsv", "yo"]]
+    assert "ha: 2 queries, SHA-256 " in message and "yo: 2 queries" in message and not errors, (message, errors)

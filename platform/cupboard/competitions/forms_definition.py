@@ -116,6 +116,9 @@ class PhaseForm(forms.Form):
                                    help_text="live: scores shown as they come; private: public from the reveal; "
                                              "hidden: never shown.")
     reveal_at = _instant("UTC. When a private board and hidden judgments become public.")
+    before_reveal = forms.ChoiceField(
+        required=False, choices=[("", "default (own)")] + list(Phase.BeforeReveal.choices),
+        help_text="What teams see of their runs until the reveal: everything, their own scores, or only 'scored'.")
     hidden_qrels = forms.BooleanField(required=False, label="Judgments hidden until the reveal")
     daily_limit = _number(help_text="Uploads per team per UTC day. Empty: no limit.")
     total_limit = _number(help_text="Uploads per team in the phase. Empty: no limit.")
