@@ -68,6 +68,7 @@ def test_a_staff_member_creates_a_generic_competition_after_seeing_what_it_creat
     assert checked.status_code == 200 and checked.context["preview"]["creates"]
     assert not Competition.objects.exists()
     text = checked.context["preview"]["text"]
+    assert yaml.safe_load(text)["organizers"] == ["boss"]  # the YAML shown is the one saved
     assert "<strong>teams</strong>" in checked.content.decode()  # the page as it will show
     saved = c.post(reverse("competitions:create"), {"confirm": "1", "definition": text})
     assert saved.status_code == 302 and saved.url == reverse("competitions:manage", args=["small"])

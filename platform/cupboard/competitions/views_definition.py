@@ -109,7 +109,7 @@ def _fields(request, competition):
     if request.method != "POST" or not forms.is_valid():
         return _page(request, "competitions/definition_fields.html", context | {"forms": forms},
                      failed=request.method == "POST")
-    data = forms.definition()
+    data = _with_creator(request, competition, forms.definition())  # in the YAML shown, as it is saved
     text = yaml_text(data)
     try:
         preview = _preview(request, competition, data, text, lines=False)
