@@ -12,6 +12,7 @@ with a seed (evaluator.synthetic.run_over_qrels: most judged documents land belo
 """
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 import os
@@ -19,6 +20,7 @@ import re
 import subprocess
 import urllib.request
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -96,10 +98,7 @@ def test_a_ciral_like_competition_defined_in_yaml_scores_as_trec_eval(tmp_path, 
     data.mkdir()
     files = ciral_like_files(data)
     (data / f"{SLUG}.yaml").write_text(DEFINITION)
-    (tmp_path / "site").mkdir()
-    port = free_port()
-    with Stack(tmp_path / "site", CUPBOARD_SITE_URL=f"http://127.0.0.1:{port}") as stack:
-        stack.manage("migrate", "--noinput", timeout=180)
+    with ciral_stack(tmp_path) as stack:
         stack.manage("first_organizer", "--noinput")
         # the organizer's commands, as docs/your-own-task.md gives them
         stack.manage("load_competition", str(data / f"{SLUG}.yaml"))
@@ -107,43 +106,63 @@ def test_a_ciral_like_competition_defined_in_yaml_scores_as_trec_eval(tmp_path, 
                      *(f"{code}={f['topics']}" for code, f in files.items()))
         stack.manage("import_qrels", "--competition", SLUG, "--phase", "dev", "--note", "dev judgments",
                      *(f"{code}={f['qrels']}" for code, f in files.items()))
-        token = make_participant(stack, username="ada", team="Lovelace", competition=SLUG)
-        stack.start_server(port)
+        stack.start_server(stack.port)
         stack.start_worker()
+        stored, runs, board = submit_as_printed(stack, files, tmp_path)
+    check_stored(stored, runs, board, files, trec_eval)
 
-        command = printed_command(stack)
-        assert command.startswith("cupboard-eval submit") and f"--server http://127.0.0.1:{port}" in command
-        # the participant's folder: the topics as the page's zip names them, the runs as the command does
-        team = tmp_path / "team"
-        team.mkdir()
-        topics_zip = urllib.request.urlopen(f"{stack.url}/c/{SLUG}/dev/topics.zip", timeout=30).read()
-        zipfile.ZipFile(io.BytesIO(topics_zip)).extractall(team)
-        names = re.search(r"--run ([^\\\n]+)", command).group(1).split()
-        assert sorted(names) == sorted(f"run.mine.{code}.dev.txt" for code in SOURCES), command
-        runs = {}
-        for number, method in enumerate(("my first run", "a second run")):
-            for code in SOURCES:
-                judgments = read_qrels(str(files[code]["qrels"])).judgments
-                text = run_over_qrels(judgments, depth=1000, seed=100 * number + list(SOURCES).index(code))
-                path = team / f"run.mine.{code}.dev.txt"
-                path.write_text(text)
-                kept = tmp_path / f"submission-{number}.{code}.txt"
-                kept.write_text(text)
-                runs[method, code] = kept
-            line = command if number == 0 else command.replace("'my first run'", f"'{method}'")
-            done = subprocess.run(["bash", "-euo", "pipefail", "-c", line], cwd=team, capture_output=True, text=True,
-                                  timeout=600, env={**os.environ, "CUPBOARD_TOKEN": token,
-                                                    "PATH": f"{BIN}:{os.environ['PATH']}"})
-            assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}\n{stack.log('worker')[-3000:]}"
-            assert done.stdout.startswith(f"submission #{number + 1} scored"), done.stdout
 
-        wait_until(lambda: stack.query("SELECT count(*) FROM submissions_submission WHERE status = 'scored'")
-                   == [(2,)], seconds=60, what="both submissions scored")
-        stored = stack.query(
-            "SELECT s.method_name, sub.code, sc.metric, sc.value FROM submissions_score sc "
-            "JOIN submissions_submission s ON s.id = sc.submission_id JOIN competitions_subset sub ON sub.id = sc.subset_id")
-        board = urllib.request.urlopen(f"{stack.url}/c/{SLUG}/dev/leaderboard/", timeout=30).read().decode()
+@contextlib.contextmanager
+def ciral_stack(tmp_path: Path) -> Iterator[Stack]:
+    """A migrated stack whose pages print its own address (How-to-submit's command names it)."""
+    (tmp_path / "site").mkdir()
+    port = free_port()
+    with Stack(tmp_path / "site", CUPBOARD_SITE_URL=f"http://127.0.0.1:{port}") as stack:
+        stack.port = port
+        stack.manage("migrate", "--noinput", timeout=180)
+        yield stack
 
+
+def submit_as_printed(stack: Stack, files: dict, tmp_path: Path) -> tuple[list[tuple], dict, str]:
+    """A participant uploads two submissions of depth-1000 runs with the How-to-submit command
+    as the page prints it, from a folder holding the page's topics zip and runs named as the
+    command names them; once both are scored: (stored scores, {(method, code): run file}, the
+    leaderboard page)."""
+    token = make_participant(stack, username="ada", team="Lovelace", competition=SLUG)
+    command = printed_command(stack)
+    assert command.startswith("cupboard-eval submit") and f"--server {stack.url}" in command
+    team = tmp_path / "team"
+    team.mkdir()
+    topics_zip = urllib.request.urlopen(f"{stack.url}/c/{SLUG}/dev/topics.zip", timeout=30).read()
+    zipfile.ZipFile(io.BytesIO(topics_zip)).extractall(team)
+    names = re.search(r"--run ([^\\\n]+)", command).group(1).split()
+    assert sorted(names) == sorted(f"run.mine.{code}.dev.txt" for code in SOURCES), command
+    runs = {}
+    for number, method in enumerate(("my first run", "a second run")):
+        for code in SOURCES:
+            judgments = read_qrels(str(files[code]["qrels"])).judgments
+            text = run_over_qrels(judgments, depth=1000, seed=100 * number + list(SOURCES).index(code))
+            (team / f"run.mine.{code}.dev.txt").write_text(text)
+            kept = tmp_path / f"submission-{number}.{code}.txt"
+            kept.write_text(text)
+            runs[method, code] = kept
+        line = command if number == 0 else command.replace("'my first run'", f"'{method}'")
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", line], cwd=team, capture_output=True, text=True,
+                              timeout=600, env={**os.environ, "CUPBOARD_TOKEN": token,
+                                                "PATH": f"{BIN}:{os.environ['PATH']}"})
+        assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}\n{stack.log('worker')[-3000:]}"
+        assert done.stdout.startswith(f"submission #{number + 1} scored"), done.stdout
+    wait_until(lambda: stack.query("SELECT count(*) FROM submissions_submission WHERE status = 'scored'")
+               == [(2,)], seconds=60, what="both submissions scored")
+    stored = stack.query(
+        "SELECT s.method_name, sub.code, sc.metric, sc.value FROM submissions_score sc "
+        "JOIN submissions_submission s ON s.id = sc.submission_id JOIN competitions_subset sub ON sub.id = sc.subset_id")
+    board = urllib.request.urlopen(f"{stack.url}/c/{SLUG}/dev/leaderboard/", timeout=30).read().decode()
+    return stored, runs, board
+
+
+def check_stored(stored: list[tuple], runs: dict, board: str, files: dict, trec_eval: Path) -> None:
+    """Every stored value (run x language x measure) equals trec_eval -c on the same files."""
     got = {(method, code, metric): value for method, code, metric, value in stored}
     expected = {(method, code, metric): value for (method, code), run in runs.items()
                 for metric, value in trec_eval_c(trec_eval, files[code]["qrels"], run).items()}
