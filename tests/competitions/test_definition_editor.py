@@ -122,6 +122,27 @@ def test_the_fields_come_prefilled_and_a_change_shows_its_diff_before_it_applies
     assert public.is_public and "phases.dev.closes_at" in public.summary
 
 
+def test_a_deadline_moved_in_the_browser_is_mailed_to_the_teams(ciral, organizer, settings,
+                                                                 django_capture_on_commit_callbacks):
+    """The browser's save is the loader's: its diff mails the teams as a new YAML version does."""
+    from django.core import mail
+
+    from tests.factories import make_team
+    from tests.notifications.sending import send_recorded
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    make_team(ciral, name="Team A", members=[make_user("participant"), make_user("teammate")])
+    c = client(organizer)
+    url = reverse("competitions:definition", args=[ciral.slug])
+    post = _as_posted(c.get(url).context["forms"]) | {"phases-0-closes_at": "2030-01-01 00:00", "check": "1"}
+    text = c.post(url, post).context["preview"]["text"]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert c.post(url, {"confirm": "1", "definition": text}).status_code == 302
+    assert send_recorded()["sent"] == 2
+    assert sorted(m.to[0] for m in mail.outbox) == ["participant@example.org", "teammate@example.org"]
+    assert "phases.dev.closes_at" in mail.outbox[0].body and "2030-01-01 00:00 UTC" in mail.outbox[0].body
+
+
 def test_the_fields_saved_untouched_change_nothing(ciral, organizer):
     c = client(organizer)
     url = reverse("competitions:definition", args=[ciral.slug])

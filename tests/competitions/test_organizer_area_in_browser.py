@@ -1,7 +1,7 @@
 """The organizer area fits a laptop (1366 px) and a phone (390 px) in a real browser: the
 overview with its topics and qrels SHA-256 per language (cut, the whole value in the title), the
 Teams page, the audit log with its details, the scoring progress, the grant, message, topics,
-judgments, schedule and reveal forms, and the upload page with the baseline, hybrid and re-score forms; no console error. Wide tables scroll
+judgments, schedule and reveal forms, the definition as fields and as YAML, and the upload page with the baseline, hybrid and re-score forms; no console error. Wide tables scroll
 inside their box, never the page. A schedule edit shows its diff, then saves once confirmed."""
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ def organizer_paths(slug: str) -> list[str]:
             f"/c/{slug}/manage/teams/lighthouse/grant/", f"/c/{slug}/manage/teams/message/",
             f"/c/{slug}/manage/dev/topics/", f"/c/{slug}/manage/dev/qrels/", f"/c/{slug}/manage/dev/schedule/",
             f"/c/{slug}/manage/groups/surprise/reveal/",
+            f"/c/{slug}/manage/definition/", f"/c/{slug}/manage/definition/yaml/",
             f"/c/{slug}/dev/upload/"]  # an organizer's: baselines, the hybrid and re-score forms
 
 
