@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from cupboard.competitions.definition import DEFINITIONS_DIR, definition_parse
 from cupboard.competitions.errors import DefinitionError
+from cupboard.competitions.models import Competition
 from cupboard.competitions.pages import render_markdown
 from cupboard.competitions.services import competition_load
 from evaluator.io.runs import read_run
@@ -194,3 +195,16 @@ def test_a_group_is_named_once_and_well(db, definition, heading):
     body = client_for(None).get(reverse("competitions:detail", args=[competition.slug])).content.decode()
     assert f"<p><strong>{heading}</strong>:" in body
     assert "Xquad-r" not in body and "From-ar" not in body
+
+
+def test_the_description_is_markdown_and_its_wrapped_lines_one_paragraph(db):
+    """A YAML block's lines are wrapped for the file, not for the page: DuReader's sentence was
+    broken after "two" (linebreaks made every newline a <br>). Markdown as the pages: raw HTML stays text."""
+    competition_load(data=DEFINITIONS_DIR / "dureader-retrieval.yaml")
+    Competition.objects.filter(slug="dureader-retrieval").update(
+        description="Passages from **Baidu**: an in-domain test set, two\nout-of-domain ones.\n\n<script>x()</script>")
+    body = client_for(None).get(reverse("competitions:detail", args=["dureader-retrieval"])).content.decode()
+    description = re.search(r'<div class="card description">(.*?)</div>', body, re.S).group(1)
+    assert "<br" not in description and "two\nout-of-domain ones." in description
+    assert "<strong>Baidu</strong>" in description and "<script>" not in description
+    assert description.count("<p>") == 2

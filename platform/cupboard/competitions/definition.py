@@ -183,7 +183,7 @@ class Definition:
                                        "it; the same version with other content is refused")
     slug: str = key(help="lowercase letters, digits and hyphens; in URLs")
     title: str = key(help="shown on every page")
-    description: str = key("", help="shown on the competition page")
+    description: str = key("", help="Markdown, shown on the competition page (as its `pages`)")
     benchmark: str = key(choices=_benchmarks, help="a key of evaluator.benchmarks: its subsets, metrics, docid "
                                                    "shape and file names; `generic` for any TREC collection")
     metrics: list[str] | None = key(None, help="measures shown, e.g. [nDCG@10, R@100]",

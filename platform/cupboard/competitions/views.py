@@ -11,7 +11,7 @@ from cupboard.competitions import selectors
 from cupboard.competitions.access import competition_viewer, phase_viewer
 from cupboard.competitions.definition_edits import may_create_competition
 from cupboard.competitions.models import Competition
-from cupboard.competitions.pages import page_links
+from cupboard.competitions.pages import page_links, render_markdown
 from cupboard.competitions.viewer import viewer_for
 
 
@@ -38,6 +38,9 @@ def competition_detail(request, slug: str):
         "is_organizer": viewer.is_organizer, "groups": viewer.groups(), "hidden_groups": viewer.hidden_groups,
         "phases": selectors.phase_downloads(viewer), "team": viewer.team, "pages": page_links(viewer.competition),
         "ranking": selectors.ranking_rule(viewer),
+        # Markdown, as its pages: a YAML block's wrapped lines are one paragraph (linebreaks
+        # broke DuReader's sentence after "two").
+        "description": render_markdown(viewer.competition.description),
     })
 
 
