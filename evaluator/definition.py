@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .aggregate import MISSING_RULES
 from .benchmarks import ALL, BENCHMARKS, Benchmark, GroupSpec, SubsetSpec
 from .measures import parse_metric, scoring_depth
 from .records import InputError, Problem
@@ -101,12 +102,14 @@ class DefinitionScoring:
     phase: str | None
     max_run_depth: int
     scoring_depth: int
+    missing_subset: str = "zero"  # in an average, a subset without a run counts 0, or leaves it empty
 
 
 def definition_scoring(path: str | Path, *, phase: str | None = None) -> DefinitionScoring:
     """The scoring keys of the definition file at `path` (for `phase`, which must be one of
     its phases, when given). Reads only those keys (`benchmark`, `metrics`, `primary_metric`,
-    `relevance_level`, `max_run_depth`, `scoring_depth`, `subsets`, `groups`, `phases[].slug`):
+    `relevance_level`, `max_run_depth`, `scoring_depth`, `missing_subset`, `subsets`, `groups`,
+    `phases[].slug`):
     the platform's loader checks the rest. InputError names the file, line and key of every
     problem."""
     import yaml
@@ -152,6 +155,9 @@ class _Reader:
             self.fail("subsets", "at least one subset is required")
         max_depth = self.number(data, "max_run_depth", DEFAULT_MAX_RUN_DEPTH)
         depth = self.number(data, "scoring_depth", None)
+        missing = self.text(data, "missing_subset") or "zero"
+        if missing not in MISSING_RULES:
+            self.fail("missing_subset", f"must be one of {', '.join(MISSING_RULES)}, not {missing!r}")
         self.phase(data, phase)
         if benchmark is None or self.problems:
             return None
@@ -163,7 +169,7 @@ class _Reader:
             relevance_level=definition_relevance_level(benchmark, self.number(data, "relevance_level", None)))
         assert max_depth is not None  # it has a default
         scored = scoring_depth([parse_metric(m) for m in metrics], max_depth=max_depth, depth=depth)
-        return DefinitionScoring(declared, phase, max_depth, scored)
+        return DefinitionScoring(declared, phase, max_depth, scored, missing)
 
     def subsets(self, data: Mapping[str, Any]) -> list[ListedSubset] | None:
         items = data.get("subsets")

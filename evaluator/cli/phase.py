@@ -39,6 +39,7 @@ class PhaseDefinition:
     scoring_depth: int
     relevance_level: int | None = None
     declared: Benchmark | None = None  # a file's benchmark as the competition declares it: its averages
+    missing_subset: str | None = None  # a file's rule for a subset without a run in an average
 
     @classmethod
     def from_answer(cls, answer: dict[str, Any]) -> PhaseDefinition:
@@ -53,7 +54,8 @@ class PhaseDefinition:
         declared = scoring.benchmark
         return cls(benchmark=declared.key, codes=declared.codes, metrics=declared.metrics,
                    max_run_depth=scoring.max_run_depth, scoring_depth=scoring.scoring_depth,
-                   relevance_level=declared.relevance_level, declared=declared)
+                   relevance_level=declared.relevance_level, declared=declared,
+                   missing_subset=scoring.missing_subset)
 
     def benchmark_spec(self, args: argparse.Namespace, fallback: Callable[[], Benchmark]) -> Benchmark:
         """--benchmark when given, else the phase's (as its file declares it, or when this

@@ -39,8 +39,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--metrics", help="comma-separated, e.g. nDCG@10,R@100 (default: the benchmark's)")
     parser.add_argument("--group", action="append", default=[], metavar="NAME=LANG,LANG...",
                         help="an average column; repeatable (default: the benchmark's groups)")
-    parser.add_argument("--missing", choices=MISSING_RULES, default="zero",
-                        help="a language with qrels but no run counts 0, or leaves its groups incomplete")
+    parser.add_argument("--missing", choices=MISSING_RULES,
+                        help="a language with qrels but no run counts 0, or leaves its groups incomplete (default: "
+                             "the definition's missing_subset with --definition, else zero)")
     parser.add_argument("--depth", type=int, help="documents per query that are scored, as trec_eval -M (default: "
                         "the deepest cutoff, or all a run may hold (--max-depth) when a measure has none, "
                         "as trec_eval -c; the platform's rule)")
@@ -117,7 +118,8 @@ def score_command(args: argparse.Namespace) -> int:
     results = {code: result for code in order if (result := outcomes[code].result) is not None}
     subsets = {code: result.means for code, result in results.items()}
     with_qrels = [job.subset for job in jobs if job.qrels is not None]
-    groups = group_means(subsets, parse_groups(args.group, benchmark, with_qrels), missing=args.missing)
+    missing = args.missing or (phase.missing_subset if phase else None) or "zero"
+    groups = group_means(subsets, parse_groups(args.group, benchmark, with_qrels), missing=missing)
     if args.format == "trec":
         write_trec(results, args.digits)
         report_problems(inputs, args.format)

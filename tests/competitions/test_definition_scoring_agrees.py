@@ -1,6 +1,7 @@
 """The command line's `--definition FILE` (evaluator/definition.py, no platform) derives what
 the platform's loader stores from every shipped and example definition: the subsets, their
-averages, the measures, the primary one, the relevance level and both depths."""
+averages and their rule for a subset without a run, the measures, the primary one, the relevance
+level and both depths."""
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ def test_the_command_line_reads_a_definition_as_the_loader_does(path: Path):
     assert declared.primary_metric == competition["primary_metric"]
     assert declared.relevance_level == competition["relevance_level"]
     assert read.max_run_depth == competition["max_run_depth"]
+    assert read.missing_subset == competition["missing_subset"]
     assert read.scoring_depth == scoring_depth(map(parse_metric, competition["metrics"]),
                                                max_depth=competition["max_run_depth"],
                                                depth=competition.get("scoring_depth"))

@@ -133,6 +133,18 @@ def test_it_prints_the_files_groups_by_their_labels(task):
     assert out.splitlines()[0].split() == ["metric", "ha", "so", "W.Avg", "E.Avg", "Avg"]
 
 
+def test_an_average_missing_a_subset_follows_the_files_rule(task):
+    files = task()
+    argv = ["score", "--definition", files["definition"], "--qrels", *files["qrels"], "--run", files["runs"][0],
+            "--format", "json"]
+    code, out, _ = _cli(*argv)
+    assert code == 0 and json.loads(out)["groups"]["all"]["AP"] == json.loads(out)["subsets"]["ha"]["AP"] / 2
+    path = Path(files["definition"])
+    path.write_text(path.read_text().replace("max_run_depth: 1000\n", "max_run_depth: 1000\nmissing_subset: incomplete\n"))
+    code, out, _ = _cli(*argv)
+    assert code == 0 and json.loads(out)["groups"]["all"]["AP"] is None  # so has no run: no average
+
+
 def test_validate_tells_subsets_and_depth_from_the_file(task, tmp_path):
     files = task()
     code, out, _ = _cli("validate", "--definition", files["definition"], "--phase", "dev", "--run", *files["runs"])
