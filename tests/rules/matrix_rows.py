@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from cupboard.competitions.viewer import Viewer
 from cupboard.notifications.preferences import unsubscribe_token
 from cupboard.submissions.comparison import can_compare
+from cupboard.submissions.topic_reports import has_report
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,17 @@ def rows(w) -> list[Row]:
             if other is None:
                 return 404
             return 200 if can_compare(v, one, other) else 403
+        return rule
+
+    def per_topic(submission):
+        """A run's per-topic report: log in first; 403 for a run the viewer may not open, 404
+        until its report is open to them (its team once the judgments are public)."""
+        def rule(v: Viewer) -> int:
+            if not v.user.is_authenticated:
+                return 302
+            if not v.sees_submission(submission):
+                return 403
+            return 200 if has_report(v, submission) else 404
         return rule
 
     def run_file(submission, code):
@@ -148,6 +160,17 @@ def rows(w) -> list[Row]:
         Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, None), {"with": 999999}),
         Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, None)),
         Row("submissions:status", (a,), "GET", team_a(200, 403)),
+        *(Row(name, (pk,), "GET", per_topic(sub)) for name in ("submissions:per_topic", "submissions:per_topic_csv")
+          for pk, sub in ((a, w.sub_a_dev), (a_b, w.sub_a_test_b), (b, w.sub_b_dev), (base, w.baseline),
+                          (base_b, w.baseline_test_b))),
+        Row("submissions:per_topic", (a,), "GET", per_topic(w.sub_a_dev), {"subset": "te", "measure": "R@100"}),
+        Row("submissions:per_topic", (a,), "GET", team_a(404, 403, anon=302), {"subset": "yo"}),  # team A ran no yo
+        Row("submissions:per_topic", (a,), "GET", team_a(404, 403, anon=302), {"measure": "nope"}),
+        Row("submissions:per_topic", (base,), "GET", organizers(200, 404, anon=302), {"subset": "yo"}),
+        Row("submissions:per_topic", (a,), "POST", login(405)),
+        Row("submissions:per_topic_csv", (a,), "POST", login(405)),
+        Row("submissions:per_topic", (w.draft_sub.pk,), "GET", login(404)),  # not scored
+        Row("submissions:per_topic", (999999,), "GET", login(404)),
         Row("submissions:status", (base,), "GET", every(200)),
         Row("submissions:download", (a, "sw"), "GET", run_file(w.sub_a_dev, "sw")),
         Row("submissions:download", (base, "sw"), "GET", run_file(w.baseline, "sw")),
@@ -289,6 +312,11 @@ def rows(w) -> list[Row]:
         Row("competitions:manage_export", ("cup", "dev"), "GET", organizers(200, 403, anon=302)),
         Row("competitions:manage_export", ("draft", "dev"), "GET", organizers(200, 404, anon=302)),
         Row("competitions:manage_export", ("cup", "dev"), "POST", login(405)),
+        Row("competitions:manage_per_topic", ("cup", "dev"), "GET", organizers(200, 403, anon=302)),
+        Row("competitions:manage_per_topic", ("cup", "test-b"), "GET", organizers(200, 403, anon=302)),
+        Row("competitions:manage_per_topic", ("draft", "dev"), "GET", organizers(200, 404, anon=302)),
+        Row("competitions:manage_per_topic", ("cup", "dev"), "POST", login(405)),
+        Row("competitions:manage_per_topic", ("cup", "nope"), "GET", organizers(404, 403, anon=302)),
         Row("competitions:manage_export", ("cup", "nope"), "GET", organizers(404, 403, anon=302)),
         Row("competitions:manage_runs", ("cup", "dev"), "GET", organizers(200, 403, anon=302)),
         Row("competitions:manage_runs", ("draft", "dev"), "GET", organizers(200, 404, anon=302)),

@@ -236,6 +236,27 @@ class Viewer:
         return not submission.is_baseline and self.sees_scores(submission) and \
             self.phase_shows_per_query(submission.phase)
 
+    def sees_topic_reports(self, phase: Phase) -> bool:
+        """Per-topic reports of the phase (submissions/topic_reports.py: each run's value per
+        topic beside the best, median and worst of all the phase's runs). Organizers always.
+        Others only once the judgments are public and they see every run's scores
+        (`sees_standings`), not while the board is frozen (the range would move with runs the
+        frozen board does not show), and where the phase shows per-query values: set to, or
+        its judgments were hidden and are public now (a hidden-judgments phase sets
+        `per_query_visible` false for while it runs; TREC's reports come with the judgments)."""
+        if self.is_organizer:
+            return True
+        return (self.sees_standings(phase) and self.frozen_since(phase) is None
+                and (phase.per_query_visible or phase.hidden_qrels))
+
+    def sees_topic_report(self, submission) -> bool:
+        """One run's per-topic report: organizers, any run; a team, its own runs where the
+        phase's reports are open to it (`sees_topic_reports`). A baseline's is the organizers'."""
+        if self.is_organizer:
+            return self.sees_competition
+        return (not submission.is_baseline and self.is_member(submission.team)
+                and self.sees_topic_reports(submission.phase))
+
     def sees_judged(self, submission) -> bool:
         """Its Judged@10 (judging/judged.py): organizers always; others on a submission whose
         scores they see, once the phase's judgments are public. Before that it would tell

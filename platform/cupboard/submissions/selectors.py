@@ -16,6 +16,7 @@ from cupboard.teams.models import Membership, Team
 from .coverage import incomplete, run_files_coverage
 from .models import QueryScores, QuotaGrant, RunFile, Score, Submission
 from .queue import queue_place
+from .topic_reports import has_report
 
 
 def visible_run_files(viewer: Viewer, submission: Submission) -> list[RunFile]:
@@ -125,7 +126,8 @@ def team_submissions(viewer: Viewer, *, phase_slug: str = "", status: str = "", 
     """The viewer's team's submissions of every phase (newest first), optionally of one phase
     and one status, each with the averages of the primary metric the viewer may see of it
     [(label, value)] (`score_tables`): none on a phase that shows only "valid and scored"
-    before its reveal. The newest `limit` only, when given. [] without a team."""
+    before its reveal; `per_topic`: whether its per-topic report is open to the viewer. The
+    newest `limit` only, when given. [] without a team."""
     team = viewer.team
     if team is None:
         return []
@@ -135,12 +137,14 @@ def team_submissions(viewer: Viewer, *, phase_slug: str = "", status: str = "", 
     if status:
         submissions = submissions.filter(status=status)
     rows, metric = [], viewer.competition.primary_metric
+    releases: dict[int, int | None] = {}  # each phase's current judgments, read once
     for submission in submissions.order_by("-created_at")[:limit]:
         scored = submission.status == Submission.Status.SCORED
         tables = score_tables(viewer, submission)[1] if scored else []
         averages = [(average["label"], average["values"].get(metric)) for average in tables]
         rows.append({"submission": submission, "averages": averages,
-                     "scores_hidden": scored and not viewer.sees_scores(submission)})
+                     "scores_hidden": scored and not viewer.sees_scores(submission),
+                     "per_topic": has_report(viewer, submission, releases=releases)})
     return rows
 
 

@@ -2,7 +2,7 @@ from django.urls import path
 
 from evaluator.client import api as contract
 
-from . import api, views, views_guide, views_manage
+from . import api, views, views_guide, views_manage, views_per_topic
 
 # A submission is at submissions/<pk>/ (its address names no competition); a competition's
 # submission pages are under the competition's root, c/<slug>/ (the old submissions/<slug>/...
@@ -12,6 +12,8 @@ urlpatterns = [
     path("submissions/<int:pk>/", views.detail, name="detail"),
     path("submissions/<int:pk>/status/", views.status, name="status"),
     path("submissions/<int:pk>/compare/", views.compare, name="compare"),
+    path("submissions/<int:pk>/per-topic/", views_per_topic.per_topic, name="per_topic"),
+    path("submissions/<int:pk>/per-topic.csv", views_per_topic.per_topic_csv, name="per_topic_csv"),
     path("submissions/<int:pk>/files/<str:subset_code>/", views.download, name="download"),
     path("submissions/<int:pk>/final/", views.select_final, name="select_final"),
     path("submissions/<int:pk>/disqualify/", views.disqualify, name="disqualify"),
@@ -40,6 +42,7 @@ competition_urlpatterns = [
     path("c/<slug:slug>/manage/teams/", views_manage.manage_teams, name="manage_teams"),
     path("c/<slug:slug>/manage/teams/<slug:team_slug>/grant/", views_manage.team_grant, name="manage_grant"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/submissions.csv", views_manage.phase_export, name="manage_export"),
+    path("c/<slug:slug>/manage/<slug:phase_slug>/per-topic.csv", views_per_topic.phase_per_topic, name="manage_per_topic"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/runs.zip", views_manage.phase_runs, name="manage_runs"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/scoring/", views_manage.phase_scoring, name="manage_scoring"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/verify/", views_manage.phase_verify, name="manage_verify"),

@@ -27,6 +27,7 @@ from .quota import quota_grant, quota_status, upload_blocked
 from .runfiles import uploaded_chunks
 from .selectors import score_tables, status_payload, team_submissions, visible_run_files
 from .services import phase_rescore, submission_create, submission_disqualify, submission_select_final
+from .topic_reports import has_report
 from .views_manage import grant_page
 
 
@@ -129,6 +130,7 @@ def detail(request, pk: int):
         "grant_form": GrantForm(), "disqualify_form": DisqualifyForm(),
         "phase_open": submission.phase.is_open(viewer.now),
         "comparable": comparable_submissions(viewer, submission),
+        "per_topic": has_report(viewer, submission),
         "metadata": metadata_shown(metadata_fields(competition), submission.metadata),
         "queue_text": _queue_text(submission),
     })
