@@ -88,3 +88,8 @@ def test_a_named_benchmarks_examples_keep_its_docid_rule(personas):
     make_qrels_release(dev, {"sw": {"4017": {"judged-but-not-miracl": 1}}})
     text = "".join(_sample(client_for(personas.participant), personas.competition.slug).values())
     assert _docids(text) and all(re.fullmatch(r"\d+#\d+", docid) for docid in _docids(text))
+
+
+def test_how_to_submit_names_files_with_the_competitions_own_codes(ciral):
+    guide = client_for(None).get(reverse("competitions:how_to_submit", args=[ciral.slug])).content.decode()
+    assert "carry the language between dots, e.g. <code>run.mine.ha.dev.txt</code>" in guide  # not MIRACL's sw

@@ -29,4 +29,6 @@ def how_to_submit(request, slug: str):
         "competition": viewer.competition, "scored_depth": viewer.competition.scored_depth(),
         "pages": page_links(viewer.competition), "current": "how-to-submit",
         "guides": guides, "team": viewer.team, "now": viewer.now,
+        # a file name of this competition's (never MIRACL's sw for a collection without it)
+        "file_example": next((guide.example_name for guide in guides if guide.example_name), ""),
         "server": server, "metadata_fields": metadata_fields(viewer.competition)})
