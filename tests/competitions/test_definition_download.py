@@ -26,6 +26,7 @@ def test_it_downloads_every_shipped_definition_as_a_file_that_loads_back_unchang
     competition = competition_load(data=path)
     assert definition_changes(definition_current(competition), _reloaded(competition)) == []
     assert competition_load_changes(data=yaml.safe_load(definition_yaml(competition)))[1] == []
+    assert "*id" not in definition_yaml(competition)  # no alias, which the browser refuses
 
 
 @pytest.mark.django_db

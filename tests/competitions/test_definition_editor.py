@@ -292,3 +292,14 @@ def test_a_benchmarks_competition_shows_its_subsets_as_rows_and_saves_untouched_
     assert shown == list(competition.subsets.values_list("code", flat=True)) and len(shown) > 1
     checked = c.post(url, _as_posted(forms) | {"check": "1"})
     assert checked.status_code == 200 and checked.context["preview"]["changes"] == []
+
+
+def test_yaml_aliases_and_a_huge_text_are_refused_before_reading(ciral, organizer):
+    url = reverse("competitions:definition_yaml", args=[ciral.slug])
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b]\n"
+    response = client(organizer).post(url, {"definition": bomb})
+    assert response.status_code == 400 and response.context["refusal"]["code"] == "yaml-alias"
+    assert response.context["refusal"]["problems"][0]["line"] == 2
+    huge = SimpleUploadedFile("big.yaml", b"# " + b"x" * 1_000_001)
+    response = client(organizer).post(url, {"file": huge})
+    assert response.status_code == 400 and response.context["refusal"]["code"] == "too-long"

@@ -21,6 +21,7 @@ from cupboard.competitions.models import Competition
 from cupboard.competitions.services import competition_load_changes
 
 CREATE_PERMISSION = "competitions.add_competition"
+MAX_TEXT = 1_000_000  # characters of a definition typed or uploaded (the Cup's, pages and all: ~12,000)
 # "phases[1].closes_at: must be after opens_at": a problem that starts with its key path.
 _PATH = re.compile(r"^(?P<path>[A-Za-z_][\w.\[\]-]*): (?P<message>.*)$", re.S)
 
@@ -33,8 +34,16 @@ def may_create_competition(user) -> bool:
 
 def definition_text_read(text: str, *, name: str) -> dict:
     """The YAML data of a definition's text, checked against the schema; DefinitionError with
-    every problem as `name:line: key.path: message` otherwise."""
+    every problem as `name:line: key.path: message` otherwise. Aliases (`*name`) are refused:
+    a file needs none, and a few nested ones make a page's check walk billions of items."""
+    if len(text) > MAX_TEXT:
+        raise DefinitionError([f"{name}: {len(text):,} characters; a definition may have {MAX_TEXT:,}"], code="too-long")
     try:
+        alias = next((event for event in yaml.parse(text, Loader=yaml.SafeLoader)
+                      if isinstance(event, yaml.AliasEvent)), None)
+        if alias is not None:
+            raise DefinitionError([f"{name}:{alias.start_mark.line + 1}: aliases (*{alias.anchor}) are not read "
+                                   "here; write the value out"], code="yaml-alias")
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)

@@ -133,7 +133,11 @@ def _phase(spec: dict) -> dict:
 
 
 class _Dumper(yaml.SafeDumper):
-    """Multi-line text (a page, a description) as a literal block, as an organizer writes it."""
+    """Multi-line text (a page, a description) as a literal block, as an organizer writes it;
+    a value met twice written out twice, never as an alias (which the browser refuses)."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
 
 
 def _text(dumper: yaml.SafeDumper, value: str):

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from cupboard.competitions.access import organizer_competition
 from cupboard.competitions.definition import EXAMPLES_DIR
 from cupboard.competitions.definition_edits import (
+    MAX_TEXT,
     competition_save,
     definition_text_read,
     may_create_competition,
@@ -132,7 +133,7 @@ def _yaml(request, competition):
         return _page(request, "competitions/definition_yaml.html", {"competition": competition, "text": text},
                      failed=False)
     try:
-        text = upload.read().decode("utf-8") if upload else request.POST.get("definition", "")
+        text = upload.read(MAX_TEXT + 1).decode("utf-8") if upload else request.POST.get("definition", "")
     except UnicodeDecodeError:
         text = ""
         refusal = {"code": "bad-file", "message": f"{upload.name} is not UTF-8 text", "problems": []}
