@@ -2,7 +2,7 @@
 shape wherever it happens.
 
 A page answers the site's own error page in its look, naming the problem (templates/400.html,
-403.html, throttled.html); a JSON or CSV endpoint and the API answer the API's error shape,
+403.html, 410.html, throttled.html); a JSON or CSV endpoint and the API answer the API's error shape,
 `{"errors": [{"file": null, "line": null, "column": null, "code", "message"}]}`
 (evaluator/client/api.py), which the CLI reads. A CSV cannot carry an error, so its endpoint
 answers that JSON too. A 429 carries Retry-After either way. Never a bare text answer: a
@@ -16,7 +16,7 @@ from django.shortcuts import render
 from evaluator.client import api as contract
 
 # The page each status is answered with; another status gets the 400 page's "could not be read".
-PAGES = {400: "400.html", 403: "403.html", 429: "throttled.html"}
+PAGES = {400: "400.html", 403: "403.html", 410: "410.html", 429: "throttled.html"}
 
 
 def error_body(code: str, message: str) -> str:

@@ -92,6 +92,10 @@ def test_a_removed_file_is_gone_for_its_team_too(world):
     submission = final(world, "retention-page", Submission.Status.REJECTED, days_ago=DAYS + 1)
     run_files_purge()
     teammate = client_for(world.teammate)
-    assert teammate.get(reverse("submissions:download", args=[submission.pk, "sw"])).status_code == 410
+    gone = teammate.get(reverse("submissions:download", args=[submission.pk, "sw"]))
+    assert gone.status_code == 410 and gone["Content-Type"].startswith("text/html")  # the site's page, not bare text
+    assert "<h1>This file is gone</h1>" in gone.content.decode() and 'class="site"' in gone.content.decode()
+    assert f"retention-page.sw.txt was removed: files of rejected and failed submissions are kept {DAYS} days" \
+        in gone.content.decode()
     page = teammate.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
     assert "retention-page.sw.txt" in page and "removed" in page

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import Http404, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.http import content_disposition_header
@@ -14,6 +14,7 @@ from cupboard.charts import as_html
 from cupboard.competitions.access import competition_viewer, organizer_phase, organizers_only, phase_viewer, seen
 from cupboard.competitions.run_metadata import metadata_fields, metadata_shown
 from cupboard.competitions.viewer import Viewer
+from cupboard.refusals import refused
 
 from .baselines import baseline_hybrid_create
 from .charts import difference_figure
@@ -182,9 +183,9 @@ def download(request, pk: int, subset_code: str):
     if run_file is None:
         raise Http404("No run file for this subset.")
     if not run_file.file:
-        return HttpResponse(f"{run_file.original_name} was removed: files of rejected and failed submissions are "
-                            f"kept {settings.CUPBOARD_RUN_FILE_RETENTION_DAYS} days.", status=410,
-                            content_type="text/plain; charset=utf-8")
+        return refused(request, status=410, code="run-file-removed",
+                       message=f"{run_file.original_name} was removed: files of rejected and failed submissions are "
+                               f"kept {settings.CUPBOARD_RUN_FILE_RETENTION_DAYS} days.")
     response = StreamingHttpResponse(uploaded_chunks(run_file), content_type="application/octet-stream")
     response["Content-Length"] = str(run_file.size)
     response["Content-Disposition"] = content_disposition_header(True, run_file.original_name)
