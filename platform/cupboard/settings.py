@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "cupboard.audit",
     "cupboard.notifications",
     "cupboard.judging",
+    "cupboard.operations",  # the operators' view: /metrics (operations/metrics.py)
     "cupboard.flows",  # what follows each domain event (cupboard/events.py), above the apps it joins
     "cupboard.demo",
 ]
@@ -73,6 +74,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: /healthz and /readyz for load balancers and orchestrators, before host checks (health.py).
     "cupboard.health.HealthMiddleware",
+    # Every answer counted by status class for the operators' metrics (tallies.py).
+    "cupboard.tallies.ResponseTallyMiddleware",
     # Then: a database or broker outage anywhere below answers 503 with Retry-After (outages.py).
     "cupboard.outages.OutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -179,6 +182,8 @@ CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "12")
 CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "5")
 # A queued submission whose message seems lost (broker down at upload) is nudged again after this long.
 CUPBOARD_RENUDGE_AFTER = envint("CUPBOARD_RENUDGE_AFTER", "30")
+# /metrics answers Prometheus only with `Authorization: Bearer <this>`; unset, it is a 404.
+CUPBOARD_METRICS_TOKEN = envsecret("CUPBOARD_METRICS_TOKEN") or ""
 # Each worker writes its heartbeat here (cupboard/heartbeat.py: `python -m cupboard.heartbeat`
 # tells an orchestrator whether the worker of this host still takes work).
 CUPBOARD_HEARTBEAT_DIR = Path(os.getenv("CUPBOARD_HEARTBEAT_DIR", VAR_DIR / "heartbeats"))

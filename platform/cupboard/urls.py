@@ -37,6 +37,7 @@ moved = [path(old, _moved(f"{namespace}:{name}"))
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("", include("cupboard.operations.urls")),
     path("accounts/", include("cupboard.accounts.urls")),
     path("notifications/", include("cupboard.notifications.urls")),
     path("", include("cupboard.teams.urls")),

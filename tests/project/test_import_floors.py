@@ -18,13 +18,14 @@ EVALUATOR = Path(evaluator.__file__).parent
 # floor is the project itself (its root urls.py, settings, wsgi and package).
 FLOORS = [
     {"accounts", "audit", "celery", "charts", "csp", "csvexport", "envconfig", "events", "health", "heartbeat", "jobs",
-     "links", "locking", "outages", "readonly_admin", "refusals", "staticfiles", "supervise", "throttle"},
+     "links", "locking", "outages", "readonly_admin", "refusals", "staticfiles", "supervise", "tallies",
+     "throttle"},
     {"competitions"},
     {"teams"},
     {"submissions"},
     {"leaderboards"},
     {"judging", "notifications"},
-    {"flows"},
+    {"flows", "operations"},
     {"demo"},
     {"cupboard", "settings", "urls", "wsgi"},
 ]

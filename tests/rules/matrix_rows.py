@@ -94,6 +94,8 @@ def rows(w) -> list[Row]:
             else 404
 
     return [
+        # Prometheus' scrape: a bearer token only, never a session (none configured here: it does not exist).
+        Row("operations:metrics", (), "GET", every(404)),
         Row("accounts:signup", (), "GET", every(200)),
         Row("accounts:signup", (), "POST", every(200), {"username": ""}),  # the form again, with errors
         Row("accounts:login", (), "GET", every(200)),

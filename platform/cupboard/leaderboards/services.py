@@ -36,6 +36,7 @@ from cupboard.leaderboards.staleness import rows_are_stale
 from cupboard.leaderboards.standings import standings_store
 from cupboard.locking import locked
 from cupboard.submissions.models import QueryScores, Score, Submission
+from cupboard.tallies import timed
 
 
 def _candidates(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str],
@@ -103,6 +104,7 @@ def _lock_phase(phase: Phase) -> Phase:
 
 
 @transaction.atomic
+@timed("leaderboard_refreshes", "leaderboard_refresh_ms")  # the operators' metrics (cupboard/tallies.py)
 def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     """Recompute and store the rows of `phase` from its scores: one per team (the submission
     the phase's `ranking` counts), one per baseline (unranked). Returns them in rank order.
@@ -158,6 +160,7 @@ def _is_stale(phase: Phase, subsets, now) -> bool:
 
 
 @transaction.atomic
+@timed("leaderboard_updates", "leaderboard_update_ms")
 def leaderboard_update(*, phase: Phase, submission: Submission) -> None:
     """After `submission` was scored: recompute only its owner's row (its team's counted
     submission, or the baseline itself), then re-rank the phase's rows. A fixed number of

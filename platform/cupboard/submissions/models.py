@@ -154,6 +154,7 @@ class QueryScores(models.Model):
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="query_scores")
     subset = models.ForeignKey("competitions.Subset", on_delete=models.CASCADE, related_name="+")
     values = models.JSONField()
+    seconds = models.FloatField(null=True, blank=True, help_text="How long scoring this subset took (operators' metrics)")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["submission", "subset"], name="unique_query_scores")]

@@ -49,8 +49,9 @@ SCORING = JobKind(
     give_up=_give_up, gave_up=_gave_up)
 
 
-def _score_subsets(*, submission: Submission, release: QrelsRelease, claim: Claim) -> list:
-    """(subset, SubsetResult or None) per qrels file; None = no run and the competition marks it incomplete.
+def _score_subsets(*, submission: Submission, release: QrelsRelease, claim: Claim) -> tuple[list, dict[int, float]]:
+    """(subset, SubsetResult or None) per qrels file (None = no run and the competition marks it
+    incomplete), and the seconds each subset took to score, by subset id.
     Subsets are scored side by side within the worker's budget (scoring_jobs.py); each one
     finished is a heartbeat too, so the sweeper leaves a long job alone while it moves."""
     competition: Competition = submission.phase.competition
@@ -59,12 +60,15 @@ def _score_subsets(*, submission: Submission, release: QrelsRelease, claim: Clai
     def done(finished: int, total: int) -> None:
         claim.progress(finished + len(skipped), total + len(skipped))
 
-    results = score_jobs(jobs, competition=competition, processes=scoring_processes(), done=done)
-    return [(subset, None) for subset in skipped] + [(job.subset, result) for job, result in zip(jobs, results, strict=True)]
+    timed = score_jobs(jobs, competition=competition, processes=scoring_processes(), done=done)
+    return ([(subset, None) for subset in skipped]
+            + [(job.subset, result) for job, (result, _) in zip(jobs, timed, strict=True)],
+            {job.subset.pk: seconds for job, (_, seconds) in zip(jobs, timed, strict=True)})
 
 
 @transaction.atomic
-def _store(*, submission: Submission, release: QrelsRelease, results: list, claim: Claim) -> bool:
+def _store(*, submission: Submission, release: QrelsRelease, results: list, claim: Claim,
+           seconds: dict[int, float] | None = None) -> bool:
     """Replace the submission's scores and mark it scored, if our claim still holds."""
     if not locked(claim.rows()).exists():
         return False
@@ -76,7 +80,8 @@ def _store(*, submission: Submission, release: QrelsRelease, results: list, clai
                                for subset, result in results if result is not None
                                for metric, value in result.means.items() if metric in shown])
     QueryScores.objects.bulk_create([QueryScores(submission=submission, subset=subset,
-                                                 values={m: v for m, v in result.per_query.items() if m in shown})
+                                                 values={m: v for m, v in result.per_query.items() if m in shown},
+                                                 seconds=(seconds or {}).get(subset.pk))
                                      for subset, result in results if result is not None])
     events.run_scores_stored.send(submission=submission, results=results)  # Judged@10 (cupboard/flows/)
     claim.update(status=Submission.Status.SCORED, qrels_release=release, scored_at=timezone.now(), progress=100,
@@ -120,7 +125,7 @@ def _score_claimed(claim: Claim) -> str:
                      status_reason=Submission.WAITING_FOR_JUDGMENTS)
         return "waiting"
     try:
-        results = _score_subsets(submission=submission, release=release, claim=claim)
+        results, seconds = _score_subsets(submission=submission, release=release, claim=claim)
     except RunRejected as rejected:
         changed = claim.update(status=Submission.Status.REJECTED, status_reason=str(rejected)[:2000], progress=0)
         if changed:
@@ -130,7 +135,7 @@ def _score_claimed(claim: Claim) -> str:
         logger.exception("scoring submission %s failed (attempt %s)", submission_id, submission.attempts)
         reason = f"Scoring failed on attempt {submission.attempts}: {type(error).__name__}: {error}"
         return _release_claim(submission=submission, claim=claim, reason=reason, retry=True)
-    if not _store(submission=submission, release=release, results=results, claim=claim):
+    if not _store(submission=submission, release=release, results=results, claim=claim, seconds=seconds):
         return "lost-claim"
     events.run_scored.send(submission=submission)  # its leaderboard row (cupboard/flows/run_scored.py)
     if current_qrels_release(submission.phase) != release:

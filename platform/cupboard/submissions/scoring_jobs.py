@@ -18,6 +18,7 @@ import ctypes
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -80,9 +81,12 @@ def scoring_processes() -> int:
     return max(1, usable_cores() // max(1, settings.CUPBOARD_WORKER_CONCURRENCY))
 
 
-def score_job(job: SubsetJob, competition: Competition):
-    """The job's SubsetResult (no run: the evaluator scores 0 on every query). Raises RunRejected."""
-    return _evaluator(job.qrels_file, competition=competition).score(job_run(job, competition), subset=job.subset.code)
+def score_job(job: SubsetJob, competition: Competition) -> tuple:
+    """(the job's SubsetResult, seconds it took): no run scores 0 on every query. The time is
+    the operator's scoring time per subset (QueryScores.seconds, the metrics). Raises RunRejected."""
+    started = time.monotonic()
+    result = _evaluator(job.qrels_file, competition=competition).score(job_run(job, competition), subset=job.subset.code)
+    return result, time.monotonic() - started
 
 
 def job_run(job: SubsetJob, competition: Competition):
@@ -159,7 +163,7 @@ def _score_inherited(index: int):
 
 def score_jobs(jobs: list[SubsetJob], *, competition: Competition, processes: int,
                done: Callable[[int, int], None]) -> list:
-    """[SubsetResult] in the order of `jobs`; `done(finished, total)` after each, in this process.
+    """[(SubsetResult, seconds)] in the order of `jobs`; `done(finished, total)` after each, in this process.
     The processes are the evaluator's (`map_forked`, as the CLI scores); a RunRejected from a
     job is raised here."""
     processes = min(processes, len(jobs))
