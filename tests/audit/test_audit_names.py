@@ -78,3 +78,16 @@ def test_an_old_entry_still_reads(personas):  # noqa: F811
                  summary="+2 submissions for Team B", details={"team": 7, "phase": 2, "extra": 2})
     page = client_for(personas.organizer).get(reverse("audit:log", args=[personas.competition.slug])).content.decode()
     assert "team: id 7" in page and "phase: id 2" in page and "extra: 2" in page
+
+
+def test_a_public_rescoring_entry_counts_no_runs_of_a_board_the_public_cannot_see(personas):  # noqa: F811
+    cup = personas.competition
+    for slug in ("test-b", "dev"):
+        make_scored(cup.phases.get(slug=slug), team=personas.team_a, method=f"run-{slug}")
+        phase_rescore(phase=cup.phases.get(slug=slug), actor=personas.organizer)
+    public = client_for(personas.anonymous).get(reverse("audit:log", args=[cup.slug])).content.decode()
+    assert "The submissions of Test B (final) queued for scoring again" in public
+    assert "scored submission(s) of Test B" not in public
+    assert "1 scored submission(s) of Development queued for scoring again" in public  # a live board
+    organizers = client_for(personas.organizer).get(reverse("audit:log", args=[cup.slug])).content.decode()
+    assert organizers.count("rescored: 1") == 2

@@ -253,12 +253,19 @@ def submission_disqualify(*, submission: Submission, actor: AbstractBaseUser, re
     return submission
 
 
+def _public_sees_board(phase: Phase) -> bool:
+    """Whether everyone sees the phase's board live now: what a public audit line may say of
+    its runs (a private or frozen board must not tell anyone which team ran what, or how
+    many runs it holds; the organizers' details say it all)."""
+    public = Viewer(None, phase.competition)
+    return public.sees_leaderboard(phase) and public.frozen_since(phase) is None
+
+
 def _disqualified_summary(submission: Submission, reason: str) -> str:
-    """The public line: the run and the reason where everyone sees the phase's board live;
-    else only that a run of the phase was disqualified (a private or frozen board must not
-    tell anyone which team ran what; the organizers' details name it)."""
-    phase, public = submission.phase, Viewer(None, submission.phase.competition)
-    if public.sees_leaderboard(phase) and public.frozen_since(phase) is None:
+    """The public line: the run and the reason where everyone sees the board, else only that
+    a run of the phase was disqualified."""
+    phase = submission.phase
+    if _public_sees_board(phase):
         return f"Disqualified {submission} in {phase.name}: {reason}"
     return f"A submission in {phase.name} was disqualified"
 
@@ -277,8 +284,9 @@ def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None) -> int:
                           status_reason="")
     ids = list(Submission.objects.filter(phase=phase, status=Submission.Status.QUEUED).values_list("pk", flat=True))
     audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.RESCORED,
-                 summary=f"{count} scored submission(s) of {phase.name} queued for scoring again"
-                         + (f", {waiting} waiting one(s) nudged" if waiting else ""),
+                 summary=(f"{count} scored submission(s) of {phase.name} queued for scoring again"
+                          + (f", {waiting} waiting one(s) nudged" if waiting else "")) if _public_sees_board(phase)
+                 else f"The submissions of {phase.name} queued for scoring again",
                  details={**named("phase", phase.pk, phase.name), "rescored": count, "nudged": waiting}, is_public=True)
     submission_enqueue(submission_ids=ids)
     return count
