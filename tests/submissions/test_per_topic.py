@@ -175,3 +175,18 @@ def test_the_organizers_phase_csv_holds_every_runs_per_topic_values(world, four_
     assert float(row["median"]) == median(counted) and float(row["best"]) == max(counted)
     for run, submission in zip(runs, four_runs, strict=True):
         assert float(row[run]) == stored(submission)["2"]
+
+
+def test_the_page_asks_the_same_queries_however_many_runs_count(world):
+    """The counted runs' per-query values are read in one query per language, not one per run."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    mine = scored(world)
+    counts = []
+    for rankings in (OTHER_SW, THIRD_SW):
+        scored(world, team=world.team_b, user=world.outsider, rankings=rankings)
+        with CaptureQueriesContext(connection) as queries:
+            assert page(world.participant, mine).status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
