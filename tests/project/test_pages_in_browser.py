@@ -52,7 +52,8 @@ def site(live_server) -> dict:
     }
     organizer_pages = {"organizer": f"/c/{slug}/manage/", "organizer-teams": f"/c/{slug}/manage/teams/",
                        "organizer-message": f"/c/{slug}/manage/teams/message/",
-                       "organizer-scoring": f"/c/{slug}/manage/{dev}/scoring/"}
+                       "organizer-scoring": f"/c/{slug}/manage/{dev}/scoring/",
+                       "organizer-operations": f"/c/{slug}/manage/operations/"}
     return {"url": live_server.url, "world": world,
             "participant": (_cookie(world.participant, live_server.url), participant_pages),
             "organizer": (_cookie(world.organizer, live_server.url), organizer_pages)}

@@ -282,6 +282,8 @@ def rows(w) -> list[Row]:
         Row("competitions:manage", ("cup",), "GET", organizers(200, 403, anon=302)),
         Row("competitions:manage", ("draft",), "GET", organizers(200, 404, anon=302)),
         Row("competitions:manage", ("cup",), "POST", login(405)),
+        Row("operations:desk", ("cup",), "GET", organizers(200, 403, anon=302)),
+        Row("operations:desk", ("draft",), "GET", organizers(200, 404, anon=302)),
         Row("competitions:definition", ("cup",), "GET", organizers(200, 403, anon=302)),
         Row("competitions:definition", ("draft",), "GET", organizers(200, 404, anon=302)),
         Row("competitions:definition", ("cup",), "POST", organizers(400, 403, anon=302)),  # no rows posted

@@ -5,4 +5,5 @@ from . import views
 app_name = "operations"
 urlpatterns = [
     path("metrics", views.metrics, name="metrics"),
+    path("c/<slug:slug>/manage/operations/", views.desk, name="desk"),
 ]
