@@ -193,3 +193,21 @@ class DemoJudgingCycleTests(TestCase):
         self.assertContains(page, "Documents to judge")
         self.assertContains(organizer.get(reverse("judging:qrels_changes", args=[self.phase.competition.slug, "dev", 2])),
                             "Judgments: new, flipped and dropped")
+
+    def test_alice_reads_her_teams_per_topic_report_on_development_and_none_on_test_b(self):
+        from django.urls import reverse
+
+        from tests.personas import client_for
+
+        alice = client_for(User.objects.get(username="alice"))
+        runs = Submission.objects.filter(team__memberships__user__username="alice",
+                                         phase__competition=self.phase.competition, status="scored")
+        dev, test_b = runs.filter(phase=self.phase).first(), runs.filter(phase__slug="test-b").first()
+        mine = alice.get(reverse("submissions:mine", args=[self.phase.competition.slug])).content.decode()
+        self.assertIn(reverse("submissions:per_topic", args=[dev.pk]), mine)
+        self.assertNotIn(reverse("submissions:per_topic", args=[test_b.pk]), mine)
+        report = alice.get(reverse("submissions:per_topic", args=[dev.pk])).context["report"]
+        counted = Submission.objects.filter(phase=self.phase, status="scored", disqualified=False,
+                                            run_files__subset=report.subset).count()
+        self.assertTrue(report.runs == counted > 4 and report.rows, (report.runs, report.rows))
+        self.assertEqual(alice.get(reverse("submissions:per_topic", args=[test_b.pk])).status_code, 404)
