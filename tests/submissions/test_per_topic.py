@@ -164,6 +164,9 @@ def test_the_organizers_phase_csv_holds_every_runs_per_topic_values(world, four_
     submission_disqualify(submission=four_runs[3], actor=world.organizer, reason="test")
     url = reverse("competitions:manage_per_topic", args=[world.competition.slug, "dev"])
     assert client_for(world.participant).get(url).status_code == 403
+    for area in (reverse("competitions:manage", args=[world.competition.slug]),
+                 reverse("competitions:manage_scoring", args=[world.competition.slug, "dev"])):
+        assert url in client_for(world.organizer).get(area).content.decode()
     response = client_for(world.organizer).get(url)
     assert response.status_code == 200
     found = rows_of(type("R", (), {"content": b"".join(response.streaming_content)}))
