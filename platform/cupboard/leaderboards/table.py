@@ -101,8 +101,8 @@ def _row(number: int, entry: Entry, cells: str, look: _Look) -> str:
     method = f'<a href="{escape(entry.url)}">{escape(entry.method)}</a>' if entry.url else escape(entry.method)
     rank = "" if entry.rank is None else entry.rank
     return (f'<tr class="{css}"{tier_attr}>\n      <td class="num" data-value="{number}">{rank}</td>\n'
-            f'      <td>{team}</td>\n      <td>{method}</td>\n      '
-            + "".join(_meta_cell(value) for value in entry.metadata_cells) + band + cells + "\n    </tr>\n")
+            f'      <td>{team}</td>\n      <td>{method}</td>\n      {band}{cells}'
+            + "".join(_meta_cell(value) for value in entry.metadata_cells) + "\n    </tr>\n")
 
 
 def table_body(leaderboard: Leaderboard, metric: str, *, show_bands: bool = False) -> SafeString:
