@@ -1,6 +1,7 @@
 """The grouped bars stay legible: a board of many subsets with groups (CLIRMatrix: 64 language
-pairs, a group per source language) draws a group of bars per group average, not 64 x 7
-slivers; a board of a readable number of subsets (the Cup's 18 languages) keeps one per subset.
+pairs, a group per source language) opens on a group of bars per group average, not 64 x 7
+slivers, and its menu shows one source's pairs at a time; a board of a readable number of
+subsets (the Cup's 18 languages) keeps one per subset.
 Issue 24 item 9."""
 from dataclasses import replace
 
@@ -46,6 +47,18 @@ def test_a_readable_number_of_subsets_is_drawn_per_subset():
     assert figure["data"][0]["x"] == [c.label for c in board.subset_columns]
 
 
-def test_many_subsets_without_groups_are_still_drawn_per_subset():
+def test_many_pairs_without_groups_are_drawn_a_source_at_a_time():
+    """No averages to open on: the first source's pairs by target, the others from the menu."""
     board = synthetic_board(rows=5, languages=0, pairs=64)
-    assert bars_figure(board, metric=METRIC)["data"][0]["x"] == [c.label for c in board.subset_columns]
+    figure = bars_figure(board, metric=METRIC)
+    assert figure["data"][0]["x"] == [c.key[3:] for c in board.subset_columns if c.key.startswith("ar-")]
+    assert [b["label"] for b in figure["layout"]["updatemenus"][0]["buttons"]] == ["from ar", "from bn", "from de",
+                                                                                  "from en"]
+
+
+def test_many_pairs_with_groups_offer_each_source_after_the_averages():
+    board = _grouped(synthetic_board(rows=5, languages=0, pairs=64), lambda key: key.split("-")[0])
+    buttons = bars_figure(board, metric=METRIC)["layout"]["updatemenus"][0]["buttons"]
+    assert [b["label"] for b in buttons] == ["group averages", "from ar", "from bn", "from de", "from en"]
+    assert [b["args"][1]["title.text"] for b in buttons[:2]] == [f"{METRIC} per group (95% intervals)",
+                                                                  f"{METRIC} per subset (95% intervals)"]

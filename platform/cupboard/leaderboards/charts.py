@@ -17,6 +17,7 @@ from cupboard.leaderboards.selectors import Column, Entry, History, Leaderboard
 
 TOP_TEAMS = 10
 MAX_BAR_GROUPS = 24  # groups of bars one chart shows legibly (the Cup's 18 languages x 14 runs do)
+PART_SUBSETS = 18  # subsets in one part of a board with more than MAX_BAR_GROUPS
 HEATMAP_TEAMS = 5
 BAND_TEAMS = 50
 TIER_COLOURS = ("#2a6fdb", "#7f9cc9")  # alternate tiers, as the table's shading
@@ -51,34 +52,76 @@ def _title(text: str) -> dict:
     return {"title": {"text": text}}
 
 
-def bar_columns(leaderboard: Leaderboard) -> tuple[list[Column], str]:
-    """The columns the grouped bars are drawn for, and what they are: the subsets, or their
-    groups' averages where the subsets are too many to read as bars (CLIRMatrix's 64 language
-    pairs x 7 runs were 448 slivers; its 8 "From ar (ar.Avg)" groups are 56 bars, and the
-    source x target heatmap shows every pair)."""
+def bar_parts(leaderboard: Leaderboard) -> list[tuple[str, list[Column], list[str]]]:
+    """(menu label, columns, bar labels) of each view of the grouped bars, the first the one
+    shown. Up to `MAX_BAR_GROUPS` subsets: one view, a bar group per subset. More (CLIRMatrix's
+    72 pairs x 7 runs were 504 slivers): the groups' averages first, where there are groups
+    (its 8 "ar.Avg" ...: 56 bars), then the subsets a part at a time (`_parts`)."""
+    columns = leaderboard.subset_columns
+    if len(columns) <= MAX_BAR_GROUPS:
+        return [("", columns, [c.label for c in columns])]
     groups = leaderboard.average_columns[:-1]  # the last is Avg, which the bands chart draws
-    if len(leaderboard.subset_columns) > MAX_BAR_GROUPS and len(groups) > 1:
-        return groups, "per group"
-    return leaderboard.subset_columns, "per subset"
+    overview = [("group averages", groups, [c.label for c in groups])] if len(groups) > 1 else []
+    return overview + _parts(columns)
 
 
 def bars_figure(leaderboard: Leaderboard, *, metric: str, top: int = TOP_TEAMS) -> dict:
-    """Grouped bars: one group per subset column (language, test set, pair), or per group of
-    subsets where they are many (`bar_columns`), one bar per top team and per baseline."""
-    columns, what = bar_columns(leaderboard)
+    """Grouped bars: one group per subset column (language, test set, pair), one bar per top
+    team and per baseline; on a board of many subsets a view at a time (`bar_parts`), chosen
+    from a menu under the title."""
     bands = leaderboard.bands if metric == leaderboard.primary_metric else None  # intervals of the ranking metric
-    labels, keys, hover = [c.label for c in columns], [c.key for c in columns], bar_hover(leaderboard.decimals)
-    traces = []
-    for entry in _charted_entries(leaderboard, top):
+    parts = bar_parts(leaderboard)
+    entries, hover = _charted_entries(leaderboard, top), bar_hover(leaderboard.decimals)
+    shown = [_part_traces(entries, part, metric, bands is not None) for _, part, _ in parts]
+    traces = [{"type": "bar", "name": _name(entry), "x": parts[0][2], "y": y,
+               "marker": {"pattern": {"shape": "/" if entry.is_baseline else ""}}, "hovertemplate": hover}
+              | ({"error_y": error} if error else {}) for entry, (y, error) in zip(entries, shown[0], strict=True)]
+    intervals = f" ({bands.confidence}% intervals)" if bands is not None else ""
+    titles = [f"{metric} per {'group' if all(c.is_average for c in part) else 'subset'}{intervals}"
+              for _, part, _ in parts]
+    layout = {"barmode": "group", **_title(titles[0]), "yaxis": _title(metric),
+              "legend": _title("Top teams and baselines"), "margin": {"t": 50, "b": 40}}
+    if len(parts) > 1:
+        buttons = [{"label": label, "method": "update", "args": [_restyle(labels, part_traces), {"title.text": title}]}
+                   for (label, _, labels), part_traces, title in zip(parts, shown, titles, strict=True)]
+        # Under the title, on its own line, so that a phone's narrow chart has room for both.
+        layout |= {"updatemenus": [{"buttons": buttons, "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}],
+                   "margin": {"t": 100, "b": 40}}
+    return {"data": traces, "layout": layout}
+
+
+def _parts(columns: list[Column]) -> list[tuple[str, list[Column], list[str]]]:
+    """(menu label, columns, bar labels) of each part of a board with many subsets: pairs
+    ("src-tgt") by their source, labelled by their target; other subsets in runs of
+    `PART_SUBSETS`, in column order."""
+    pairs: dict[str, list[Column]] = {}
+    others: list[Column] = []
+    for column in columns:
+        if column.kind == "pair" and "-" in column.key:
+            pairs.setdefault(column.key.partition("-")[0], []).append(column)
+        else:
+            others.append(column)
+    runs = [others[i:i + PART_SUBSETS] for i in range(0, len(others), PART_SUBSETS)]
+    return ([(f"{run[0].label} to {run[-1].label}", run, [c.label for c in run]) for run in runs]
+            + [(f"from {source}", part, [c.key.partition("-")[2] for c in part]) for source, part in pairs.items()])
+
+
+def _part_traces(entries: list[Entry], columns: list[Column], metric: str, intervals: bool) -> list[tuple]:
+    """Each entry's values on `columns`, with their error bars when `intervals`."""
+    shown = []
+    for entry in entries:
         values = [entry.cell(c, metric) for c in columns]
-        trace = {"type": "bar", "name": _name(entry), "x": labels, "y": values,
-                 "marker": {"pattern": {"shape": "/" if entry.is_baseline else ""}}, "hovertemplate": hover}
-        if bands is not None:
-            trace["error_y"] = _error_bars(entry, keys, values)
-        traces.append(trace)
-    title = f"{metric} {what}" + (f" ({bands.confidence}% intervals)" if bands is not None else "")
-    return {"data": traces, "layout": {"barmode": "group", **_title(title), "yaxis": _title(metric),
-                                       "legend": _title("Top teams and baselines"), "margin": {"t": 50, "b": 40}}}
+        shown.append((values, _error_bars(entry, [c.key for c in columns], values) if intervals else None))
+    return shown
+
+
+def _restyle(labels: list[str], part_traces: list[tuple]) -> dict:
+    """plotly's restyle arguments that put one part in every trace (a list holds a value per trace)."""
+    update = {"x": [labels] * len(part_traces), "y": [values for values, _ in part_traces]}
+    if part_traces and part_traces[0][1] is not None:
+        update["error_y.array"] = [error["array"] for _, error in part_traces]
+        update["error_y.arrayminus"] = [error["arrayminus"] for _, error in part_traces]
+    return update
 
 
 def _error_bars(entry: Entry, keys: list[str], values: list[float | None]) -> dict:
@@ -175,11 +218,13 @@ def heatmap_figure(leaderboard: Leaderboard, *, metric: str, top: int = HEATMAP_
     trace = {"type": "heatmap", "z": grid(entries[0]), "x": targets, "y": sources, "colorscale": VIRIDIS,
              "colorbar": _title(metric), "texttemplate": cell,
              "hovertemplate": f"%{{y}} → %{{x}}: {cell}<extra></extra>"}
-    layout = {**_title(f"{metric} by source (rows) and target (columns)"), "xaxis": {**_title("target"), "side": "top"},
-              "yaxis": {**_title("source"), "autorange": "reversed"}, "margin": {"t": 110}}
+    # Short enough for a phone's chart: the title, then the menu on a line of its own, then the grid.
+    layout = {**_title(f"{metric} by source and target"), "xaxis": _title("target"),
+              "yaxis": {**_title("source"), "autorange": "reversed"}, "margin": {"t": 50}}
     if len(entries) > 1:
-        buttons = [{"label": _name(e), "method": "restyle", "args": [{"z": [grid(e)]}]} for e in entries]
-        layout["updatemenus"] = [{"buttons": buttons, "x": 1, "y": 1.25, "xanchor": "right"}]
+        buttons = [{"label": _short(_name(e), 32), "method": "restyle", "args": [{"z": [grid(e)]}]} for e in entries]
+        layout |= {"updatemenus": [{"buttons": buttons, "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}],
+                   "margin": {"t": 100}}
     return {"data": [trace], "layout": layout}
 
 
