@@ -62,6 +62,36 @@ def signed_in_page(cookie: dict, width: int, *, height: int = 900):
         yield context.new_page()
 
 
+# Boxes of every tick label per chart and axis, and whether two of one axis overlap.
+TICKS = """() => [...document.querySelectorAll('.js-plotly-plot')].map((chart) => {
+  const title = chart.querySelector('.gtitle');
+  const axes = {};
+  for (const axis of ['xtick', 'ytick']) {
+    const boxes = [...chart.querySelectorAll('.' + axis + ' text')].map((t) => t.getBoundingClientRect())
+      .filter((b) => b.width > 0);
+    const overlaps = boxes.some((a, i) => boxes.slice(i + 1).some((b) =>
+      a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1));
+    axes[axis] = {count: boxes.length, overlaps};
+  }
+  return {title: title ? title.textContent : '', heatmap: !!chart.querySelector('.hm'), ...axes};
+})"""
+
+
+# Charts whose title box meets one of their tick labels or their menu (a dropdown of plotly's updatemenus).
+TITLE_CLEAR = """() => [...document.querySelectorAll('.js-plotly-plot')].filter((chart) => {
+  const title = chart.querySelector('.gtitle');
+  if (!title) return false;
+  const t = title.getBoundingClientRect();
+  return [...chart.querySelectorAll('.xtick text, .ytick text, .updatemenu-header')].map((e) => e.getBoundingClientRect())
+    .some((b) => b.width > 0 && t.left < b.right && b.left < t.right && t.top < b.bottom && b.top < t.bottom);
+}).map((chart) => chart.querySelector('.gtitle').textContent)"""
+
+
+def charts_drawn(page) -> None:
+    """Wait until static/charts.js has drawn every chart of the page (its `charts drawn` mark)."""
+    page.wait_for_function("performance.getEntriesByName('charts drawn').length > 0")
+
+
 def leaderboard_teams(page) -> list[str]:
     """The team column of the leaderboard table, top to bottom."""
     return page.locator("table.leaderboard tbody tr td:nth-child(2)").all_inner_texts()

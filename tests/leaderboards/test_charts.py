@@ -50,16 +50,19 @@ def _go_bands(board, metric, top=charts.BAND_TEAMS):
     entries = [e for e in charts._charted_entries(board, top) if e.overall is not None]
     values = [e.cell(average, metric) for e in entries]
     bars = [charts._error_bars(e, [average.key], [v]) for e, v in zip(entries, values, strict=True)]
+    names = [charts._name(e) for e in entries]
     figure = go.Figure(go.Bar(
-        x=[charts._name(e) for e in entries], y=values,
-        error_y={"type": "data", "symmetric": False, "thickness": 1, "array": [b["array"][0] for b in bars],
+        orientation="h", y=names, x=values,
+        error_x={"type": "data", "symmetric": False, "thickness": 1, "array": [b["array"][0] for b in bars],
                  "arrayminus": [b["arrayminus"][0] for b in bars]},
         marker_color=["#9aa7b8" if e.is_baseline else charts.TIER_COLOURS[(e.overall.tier - 1) % 2] for e in entries],
-        marker_pattern_shape=["/" if e.is_baseline else "" for e in entries],
+        marker_pattern_shape=["/" if e.is_baseline else "" for e in entries], marker_pattern_fgcolor="#4a5568",
         customdata=["unranked" if e.is_baseline else f"band {e.overall.band}, tier {e.overall.tier}" for e in entries],
-        hovertemplate=f"%{{x}}: %{{y:.{board.decimals}f}} (%{{customdata}})<extra></extra>"))
+        hovertemplate=f"%{{y}}: %{{x:.{board.decimals}f}} (%{{customdata}})<extra></extra>"))
     figure.update_layout(title=f"{metric} {average.label} with {board.bands.confidence}% intervals, by tier",
-                         yaxis_title=f"{metric} {average.label}", xaxis_tickangle=-30, margin={"t": 50, "b": 120})
+                         xaxis_title=f"{metric} {average.label}", yaxis_autorange="reversed", yaxis_automargin=True,
+                         yaxis_tickvals=names, yaxis_ticktext=[charts._short(n) for n in names],
+                         height=140 + 24 * len(entries), margin={"t": 50, "l": 10})
     return figure
 
 

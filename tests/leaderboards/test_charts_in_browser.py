@@ -5,38 +5,13 @@ each other."""
 import pytest
 
 from cupboard.leaderboards.services import leaderboard_refresh
-from tests.browser import watch_errors
+from tests.browser import TICKS, TITLE_CLEAR, watch_errors
 from tests.factories import make_competition, make_team
 from tests.leaderboards.conftest import make_scored, ndcg
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 LANGUAGES = ["ar", "bn", "en", "es", "fa", "fi", "fr", "hi", "id", "ja", "ko", "ru", "sw", "te", "th", "zh", "de", "yo"]
-
-# Boxes of every tick label per chart and axis, and whether two of one axis overlap.
-TICKS = """() => [...document.querySelectorAll('.js-plotly-plot')].map((chart) => {
-  const title = chart.querySelector('.gtitle');
-  const axes = {};
-  for (const axis of ['xtick', 'ytick']) {
-    const boxes = [...chart.querySelectorAll('.' + axis + ' text')].map((t) => t.getBoundingClientRect())
-      .filter((b) => b.width > 0);
-    const overlaps = boxes.some((a, i) => boxes.slice(i + 1).some((b) =>
-      a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1));
-    axes[axis] = {count: boxes.length, overlaps};
-  }
-  return {title: title ? title.textContent : '', heatmap: !!chart.querySelector('.hm'), ...axes};
-})"""
-
-
-# Charts whose title box meets one of their tick labels.
-TITLE_CLEAR = """() => [...document.querySelectorAll('.js-plotly-plot')].filter((chart) => {
-  const title = chart.querySelector('.gtitle');
-  if (!title) return false;
-  const t = title.getBoundingClientRect();
-  return [...chart.querySelectorAll('.xtick text, .ytick text')].map((e) => e.getBoundingClientRect())
-    .some((b) => b.width > 0 && t.left < b.right && b.left < t.right && t.top < b.bottom && b.top < t.bottom);
-}).map((chart) => chart.querySelector('.gtitle').textContent)"""
-
 
 @pytest.fixture
 def board(live_server):

@@ -136,7 +136,9 @@ def _error_bars(entry: Entry, keys: list[str], values: list[float | None]) -> di
 
 def bands_figure(leaderboard: Leaderboard, *, metric: str, top: int = BAND_TEAMS) -> dict | None:
     """The ranking average of the top teams and the baselines with their intervals, coloured by
-    tier (the table's shading), the rank band in the hover. None without bands for `metric`."""
+    tier (the table's shading), the rank band in the hover. None without bands for `metric`.
+    A bar a line, named on its left: slanted names under upright bars ran into each other on
+    half a laptop's width."""
     if leaderboard.bands is None or metric != leaderboard.primary_metric:
         return None
     average = leaderboard.average_columns[-1]  # Avg: what the table ranks by
@@ -145,19 +147,23 @@ def bands_figure(leaderboard: Leaderboard, *, metric: str, top: int = BAND_TEAMS
         return None
     values = [e.cell(average, metric) for e in entries]
     bars = [_error_bars(e, [average.key], [v]) for e, v in zip(entries, values, strict=True)]
+    names = [_name(e) for e in entries]
     trace = {
-        "type": "bar", "x": [_name(e) for e in entries], "y": values,
-        "error_y": {"type": "data", "symmetric": False, "thickness": 1, "array": [b["array"][0] for b in bars],
+        "type": "bar", "orientation": "h", "y": names, "x": values,
+        "error_x": {"type": "data", "symmetric": False, "thickness": 1, "array": [b["array"][0] for b in bars],
                     "arrayminus": [b["arrayminus"][0] for b in bars]},
+        # fgcolor given: plotly took the colours' list as one colour (a console warning, black hatching)
         "marker": {"color": ["#9aa7b8" if e.is_baseline or not e.overall else TIER_COLOURS[(e.overall.tier - 1) % 2]
                              for e in entries],
-                   "pattern": {"shape": ["/" if e.is_baseline else "" for e in entries]}},
+                   "pattern": {"shape": ["/" if e.is_baseline else "" for e in entries], "fgcolor": "#4a5568"}},
         "customdata": ["unranked" if e.is_baseline or not e.overall else f"band {e.overall.band}, tier {e.overall.tier}"
                        for e in entries],
-        "hovertemplate": f"%{{x}}: %{{y:.{leaderboard.decimals}f}} (%{{customdata}})<extra></extra>"}
+        "hovertemplate": f"%{{y}}: %{{x:.{leaderboard.decimals}f}} (%{{customdata}})<extra></extra>"}
     title = f"{metric} {average.label} with {leaderboard.bands.confidence}% intervals, by tier"
-    return {"data": [trace], "layout": {**_title(title), "yaxis": _title(f"{metric} {average.label}"),
-                                        "xaxis": {"tickangle": -30}, "margin": {"t": 50, "b": 120}}}
+    return {"data": [trace], "layout": {
+        **_title(title), "xaxis": _title(f"{metric} {average.label}"),
+        "yaxis": {"autorange": "reversed", "automargin": True, "tickvals": names, "ticktext": [_short(n) for n in names]},
+        "height": 140 + 24 * len(entries), "margin": {"t": 50, "l": 10}}}
 
 
 def team_language_figure(leaderboard: Leaderboard, *, metric: str) -> dict | None:

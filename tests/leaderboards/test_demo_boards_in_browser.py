@@ -1,0 +1,88 @@
+"""The demo's two widest boards in chromium at a laptop's 1366 x 768 and a phone's 390 px, as a
+first-time visitor opens them: the MIRACL WSDM Cup's (18 languages, five run-metadata columns)
+and CLIRMatrix's (72 language pairs). Loaded as a fresh clone loads them (no shared data).
+
+At 1366 px the Cup's first language column is on the first screen without scrolling (the
+metadata columns stood before it, 660 px wide); on a phone the team column stays while the
+scores scroll. Every chart is drawn by the small plotly bundle with no console error, no two
+tick labels of a chart overlap, no title meets a label or a menu, and no mode bar shows after
+a tap on a phone. CLIRMatrix's per-subset chart shows one source's pairs at a time (72 x 7
+bars were unreadable) and its menu switches to another source's.
+"""
+import pytest
+
+from cupboard.demo import services
+from cupboard.demo.services import demo_load
+from cupboard.staticfiles import PLOTLY
+from tests.browser import TICKS, TITLE_CLEAR, charts_drawn, watch_errors
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+CUP, CLIR = "/c/miracl-wsdm-cup/dev/leaderboard/", "/c/clirmatrix/test/leaderboard/"
+HEIGHTS = {1366: 768, 390: 844}
+# The first language's heading (a score column that is no average and no rank band) and the box of
+# the table's scrolling frame.
+FIRST_LANGUAGE = """() => {
+  const th = [...document.querySelectorAll('table.leaderboard thead th.num:not(.avg):not(.band)')]
+    .find((h) => h.textContent.trim() !== '#');
+  const wrap = document.querySelector('.leaderboard-wrap').getBoundingClientRect();
+  const box = th.getBoundingClientRect();
+  return {label: th.textContent.trim(), right: box.right, bottom: box.bottom, frame: wrap.right};
+}"""
+
+
+@pytest.fixture
+def board(live_server, monkeypatch):
+    """The site's address, the two demo competitions loaded (the `page` fixture asks for `board`)."""
+    monkeypatch.setattr(services, "COMPETITIONS", [p for p in services.COMPETITIONS
+                                                   if p.slug in ("miracl-wsdm-cup", "clirmatrix")])
+    demo_load(data_dir=None, scale=0.25, per_team=1, log=lambda line: None)
+    return live_server.url
+
+
+def _open(page, url: str) -> list:
+    page.goto(url)
+    charts_drawn(page)
+    return page.evaluate(TICKS)
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_the_demo_boards_show_languages_and_readable_charts(board, page, width):
+    errors = watch_errors(page, failed_requests=True)
+    scripts = []
+    page.on("response", lambda r: scripts.append(r) if "/plotly/" in r.url else None)
+    page.set_viewport_size({"width": width, "height": HEIGHTS[width]})
+
+    charts = _open(page, board + CUP)
+    assert len(scripts[0].body()) < 2_000_000  # the cartesian bundle, not the full 4.8 MB
+    assert len(charts) == 3 and page.evaluate("document.documentElement.scrollWidth") <= width
+    first = page.evaluate(FIRST_LANGUAGE)
+    if width == 1366:  # on the first screen, inside the table's frame, nothing scrolled
+        assert first["label"] == "ar" and first["right"] <= first["frame"] <= width and first["bottom"] < 768
+    else:  # the scores scroll inside the table, the team column stays
+        team = page.locator("table.leaderboard tbody tr td:nth-child(2)").first
+        page.evaluate("document.querySelector('.leaderboard-wrap').scrollLeft = 600")
+        assert page.evaluate("document.querySelector('.leaderboard-wrap').scrollLeft") > 0
+        frame = page.locator(".leaderboard-wrap").bounding_box()
+        assert abs(team.bounding_box()["x"] - frame["x"]) < 1  # held at the frame's left edge
+    assert [c["title"] for c in charts if c["xtick"]["overlaps"] or c["ytick"]["overlaps"]] == []
+    assert page.evaluate(TITLE_CLEAR) == []
+
+    charts = _open(page, board + CLIR)
+    bars = next(c for c in charts if c["title"].startswith("nDCG@10 per subset"))
+    assert bars["xtick"]["count"] == 8  # ar's pairs by target (7 languages and multi), not 72 pairs
+    assert [c["title"] for c in charts if c["xtick"]["overlaps"] or c["ytick"]["overlaps"]] == []
+    assert page.evaluate(TITLE_CLEAR) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    chart = page.locator(".js-plotly-plot", has_text="nDCG@10 per subset")
+    chart.locator(".updatemenu-header").click()
+    chart.locator(".updatemenu-dropdown-button", has_text="from ja").click()
+    page.wait_for_function("[...document.querySelectorAll('.js-plotly-plot')].some((c) => c.data[0].x[0] === 'ar')")
+    assert chart.locator(".xtick text").evaluate_all("ts => ts.map((t) => t.textContent)")[:3] == ["ar", "de", "en"]
+
+    if width == 390:  # a tap shows no mode bar over a title
+        for plot in page.locator(".js-plotly-plot").all():
+            plot.click(position={"x": 150, "y": 200})
+            assert plot.locator(".modebar").count() == 0 or not plot.locator(".modebar").is_visible()
+    assert {r.url.rsplit("/", 1)[-1] for r in scripts} == {PLOTLY.rsplit("/", 1)[-1]}
+    assert errors == []
