@@ -2,7 +2,7 @@
 // <div class="plotly-chart"><script type="application/json">. No inline script runs, so
 // the Content-Security-Policy can forbid them all (cupboard/csp.py).
 // On a narrow screen the legend goes under the plot and the chart grows taller, so the
-// bars keep most of the height instead of collapsing under a long legend.
+// bars keep most of the height instead of collapsing under a long legend; long bar names stand upright.
 // There, plotly's mode bar (shown on a tap) would cover the chart's title: it is left out. A
 // heatmap wider than tall (teams x the Cup's 18 languages) is turned a quarter, so its columns
 // become rows the page scrolls through: 18 columns in 300 px left no room for their names.
@@ -11,10 +11,16 @@
   function sized(layout, traces, width) {
     const fitted = Object.assign({}, layout, { autosize: true });
     if (width < NARROW) {
-      fitted.legend = Object.assign({}, layout.legend, { orientation: "h", x: 0, y: -0.15, yanchor: "top",
+      fitted.legend = Object.assign({}, layout.legend, { orientation: "h", x: 0, y: 0, yref: "container", yanchor: "bottom",
         title: Object.assign({}, (layout.legend || {}).title, { side: "top" }) });
       fitted.margin = Object.assign({}, layout.margin, { l: 40, r: 10 });
       fitted.height = layout.height || 380 + (traces.length > 1 ? 22 * traces.length : 0);
+      // Bars named longer than a language code ("ar.Avg", a team) stand their names upright:
+      // plotly's slant made neighbours meet.
+      const names = traces.filter((t) => t.type === "bar" && t.orientation !== "h").flatMap((t) => t.x || []);
+      if (names.some((name) => typeof name === "string" && name.length > 4)) {
+        fitted.xaxis = Object.assign({}, layout.xaxis, { tickangle: -90, automargin: true });
+      }
     }
     return fitted;
   }

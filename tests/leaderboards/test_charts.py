@@ -62,7 +62,7 @@ def _go_bands(board, metric, top=charts.BAND_TEAMS):
     figure.update_layout(title=f"{metric} {average.label} with {board.bands.confidence}% intervals, by tier",
                          xaxis_title=f"{metric} {average.label}", yaxis_autorange="reversed", yaxis_automargin=True,
                          yaxis_tickvals=names, yaxis_ticktext=[charts._short(n) for n in names],
-                         height=140 + 24 * len(entries), margin={"t": 50, "l": 10})
+                         height=max(300, 140 + 24 * len(entries)), margin={"t": 50, "l": 10})
     return figure
 
 

@@ -163,7 +163,7 @@ def bands_figure(leaderboard: Leaderboard, *, metric: str, top: int = BAND_TEAMS
     return {"data": [trace], "layout": {
         **_title(title), "xaxis": _title(f"{metric} {average.label}"),
         "yaxis": {"autorange": "reversed", "automargin": True, "tickvals": names, "ticktext": [_short(n) for n in names]},
-        "height": 140 + 24 * len(entries), "margin": {"t": 50, "l": 10}}}
+        "height": max(300, 140 + 24 * len(entries)), "margin": {"t": 50, "l": 10}}}
 
 
 def team_language_figure(leaderboard: Leaderboard, *, metric: str) -> dict | None:
