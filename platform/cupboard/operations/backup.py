@@ -1,0 +1,158 @@
+"""One archive of a running site: its rows and every stored file, with a manifest of SHA-256s.
+
+The archive is a tar file (gzipped when its name ends in .gz) holding
+
+    database.json      every row, Django's `dumpdata` (JSON with every microsecond kept, foreign
+                       keys to content types by natural key, every primary key), read in ONE snapshot
+    files/<name>       every file of storages["private"] (run files, topics, qrels, pool
+                       exports, ...), read through the storage API, local disk or S3 alike
+    manifest.json      last: size and SHA-256 of every member above, cupboard's version and
+                       the applied migrations, so `restore` can refuse what it cannot trust
+
+Why dumpdata and not pg_dump: the archive restores with cupboard's own command onto any
+database Django runs on (SQLite for a look at home, PostgreSQL of another major version), and
+`loaddata` checks every foreign key before it commits. On PostgreSQL the dump runs inside one
+REPEATABLE READ, READ ONLY transaction: rows that arrive while it reads are left out
+together, so a leaderboard row never outlives its submission in the archive.
+
+Nothing is held in memory whole: the dump is written to a temporary file and every member is
+copied into the tar in chunks, hashed as it passes.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+
+from django.core import serializers
+from django.core.files.storage import Storage, storages
+from django.core.management import call_command
+from django.db import connection, transaction
+from django.db.migrations.recorder import MigrationRecorder
+
+FORMAT = 1
+DATABASE_MEMBER = "database.json"
+MANIFEST_MEMBER = "manifest.json"
+FILES_PREFIX = "files/"
+# Rebuilt by `migrate` on every database with their own primary keys; rows point at them by natural key.
+NOT_DUMPED = ["contenttypes", "auth.permission"]
+
+EXACT_JSON = "cupboard-exact-json"  # JSON that keeps microseconds (exact_json.py); loaddata reads it as json
+serializers.register_serializer(EXACT_JSON, "cupboard.operations.exact_json")
+
+Log = Callable[[str], None]
+
+
+class HashingReader:
+    """A file object that hashes and counts what is read through it (tarfile reads in chunks)."""
+
+    def __init__(self, raw):
+        self.raw, self.sha256, self.size = raw, hashlib.sha256(), 0
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self.raw.read(size)
+        self.sha256.update(chunk)
+        self.size += len(chunk)
+        return chunk
+
+
+@dataclass
+class Manifest:
+    created_at: float
+    database: str
+    migrations: dict[str, list[str]]
+    members: dict[str, dict] = field(default_factory=dict)  # name -> {"size", "sha256"}
+    format: int = FORMAT
+    cupboard_version: str = field(default_factory=lambda: version("cupboard"))
+
+    def as_json(self) -> bytes:
+        return json.dumps(vars(self), indent=1, sort_keys=True).encode()
+
+
+def applied_migrations() -> dict[str, list[str]]:
+    """{app label: sorted names} of the migrations applied to the default database."""
+    applied: dict[str, list[str]] = {}
+    for app, name in sorted(MigrationRecorder(connection).applied_migrations()):
+        applied.setdefault(app, []).append(name)
+    return applied
+
+
+def stored_names(storage: Storage, folder: str = "") -> Iterator[str]:
+    """Every file name in `storage`, walked through its own listdir (S3 has no disk to walk)."""
+    try:
+        folders, files = storage.listdir(folder)
+    except FileNotFoundError:  # a local storage nothing was ever saved to has no folder yet
+        return
+    for name in sorted(files):
+        yield f"{folder}/{name}" if folder else name
+    for sub in sorted(folders):
+        yield from stored_names(storage, f"{folder}/{sub}" if folder else sub)
+
+
+def _add(archive: tarfile.TarFile, manifest: Manifest, name: str, raw, size: int) -> None:
+    info = tarfile.TarInfo(name)
+    info.size, info.mtime, info.mode = size, int(manifest.created_at), 0o600
+    reader = HashingReader(raw)
+    archive.addfile(info, reader)  # tarfile raises if the file gives fewer bytes than `size`
+    manifest.members[name] = {"size": reader.size, "sha256": reader.sha256.hexdigest()}
+
+
+def _snapshot_rows(path: Path) -> Manifest:
+    """Dump every row to `path` in one transaction; the manifest's migration state is read in it too."""
+    with transaction.atomic():
+        if connection.vendor == "postgresql" and len(connection.atomic_blocks) == 1:
+            # The transaction's first statement: every later read sees the same moment. (Inside a
+            # caller's transaction, a test's, its snapshot is already fixed and SET would fail.)
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        manifest = Manifest(created_at=time.time(), database=connection.vendor, migrations=applied_migrations())
+        call_command("dumpdata", format=EXACT_JSON, natural_foreign=True, exclude=NOT_DUMPED, output=str(path),
+                     verbosity=0)
+    return manifest
+
+
+def site_backup(*, archive_path: Path, log: Log = print) -> Manifest:
+    """Write the archive of the database and the private storage to `archive_path`."""
+    storage = storages["private"]
+    with tempfile.TemporaryDirectory(prefix="cupboard-backup-") as scratch:
+        dump = Path(scratch) / DATABASE_MEMBER
+        log("database: reading every row in one snapshot")
+        manifest = _snapshot_rows(dump)
+        gzipped = archive_path.name.endswith(".gz")
+        with tarfile.open(archive_path, "w:gz") if gzipped else tarfile.open(archive_path, "w") as archive:
+            with dump.open("rb") as raw:
+                _add(archive, manifest, DATABASE_MEMBER, raw, dump.stat().st_size)
+            log(f"database: {dump.stat().st_size} bytes")
+            _add_files(archive, manifest, storage, log)
+            body = manifest.as_json()
+            info = tarfile.TarInfo(MANIFEST_MEMBER)
+            info.size, info.mtime, info.mode = len(body), int(manifest.created_at), 0o600
+            archive.addfile(info, io.BytesIO(body))
+    log(f"archive: {archive_path} ({archive_path.stat().st_size} bytes, {len(manifest.members)} members)")
+    return manifest
+
+
+def _add_files(archive: tarfile.TarFile, manifest: Manifest, storage: Storage, log: Log) -> None:
+    count = total = 0
+    for name in stored_names(storage):
+        try:
+            raw = storage.open(name, "rb")
+        except FileNotFoundError:
+            # Deleted since it was listed (run-file retention): its row says it is gone, too.
+            log(f"files: {name} was deleted while backing up; left out")
+            continue
+        with raw:
+            size = storage.size(name)
+            _add(archive, manifest, FILES_PREFIX + name, raw, size)
+        count, total = count + 1, total + size
+        if count % 100 == 0:
+            log(f"files: {count} ({total} bytes) so far")
+    log(f"files: {count} ({total} bytes)")
+

@@ -1,0 +1,88 @@
+"""The archive `manage.py backup` writes, and what `manage.py restore` refuses before it
+changes anything (the whole round trip on PostgreSQL: test_backup_restore.py)."""
+import hashlib
+import io
+import json
+import tarfile
+
+import pytest
+from django.core.files.storage import storages
+from django.core.management import CommandError, call_command
+
+from cupboard.audit.models import AuditEvent
+from cupboard.operations.backup import stored_names
+from cupboard.operations.restore import RestoreRefused, archive_verify
+from tests.judging.conftest import build_scene
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def archive(tmp_path):
+    build_scene()
+    path = tmp_path / "site.tar"
+    call_command("backup", str(path), stdout=io.StringIO())
+    return path
+
+
+def _manifest(path) -> dict:
+    with tarfile.open(path) as opened:
+        return json.load(opened.extractfile("manifest.json"))
+
+
+def test_it_holds_every_stored_file_and_row_with_their_hashes(archive):
+    manifest = _manifest(archive)
+    storage = storages["private"]
+    names = list(stored_names(storage))
+    assert any(name.startswith("runs/") for name in names) and any("qrels" in name for name in names)
+    assert set(manifest["members"]) == {"database.json"} | {f"files/{name}" for name in names}
+    for name in names:
+        with storage.open(name, "rb") as stored:
+            body = stored.read()
+        assert manifest["members"][f"files/{name}"] == {"size": len(body), "sha256": hashlib.sha256(body).hexdigest()}
+    with tarfile.open(archive) as opened:
+        rows = json.load(opened.extractfile("database.json"))
+    assert sum(row["model"] == "audit.auditevent" for row in rows) == AuditEvent.objects.count() > 0
+    # Every microsecond kept: Django's own JSON would cut it to milliseconds.
+    event = AuditEvent.objects.order_by("pk").first()
+    [dumped] = [row for row in rows if row["model"] == "audit.auditevent" and row["pk"] == event.pk]
+    assert dumped["fields"]["created_at"].startswith(event.created_at.isoformat()[:26])
+    assert manifest["migrations"]["audit"] and manifest["cupboard_version"]
+
+
+def test_it_never_overwrites_an_archive(archive):
+    with pytest.raises(CommandError, match="exists"):
+        call_command("backup", str(archive), stdout=io.StringIO())
+
+
+def _rewritten(path, target, change) -> None:
+    with tarfile.open(path) as source, tarfile.open(target, "w") as copy:
+        for member in source:
+            body = change(member, source.extractfile(member).read())
+            if body is not None:
+                member.size = len(body)
+                copy.addfile(member, io.BytesIO(body))
+
+
+def test_a_changed_byte_is_refused_naming_the_member(archive, tmp_path):
+    run = next(name for name in _manifest(archive)["members"] if name.startswith("files/runs/"))
+    _rewritten(archive, tmp_path / "bad.tar",
+               lambda member, body: bytes([body[0] ^ 1]) + body[1:] if member.name == run else body)
+    with pytest.raises(RestoreRefused, match=f"{run} is corrupt"):
+        archive_verify(archive_path=tmp_path / "bad.tar")
+
+
+def test_a_missing_member_or_manifest_is_refused(archive, tmp_path):
+    _rewritten(archive, tmp_path / "short.tar", lambda member, body: None if member.name == "database.json" else body)
+    with pytest.raises(RestoreRefused, match="database.json is in the manifest but not in the archive"):
+        archive_verify(archive_path=tmp_path / "short.tar")
+    (tmp_path / "cut.tar").write_bytes(archive.read_bytes()[:archive.stat().st_size // 3])
+    with pytest.raises(RestoreRefused, match="truncated"):
+        archive_verify(archive_path=tmp_path / "cut.tar")
+
+
+def test_it_refuses_a_database_with_rows_and_changes_nothing(archive):
+    events, files = AuditEvent.objects.count(), list(stored_names(storages["private"]))
+    with pytest.raises(CommandError, match="the database is not empty: .*pass --force to ERASE"):
+        call_command("restore", str(archive), stdout=io.StringIO())
+    assert AuditEvent.objects.count() == events and list(stored_names(storages["private"])) == files

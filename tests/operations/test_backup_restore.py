@@ -1,0 +1,119 @@
+"""`manage.py backup` then `manage.py restore` into a second PostgreSQL database and a fresh
+storage folder brings back a site whose every export is byte-identical: leaderboards, the
+frozen official results, the commitments, the audit log, a phase's runs and its pool. An
+archive with one changed byte, or cut short, is refused naming what is wrong, and changes
+nothing (the real restore after it finds the database still empty).
+
+The restored site runs in other processes (migrate, restore, then the exports asked through
+Django's test client), as on the machine an operator restores to."""
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+import time_machine
+from django.core.management import call_command
+from django.db import connection
+
+from cupboard.flows.tasks import publish_due_events_task
+from cupboard.judging.pools import pool_export_build, pool_export_create
+from cupboard.leaderboards.models import FrozenSnapshot
+from cupboard.leaderboards.releases import final_results_release_due
+from tests.judging.conftest import build_scene, submit
+from tests.operations.export_hashes import export_hashes
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def _world():
+    """The judging scene on test B (hidden judgments, three scored runs, topics and qrels on
+    both phases), a dev run, a pool export, and test B revealed: frozen results, commitments."""
+    scene = build_scene("test-b")
+    submit(scene.dev, team=scene.team_a, user=scene.participant, key="A")
+    export = pool_export_create(phase=scene.test_b, actor=scene.organizer)
+    assert pool_export_build(export_id=export.pk) == "done"
+    with time_machine.travel(scene.test_b.reveal_at + timedelta(seconds=1), tick=False):
+        publish_due_events_task()  # commitments, the reveal, and the final results frozen
+        final_results_release_due()
+    assert FrozenSnapshot.objects.filter(phase=scene.test_b).exists()
+    return scene
+
+
+@pytest.fixture
+def second_database():
+    """A new, empty PostgreSQL database beside the test's, and its DATABASE_URL; dropped after."""
+    name = f"{connection.settings_dict['NAME']}_restored"
+    url = urlsplit(os.environ["DATABASE_URL"])
+    admin = psycopg.connect(host=connection.settings_dict["HOST"] or "127.0.0.1",
+                            port=connection.settings_dict["PORT"] or 5432,
+                            user=connection.settings_dict["USER"], dbname="postgres", autocommit=True)
+    with admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+        yield urlunsplit(url._replace(path=f"/{name}"))
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _run(env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _restored_env(database_url: str, var_dir: Path) -> dict:
+    env = {key: value for key, value in os.environ.items()
+           if key not in {"CUPBOARD_PRIVATE_ROOT", "CUPBOARD_CACHE_URL"}}
+    env.update(DATABASE_URL=database_url, CUPBOARD_VAR_DIR=str(var_dir), DJANGO_SETTINGS_MODULE="cupboard.settings")
+    return env
+
+
+def _tampered(archive: Path, target: Path) -> str:
+    """A copy of `archive` with one byte of its first run file changed; that member's name."""
+    with tarfile.open(archive) as source, tarfile.open(target, "w:gz") as copy:
+        changed = None
+        for member in source:
+            body = source.extractfile(member).read()
+            if changed is None and member.name.startswith("files/runs/"):
+                changed, body = member.name, bytes([body[0] ^ 1]) + body[1:]
+            copy.addfile(member, io.BytesIO(body))
+    assert changed is not None
+    return changed
+
+
+def test_a_restored_site_gives_every_export_byte_identical(second_database, tmp_path):
+    scene = _world()
+    at = scene.test_b.reveal_at + timedelta(days=1)
+    before = export_hashes(at)
+    archive = tmp_path / "site.tar.gz"
+    call_command("backup", str(archive), stdout=open(os.devnull, "w"))
+    with tarfile.open(archive) as opened:
+        manifest = json.load(opened.extractfile("manifest.json"))
+    assert "database.json" in manifest["members"] and any("qrels" in name for name in manifest["members"])
+
+    env = _restored_env(second_database, tmp_path / "restored-var")
+    migrated = _run(env, "manage.py", "migrate", "-v0")
+    assert migrated.returncode == 0, migrated.stderr
+
+    member = _tampered(archive, tmp_path / "tampered.tar.gz")
+    refused = _run(env, "manage.py", "restore", str(tmp_path / "tampered.tar.gz"))
+    assert refused.returncode == 1 and f"{member} is corrupt" in refused.stderr, refused.stderr
+    (tmp_path / "cut.tar.gz").write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
+    refused = _run(env, "manage.py", "restore", str(tmp_path / "cut.tar.gz"))
+    assert refused.returncode == 1 and "truncated" in refused.stderr, refused.stderr
+
+    restored = _run(env, "manage.py", "restore", str(archive))
+    assert restored.returncode == 0, restored.stderr
+    assert "members match the manifest" in restored.stdout
+    again = _run(env, "manage.py", "restore", str(archive))
+    assert again.returncode == 1 and "the database is not empty" in again.stderr, again.stderr
+
+    after = _run(env, "-m", "tests.operations.export_hashes", at.isoformat())
+    assert after.returncode == 0, after.stderr
+    assert json.loads(after.stdout) == before
