@@ -45,9 +45,10 @@ UPLOAD_ANSWER_FIELDS = (*ANSWER_FIELDS, "url")
 ERROR_FIELDS = ("file", "line", "column", "code", "message")
 # A phase's definition, as the caller may see it: its subsets ([{"code", "name"}], never a
 # hidden one), so the CLI tells a run's subset from its name as the server does, and how it
-# scores (the benchmark's key, metrics, depths) so `score` and `validate` can do alike.
+# scores (the benchmark's key, metrics, depths) so `score` and `validate` can do alike; and its
+# topic variants (the default first) with the topics files the caller may download, each with its url.
 DEFINITION_FIELDS = ("competition", "phase", "benchmark", "subsets", "metrics", "primary_metric", "relevance_level",
-                     "max_run_depth", "scoring_depth")
+                     "max_run_depth", "scoring_depth", "topic_variants", "topics")
 
 
 def path_of(route: str, **values: object) -> str:

@@ -30,7 +30,7 @@ def test_it_shows_topics_qrels_and_submissions_per_phase(personas):
     row = next(r for r in response.context["phases"] if r["phase"] == test_b)
     assert (row["release"], row["statuses"]) == (release, {"scored": 2, "failed": 1})
     by_code = {item["subset"].code: item for item in row["subsets"]}
-    assert by_code["yo"]["topics"] == topics and by_code["sw"]["topics"] is None
+    assert by_code["yo"]["topics"] == [topics] and by_code["sw"]["topics"] == []
     assert by_code["sw"]["qrels"].judged_queries == 3
     page = response.content.decode()
     for text in (topics.sha256, release.files.get().sha256, "qrels v2", "fixed sw", "2 versions", "scored 2",

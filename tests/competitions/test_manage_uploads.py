@@ -154,3 +154,23 @@ def test_it_carries_unchanged_subsets_into_the_new_version(personas, organizer_c
     assert second.files.get(subset__code="te").sha256 != first.files.get(subset__code="te").sha256
     page = organizer_client.get(reverse("competitions:manage", args=["cup"])).content.decode()
     assert "qrels v2" in page and "te fixed" in page
+
+
+def test_it_takes_each_topic_variant_by_file_name_or_the_choice(personas, organizer_client):
+    from tests.factories import set_topic_variants
+
+    set_topic_variants(personas.competition, {"en": "English queries", "native": "Native-language queries"})
+    english = (DATA / "topics.miracl-v1.0-sw-dev.tsv").read_bytes()
+    response = organizer_client.post(topics_url(personas), {
+        "files": [upload("topics.x-sw.en.tsv", english), upload("topics.x-sw.native.tsv", english)]}, follow=True)
+    assert response.status_code == 200 and "sw (native): 3 queries" in response.content.decode()
+    organizer_client.post(topics_url(personas), {"files": [upload("queries-te.tsv", english)], "subset": "te",
+                                                 "variant": "native"})
+    stored = {(t.subset.code, t.variant) for t in TopicSet.objects.select_related("subset")}
+    assert stored == {("sw", "en"), ("sw", "native"), ("te", "native")}
+    page = organizer_client.get(reverse("competitions:manage", args=["cup"])).content.decode()
+    assert page.count("native <code class=\"sha\"") == 2
+    mismatch = organizer_client.post(topics_url(personas), {
+        "files": [upload("topics.x-te.en.tsv", b"9\tanother query\n")]})
+    assert mismatch.status_code == 400
+    assert "topics.x-te.en.tsv and queries-te.tsv hold different query ids" in mismatch.content.decode()

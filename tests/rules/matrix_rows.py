@@ -267,6 +267,10 @@ def rows(w) -> list[Row]:
         Row("competitions:topics", ("cup", "dev", "yo"), "GET", topics(w.dev, "yo")),
         Row("competitions:topics", ("cup", "dev", "zz"), "GET", topics(w.dev, "zz")),
         Row("competitions:topics", ("cup", "test-b", "yo"), "GET", topics(w.test_b, "yo")),
+        # One topic variant's file; the world's competition declares none: its one is `default`.
+        Row("competitions:topics_variant", ("cup", "dev", "sw", "default"), "GET", topics(w.dev, "sw")),
+        Row("competitions:topics_variant", ("cup", "test-b", "yo", "default"), "GET", topics(w.test_b, "yo")),
+        Row("competitions:topics_variant", ("cup", "dev", "sw", "native"), "GET", every(404)),
         Row("competitions:qrels", ("cup", "dev", 1, "sw"), "GET", qrels(w.dev, "sw")),
         Row("competitions:qrels", ("cup", "dev", 1, "yo"), "GET", qrels(w.dev, "yo")),
         Row("competitions:qrels", ("cup", "test-b", 1, "sw"), "GET", qrels(w.test_b, "sw")),

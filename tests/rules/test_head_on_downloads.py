@@ -17,7 +17,8 @@ from tests.rules.world import build_world
 
 PERSONAS = ("anonymous", "participant", "teammate", "outsider", "organizer", "other_organizer", "staff")
 DOWNLOADS = {
-    "competitions:topics", "competitions:qrels", "competitions:topics_archive", "competitions:sample_submission",
+    "competitions:topics", "competitions:topics_variant", "competitions:qrels", "competitions:topics_archive",
+    "competitions:sample_submission",
     "submissions:download", "judging:pool_zip", "judging:pool_tsv", "competitions:manage_export",
     "competitions:manage_runs", "leaderboards:export_csv", "leaderboards:export_json",
     "leaderboards:official_csv", "leaderboards:official_json", "submissions:per_topic_csv",

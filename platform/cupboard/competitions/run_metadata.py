@@ -21,6 +21,9 @@ were given (`Submission.metadata` is never rewritten). A field no longer defined
 shown on pages or leaderboards but stays in the organizers' export; a field that became
 required is required of new uploads only: older submissions show it as not given and match
 no filter on it; a stored value that is no longer one of the choices is shown as stored.
+
+One field is not the YAML's own: with two or more `topic_variants`, `topics` (a required
+choice among them) says which topics a run answered (competitions/topic_variants.py).
 """
 from __future__ import annotations
 
@@ -31,6 +34,8 @@ from urllib.parse import urlencode
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
+
+from cupboard.competitions.topic_variants import variant_field
 
 TYPES = ("choice", "boolean", "text", "integer", "url")
 FILTERABLE = ("choice", "boolean")
@@ -84,9 +89,10 @@ class MetadataField:
 
 
 def metadata_fields(competition) -> list[MetadataField]:
-    """The fields a competition asks for now, in the YAML's order."""
-    return [MetadataField(**{**spec, "choices": tuple(tuple(c) for c in spec.get("choices", ()))})
-            for spec in competition.run_metadata or []]
+    """The fields a competition asks for now, in the YAML's order; first, with two or more
+    topic variants, `topics`: which of them the run used (competitions/topic_variants.py)."""
+    asked = [spec for spec in (variant_field(competition),) if spec] + list(competition.run_metadata or [])
+    return [MetadataField(**{**spec, "choices": tuple(tuple(c) for c in spec.get("choices", ()))}) for spec in asked]
 
 
 # --- values ------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ their `Viewer` (competitions/viewer.py); these functions only fetch what it allo
 from collections import defaultdict
 
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset
+from cupboard.competitions.topic_variants import default_variant, variants
 from cupboard.competitions.viewer import Viewer
 from evaluator.benchmarks import ALL
 from evaluator.definition import AVG_LABEL
@@ -75,18 +76,35 @@ def phase_downloads(viewer: Viewer) -> list[dict]:
     """Per phase, the topics and qrels files this viewer may download, for the detail page:
     files of the subsets they see, topics once `sees_topics`, qrels once `sees_qrels`."""
     rows = []
+    order = {v.code: index for index, v in enumerate(variants(viewer.competition))}
     for phase in viewer.competition.phases.prefetch_related("topic_sets__subset", "qrels_releases__files__subset"):
         topics = []
         if viewer.sees_topics(phase):
             topics = sorted((t for t in phase.topic_sets.all() if viewer.sees_subset(t.subset)),
-                            key=lambda t: t.subset.position)
+                            key=lambda t: (t.subset.position, t.subset.code, order.get(t.variant, len(order))))
         release = max(phase.qrels_releases.all(), key=lambda r: r.number, default=None)
         qrels = []
         if release is not None and viewer.sees_qrels(phase):
             qrels = sorted((f for f in release.files.all() if viewer.sees_subset(f.subset)),
                            key=lambda f: f.subset.position)
-        rows.append({"phase": phase, "topics": topics, "release": release, "qrels": qrels})
+        rows.append({"phase": phase, "topics": topics, "release": release, "qrels": qrels,
+                     "by_subset": _by_subset(topics), "variants": len(order) > 1})
     return rows
+
+
+def phase_topic_files(viewer: Viewer, phase: Phase) -> list:
+    """The topics files of one phase this viewer may download (every variant), in order."""
+    return next((row["topics"] for row in phase_downloads(viewer) if row["phase"].pk == phase.pk), [])
+
+
+def _by_subset(topics: list) -> list[dict]:
+    """[{subset, query_count, topic_sets}] in order: a subset's variants side by side."""
+    found: dict[int, dict] = {}
+    for topic_set in topics:
+        entry = found.setdefault(topic_set.subset_id, {"subset": topic_set.subset, "query_count": topic_set.query_count,
+                                                       "topic_sets": []})
+        entry["topic_sets"].append(topic_set)
+    return list(found.values())
 
 
 def downloadable_qrels_file(viewer: Viewer, phase: Phase, *, number: int, code: str) -> QrelsFile | None:
@@ -98,9 +116,11 @@ def downloadable_qrels_file(viewer: Viewer, phase: Phase, *, number: int, code: 
     return qrels_file
 
 
-def downloadable_topic_set(viewer: Viewer, phase: Phase, *, code: str):
-    """A topics file this viewer may fetch, or None (same 404 for unknown and hidden)."""
-    topic_set = phase.topic_sets.select_related("subset__group", "subset__competition").filter(subset__code=code).first()
+def downloadable_topic_set(viewer: Viewer, phase: Phase, *, code: str, variant: str | None = None):
+    """A topics file this viewer may fetch (`variant` None: the default one), or None (same 404
+    for unknown and hidden)."""
+    topic_set = (phase.topic_sets.select_related("subset__group", "subset__competition")
+                 .filter(subset__code=code, variant=variant or default_variant(viewer.competition)).first())
     if topic_set is None or not viewer.sees_subset(topic_set.subset) or not viewer.sees_topics(phase):
         return None
     return topic_set
@@ -137,11 +157,15 @@ def organizer_overview(competition: Competition) -> list[dict]:
         statuses.setdefault(phase_id, {})[status] = count
     rows = []
     for phase in competition.phases.prefetch_related("topic_sets", "qrels_releases__files"):
-        topics = {t.subset_id: t for t in phase.topic_sets.all()}
+        order = {v.code: index for index, v in enumerate(variants(competition))}
+        topics: dict[int, list] = defaultdict(list)  # a subset's files, one per topic variant
+        for topic_set in sorted(phase.topic_sets.all(), key=lambda t: order.get(t.variant, len(order))):
+            topics[topic_set.subset_id].append(topic_set)
         release = max(phase.qrels_releases.all(), key=lambda r: r.number, default=None)
         qrels = {f.subset_id: f for f in release.files.all()} if release else {}
         rows.append({"phase": phase, "release": release, "statuses": statuses.get(phase.pk, {}),
                      "releases": sorted(phase.qrels_releases.all(), key=lambda r: -r.number),
-                     "subsets": [{"subset": s, "topics": topics.get(s.pk), "qrels": qrels.get(s.pk)}
+                     "variants": len(order) > 1,
+                     "subsets": [{"subset": s, "topics": topics.get(s.pk, []), "qrels": qrels.get(s.pk)}
                                  for s in subsets]})
     return rows

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from cupboard.competitions import selectors
 from cupboard.competitions.models import Competition, Phase, TopicSet
 from cupboard.competitions.run_metadata import metadata_fields
+from cupboard.competitions.topic_variants import default_variant, one_per_subset, variants
 
 EXAMPLE_TAG = "mine"
 SAMPLE_TAG = "sample"
@@ -79,7 +80,8 @@ def _head_docids(qrels_file, limit: int = EXAMPLE_DOCIDS) -> list[str]:
 @dataclass
 class PhaseGuide:
     phase: Phase
-    topic_sets: list[TopicSet]
+    topic_sets: list[TopicSet]  # one per subset: the default topic variant's where it has one
+    variants: list[dict]  # with several topic variants: [{variant, topic_sets}] for the downloads
     example: list[str]
     example_name: str
     command: str
@@ -98,14 +100,17 @@ def phase_guides(viewer, *, server: str) -> list[PhaseGuide]:
     rows = selectors.phase_downloads(viewer)
     docids = _docids(competition, rows)
     for row in rows:
-        phase, topic_sets = row["phase"], row["topics"]
+        phase, topic_sets = row["phase"], _one_per_subset(row["topics"], competition)
         example, example_name = [], ""
         if topic_sets:
             first = topic_sets[0]
             example = run_lines(topic_ids(first)[:2], tag=EXAMPLE_TAG, docids=docids(first.subset.code))
             example_name = run_name(tag=EXAMPLE_TAG, code=first.subset.code, phase=phase)
+        shown = [{"variant": v, "topic_sets": [t for t in row["topics"] if t.variant == v.code]}
+                 for v in variants(competition)] if row["variants"] else []
         guides.append(PhaseGuide(
-            phase=phase, topic_sets=topic_sets, example=example, example_name=example_name,
+            phase=phase, topic_sets=topic_sets, variants=[v for v in shown if v["topic_sets"]],
+            example=example, example_name=example_name,
             command=cli_command(competition, phase, topic_sets, server=server),
             is_open=phase.opens_at <= now < phase.closes_at))
     return guides
@@ -113,7 +118,8 @@ def phase_guides(viewer, *, server: str) -> list[PhaseGuide]:
 
 def cli_command(competition: Competition, phase: Phase, topic_sets: list[TopicSet], *, server: str) -> str:
     """The `cupboard-eval submit` line for this phase, one run per language the viewer sees,
-    written by the CLI itself (evaluator.cli.submit.command_lines)."""
+    written by the CLI itself (evaluator.cli.submit.command_lines). With topic variants,
+    `topic_sets` are the default's and `--meta topics=` names it (a required field)."""
     from evaluator.cli.submit import command_lines
 
     runs = [run_name(tag=EXAMPLE_TAG, code=t.subset.code, phase=phase) for t in topic_sets] or ["RUN_FILE"]
@@ -127,14 +133,18 @@ def cli_command(competition: Competition, phase: Phase, topic_sets: list[TopicSe
 
 def topics_archive(viewer, phase: Phase) -> bytes | None:
     """A zip of every topics file of the phase the viewer may download, under their published
-    names; None when there is none (the view's 404)."""
+    names; None when there is none (the view's 404). With topic variants, the default's files
+    are at the top (the names How to submit's command uses), each other variant's in a folder
+    named by its code (`native/topics.fa.native.tsv`)."""
     topic_sets = _downloadable(viewer, phase)
     if not topic_sets:
         return None
+    default = default_variant(viewer.competition)
     files = {}
     for topic_set in topic_sets:
+        folder = "" if topic_set.variant == default else f"{topic_set.variant}/"
         with topic_set.file.open("rb") as stored:
-            files[topic_set.original_name] = stored.read()
+            files[folder + topic_set.original_name] = stored.read()
     return _zipped(files)
 
 
@@ -142,7 +152,8 @@ def sample_submission(viewer, phase: Phase) -> bytes | None:
     """A zip of valid run files, one per language the viewer sees, each answering every topic
     of the phase (made-up documents): unzip, then upload them as they are to see the form work."""
     rows = selectors.phase_downloads(viewer)
-    topic_sets: list[TopicSet] = next((row["topics"] for row in rows if row["phase"].pk == phase.pk), [])
+    topic_sets = _one_per_subset(next((row["topics"] for row in rows if row["phase"].pk == phase.pk), []),
+                                 viewer.competition)
     if not topic_sets:
         return None
     docids = _docids(viewer.competition, rows)
@@ -172,5 +183,11 @@ def _zipped(files: dict[str, bytes]) -> bytes:
 
 
 def _downloadable(viewer, phase: Phase) -> list[TopicSet]:
-    rows = selectors.phase_downloads(viewer)
-    return next((row["topics"] for row in rows if row["phase"].pk == phase.pk), [])
+    return selectors.phase_topic_files(viewer, phase)
+
+
+def _one_per_subset(topic_sets: list[TopicSet], competition: Competition) -> list[TopicSet]:
+    """One topics file per subset, in order: the variants share their query ids, and a run
+    answers the subset once (topic_variants.one_per_subset chooses the default's)."""
+    chosen = set(one_per_subset(topic_sets, competition).values())
+    return [t for t in topic_sets if t in chosen]

@@ -55,7 +55,7 @@ class Variant:
 
 def variants(competition) -> list[Variant]:
     """The competition's variants, the default first; `default` alone when it declares none."""
-    declared = [Variant(v["code"], v["name"]) for v in competition.topic_variants or ()]
+    declared = [Variant(v["code"], v["name"]) for v in getattr(competition, "topic_variants", None) or ()]
     return declared or [Variant(DEFAULT, DEFAULT_NAME)]
 
 

@@ -31,6 +31,8 @@ urlpatterns = [
     path("c/<slug:slug>/manage/<slug:phase_slug>/board-rules/", views_manage.phase_board_rules,
          name="manage_board_rules"),
     path("c/<slug:slug>/<slug:phase_slug>/topics/<str:code>/", views.topics_download, name="topics"),
+    path("c/<slug:slug>/<slug:phase_slug>/topics/<str:code>/<slug:variant>/", views.topics_download,
+         name="topics_variant"),
     path("c/<slug:slug>/<slug:phase_slug>/qrels/v<int:number>/<str:code>/", views.qrels_download, name="qrels"),
 ]
 

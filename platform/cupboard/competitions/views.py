@@ -45,10 +45,11 @@ def competition_detail(request, slug: str):
 
 
 @require_safe
-def topics_download(request, slug: str, phase_slug: str, code: str):
-    """A phase's topics for one subset, as published; 404 alike for unknown and hidden."""
+def topics_download(request, slug: str, phase_slug: str, code: str, variant: str | None = None):
+    """A phase's topics for one subset, as published: one topic variant's (English or native
+    queries), by default the default one; 404 alike for unknown and hidden."""
     viewer, phase = phase_viewer(request, slug, phase_slug)
-    topic_set = selectors.downloadable_topic_set(viewer, phase, code=code)
+    topic_set = selectors.downloadable_topic_set(viewer, phase, code=code, variant=variant)
     if topic_set is None:
         raise Http404("No such topics file")
     return _serve(topic_set.file, topic_set.original_name)

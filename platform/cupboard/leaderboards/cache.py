@@ -95,6 +95,7 @@ class BoardState:
     instants: list[datetime]  # when what anyone sees changes by the clock (the next group reveal, the last one)
     now: datetime
     run_metadata: list[dict]  # the competition's run-metadata specs (competitions/run_metadata.py)
+    topic_variants: tuple = ()  # its topic variants: with several, `topics` is a field too (topic_variants.py)
     live: bool = True  # the phase's scores are public as they come
     reveal_at: datetime | None = None  # else, public from then on (None: never)
     closes_at: datetime | None = None
@@ -147,7 +148,7 @@ def _state_sql() -> str:
     phase, competition, group = (m._meta.db_table for m in (Phase, Competition, SubsetGroup))
     reveal = "SELECT {} (g.reveal_at) FROM {} g WHERE g.competition_id = c.id AND g.reveal_at {} %s"
     return (f"SELECT p.id, p.leaderboard_version, p.leaderboard_changed_at, c.is_published, c.metrics, "
-            f"c.primary_metric, c.run_metadata, p.visibility, p.opens_at, p.closes_at, p.reveal_at, c.starts_at, "
+            f"c.primary_metric, c.run_metadata, c.topic_variants, p.visibility, p.opens_at, p.closes_at, p.reveal_at, c.starts_at, "
             f"p.freeze_at, "
             f"({reveal.format('MIN', group, '>')}), ({reveal.format('MAX', group, '<=')}) "
             f"FROM {phase} p JOIN {competition} c ON c.id = p.competition_id WHERE c.slug = %s AND p.slug = %s")
@@ -177,10 +178,12 @@ def _read(slug: str, phase_slug: str, now: datetime) -> BoardState | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    phase_id, version, changed_at, is_published, metrics, primary_metric, run_metadata, visibility, *instants = row
+    phase_id, version, changed_at, is_published, metrics, primary_metric, run_metadata, topic_variants, visibility, \
+        *instants = row
     return BoardState(phase_id=phase_id, version=version, changed_at=_datetime(changed_at),
                       is_published=bool(is_published), primary_metric=primary_metric, now=now,
                       metrics=_json_list(metrics), run_metadata=_json_list(run_metadata),
+                      topic_variants=tuple(_json_list(topic_variants)),
                       instants=[t for t in map(_datetime, instants) if t is not None],
                       live=visibility == Phase.Visibility.LIVE, reveal_at=_datetime(instants[2]),
                       closes_at=_datetime(instants[1]), freeze_at=_datetime(instants[4]))

@@ -22,7 +22,8 @@ from django.views.decorators.http import require_GET, require_POST
 from cupboard.accounts.selectors import token_in, user_from_token
 from cupboard.competitions.models import Phase
 from cupboard.competitions.run_metadata import metadata_fields
-from cupboard.competitions.selectors import phase_subsets
+from cupboard.competitions.selectors import phase_subsets, phase_topic_files
+from cupboard.competitions.topic_variants import variants
 from cupboard.competitions.viewer import viewer_for
 from cupboard.links import absolute
 from cupboard.refusals import api_error
@@ -115,7 +116,20 @@ def definition(request, competition_slug: str, phase_slug: str):
         "subsets": [{"code": s.code, "name": s.name} for s in phase_subsets(phase, viewer.subsets)],
         "metrics": competition.metrics, "primary_metric": competition.primary_metric,
         "relevance_level": competition.relevance_level, "max_run_depth": competition.max_run_depth,
-        "scoring_depth": competition.scored_depth()})
+        "scoring_depth": competition.scored_depth(), **_topics(viewer, phase)})
+
+
+def _topics(viewer, phase) -> dict:
+    """The topic variants (the default first) and the topics files the caller may download,
+    each with its address: a script fetches the variant it runs on."""
+    from django.urls import reverse
+
+    competition = phase.competition
+    files = [{"subset": t.subset.code, "variant": t.variant, "name": t.original_name, "queries": t.query_count,
+              "url": absolute(reverse("competitions:topics_variant",
+                                      args=[competition.slug, phase.slug, t.subset.code, t.variant]))}
+             for t in phase_topic_files(viewer, phase)]
+    return {"topic_variants": [{"code": v.code, "name": v.name} for v in variants(competition)], "topics": files}
 
 
 @token_required
