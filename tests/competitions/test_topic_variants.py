@@ -154,3 +154,14 @@ def test_both_variants_may_change_their_ids_together(tmp_path):
     stored = topics_import_files(phase=phase, files=files, names={key: path.name for key, path in files.items()})
     assert sorted(t.query_count for t in stored) == [3, 3]
     assert TopicSet.objects.filter(query_count=3).count() == 2
+
+
+@pytest.mark.django_db
+def test_loading_the_same_file_again_changes_nothing_and_a_new_name_is_a_change():
+    from cupboard.competitions.services import competition_load_changes
+
+    competition_load(data=_definition())
+    assert competition_load_changes(data=_definition())[1] == []
+    renamed = [{"code": "en", "name": "English queries"}, {"code": "native", "name": "Queries in the documents' language"}]
+    changes = competition_load_changes(data=_definition(version=2, topic_variants=renamed))[1]
+    assert [c.path for c in changes] == ["topic_variants"] and not changes[0].public
