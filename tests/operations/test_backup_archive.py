@@ -86,3 +86,30 @@ def test_it_refuses_a_database_with_rows_and_changes_nothing(archive):
     with pytest.raises(CommandError, match="the database is not empty: .*pass --force to ERASE"):
         call_command("restore", str(archive), stdout=io.StringIO())
     assert AuditEvent.objects.count() == events and list(stored_names(storages["private"])) == files
+
+
+def test_force_erases_the_site_and_brings_back_the_archive(archive):
+    storage = storages["private"]
+    events, files = list(AuditEvent.objects.values_list("pk", "created_at")), list(stored_names(storage))
+    storage.delete(files[0])
+    AuditEvent.objects.create(action=AuditEvent.Action.VERIFIED, summary="after the backup",
+                              competition=AuditEvent.objects.first().competition)
+    storage.save("runs/after-the-backup.txt", io.BytesIO(b"1 Q0 d 1 1 t\n"))
+    out = io.StringIO()
+    call_command("restore", str(archive), force=True, stdout=out)
+    assert "--force: every row and" in out.getvalue()
+    assert list(AuditEvent.objects.order_by("pk").values_list("pk", "created_at")) == sorted(events)
+    assert list(stored_names(storage)) == files
+
+
+def test_an_archive_of_other_migrations_is_refused_naming_the_app(archive, tmp_path):
+    def older(member, body):
+        if member.name != "manifest.json":
+            return body
+        manifest = json.loads(body)
+        manifest["migrations"]["audit"] = manifest["migrations"]["audit"][:-1]
+        return json.dumps(manifest).encode()
+
+    _rewritten(archive, tmp_path / "older.tar", older)
+    with pytest.raises(CommandError, match=r"other migrations than this database's \(apps audit\)"):
+        call_command("restore", str(tmp_path / "older.tar"), force=True, stdout=io.StringIO())
