@@ -117,3 +117,30 @@ def test_a_restored_site_gives_every_export_byte_identical(second_database, tmp_
     after = _run(env, "-m", "tests.operations.export_hashes", at.isoformat())
     assert after.returncode == 0, after.stderr
     assert json.loads(after.stdout) == before
+
+
+def test_rows_written_while_it_reads_are_left_out_together(monkeypatch, tmp_path):
+    """The dump is one snapshot: a row another connection commits once the snapshot is taken
+    (right after the migration state is read, the transaction's first query) is not in it."""
+    from cupboard.audit.models import AuditEvent
+    from cupboard.operations import backup
+
+    scene = build_scene("test-b")
+    settings = connection.settings_dict
+    read_migrations = backup.applied_migrations
+
+    def then_another_process_writes():
+        applied = read_migrations()
+        with psycopg.connect(host=settings["HOST"] or "127.0.0.1", port=settings["PORT"] or 5432,
+                             user=settings["USER"], dbname=settings["NAME"], autocommit=True) as other:
+            other.execute("INSERT INTO audit_auditevent (created_at, action, summary, details, is_public, competition_id)"
+                          " VALUES (now(), 'verified', 'written meanwhile', '{}', false, %s)", [scene.competition.pk])
+        return applied
+
+    monkeypatch.setattr(backup, "applied_migrations", then_another_process_writes)
+    call_command("backup", str(tmp_path / "site.tar"), stdout=open(os.devnull, "w"))
+    with tarfile.open(tmp_path / "site.tar") as opened:
+        rows = json.load(opened.extractfile("database.json"))
+    assert AuditEvent.objects.filter(summary="written meanwhile").count() == 1
+    dumped = [row for row in rows if row["model"] == "audit.auditevent"]
+    assert dumped and not any(row["fields"]["summary"] == "written meanwhile" for row in dumped)
