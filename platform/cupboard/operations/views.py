@@ -2,6 +2,7 @@
 import hmac
 
 from django.conf import settings
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -40,6 +41,7 @@ def metrics(request):
     return response
 
 
+@login_required
 @require_GET
 def desk(request, slug: str):
     """A competition's operations desk for its organizers (desk.py); refreshes itself."""
