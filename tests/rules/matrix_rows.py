@@ -1,6 +1,7 @@
 """The rows of the permissions matrix (tests/rules/test_permissions_matrix.py): every URL of
 the project with its arguments in the rules world and the status each persona must get,
-in `PERSONAS` order (anon, participant, teammate, outsider, organizer, other_organizer, staff)."""
+in `PERSONAS` order (anon, participant, teammate, outsider, organizer, other_organizer, staff,
+and assessor where a row names eight; with seven the assessor gets the other organizer's)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -43,6 +44,16 @@ def captain(ok: int, other: int) -> tuple:
 def organizers(ok: int, other: int, *, anon: int | None = None) -> tuple:
     """Organizer-only things: the organizer of this competition and staff get `ok`."""
     return (other if anon is None else anon, other, other, other, ok, other, ok)
+
+
+def assessor(ok: int, other: int, *, anon: int = 302) -> tuple:
+    """The assessor's pages: the cup's assessor gets `ok`, everyone else `other` (organizers too)."""
+    return (anon,) + (other,) * 6 + (ok,)
+
+
+def organizers_not_assessor(ok: int, other: int, *, anon: int = 302) -> tuple:
+    """An organizer page, with the assessor refused like any non-organizer."""
+    return organizers(ok, other, anon=anon) + (other,)
 
 
 def rows(w) -> list[Row]:
@@ -124,13 +135,13 @@ def rows(w) -> list[Row]:
         Row("accounts:logout", (), "POST", every(302)),
         Row("teams:join", (invite,), "GET", login(200)),
         # Members go to their team page; another team's member is refused (the page again); the rest join.
-        Row("teams:join", (invite,), "POST", (302, 302, 302, 200, 302, 302, 302)),
+        Row("teams:join", (invite,), "POST", (302, 302, 302, 200, 302, 302, 302, 200)),  # the assessor: refused
         # Merging: every logged-in POST ends on a redirect (merged, or back to the invite with the reason).
         Row("teams:merge", (invite,), "GET", login(405)),
         Row("teams:merge", (invite,), "POST", login(302)),
         Row("teams:merge", (w.draft_team.invite_code,), "POST", organizers(302, 404, anon=302)),
         Row("teams:create", ("cup",), "GET", login(200)),
-        Row("teams:create", ("cup",), "POST", (302, 200, 200, 200, 302, 302, 302), {"name": "Fresh team"}),
+        Row("teams:create", ("cup",), "POST", (302, 200, 200, 200, 302, 302, 302, 200), {"name": "Fresh team"}),
         Row("teams:create", ("draft",), "GET", organizers(200, 404, anon=302)),
         Row("teams:detail", ("cup", "team-a"), "GET", every(200)),
         # A draft's team pages, invites, submissions and files: organizers only, even for its members.
@@ -372,4 +383,30 @@ def rows(w) -> list[Row]:
         Row("judging:qrels_changes", ("cup", "dev", 1), "GET", organizers(404, 403, anon=302)),  # a first version changed nothing
         Row("judging:qrels_changes", ("draft", "dev", 1), "GET", organizers(404, 404, anon=302)),
         Row("judging:qrels_changes", ("cup", "dev", 1), "POST", login(405)),
+        # Judging in the browser: the organizers' pages, then the assessor's tasks (test B is the
+        # final phase, its judgments hidden: the assessor reaches their own task and nothing else).
+        Row("judging:assessors", ("cup",), "GET", organizers_not_assessor(200, 403)),
+        Row("judging:assessors", ("draft",), "GET", organizers_not_assessor(200, 404)),
+        Row("judging:assessors", ("cup",), "POST", organizers_not_assessor(400, 403), {"username": "nobody"}),
+        Row("judging:assessment", ("cup", "test-b"), "GET", organizers_not_assessor(200, 403)),
+        Row("judging:assessment", ("cup", "nope"), "GET", organizers_not_assessor(404, 403)),
+        Row("judging:assessment", ("cup", "test-b"), "POST", login(405)),
+        Row("judging:corpus_create", ("cup", "test-b"), "POST", organizers_not_assessor(400, 403)),
+        Row("judging:corpus_create", ("cup", "test-b"), "GET", login(405)),
+        Row("judging:round_create", ("cup", "test-b"), "POST", organizers_not_assessor(400, 403)),
+        Row("judging:round_create", ("cup", "test-b"), "GET", login(405)),
+        Row("judging:resolve", ("cup", "test-b", w.task_test_b.round_id), "POST", organizers_not_assessor(302, 403)),
+        Row("judging:resolve", ("cup", "dev", w.task_test_b.round_id), "POST", organizers_not_assessor(404, 403)),
+        Row("judging:resolve", ("cup", "test-b", w.task_test_b.round_id), "GET", login(405)),
+        Row("judging:round_qrels", ("cup", "test-b", w.task_test_b.round_id), "POST",
+            organizers_not_assessor(302, 403)),  # refused: nothing judged yet (a message)
+        Row("judging:round_qrels", ("cup", "test-b", 999999), "POST", organizers_not_assessor(404, 403)),
+        Row("judging:round_qrels", ("cup", "test-b", w.task_test_b.round_id), "GET", login(405)),
+        Row("judging:tasks", ("cup",), "GET", assessor(200, 403)),
+        Row("judging:tasks", ("draft",), "GET", assessor(404, 403)),  # the draft's organizers are no assessors
+        Row("judging:tasks", ("cup",), "POST", login(405)),
+        Row("judging:judge", ("cup", w.task_test_b.pk), "GET", assessor(200, 403)),
+        Row("judging:judge", ("cup", w.task_test_b.pk), "POST", assessor(302, 403), {"position": "1", "label": "1"}),
+        Row("judging:judge", ("cup", 999999), "GET", assessor(404, 403)),
+        Row("judging:judge", ("draft", w.task_test_b.pk), "GET", assessor(404, 403)),
     ]

@@ -15,8 +15,10 @@ visitors, the log-in redirect (302). POSTs run inside a savepoint that is rolled
 one persona's action (leaving a team, disqualifying) never changes what the next one sees.
 
 Personas, in the order of the status tuples below:
-    anon  participant  teammate  outsider  organizer  other_organizer  staff
-(outsider = the member of another team; staff is_staff but holds no model permissions.)
+    anon  participant  teammate  outsider  organizer  other_organizer  staff  assessor
+(outsider = the member of another team; staff is_staff but holds no model permissions;
+assessor = named by the organizer to judge the cup's pools, in no team. A row of seven
+statuses gives the assessor the other organizer's.)
 """
 from __future__ import annotations
 
@@ -49,8 +51,11 @@ from tests.rules.world import (
     hidden_markers,
 )
 
-PERSONAS = ("anonymous", "participant", "teammate", "outsider", "organizer", "other_organizer", "staff")
-NON_ORGANIZERS = ("anonymous", "participant", "teammate", "outsider", "other_organizer")
+PERSONAS = ("anonymous", "participant", "teammate", "outsider", "organizer", "other_organizer", "staff", "assessor")
+NON_ORGANIZERS = ("anonymous", "participant", "teammate", "outsider", "other_organizer", "assessor")
+# Rows written before the assessor (seven statuses): the assessor gets what the other
+# organizer gets, someone logged in who is in no team and organizes nothing here.
+AS_IF_ASSESSOR = "other_organizer"
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,8 @@ def expected(world, row: Row, persona: str, now=None) -> int:
     viewer = Viewer(getattr(world, persona), competition, now) if competition is not None else None
     if callable(row.statuses):
         answer = row.statuses(viewer)
+    elif persona == "assessor" and len(row.statuses) == len(PERSONAS) - 1:
+        answer = row.statuses[PERSONAS.index(AS_IF_ASSESSOR)]
     else:
         answer = row.statuses[PERSONAS.index(persona)]
     if viewer is None or viewer.sees_competition:

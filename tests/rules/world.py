@@ -19,12 +19,14 @@ from dataclasses import dataclass
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from cupboard.competitions.assessors import assessor_add
 from cupboard.competitions.services import qrels_release_create
+from cupboard.judging.assessment import corpus_upload, judging_round_create
 from cupboard.judging.pools import pool_export_build, pool_export_create
 from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
-from tests.factories import make_competition, make_team, make_topics, qrels_text, set_run_metadata
+from tests.factories import make_competition, make_team, make_topics, make_user, qrels_text, set_run_metadata
 from tests.personas import Cast, build_cast
 
 QIDS = ["1", "2", "3", "4"]
@@ -73,6 +75,8 @@ class World:
     baseline: Submission
     baseline_test_b: Submission
     pool_test_b: object = None  # a built pool export of test B (organizers only)
+    assessor: object = None  # named by the organizer to judge the cup's pools (competitions/assessors.py)
+    task_test_b: object = None  # the assessor's judging task of test B's pool (sw)
 
     def __getattr__(self, name):
         # The personas and teams, as world.organizer etc. (not during copying, before `cast` exists).
@@ -125,7 +129,31 @@ def build_world() -> World:
     )
     world.pool_test_b = pool_export_create(phase=test_b, actor=cast.organizer)
     assert pool_export_build(export_id=world.pool_test_b.pk) == "done"
+    world.pool_test_b.refresh_from_db()
+    world.assessor = make_user("assessor")
+    assessor_add(competition=cast.competition, username="assessor")
+    world.task_test_b = _judging_task(world)
     return world
+
+
+def _judging_task(world: World):
+    """The assessor's task on a pool of test B (sw), its passages from a corpus of the pooled
+    docids. Every document the runs retrieve is judged there, so the pool is built as if no
+    judgments existed yet (a first round of judging)."""
+    from cupboard.judging.models import PoolExport
+    from cupboard.judging.pools import pool_member
+
+    export = pool_export_create(phase=world.test_b, actor=world.organizer, depth=2)
+    PoolExport.objects.filter(pk=export.pk).update(qrels_release=None)
+    assert pool_export_build(export_id=export.pk) == "done"
+    export.refresh_from_db()
+    sw = world.competition.subsets.get(code="sw")
+    docids = {line.split("\t")[2] for line in pool_member(export, "sw").decode().splitlines()[1:]}
+    corpus = SimpleUploadedFile("corpus.sw.tsv", "".join(f"{d}\tT\tpassage {d}\n" for d in sorted(docids)).encode())
+    corpus_upload(phase=world.test_b, subset=sw, file=corpus, name="corpus.sw.tsv", actor=world.organizer)
+    judging_round = judging_round_create(export=export, assessors={"sw": [world.assessor]}, overlap=0,
+                                         actor=world.organizer)
+    return judging_round.assignments.get()
 
 
 def _distinctive(value: float) -> bool:

@@ -51,6 +51,16 @@ def organizer_phase(request, slug: str, phase_slug: str) -> Phase:
     return _phase(organizer_competition(request, slug), phase_slug)
 
 
+def assessor_viewer(request, slug: str) -> Viewer:
+    """The Viewer of a competition for one of its assessors (competitions/assessors.py): 404
+    to whoever may not see it, 403 to anyone else, organizers included (their pages are the
+    organizer area's; an organizer named an assessor judges here like any assessor)."""
+    viewer = competition_viewer(request, slug)
+    if not viewer.is_assessor:
+        raise PermissionDenied("Assessors only.")
+    return viewer
+
+
 def seen(request, competition: Competition, *, now: datetime | None = None) -> Viewer:
     """The Viewer of a competition reached through another row (a team, a submission, a
     board): 404 when they may not see it, as if the row did not exist."""

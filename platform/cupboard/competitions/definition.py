@@ -20,6 +20,7 @@ import yaml
 from django.utils.text import slugify
 
 from cupboard.competitions import schema
+from cupboard.competitions.assessors import LabelDef
 from cupboard.competitions.definition_lines import located
 from cupboard.competitions.definition_metadata import MetadataFieldDef, run_metadata_specs  # the factories import it here
 from cupboard.competitions.errors import DefinitionError
@@ -221,6 +222,8 @@ class Definition:
                                                        shown_default="one topics file per subset")
     significance: SignificanceDef | None = key(None, help="rank bands on leaderboards, below",
                                                shown_default="randomization, holm, 0.05")
+    judging_labels: list[LabelDef] | None = key(None, help="labels of judging in the browser, below",
+                                                shown_default="0 not relevant, 1 relevant")
     groups: list[GroupDef] | None = key(None, help="average columns, below", shown_default="the benchmark's")
     subsets: list[SubsetDef] | None = key(None, help="leaderboard columns, below", shown_default="the benchmark's")
     phases: list[PhaseDef] = key(help="at least one, below")
@@ -234,6 +237,7 @@ class Definition:
         self._check_depth(fail)
         _unique(self.run_metadata, "run_metadata", "name", "field {!r} is defined twice", fail)
         self._check_variants(fail)
+        _unique(self.judging_labels, "judging_labels", "value", "label {!r} is defined twice", fail)
         self._check_structure(fail)
 
     def _check_metrics(self, fail: Fail) -> None:
@@ -428,6 +432,8 @@ def definition_values(definition: Definition) -> dict:
         **({"topic_variants": [{"code": v.code, "name": v.name.strip()} for v in d.topic_variants]}
            if d.topic_variants else {}),
         "significance": dataclasses.asdict(d.significance or SignificanceDef()),
+        # Only when set, so that the digest of a file without them stays what it was.
+        **({"judging_labels": [dataclasses.asdict(label) for label in d.judging_labels]} if d.judging_labels else {}),
     }
     phases = []
     for position, phase in enumerate(d.phases):

@@ -32,6 +32,13 @@ class Competition(models.Model):
     config_sha256 = models.CharField(max_length=64, blank=True,
                                      help_text="Hash of the loaded definition: reloading the same version must match")
     organizers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organized_competitions", blank=True)
+    assessors = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="assessed_competitions", blank=True,
+                                       help_text="People the organizers named to judge pools; never a member of a "
+                                                 "team of this competition (competitions/assessors.py)")
+    judging_labels = models.JSONField(default=list, blank=True,
+                                      help_text='The labels assessors give: [{"value": 0, "name", "description"}], '
+                                                "from the YAML's judging_labels; empty = not relevant (0) / "
+                                                "relevant (1) (competitions/assessors.py)")
     metrics = models.JSONField(default=list, help_text='Metric names, e.g. ["nDCG@10", "R@100"]')
     primary_metric = models.CharField(max_length=40, default="nDCG@10")
     relevance_level = models.PositiveSmallIntegerField(default=1, help_text="Label at or above which a document is relevant")

@@ -50,7 +50,7 @@ class HiddenGroup:
 
 
 # What a Viewer knows of who the person is, the same at every instant (cached properties).
-_PERSON = ("is_organizer", "team", "all_subsets")
+_PERSON = ("is_organizer", "is_assessor", "team", "all_subsets")
 
 
 class Viewer:
@@ -84,6 +84,15 @@ class Viewer:
         if user is None or not user.is_authenticated:
             return False
         return user.is_staff or any(o.pk == user.pk for o in self.competition.organizers.all())
+
+    @cached_property
+    def is_assessor(self) -> bool:
+        """Named by the organizers to judge this competition's pools (competitions/assessors.py):
+        they see the judging tasks given to them, nothing more of the judgments."""
+        user = self.user
+        if user is None or not user.is_authenticated:
+            return False
+        return self.competition.assessors.filter(pk=user.pk).exists()
 
     @cached_property
     def team(self):

@@ -59,3 +59,20 @@ def unique_figure(table: dict | None):
     figure.update_layout(barmode="stack", title="Relevant documents only this team's runs retrieved",
                          yaxis_title="unique relevant", legend_title_text="language", margin={"t": 50, "b": 40})
     return figure
+
+
+def progress_figure(progress: list[dict], *, title: str):
+    """Per task (language and assessor): passages judged and still to judge, stacked bars."""
+    import plotly.graph_objects as go
+    from django.utils.html import escape
+
+    if not progress:
+        return None
+    names = [f"{row['code']} · {escape(row['assessor'])}" for row in progress]
+    figure = go.Figure([
+        go.Bar(name="judged", x=names, y=[row["done"] for row in progress], hovertemplate="%{x}: %{y}<extra>judged</extra>"),
+        go.Bar(name="to judge", x=names, y=[row["total"] - row["done"] for row in progress],
+               hovertemplate="%{x}: %{y}<extra>to judge</extra>")])
+    figure.update_layout(barmode="stack", title=title, height=320, margin={"t": 60, "l": 10},
+                         yaxis_title="passages", xaxis_type="category")
+    return figure

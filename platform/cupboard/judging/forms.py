@@ -18,3 +18,37 @@ class PoolExportForm(forms.Form):
             self.add_error("top_teams", forms.ValidationError("Say how many teams: N is required for the top N.",
                                                               code="required"))
         return data
+
+
+class AssessorForm(forms.Form):
+    username = forms.CharField(label="Username of an existing account", max_length=150)
+
+
+class CorpusForm(forms.Form):
+    subset = forms.ChoiceField(label="Language")
+    file = forms.FileField(label="Corpus (JSONL docid/title/text, or TSV docid<TAB>title<TAB>text; may be gzipped)")
+
+    def __init__(self, *args, subsets=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["subset"].choices = [(s.code, f"{s.code} · {s.name}") for s in subsets]
+
+
+class JudgingRoundForm(forms.Form):
+    """A pool turned into tasks: per language, the assessors who judge it."""
+
+    export = forms.ModelChoiceField(label="Pool", queryset=PoolExport.objects.none())
+    overlap = forms.IntegerField(label="Share of queries judged by two assessors (%)", min_value=0, max_value=100,
+                                 initial=10)
+
+    def __init__(self, *args, phase, assessors, subsets, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["export"].queryset = phase.pool_exports.filter(status=PoolExport.Status.DONE)
+        self.fields["export"].label_from_instance = lambda e: f"#{e.pk}: top {e.depth}, {e.created_at:%Y-%m-%d %H:%M}"
+        self.codes = [s.code for s in subsets]
+        for subset in subsets:
+            self.fields[f"assessors_{subset.code}"] = forms.ModelMultipleChoiceField(
+                label=f"Assessors of {subset.code}", queryset=assessors, required=False,
+                widget=forms.CheckboxSelectMultiple)
+
+    def by_subset(self) -> dict:
+        return {code: list(self.cleaned_data.get(f"assessors_{code}") or []) for code in self.codes}

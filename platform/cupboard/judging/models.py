@@ -7,6 +7,10 @@ and how a new qrels version moved the leaderboard.
 - `ReleaseStandings`: the leaderboard as it stood when a qrels release replaced the one
   before it, and the judgments the release added, flipped and dropped: the "before" of its
   "what changed".
+- Judging in the browser (judging/assessment.py, judgments.py): `Corpus` (the pooled passages'
+  text, private), `JudgingRound` (a pool dealt out as tasks), `Assignment` (one assessor's task in
+  one subset), `JudgingItem` (a passage to judge and its label), `Resolution` (the organizer's
+  final label where two assessors differ).
 """
 from django.conf import settings
 from django.db import models
@@ -112,3 +116,106 @@ class ReleaseStandings(models.Model):
 
     def __str__(self):
         return f"standings before {self.release}"
+
+
+class Corpus(models.Model):
+    """The passages' text of one subset's pooled documents, uploaded by an organizer (JSONL or
+    TSV, evaluator/io/corpus.py), stored privately: assessors read a passage on their judging
+    page, never the file. The newest of a phase and subset is the one judging tasks read."""
+
+    phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="corpora")
+    subset = models.ForeignKey("competitions.Subset", on_delete=models.CASCADE, related_name="+")
+    file = models.FileField(storage=private_storage, upload_to="corpora/%Y/")
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    documents = models.PositiveIntegerField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.phase}/{self.subset.code} corpus ({self.documents} passages)"
+
+
+class JudgingRound(models.Model):
+    """Judging tasks made from one pool export: per subset, its queries dealt out to the
+    assessors named for it, an `overlap` percent of them judged by a second assessor. `seed`
+    (secret) orders each assignment's passages, so the order says nothing of any run's rank.
+    `qrels_release` is the version made from its judgments, once made."""
+
+    phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="judging_rounds")
+    export = models.ForeignKey(PoolExport, on_delete=models.PROTECT, related_name="+")
+    overlap = models.PositiveSmallIntegerField(default=10, help_text="Percent of queries judged by two assessors")
+    seed = models.CharField(max_length=64)
+    qrels_release = models.ForeignKey("competitions.QrelsRelease", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="+")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.phase} judging round #{self.pk}"
+
+
+class Assignment(models.Model):
+    """One assessor's share of a round in one subset: passages to judge, in `JudgingItem.position` order."""
+
+    round = models.ForeignKey(JudgingRound, on_delete=models.CASCADE, related_name="assignments")
+    subset = models.ForeignKey("competitions.Subset", on_delete=models.CASCADE, related_name="+")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="judging_assignments")
+
+    class Meta:
+        ordering = ["round", "subset__position", "pk"]
+        constraints = [models.UniqueConstraint(fields=["round", "subset", "assessor"], name="unique_assignment")]
+
+    def __str__(self):
+        return f"{self.round} {self.subset.code} for {self.assessor}"
+
+    def get_absolute_url(self):
+        return reverse("judging:judge", args=[self.round.phase.competition.slug, self.pk])
+
+
+class JudgingItem(models.Model):
+    """A passage to judge for a query: its text copied from the corpus when the round was
+    made (what the assessor saw stays what they judged), its label once given, and the
+    seconds the assessor spent on it. Nothing here says which run retrieved it."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveIntegerField()
+    qid = models.CharField(max_length=100)
+    query = models.TextField()
+    docid = models.CharField(max_length=100)
+    title = models.TextField(blank=True)
+    text = models.TextField()
+    label = models.SmallIntegerField(null=True, blank=True)
+    judged_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["assignment", "position"]
+        constraints = [models.UniqueConstraint(fields=["assignment", "position"], name="unique_item_position")]
+
+    def __str__(self):
+        return f"{self.qid} {self.docid}"
+
+
+class Resolution(models.Model):
+    """The organizer's final label for a passage two assessors labelled differently."""
+
+    round = models.ForeignKey(JudgingRound, on_delete=models.CASCADE, related_name="resolutions")
+    subset = models.ForeignKey("competitions.Subset", on_delete=models.CASCADE, related_name="+")
+    qid = models.CharField(max_length=100)
+    docid = models.CharField(max_length=100)
+    label = models.SmallIntegerField()
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    resolved_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "subset", "qid", "docid"], name="unique_resolution")]
+
+    def __str__(self):
+        return f"{self.round} {self.subset.code} {self.qid} {self.docid} -> {self.label}"

@@ -19,6 +19,7 @@ from cupboard.accounts.lookalikes import name_key
 from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
+from cupboard.competitions.assessors import refuse_assessor
 from cupboard.competitions.models import Competition
 from cupboard.competitions.viewer import Viewer
 from cupboard.locking import locked
@@ -66,6 +67,7 @@ def team_create(*, competition: Competition, user: AbstractBaseUser, name: str, 
     if not slug:
         raise ValidationError("A team name needs at least one letter or digit.", code="bad_name")
     _refuse_after_entry_deadline(competition=competition, now=now)
+    refuse_assessor(competition=competition, user=user)
     _refuse_second_team(competition=competition, user=user)
     key = name_key(name)
     if Team.objects.filter(competition=competition, slug=slug).exists() or \
@@ -104,6 +106,7 @@ def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None 
     # Lock the team row: uploads lock it too, so no submission is made while members change.
     locked(Team.objects).get(pk=team.pk)
     _refuse_after_entry_deadline(competition=team.competition, now=now)
+    refuse_assessor(competition=team.competition, user=user)
     _refuse_second_team(competition=team.competition, user=user)
     _refuse_too_many(team=team, newcomers=1)
     # What the newcomer used in earlier teams counts here (cupboard/flows/team_changed.py): may refuse.
