@@ -1,0 +1,105 @@
+"""Judging in the browser, in Debian's chromium at 1366 and 390 px: an assessor judges a task
+with the keyboard alone (digits, Backspace to go back and change a label), and an organizer
+reads the agreement, resolves the disagreement and creates the qrels version. No page wider
+than the screen, no console error, no failed request."""
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from cupboard.judging.assessment import item_label
+from cupboard.judging.models import JudgingItem
+from tests.browser import signed_in_page, too_wide, watch_errors
+from tests.judging.conftest import D, build_scene
+from tests.judging.test_assessment import ready
+from tests.judging.test_pool_pages_in_browser import off_the_loop
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def cookie_of(user, url: str) -> dict:
+    client = Client()
+    client.force_login(user)
+    return {"name": "sessionid", "value": client.cookies["sessionid"].value, "url": url}
+
+
+@pytest.fixture
+def judging(live_server):
+    scene = build_scene()
+    judging_round, ann, bo = ready(scene, overlap=100)  # both judge every passage
+    return scene, judging_round, ann, bo
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_an_assessor_judges_a_task_with_the_keyboard_alone(live_server, judging, width):
+    scene, judging_round, ann, _ = judging
+    task = judging_round.assignments.get(assessor=ann)
+    cookie = cookie_of(ann, live_server.url)
+    from playwright.sync_api import expect
+
+    with signed_in_page(cookie, width) as page:
+        errors = watch_errors(page, failed_requests=True)
+        page.goto(f"{live_server.url}/c/{scene.competition.slug}/judge/")
+        page.keyboard.press("Tab")
+        page.locator("a.button", has_text="Start").focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#passage")).to_have_attribute("data-position", "1")
+        expect(page.locator("#judged-count")).to_have_text("0 of 6 judged")
+        page.keyboard.press("1")
+        expect(page.locator("#passage")).to_have_attribute("data-position", "2")
+        page.keyboard.press("0")
+        expect(page.locator("#passage")).to_have_attribute("data-position", "3")
+        page.keyboard.press("Backspace")  # back to passage 2: the undo
+        expect(page.locator("#passage")).to_have_attribute("data-position", "2")
+        expect(page.locator("#passage")).to_contain_text("you labelled it 0")
+        page.keyboard.press("1")  # changed mind; on to the first passage not judged yet
+        expect(page.locator("#passage")).to_have_attribute("data-position", "3")
+        for position, key in zip((4, 5, 6, None), "0101", strict=True):
+            page.keyboard.press(key)
+            if position:
+                expect(page.locator("#passage")).to_have_attribute("data-position", str(position))
+        expect(page.locator("#finished")).to_be_visible()
+        expect(page.locator(".judge-progress")).to_contain_text("6 of 6 judged")
+        problems = too_wide(page, live_server.url, [f"/c/{scene.competition.slug}/judge/", task.get_absolute_url(),
+                                                    task.get_absolute_url() + "?at=1"], width)
+    labels = off_the_loop(lambda: list(task.items.order_by("position").values_list("label", flat=True)))
+    assert labels == [1, 1, 0, 1, 0, 1]
+    assert not problems and not errors, "\n".join(problems + errors)
+
+
+def _both_judge(judging_round) -> bool:
+    """Both assessors label every passage alike, but for one: the disagreement to resolve."""
+    for item in JudgingItem.objects.filter(assignment__round=judging_round).select_related("assignment__assessor"):
+        label = int(item.docid in (D["u1"], D["x3"]))
+        if item.docid == D["u2"] and item.assignment.assessor.username == "bo":
+            label = 1
+        item_label(item=item, label=label, seconds=3, actor=item.assignment.assessor)
+    return True
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_an_organizer_reads_agreement_resolves_and_creates_the_qrels_version(live_server, judging, width):
+    scene, judging_round, _, _ = judging
+    off_the_loop(_both_judge, judging_round)
+    cookie = cookie_of(scene.organizer, live_server.url)
+    from playwright.sync_api import expect
+
+    path = f"/c/{scene.competition.slug}/manage/dev/judging/"
+    with signed_in_page(cookie, width) as page:
+        errors = watch_errors(page, failed_requests=True)
+        page.goto(live_server.url + path)
+        round_card = page.locator(f"#round-{judging_round.pk}")
+        expect(round_card.locator("table.progress tbody tr")).to_have_count(2)
+        expect(round_card.locator("table.agreement tbody tr td").nth(1)).to_have_text("6")  # judged twice
+        expect(round_card.locator("table.agreement tbody tr td").nth(2)).to_have_text("5")  # agreed
+        expect(round_card.locator(".js-plotly-plot")).to_have_count(1)
+        problems = too_wide(page, live_server.url, [path], width)
+        page.goto(live_server.url + path)
+        page.locator(".disagreements button[value='1']").click()
+        expect(page.locator(".disagreements")).to_contain_text("resolved: 1")
+        page.locator("button", has_text="Create qrels version").click()
+        expect(page.locator(".messages")).to_contain_text("now uses qrels v2")
+        expect(page.locator(f"#round-{judging_round.pk}")).to_contain_text("Made qrels v2 from this round")
+        problems += too_wide(page, live_server.url, [path], width)
+    assert off_the_loop(lambda: scene.dev.qrels_releases.get(number=2).files.get(subset__code="sw").judgments) == 10
+    assert not problems and not errors, "\n".join(problems + errors)
