@@ -186,8 +186,10 @@ class DemoJudgingCycleTests(TestCase):
         self.assertTrue(documents[0] > 0 and documents[1] < documents[0], documents)
         self.assertTrue(any(c["unique"] for c in first.contributions))
         found = release_changes(self.phase.qrels_releases.get(number=2))
-        self.assertTrue(found.is_current and found.waiting == 0 and sum(found.new_judgments.values()) == documents[0])
-        self.assertFalse(Submission.objects.filter(phase=self.phase).exclude(qrels_release__number=2).exists())
+        self.assertTrue(found.waiting == 0 and sum(found.new_judgments.values()) == documents[0])
+        # v3 came from judging in the browser (demo/assessment.py); every run is scored with it
+        self.assertEqual(self.phase.qrels_releases.order_by("-number").first().number, 3)
+        self.assertFalse(Submission.objects.filter(phase=self.phase).exclude(qrels_release__number=3).exists())
         organizer = client_for(User.objects.get(username="organizer"))
         page = organizer.get(reverse("judging:pool", args=[self.phase.competition.slug, "dev"]))
         self.assertContains(page, "Documents to judge")
@@ -211,3 +213,16 @@ class DemoJudgingCycleTests(TestCase):
                                             run_files__subset=report.subset).count()
         self.assertTrue(report.runs == counted > 4 and report.rows, (report.runs, report.rows))
         self.assertEqual(alice.get(reverse("submissions:per_topic", args=[test_b.pk])).status_code, 404)
+
+    def test_an_assessor_has_a_task_to_resume_and_a_round_became_qrels_v3(self):
+        from django.urls import reverse
+
+        from tests.personas import client_for
+
+        slug = self.phase.competition.slug
+        tasks = client_for(User.objects.get(username="assessor")).get(reverse("judging:tasks", args=[slug]))
+        self.assertContains(tasks, "Resume")
+        organizer = client_for(User.objects.get(username="organizer"))
+        page = organizer.get(reverse("judging:assessment", args=[slug, "dev"]))
+        self.assertContains(page, "Made qrels v3 from this round")
+        self.assertContains(page, "Cohen")

@@ -39,7 +39,7 @@ def demo_judging_cycle(*, phase: Phase, organizer, seed: int, log: Callable[[str
                                        names={code: f.original_name for code, f in
                                               _current_files(phase).items() if code in judged},
                                        note=f"demo: the assessors judged pool #{first.number}")
-    _rescore_in_process(phase)
+    rescore_in_process(phase)
     second = _pool(phase, organizer)
     documents = sum(c["documents"] for c in first.counts)
     log(f"{phase}: pool #{first.number} ({documents} documents) judged as qrels v{release.number}, runs scored again; "
@@ -80,7 +80,7 @@ def _rows(archive, export, code: str) -> list[list[str]]:
     return [line.split("\t") for line in archive.read(pool_file_name(export, code)).decode().splitlines()[1:]]
 
 
-def _rescore_in_process(phase: Phase) -> None:
+def rescore_in_process(phase: Phase) -> None:
     """Score again, here and now, every run not yet scored with the phase's current judgments
     (the release's own re-scoring has queued them already, unless its commit hook did not run)."""
     release = current_qrels_release(phase)

@@ -23,6 +23,9 @@ ORGANIZER = "organizer"
 ADMIN = "admin"
 # Someone with no team yet: log in as her to create or join one.
 LONER = "hana"
+# The Cup's assessors (judging in the browser, demo/assessment.py): the first has a task half
+# judged, to resume; the second judged the overlap of a finished round beside the first.
+ASSESSORS = ("assessor", "assessor2")
 
 
 @dataclass(frozen=True)

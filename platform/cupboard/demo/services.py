@@ -33,10 +33,12 @@ from cupboard.teams.services import team_create, team_join
 from evaluator.benchmarks import get_benchmark
 
 from . import data as sources
+from .assessment import demo_assessment
 from .data import SubsetData
 from .judging import demo_judging_cycle
 from .plan import (
     ADMIN,
+    ASSESSORS,
     BASELINES,
     COMPETITIONS,
     LONER,
@@ -57,7 +59,7 @@ Log = Callable[[str], None]
 def demo_accounts_create() -> dict[str, User]:
     """The organizer, the admin and the participants, all with the demo password; existing
     accounts are kept as they are (their passwords too)."""
-    people = {ORGANIZER: {}, ADMIN: {"is_staff": True, "is_superuser": True}, LONER: {}}
+    people = {ORGANIZER: {}, ADMIN: {"is_staff": True, "is_superuser": True}, LONER: {}, **{a: {} for a in ASSESSORS}}
     people.update({member: {} for team in TEAMS for member in team.members})
     # One hash for all: hashing is slow on purpose, and the password is public anyway.
     hashed = make_password(PASSWORD)
@@ -96,6 +98,8 @@ def demo_load(*, data_dir: Path | None = sources.SHARED_DATA, scale: float = 1.0
             # After the commit: the release's re-scoring is queued then, and played here at once.
             demo_judging_cycle(phase=competition.phases.get(slug=plan.judging_phase), organizer=users[ORGANIZER],
                                seed=plan.seed, log=log)
+            demo_assessment(phase=competition.phases.get(slug=plan.judging_phase), organizer=users[ORGANIZER],
+                            assessors=[users[a] for a in ASSESSORS], seed=plan.seed, log=log)
         loaded.append(competition.slug)
         log(f"{competition.slug}: done in {time.monotonic() - started:.1f} s")
     return loaded

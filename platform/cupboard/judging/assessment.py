@@ -60,6 +60,11 @@ def corpus_upload(*, phase: Phase, subset: Subset, file, name: str, actor) -> Co
     return corpus
 
 
+def phase_topics(phase: Phase) -> dict[str, dict[str, str]]:
+    """{subset code: {qid: query text}} of the phase (what its pool files were made from)."""
+    return _topics(phase)
+
+
 def _pool_rows(export: PoolExport, code: str, topics: dict[str, str]) -> dict[str, tuple[str, list[str]]]:
     """{qid: (query text, [docids])} of one subset's pool; the query as the topics file has it
     (the pool's TSV guards spreadsheet formulas, which an assessor must not see)."""
@@ -120,7 +125,7 @@ def judging_round_create(*, export: PoolExport, assessors: dict[str, list], over
     judging_round = JudgingRound.objects.create(phase=phase, export=export, overlap=overlap,
                                                 seed=secrets.token_hex(16), created_by=actor)
     subsets = {s.code: s for s in phase.competition.subsets.all()}
-    topics = _topics(phase)
+    topics = phase_topics(phase)
     for code, people in chosen.items():
         _deal_subset(judging_round, subsets[code], people, topics.get(code, {}))
     return judging_round
