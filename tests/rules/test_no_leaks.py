@@ -146,7 +146,7 @@ def test_it_shows_test_b_rank_bands_only_with_its_public_leaderboard(db, time_ma
     args = ("cup", "test-b")
     assert any(r.standings for r in world.test_b.leaderboard_rows.all())
     for persona in NON_ORGANIZERS:
-        client = client_for(getattr(world.cast, persona))
+        client = client_for(getattr(world, persona))
         for name in ("leaderboards:phase", "leaderboards:export_json", "leaderboards:export_csv"):
             body = client.get(reverse(name, args=args)).content.decode()
             assert "standings" not in body and "rank_low" not in body and "Band</th>" not in body, (persona, name)

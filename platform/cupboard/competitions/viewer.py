@@ -50,7 +50,7 @@ class HiddenGroup:
 
 
 # What a Viewer knows of who the person is, the same at every instant (cached properties).
-_PERSON = ("is_organizer", "is_assessor", "team", "all_subsets")
+_PERSON = ("is_organizer", "team", "all_subsets")
 
 
 class Viewer:
