@@ -17,7 +17,7 @@ GRADED = [{"value": 3, "name": "Perfect", "description": "Answers it fully."},
 
 
 def example(**changes) -> dict:
-    data = yaml.safe_load((EXAMPLES_DIR / "generic-collection.yaml").read_text())
+    data = yaml.safe_load((EXAMPLES_DIR / "ciral-like.yaml").read_text())
     return {**data, **changes}
 
 

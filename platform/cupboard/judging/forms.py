@@ -43,7 +43,7 @@ class JudgingRoundForm(forms.Form):
     def __init__(self, *args, phase, assessors, subsets, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["export"].queryset = phase.pool_exports.filter(status=PoolExport.Status.DONE)
-        self.fields["export"].label_from_instance = lambda e: f"#{e.pk}: top {e.depth}, {e.created_at:%Y-%m-%d %H:%M}"
+        self.fields["export"].label_from_instance = lambda e: f"#{e.number}: top {e.depth}, {e.created_at:%Y-%m-%d %H:%M}"
         self.codes = [s.code for s in subsets]
         for subset in subsets:
             self.fields[f"assessors_{subset.code}"] = forms.ModelMultipleChoiceField(
