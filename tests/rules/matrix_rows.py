@@ -291,7 +291,7 @@ def rows(w) -> list[Row]:
         Row("competitions:create", (), "POST", (302, 403, 403, 403, 403, 403, 400)),  # no rows posted
         Row("competitions:create_yaml", (), "GET", (302, 403, 403, 403, 403, 403, 200)),
         Row("competitions:create_yaml", (), "POST", (302, 403, 403, 403, 403, 403, 400), {"definition": "x: ["}),
-        Row("competitions:markdown_preview", (), "POST", (302, 403, 403, 403, 200, 200, 200), {"text": "*a*"}),
+        Row("competitions:markdown_preview", (), "POST", (302, 403, 403, 403, 200, 200, 200, 403), {"text": "*a*"}),  # the assessor organizes nothing
         Row("competitions:markdown_preview", (), "GET", login(405)),
         # The organizer area: anyone else gets a 403 (a draft: the 404 of a missing competition; anonymous: log in).
         Row("competitions:manage", ("cup",), "GET", organizers(200, 403, anon=302)),
