@@ -35,6 +35,8 @@ class Inputs:
 
     benchmark: Benchmark
     known: tuple[str, ...] = ()  # the subset codes files are named with, when a server said (cli/phase.py)
+    # a competition's rules (a benchmark, a phase, --strict); else trec_eval's reading, with warnings
+    strict: bool = True
     qrels: dict[str, Qrels] = field(default_factory=dict)
     topics: dict[str, dict[str, str]] = field(default_factory=dict)
     errors: list[Problem] = field(default_factory=list)
@@ -75,7 +77,7 @@ class Inputs:
                 self.errors += exc.problems
 
     def read_qrels(self, paths: Sequence[str]) -> None:
-        self._read_each(paths, read_qrels, self.qrels)
+        self._read_each(paths, lambda path: read_qrels(path, strict=self.strict), self.qrels)
 
     def read_topics(self, paths: Sequence[str]) -> None:
         self._read_each(paths, read_topics, self.topics)
@@ -96,7 +98,7 @@ class Inputs:
             bar = Progress(f"reading {code}", enabled=progress)
             run, report = read_run(path, topics=self.topics.get(code), docid_pattern=self.benchmark.docid_pattern,
                                    max_depth=max_depth, keep_depth=keep_depth, progress=bar.update,
-                                   strict_tags=not self.benchmark.open_subsets)
+                                   strict=self.strict)
             bar.close()
             self.errors += report.errors
             self.warnings += report.warnings
@@ -116,6 +118,19 @@ def add_common(parser: argparse.ArgumentParser, *, formats: Sequence[str] = ("ta
     parser.add_argument("--format", choices=formats, default=formats[0])
     parser.add_argument("--progress", action="store_true", default=None,
                         help="draw a progress bar on stderr (default: only when stderr is a terminal)")
+
+
+def add_strict(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--strict", action="store_true",
+                        help="a competition's rules for runs and qrels even without a benchmark: one run tag of "
+                             "1-20 characters from A-Z a-z 0-9 _ . -, integer ranks and labels, decimal scores, "
+                             "fields of at most 100 bytes, lines of at most 1,024 (default: as trec_eval reads "
+                             "them, with a warning where a competition would refuse)")
+
+
+def inputs_of(args: argparse.Namespace, benchmark: Benchmark) -> Inputs:
+    """Inputs read by a competition's rules with a benchmark or --strict; else as trec_eval reads them."""
+    return Inputs(benchmark, strict=getattr(args, "strict", False) or not benchmark.open_subsets)
 
 
 def benchmark_of(args: argparse.Namespace) -> Benchmark:

@@ -10,7 +10,7 @@ import csv
 import sys
 
 from ..measures import parse_metric, parse_metrics, scoring_depth
-from .common import Inputs, add_common, benchmark_of, print_json, report_problems
+from .common import add_common, add_strict, benchmark_of, inputs_of, print_json, report_problems
 
 MAX_DEPTH = 10_000  # most documents a run may hold per query here (a run is a system's, not an upload)
 
@@ -28,6 +28,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--depth", type=int, help="documents per query that are scored, as trec_eval -M (default: "
                         "the deepest cutoff, or every document when a measure has none: score's rule)")
     add_common(parser)
+    add_strict(parser)
     parser.set_defaults(func=compare_command)
     return parser
 
@@ -46,7 +47,7 @@ def compare_command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"python -m evaluator compare: {exc}", file=sys.stderr)
         return 2
-    inputs = Inputs(benchmark)
+    inputs = inputs_of(args, benchmark)
     inputs.read_qrels(args.qrels)
     options = dict(keep_depth=depth, max_depth=max_depth, progress=args.progress, require_qrels=True)
     runs_a, runs_b = inputs.read_runs(args.run_a, **options), inputs.read_runs(args.run_b, **options)

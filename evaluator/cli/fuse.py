@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import Inputs, add_common, benchmark_of, print_json, report_problems
+from .common import add_common, add_strict, benchmark_of, inputs_of, print_json, report_problems
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -24,6 +24,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--tag", help="run tag and file name part (default: the method)")
     parser.add_argument("--output", required=True, metavar="DIR", help="folder for the fused runs")
     add_common(parser, formats=("table", "json"))
+    add_strict(parser)
     parser.set_defaults(func=fuse_command)
     return parser
 
@@ -36,7 +37,7 @@ def fuse_command(args: argparse.Namespace) -> int:
     if args.method == "hybrid" and len(args.run) != 2:
         print("python -m evaluator fuse: --method hybrid takes exactly two --run systems")
         return 2
-    inputs = Inputs(benchmark_of(args))
+    inputs = inputs_of(args, benchmark_of(args))
     systems = [inputs.read_runs(paths, keep_depth=args.depth, max_depth=max(args.depth, 10_000),
                                 progress=args.progress) for paths in args.run]
     if inputs.errors:

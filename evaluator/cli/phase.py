@@ -25,7 +25,7 @@ from ..client import api
 from ..client.http import ServerError, call_api
 from ..definition import definition_scoring
 from ..records import InputError
-from .common import Inputs, benchmark_of
+from .common import Inputs, benchmark_of, inputs_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +119,9 @@ def phase_definition_or_none(args: argparse.Namespace) -> PhaseDefinition | None
 def inputs_for(args: argparse.Namespace, phase: PhaseDefinition | None) -> Inputs:
     """The command's Inputs: the phase's subset codes and benchmark when the server gave them."""
     if phase is None:
-        return Inputs(benchmark_of(args))
-    return Inputs(phase.benchmark_spec(args, lambda: benchmark_of(args)), known=phase.codes)
+        return inputs_of(args, benchmark_of(args))
+    # a phase's runs are checked as its uploads are: by the competition's rules
+    return Inputs(phase.benchmark_spec(args, lambda: benchmark_of(args)), known=phase.codes, strict=True)
 
 
 def phase_inputs(args: argparse.Namespace, command: str) -> tuple[PhaseDefinition | None, Inputs] | None:

@@ -14,12 +14,14 @@ from collections.abc import Callable
 from ..aggregate import MISSING_RULES, group_means
 from ..benchmarks import ALL, Benchmark
 from ..engines.jobs import Job, Outcome, Scoring
-from ..measures import parse_metric, parse_metrics, scoring_depth, trec_name
+from ..measures import parse_metric, parse_metrics, scoring_depth
 from ..records import Problem, SubsetResult
+from ..trec_format import trec_lines
 from .common import (
     UNLIMITED,
     Inputs,
     add_common,
+    add_strict,
     print_json,
     report_problems,
 )
@@ -59,6 +61,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--workers", type=int, metavar="N",
                         help="languages scored at once, each in its own process (default: one per core)")
     add_common(parser, formats=("table", "json", "csv", "trec"))
+    add_strict(parser)
     add_phase_options(parser)
     parser.set_defaults(func=score_command)
     return parser
@@ -103,7 +106,7 @@ def score_command(args: argparse.Namespace) -> int:
     jobs = plan_jobs(inputs, args)
     scoring = Scoring(tuple(metrics), relevance_level=benchmark.relevance_level, gain=benchmark.gain,
                       depth=depth, max_depth=max_depth, docid_pattern=benchmark.docid_pattern,
-                      per_query=args.per_query or args.format == "trec", strict_tags=not generic,
+                      per_query=args.per_query or args.format == "trec", strict=inputs.strict,
                       check=args.check)
     outcomes = score_jobs(jobs, scoring=scoring, workers=args.workers, progress=args.progress,
                           small=args.engine == "auto" and not args.check)
@@ -227,20 +230,8 @@ def write_per_query(results: dict[str, SubsetResult]) -> None:
 
 
 def write_trec(results: dict[str, SubsetResult], digits: int | None) -> None:
-    """`trec_eval -q -c` lines, `measure<TAB>qid<TAB>value` with trec_eval's measure names:
-    each judged query (in trec_eval's qid order, those the run lacks at 0, as `-c` prints
-    them) with all its measures, then `all`
-    (the mean over every judged query; the sum for counts). Several subsets print one
-    block each, as several trec_eval calls would. A metric trec_eval lacks keeps its own
-    name. Values as trec_eval's %6.4f, or with `digits` significant digits (%.17g: exact)."""
-    def show(value: float) -> str:
-        return f"{value:.4f}" if digits is None else f"{value:.{digits}g}"
-
+    """`trec_eval -q -c` lines (evaluator.trec_format); several subsets print one block
+    each, as several trec_eval calls would."""
     for result in results.values():
-        names = {metric: trec_name(parse_metric(metric)) or metric for metric in result.means}
-        first: dict[str, float] = next(iter(result.per_query.values()), {})
-        for qid in sorted(first, key=str.encode):
-            for metric, name in names.items():
-                print(f"{name:<22}\t{qid}\t{show(result.per_query[metric][qid])}")
-        for metric, name in names.items():
-            print(f"{name:<22}\tall\t{show(result.means[metric])}")
+        for line in trec_lines(result, digits):
+            print(line)

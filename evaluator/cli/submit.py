@@ -114,6 +114,7 @@ def checked_here(args: argparse.Namespace) -> bool:
         return True
     phase = phase_definition_or_none(args)  # the codes the phase's files are named with
     inputs = inputs_for(args, phase)
+    inputs.strict = True  # the platform checks every upload by a competition's rules
     max_depth = args.max_depth or (phase.max_run_depth if phase else 1000)
     check_runs(inputs, topics=args.topics, runs=args.run, max_depth=max_depth, progress=args.progress)
     if inputs.errors or args.format == "text":  # in JSON, a clean check leaves stdout to the server's answer

@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from ..io.naming import expand_inputs
-from .common import Inputs, add_common, print_json
+from .common import Inputs, add_common, add_strict, print_json
 from .phase import add_phase_options, phase_inputs
 
 
@@ -27,6 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--max-depth", type=int, help="most documents allowed per query (default: the phase's "
                         "max_run_depth with --server, else 1000)")
     add_common(parser, formats=("text", "json"))
+    add_strict(parser)
     add_phase_options(parser)
     parser.set_defaults(func=validate_command)
     return parser

@@ -40,7 +40,7 @@ class Scoring:
     max_depth: int = 1000
     docid_pattern: str | None = None
     per_query: bool = True  # False: results carry means only (less to compute and to send back)
-    strict_tags: bool = True  # False: any run tag, as trec_eval (see read_run)
+    strict: bool = True  # False: what trec_eval reads, with warnings (see read_run, read_qrels)
     check: bool = False  # recompute with pytrec_eval (evaluator.engines.check)
 
 

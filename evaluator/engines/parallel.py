@@ -95,7 +95,7 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
     qrels_warnings: tuple[Problem, ...] = ()
     if job.qrels is not None:
         try:
-            qrels = read_qrels(job.qrels)
+            qrels = read_qrels(job.qrels, strict=scoring.strict)
             qrels_warnings = qrels.warnings
             evaluator = Evaluator(qrels, scoring.metrics, relevance_level=scoring.relevance_level,
                                   gain=scoring.gain, depth=scoring.depth)
@@ -112,7 +112,7 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
         return Outcome(job.subset, qrels_errors, topics_errors)
     run, report = read_run(job.run, topics=topics, docid_pattern=scoring.docid_pattern,
                            max_depth=scoring.max_depth, keep_depth=scoring.depth, threads=threads,
-                           strict_tags=scoring.strict_tags)
+                           strict=scoring.strict)
     result: SubsetResult | None = None
     checked: tuple[Problem, ...] = ()
     if run is not None and evaluator is not None and not topics_errors:

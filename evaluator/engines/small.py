@@ -50,12 +50,12 @@ def score_small_job(job: Job, *, scoring: Scoring) -> Outcome | None:
     if job.qrels is None or job.run is None or not is_small(job):
         return None
     try:
-        qrels = read_qrels(job.qrels)
+        qrels = read_qrels(job.qrels, strict=scoring.strict)
         topics = read_topics(job.topics) if job.topics else None
     except InputError:
         return None  # the other engine reports it with the run's problems
     read = read_plain_run(job.run, topics=topics, docid_pattern=scoring.docid_pattern,
-                          max_depth=scoring.max_depth, strict_tags=scoring.strict_tags)
+                          max_depth=scoring.max_depth, strict=scoring.strict)
     if read is None:
         return None
     ranked, report = read
@@ -64,7 +64,7 @@ def score_small_job(job: Job, *, scoring: Scoring) -> Outcome | None:
 
 
 def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: str | None, max_depth: int,
-                   strict_tags: bool) -> tuple[dict[str, list[tuple[str, float]]], ValidationReport] | None:
+                   strict: bool) -> tuple[dict[str, list[tuple[str, float]]], ValidationReport] | None:
     """{qid: [(docid, score), ...] in trec_eval order} and the report, or None to decline."""
     with open(path, "rb") as handle:
         data = handle.read()
@@ -89,7 +89,7 @@ def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: 
         values, rank_values = list(map(float, scores)), list(map(int, ranks))
     except ValueError:
         return None
-    if tags.count(tags[0]) != lines or (strict_tags and not TAG_RE.fullmatch(tags[0])):
+    if tags.count(tags[0]) != lines or (strict and not TAG_RE.fullmatch(tags[0])):
         return None
     if docid_pattern and not re.fullmatch(rb"(?:(?:" + docid_pattern.encode() + rb")\n)*", b"\n".join(docids) + b"\n"):
         return None

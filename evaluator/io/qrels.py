@@ -20,11 +20,13 @@ _NAMES = ["qid", "iteration", "docid", "label"]
 SMALL_QRELS_BYTES = 2 << 20
 
 
-def read_qrels(source: Source, *, name: str | None = None) -> Qrels:
+def read_qrels(source: Source, *, name: str | None = None, strict: bool = True) -> Qrels:
     """Judgments qid -> {docid: label}, read as trec_eval reads them: fields split on runs of
     whitespace, lines starting with `#` skipped (one warning counts them), blank lines
     skipped. Raises InputError listing up to 25 problems with file, line and column (a
-    missing or extra column, a label that is not a 64-bit integer, a docid judged twice)."""
+    missing or extra column, a label that is not a 64-bit integer, a docid judged twice).
+    `strict=False` (the generic profile) also takes what trec_eval takes and warns: any
+    label, read as C's atol reads it (`1.5` is 1, `x` is 0), and fields over 100 bytes."""
     file = source_name(source, name)
     data = b"".join(iter_blocks(source, file=file))
     warnings = []
@@ -33,7 +35,7 @@ def read_qrels(source: Source, *, name: str | None = None) -> Qrels:
         warnings.append(Problem("bom", "the file starts with a UTF-8 byte order mark; it was ignored", file, 1,
                                 severity="warning"))
     small = len(data) <= SMALL_QRELS_BYTES
-    qrels = (_read_plain(data) if small else _read_fast(data)) or _read_exact(data, file)
+    qrels = (_read_plain(data) if small else _read_fast(data)) or _read_exact(data, file, strict=strict)
     qrels.warnings = (*warnings, *qrels.warnings)
     return qrels
 
@@ -102,7 +104,21 @@ def _read_plain(data: bytes) -> Qrels | None:
     return Qrels(judgments)
 
 
-def _read_exact(data: bytes, file: str) -> Qrels:
+_ATOL = re.compile(r"[+-]?[0-9]*")
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+
+
+def atol(text: str) -> int:
+    """C's atol as glibc does it (strtol base 10): an optional sign and the ASCII digits
+    that follow, nothing else; 0 when there are none, clamped to 64 bits past them."""
+    match = _ATOL.match(text)
+    digits = match.group() if match else ""
+    if not digits.lstrip("+-"):
+        return 0
+    return max(LONG_MIN, min(LONG_MAX, int(digits)))
+
+
+def _read_exact(data: bytes, file: str, *, strict: bool = True) -> Qrels:
     log = ProblemLog(file)
     judgments: dict[str, dict[str, int]] = {}
     comments = 0
@@ -117,15 +133,23 @@ def _read_exact(data: bytes, file: str) -> Qrels:
                       min(len(fields) + 1, 5))
             continue
         qid, _, docid, label = fields
+        integer = is_integer(label.encode()) and label.isascii()
         if max(len(qid.encode()), len(docid.encode())) > MAX_FIELD_BYTES:
-            log.error("field-too-long", f"qid or docid is longer than {MAX_FIELD_BYTES} bytes", number)
-        elif not is_integer(label.encode()) or not label.isascii():
+            if strict:
+                log.error("field-too-long", f"qid or docid is longer than {MAX_FIELD_BYTES} bytes", number)
+                continue
+            log.warn("long-fields", f"a qid or docid on line {number} is longer than {MAX_FIELD_BYTES} bytes, the "
+                     "most a competition allows; read whole, as trec_eval does (--strict refuses it)", number)
+        if not integer and strict:
             log.error("bad-label", f"label {label[:40]!r} is not a 64-bit integer", number, 4)
-        else:
-            docs = judgments.setdefault(qid, {})
-            if docid in docs:
-                log.error("duplicate-judgment", f"docid {docid!r} is judged twice for query {qid!r}", number, 3)
-            docs[docid] = int(label)
+            continue
+        if not integer:
+            log.warn("atol-labels", f"label {label[:40]!r} on line {number} is not a 64-bit integer; read as "
+                     f"{atol(label)}, as trec_eval's atol reads it (--strict refuses it)", number, 4)
+        docs = judgments.setdefault(qid, {})
+        if docid in docs:
+            log.error("duplicate-judgment", f"docid {docid!r} is judged twice for query {qid!r}", number, 3)
+        docs[docid] = int(label) if integer else atol(label)
     if not judgments and not log.errors:
         log.error("empty-file", "the qrels file has no judgments")
     if log.errors:

@@ -40,7 +40,7 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
              docid_pattern: str | None = None, max_depth: int = 1000, keep_depth: int = 100,
              max_problems: int = MAX_PROBLEMS, progress: Callable[[int, int], None] | None = None,
              max_bytes: int = DEFAULT_MAX_BYTES, threads: int = 2,
-             strict_tags: bool = True) -> tuple[Run | None, ValidationReport]:
+             strict: bool = True) -> tuple[Run | None, ValidationReport]:
     """Validate and parse one TREC run file in one streaming pass.
 
     `source` is a path or a binary file object (e.g. a Django UploadedFile), plain or gzip
@@ -50,14 +50,14 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
     called after each block with bytes read and the file size (0 when unknown, e.g. gzip).
     `threads=1` parses on the calling thread, for callers that already keep every core busy
     with one file each (`evaluator.engines.parallel`): extra threads would only take turns there.
-    `strict_tags=False` takes any run tag, and several, as trec_eval does (a competition
-    wants one tag of TAG_RE's shape: it names the run on the leaderboard).
+    `strict=False` reads what trec_eval reads, warning where a competition would refuse
+    (see `LineRules`): any run tag and several, long lines and fields, any rank, hex scores.
     """
     file = source_name(source, name)
     log = ProblemLog(file, max_problems)
     rules = LineRules(topics=None if topics is None else frozenset(topics),
                       docid_re=re.compile(docid_pattern.encode()) if docid_pattern else None,
-                      strict_tags=strict_tags)
+                      strict=strict)
     codes: dict[str, int] = {}
     collector = RunCollector(keep_depth, max_depth, log)
     line, done, total = 1, 0, _plain_size(source)

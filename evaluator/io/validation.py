@@ -98,18 +98,38 @@ def is_finite_decimal(value: bytes) -> bool:
     return SCORE_RE.fullmatch(value) is not None and math.isfinite(float(value))
 
 
+HEX_SCORE_RE = re.compile(rb"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
+
+
+def hex_score(value: bytes) -> float | None:
+    """A C hexadecimal float (`0x1.8p1`, `-0x10`) as strtod reads it; None otherwise or
+    when it is not finite."""
+    if HEX_SCORE_RE.fullmatch(value) is None:
+        return None
+    try:
+        number = float.fromhex(value.decode())
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def is_integer(value: bytes) -> bool:
     return RANK_RE.fullmatch(value) is not None and abs(int(value)) <= INT64_MAX
 
 
 @dataclass
 class LineRules:
-    """What one run line is checked against: the topic set and the docid pattern."""
+    """What one run line is checked against: the topic set, the docid pattern and how strict.
+
+    `strict` (a competition's upload, a benchmark profile, `--strict`) keeps the limits a
+    leaderboard needs: lines of at most 1,024 bytes, fields of at most 100, one tag of
+    TAG_RE's shape, ranks that are 64-bit integers, decimal scores. Not strict (the generic
+    profile) reads what trec_eval reads, which has none of these limits and ignores the
+    rank column: each such line is scored, and each kind is said once as a warning."""
 
     topics: frozenset[str] | None = None
     docid_re: re.Pattern[bytes] | None = None
-    # strict (a competition): tags as TAG_RE and one per run; else any tag, as trec_eval reads
-    strict_tags: bool = True
+    strict: bool = True
     tag: str | None = None  # the run's tag, set by its first line with a valid tag
     other_tags: set[str] = field(default_factory=set)
 
@@ -118,8 +138,11 @@ class LineRules:
         Fields are split on runs of whitespace and lines past the sixth field are ignored,
         as trec_eval reads them; blank and `#` lines are skipped (each kind said once)."""
         if len(raw) > MAX_LINE_BYTES:
-            log.error("line-too-long", f"line is {len(raw):,} bytes long; the limit is {MAX_LINE_BYTES:,}", number)
-            return None
+            if self.strict:
+                log.error("line-too-long", f"line is {len(raw):,} bytes long; the limit is {MAX_LINE_BYTES:,}", number)
+                return None
+            log.warn("long-lines", f"line {number} is {len(raw):,} bytes long, over the {MAX_LINE_BYTES:,} a "
+                     "competition allows; read whole, as trec_eval does (--strict refuses it)", number)
         nul = raw.find(b"\x00")
         if nul >= 0:
             log.error("nul-byte", "line contains a NUL byte", number, field_of(raw, nul))
@@ -143,12 +166,7 @@ class LineRules:
             log.warn("extra-columns", f"lines have more than 6 columns (first on line {number}); the rest of "
                      "each line is ignored, as trec_eval does", number, 7)
             fields = fields[:6]
-        ok = True
-        for column, value in enumerate(fields[:5], start=1):
-            if len(value) > MAX_FIELD_BYTES:
-                log.error("field-too-long", f"{RUN_COLUMNS[column - 1]} is {len(value)} bytes long; "
-                          f"the limit is {MAX_FIELD_BYTES}", number, column)
-                ok = False
+        ok = self._check_lengths(fields, number, log)
         qid_b, _, docid_b, rank_b, score_b, tag_b = fields
         qid, docid = qid_b.decode(), docid_b.decode()
         if ok and self.topics is not None and qid not in self.topics:
@@ -158,27 +176,64 @@ class LineRules:
             log.error("bad-docid", f"docid {_show(docid_b)} does not match the pattern "
                       f"{self.docid_re.pattern.decode()}", number, 3)
             ok = False
-        if not is_integer(rank_b):
+        rank = self._rank(rank_b, number, log)
+        score = self._score(score_b, number, log)
+        tag_ok = self.check_tag(tag_b, number, log)
+        if not ok or not tag_ok or rank is None or score is None:
+            return None
+        return qid, docid, rank, score
+
+    def _check_lengths(self, fields: list[bytes], number: int, log: ProblemLog) -> bool:
+        """Fields over MAX_FIELD_BYTES: refused when strict, else one warning (trec_eval has no limit)."""
+        ok = True
+        for column, value in enumerate(fields, start=1):
+            if len(value) <= MAX_FIELD_BYTES:
+                continue
+            name = RUN_COLUMNS[column - 1]
+            if self.strict:
+                if column < 6:  # the tag's length is checked with its shape
+                    log.error("field-too-long", f"{name} is {len(value)} bytes long; the limit is "
+                              f"{MAX_FIELD_BYTES}", number, column)
+                    ok = False
+            else:
+                log.warn("long-fields", f"the {name} on line {number} is {len(value)} bytes long, over the "
+                         f"{MAX_FIELD_BYTES} a competition allows; read whole, as trec_eval does "
+                         "(--strict refuses it)", number, column)
+        return ok
+
+    def _rank(self, rank_b: bytes, number: int, log: ProblemLog) -> int | None:
+        """The rank as written; not strict, a rank that is no 64-bit integer (`3.0`, `-`, 20
+        digits) is taken as the line number, since trec_eval never reads the column (the
+        line number keeps the rank-order warning for what the file order says)."""
+        if is_integer(rank_b):
+            return int(rank_b)
+        if self.strict:
             log.error("bad-rank", f"rank {_show(rank_b)} is not a 64-bit integer", number, 4)
-            ok = False
-        if not is_finite_decimal(score_b):
-            log.error("bad-score", f"score {_show(score_b)} is not a finite decimal number", number, 5)
-            ok = False
-        return (qid, docid, int(rank_b), float(score_b)) if self.check_tag(tag_b, number, log) and ok else None
+            return None
+        log.warn("odd-ranks", f"rank {_show(rank_b)} on line {number} is not a 64-bit integer; the rank column "
+                 "is ignored, as trec_eval ignores it (--strict refuses it)", number, 4)
+        return number
+
+    def _score(self, score_b: bytes, number: int, log: ProblemLog) -> float | None:
+        """A finite decimal score; not strict, also a C hexadecimal one (`0x1.8p1`), as
+        trec_eval's atof (strtod) reads it."""
+        if is_finite_decimal(score_b):
+            return float(score_b)
+        if not self.strict and (value := hex_score(score_b)) is not None:
+            return value
+        log.error("bad-score", f"score {_show(score_b)} is not a finite decimal number", number, 5)
+        return None
 
     def check_tag(self, tag_b: bytes, number: int, log: ProblemLog) -> bool:
-        if self.strict_tags and not TAG_RE.fullmatch(tag_b):
+        if self.strict and not TAG_RE.fullmatch(tag_b):
             log.error("bad-tag", f"run tag {_show(tag_b)} is not 1-20 characters from A-Z a-z 0-9 _ . -", number, 6)
-            return False
-        if len(tag_b) > MAX_FIELD_BYTES:
-            log.error("field-too-long", f"tag is {len(tag_b)} bytes long; the limit is {MAX_FIELD_BYTES}", number, 6)
             return False
         tag = tag_b.decode()
         if self.tag is None:
             self.tag = tag
-        elif tag != self.tag and not self.strict_tags:
-            log.warn("several-tags", f"run tag {tag!r} differs from {self.tag!r} (line {number}); trec_eval "
-                     "would name the run after its last line", number, 6)
+        elif tag != self.tag and not self.strict:
+            log.warn("several-tags", f"run tag {_show(tag_b)} differs from {_show(self.tag.encode())} (line "
+                     f"{number}); scored as one run, as trec_eval does", number, 6)
         elif tag != self.tag:
             if tag not in self.other_tags:
                 self.other_tags.add(tag)

@@ -25,7 +25,7 @@ def qrels():
 
 
 def run(text: str, name: str = "run.txt"):
-    parsed, report = read_run(io.BytesIO(text.encode()), name=name, strict_tags=False)
+    parsed, report = read_run(io.BytesIO(text.encode()), name=name, strict=False)
     assert parsed is not None, report.errors
     return parsed
 

@@ -12,7 +12,7 @@ from evaluator.engines.small import score_small_job
 from .trec_cases import MEASURES
 
 SCORING = Scoring(MEASURES + ("Judged@10", "nDCG(gain=exp)@10", "P(rel=2)@5", "RR@10"), depth=100, max_depth=140,
-                  strict_tags=False)
+                  strict=False)
 TOPICS = "".join(f"q{i}\tquery {i}\n" for i in range(8))
 
 # Ways to spoil one line of a good run; each must be declined or read the same by both.

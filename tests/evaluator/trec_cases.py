@@ -6,7 +6,8 @@ left out, and docs/evaluator.md says how: a UTF-8 BOM (trec_eval makes it part o
 first qid; we strip it with a warning), blank lines in qrels, even of spaces only
 (trec_eval refuses them; we skip them, as issue 16 asks), two `#` lines in a row in qrels (trec_eval reads the second as a judgment) or a `#` line
 last (trec_eval reads past the end of the file and calls it malformed),
-and values trec_eval's atof/atol take but we refuse (labels like `1.5`, scores like `inf`).
+and scores trec_eval's atof takes but we refuse (`inf`, `3abc`). The inputs only a
+competition refuses (long tags, odd ranks, `1.5` labels...) are in `trec_odd_cases.py`.
 """
 from __future__ import annotations
 

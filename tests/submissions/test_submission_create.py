@@ -198,3 +198,24 @@ def test_every_status_is_one_the_code_sets(world):
     assert submission.status == Submission.Status.QUEUED
     assert set(Submission.Status.values) == {"queued", "scoring", "scored", "rejected", "failed"}
     assert Submission._meta.get_field("status").default == Submission.Status.QUEUED
+
+
+_ODD_RUNS = {  # what `python -m evaluator score` scores with a warning (issue 27); uploads keep their rules
+    "bad-tag": b"1 Q0 10#0 1 2.0 a-run-tag-of-more-than-twenty-characters\n",
+    "several-tags": b"1 Q0 10#0 1 2.0 one\n2 Q0 20#0 1 2.0 two\n",
+    "bad-rank": b"1 Q0 10#0 1.0 2.0 t\n",
+    "field-too-long": b"1 Q0 " + b"9" * 120 + b"#0 1 2.0 t\n",
+    "line-too-long": b"1 Q0 10#0 1 2.0 t" + b" more" * 250 + b"\n",
+    "bad-score": b"1 Q0 10#0 1 0x1.8p1 t\n",
+}
+
+
+@pytest.mark.parametrize("code", sorted(_ODD_RUNS))
+def test_uploads_keep_competition_rules_even_on_a_generic_competition(world, code):
+    """The generic profile's trec_eval reading is the command line's; the platform passes its
+    rules (read_run's default strict), even for a competition of the generic benchmark."""
+    world.competition.benchmark = "generic"
+    world.competition.save(update_fields=["benchmark"])
+    error = refusal(world, [(upload("a.sw.txt", _ODD_RUNS[code]), None)])
+    assert error.code == "invalid_run"
+    assert code in {p.code for p in error.problems}
