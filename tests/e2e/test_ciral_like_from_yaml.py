@@ -1,14 +1,17 @@
 """Issue 23's "done when", its YAML half: a CIRAL-like competition defined in one YAML file
 (generic, four languages ha/so/sw/yo, a single average, nDCG@20, R@100, R@1000 and AP on
-runs of 1000 documents), its topics and judgments imported with the documented commands,
-two depth-1000 submissions uploaded with the How-to-submit command exactly as the page
-prints it (only the run files are ours), scored by a real worker; every stored value equals
-`trec_eval -c` (trec_eval 10 built from its source) on the same files, to 1e-12.
+runs of 1000 documents, English and native topics), its topics and judgments imported with
+the documented commands, two depth-1000 submissions uploaded with the How-to-submit command
+exactly as the page prints it (only the run files are ours; the second says it used the
+native topics), scored by a real worker; every stored value equals `trec_eval -c`
+(trec_eval 10 built from its source) on the same files, to 1e-12.
 
 CIRAL's files are not in ../shared: its four languages are made of MIRACL dev's, sw and yo
 as they are, ko and de named ha and so (the first QUERIES queries of each, so that the test
 stays within a few minutes on the shared 2-core machine), with runs made from the judgments
 with a seed (evaluator.synthetic.run_over_qrels: most judged documents land below rank 100).
+The native topics are MIRACL's queries; the English ones are stand-ins with the same ids
+(MIRACL has no English versions of them), which is all scoring reads.
 """
 from __future__ import annotations
 
@@ -50,6 +53,9 @@ primary_metric: nDCG@20
 max_run_depth: 1000
 organizers: [organizer]
 starts_at: 2026-01-01T00:00:00Z
+topic_variants:
+  - {{code: en, name: English queries}}
+  - {{code: native, name: Native-language queries}}
 subsets:
   - {{code: ha, name: Hausa}}
   - {{code: so, name: Somali}}
@@ -63,17 +69,21 @@ phases:
 """
 
 
-def ciral_like_files(folder: Path) -> dict[str, dict[str, Path]]:
-    """{code: {"topics", "qrels"}} written in `folder`, from MIRACL dev."""
+def ciral_like_files(folder: Path) -> dict[str, dict]:
+    """{code: {"topics": [English, native], "qrels"}} written in `folder` (the topics in
+    `folder/topics`, named with their subset and variant as published), from MIRACL dev."""
+    (folder / "topics").mkdir()
     files = {}
     for code, source in SOURCES.items():
         topics = (SHARED_DATA / "miracl-v1.0-dev" / f"topics.miracl-v1.0-{source}-dev.tsv").read_text().splitlines()
         kept = topics[:QUERIES]
-        qids = {line.split("\t")[0] for line in kept}
+        qids = [line.split("\t")[0] for line in kept]
         qrels = [line for line in (SHARED_DATA / "miracl-v1.0-dev" / f"qrels.miracl-v1.0-{source}-dev.tsv")
-                 .read_text().splitlines() if line.split()[0] in qids]
-        files[code] = {"topics": folder / f"topics.{SLUG}.{code}.dev.tsv", "qrels": folder / f"qrels.{SLUG}.{code}.dev.tsv"}
-        files[code]["topics"].write_text("\n".join(kept) + "\n")
+                 .read_text().splitlines() if line.split()[0] in set(qids)]
+        english, native = (folder / "topics" / f"topics.{SLUG}.{code}.dev.{variant}.tsv" for variant in ("en", "native"))
+        english.write_text("".join(f"{qid}\tEnglish stand-in for query {qid}\n" for qid in qids))
+        native.write_text("\n".join(kept) + "\n")
+        files[code] = {"topics": [english, native], "qrels": folder / f"qrels.{SLUG}.{code}.dev.tsv"}
         files[code]["qrels"].write_text("\n".join(qrels) + "\n")
     return files
 
@@ -102,8 +112,7 @@ def test_a_ciral_like_competition_defined_in_yaml_scores_as_trec_eval(tmp_path, 
         stack.manage("first_organizer", "--noinput")
         # the organizer's commands, as docs/your-own-task.md gives them
         stack.manage("load_competition", str(data / f"{SLUG}.yaml"))
-        stack.manage("import_topics", "--competition", SLUG, "--phase", "dev",
-                     *(f"{code}={f['topics']}" for code, f in files.items()))
+        stack.manage("import_topics", "--competition", SLUG, "--phase", "dev", str(data / "topics"))
         stack.manage("import_qrels", "--competition", SLUG, "--phase", "dev", "--note", "dev judgments",
                      *(f"{code}={f['qrels']}" for code, f in files.items()))
         stack.start_server(stack.port)
@@ -137,6 +146,7 @@ def submit_as_printed(stack: Stack, files: dict, tmp_path: Path) -> tuple[list[t
     zipfile.ZipFile(io.BytesIO(topics_zip)).extractall(team)
     names = re.search(r"--run ([^\\\n]+)", command).group(1).split()
     assert sorted(names) == sorted(f"run.mine.{code}.dev.txt" for code in SOURCES), command
+    assert "--meta topics=en" in command  # the default topics, which the command's --topics names
     runs = {}
     for number, method in enumerate(("my first run", "a second run")):
         for code in SOURCES:
@@ -146,7 +156,8 @@ def submit_as_printed(stack: Stack, files: dict, tmp_path: Path) -> tuple[list[t
             kept = tmp_path / f"submission-{number}.{code}.txt"
             kept.write_text(text)
             runs[method, code] = kept
-        line = command if number == 0 else command.replace("'my first run'", f"'{method}'")
+        line = command if number == 0 else \
+            command.replace("'my first run'", f"'{method}'").replace("--meta topics=en", "--meta topics=native")
         done = subprocess.run(["bash", "-euo", "pipefail", "-c", line], cwd=team, capture_output=True, text=True,
                               timeout=600, env={**os.environ, "CUPBOARD_TOKEN": token,
                                                 "PATH": f"{BIN}:{os.environ['PATH']}"})
@@ -157,6 +168,8 @@ def submit_as_printed(stack: Stack, files: dict, tmp_path: Path) -> tuple[list[t
     stored = stack.query(
         "SELECT s.method_name, sub.code, sc.metric, sc.value FROM submissions_score sc "
         "JOIN submissions_submission s ON s.id = sc.submission_id JOIN competitions_subset sub ON sub.id = sc.subset_id")
+    said = stack.query("SELECT method_name, json_extract(metadata, '$.topics') FROM submissions_submission")
+    assert sorted(said) == [("a second run", "native"), ("my first run", "en")]
     board = urllib.request.urlopen(f"{stack.url}/c/{SLUG}/dev/leaderboard/", timeout=30).read().decode()
     return stored, runs, board
 

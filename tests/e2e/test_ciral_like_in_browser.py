@@ -1,6 +1,7 @@
 """Issue 23's "done when", its browser half: the same CIRAL-like competition as
 test_ciral_like_from_yaml.py, defined by its first organizer in chromium (the new-competition
-form: generic, ha/so/sw/yo without groups, nDCG@20, R@100, R@1000 and AP on runs of 1000),
+form: generic, ha/so/sw/yo without groups, nDCG@20, R@100, R@1000 and AP on runs of 1000,
+English and native topics),
 its topics and judgments uploaded through the organizer area's file inputs; then the same
 two depth-1000 submissions with the How-to-submit command as printed, scored by a real
 worker, and every stored value equal to `trec_eval -c` on the same files, to 1e-12 (so the
@@ -45,6 +46,7 @@ def define_in_the_browser(page, base: str, files: dict, password: str) -> None:
     page.fill("input[name=metrics]", "nDCG@20, R@100, R@1000, AP")
     page.fill("input[name=primary_metric]", "nDCG@20")
     page.fill("input[name=max_run_depth]", "1000")
+    page.fill("textarea[name=topic_variants]", "en: English queries\nnative: Native-language queries")
     for index, code in enumerate(SOURCES):
         if index:
             page.click("button:text-is('Add a subset')")
@@ -61,7 +63,8 @@ def define_in_the_browser(page, base: str, files: dict, password: str) -> None:
     page.wait_for_url(base + f"/c/{SLUG}/manage/")
     for kind in ("topics", "qrels"):
         page.goto(base + f"/c/{SLUG}/manage/dev/{kind}/")
-        page.set_input_files("input[name=files]", [str(files[code][kind]) for code in SOURCES])
+        chosen = [path for code in SOURCES for path in (files[code]["topics"] if kind == "topics" else [files[code][kind]])]
+        page.set_input_files("input[name=files]", [str(path) for path in chosen])
         page.wait_for_selector("form.upload .chosen-files:not([hidden])")
         page.click("form.upload button[type=submit]")
         page.wait_for_url(base + f"/c/{SLUG}/manage/")
