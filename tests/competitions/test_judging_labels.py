@@ -45,3 +45,19 @@ def test_it_refuses_labels_an_assessor_could_not_give(labels, problem):
     with pytest.raises(DefinitionError) as caught:
         competition_load(data=example(judging_labels=labels))
     assert any(problem in str(p) for p in caught.value.problems), caught.value.problems
+
+
+def test_the_neuclir_like_example_grades_0_to_3():
+    data = yaml.safe_load((EXAMPLES_DIR / "neuclir-like.yaml").read_text(encoding="utf-8"))
+    competition = competition_load(data=data)
+    assert [label["value"] for label in judging_labels(competition)] == [0, 1, 2, 3] and is_graded(competition)
+
+
+def test_a_new_version_changes_only_what_it_changes_in_the_labels():
+    from cupboard.competitions.services import competition_load_changes
+
+    competition_load(data=example(judging_labels=GRADED))
+    assert competition_load_changes(data=example(judging_labels=GRADED, version=2))[1] == []
+    renamed = [dict(label, name="Perfectly relevant") if label["value"] == 3 else label for label in GRADED]
+    changes = competition_load_changes(data=example(judging_labels=renamed, version=3))[1]
+    assert [c.path for c in changes] == ["judging_labels"]

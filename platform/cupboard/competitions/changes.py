@@ -79,8 +79,9 @@ def definition_current(competition: Competition) -> dict:
               "significance"]
     # Only when declared, as definition_values gives it (a file without the key has none).
     variants = {"topic_variants": competition.topic_variants} if competition.topic_variants else {}
+    labels = {"judging_labels": competition.judging_labels} if competition.judging_labels else {}
     return {
-        "competition": {name: getattr(competition, name) for name in fields} | variants,
+        "competition": {name: getattr(competition, name) for name in fields} | variants | labels,
         "organizers": sorted(competition.organizers.values_list("username", flat=True)),
         "groups": [{"name": g.name, "label": g.label, "reveal_at": g.reveal_at}
                    for g in competition.groups.order_by("position")],
