@@ -123,3 +123,18 @@ def test_format_trec_is_byte_identical_to_trec_eval(trec_eval_4, tmp_path, engin
         compared += 1
         named_all += "\nall " in f"\n{qrels_text}"
     assert compared >= 50 and named_all >= 15, (compared, named_all)
+
+
+def test_validate_and_compare_take_strict_too(tmp_path):
+    """`validate` warns on a concatenated run and, with --strict, refuses it; `compare` reads
+    runs as `score` does."""
+    qrels, run = _files(tmp_path, ODD[0][1], next(case[2] for case in ODD if case[0] == "concatenated-runs"))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        lenient = main(["validate", "--run", str(run)])
+        strict = main(["validate", "--strict", "--run", str(run)])
+        compared = [main(["compare", "--qrels", str(qrels), "--run-a", str(run), "--run-b", str(run), *strict_flag])
+                    for strict_flag in ([], ["--strict"])]
+    assert (lenient, strict, compared) == (0, 1, [0, 1]), out.getvalue() + err.getvalue()
+    assert "warning" in out.getvalue() and "[several-tags]" in out.getvalue()
+    assert "error: run tag 'other' differs from 'r': a run has one tag [several-tags]" in out.getvalue() + err.getvalue()
