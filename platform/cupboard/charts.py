@@ -2,7 +2,7 @@
 app's pages (leaderboards, submissions, judging). The figures themselves are built by each app.
 
 The HTML never loads plotly.js from a CDN; the page includes it once as our own static file
-(`plotly/plotly-cartesian.min.js`, see cupboard/staticfiles.py), through templates/_charts.html.
+(`plotly/plotly-cupboard.min.js`, see cupboard/staticfiles.py), through templates/_charts.html.
 """
 from __future__ import annotations
 

@@ -1,14 +1,14 @@
 """Static files: which plotly.js the pages load, and how collected files are stored.
 
-Pages never load plotly.js from a CDN. They load plotly.js's cartesian bundle (bar, heatmap,
-scatter and a few more traces: 1.5 MB against the full bundle's 4.8 MB, whose parsing held the
-first charts back by a second), vendored in static/plotly/ by scripts/vendor-plotly at the
+Pages never load plotly.js from a CDN. They load a plotly.js of its core and the bar and heatmap
+traces, the only ones we draw (1.2 MB against the full bundle's 4.8 MB, whose parsing held the
+first charts back by a second), built into static/plotly/ by scripts/vendor-plotly at the
 version the plotly package bundles. collectstatic hashes and gzips it with our own files, and
 WhiteNoise serves it compressed and cacheable for a year.
 """
 from whitenoise.storage import CompressedManifestStaticFilesStorage
 
-PLOTLY = "plotly/plotly-cartesian.min.js"
+PLOTLY = "plotly/plotly-cupboard.min.js"
 
 
 class StaticStorage(CompressedManifestStaticFilesStorage):

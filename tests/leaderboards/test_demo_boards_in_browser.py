@@ -54,7 +54,7 @@ def test_the_demo_boards_show_languages_and_readable_charts(board, page, width):
     page.set_viewport_size({"width": width, "height": HEIGHTS[width]})
 
     charts = _open(page, board + CUP)
-    assert len(scripts[0].body()) < 2_000_000  # the cartesian bundle, not the full 4.8 MB
+    assert len(scripts[0].body()) < 2_000_000  # our 1.2 MB build, not the full 4.8 MB
     assert len(charts) == 3 and page.evaluate("document.documentElement.scrollWidth") <= width
     first = page.evaluate(FIRST_LANGUAGE)
     if width == 1366:  # on the first screen, inside the table's frame, nothing scrolled

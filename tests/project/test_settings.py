@@ -76,7 +76,7 @@ def test_it_reads_database_urls():
 REQUEST = """
 from django.test import Client
 client = Client(HTTP_HOST="localhost")
-for path in ("/no-such-page/", "/static/cupboard.css", "/static/plotly/plotly-cartesian.min.js"):
+for path in ("/no-such-page/", "/static/cupboard.css", "/static/plotly/plotly-cupboard.min.js"):
     response = client.get(path, secure=True)
     body = response.content if hasattr(response, "content") else b"".join(response.streaming_content)
     print(path, response.status_code, body[:4000])
@@ -91,4 +91,4 @@ def test_debug_is_off_by_default_and_pages_and_static_files_still_work(tmp_path)
     assert not_found.startswith("/no-such-page/ 404 ")
     assert "URLconf" not in not_found and "admin/" not in not_found
     assert static.startswith("/static/cupboard.css 200 ")
-    assert plotly.startswith("/static/plotly/plotly-cartesian.min.js 200 ")
+    assert plotly.startswith("/static/plotly/plotly-cupboard.min.js 200 ")
