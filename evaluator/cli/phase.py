@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..benchmarks import BENCHMARKS, Benchmark, get_benchmark
+from ..benchmarks import ALL, BENCHMARKS, Benchmark, GroupSpec, SubsetSpec, get_benchmark
 from ..client import api
 from ..client.http import ServerError, call_api
 from ..definition import definition_scoring
@@ -41,11 +41,15 @@ class PhaseDefinition:
     declared: Benchmark | None = None  # a file's benchmark as the competition declares it: its averages
     missing_subset: str | None = None  # a file's rule for a subset without a run in an average
 
+    averages: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # the server's (key, label, subset codes)
+
     @classmethod
     def from_answer(cls, answer: dict[str, Any]) -> PhaseDefinition:
+        averages = tuple((a["key"], a["label"], tuple(a["subsets"])) for a in answer.get("averages") or ())
         return cls(benchmark=answer["benchmark"], codes=tuple(s["code"] for s in answer["subsets"]),
                    metrics=tuple(answer["metrics"]), max_run_depth=answer["max_run_depth"],
-                   scoring_depth=answer["scoring_depth"], relevance_level=answer.get("relevance_level"))
+                   scoring_depth=answer["scoring_depth"], relevance_level=answer.get("relevance_level"),
+                   averages=averages)
 
     @classmethod
     def from_file(cls, path: str, phase: str | None) -> PhaseDefinition:
@@ -63,9 +67,18 @@ class PhaseDefinition:
         if args.benchmark:
             return get_benchmark(args.benchmark)
         spec = self.declared or (get_benchmark(self.benchmark) if self.benchmark in BENCHMARKS else fallback())
+        if self.averages and self.declared is None:
+            spec = self._averaged(spec)
         if self.relevance_level is None:
             return spec
         return dataclasses.replace(spec, relevance_level=self.relevance_level)
+
+    def _averaged(self, spec: Benchmark) -> Benchmark:
+        """`spec` with the server's subsets and average columns (a competition's own groups)."""
+        names = {s.code: s.name for s in spec.subsets}
+        group = {code: key for key, _, codes in self.averages if key != ALL for code in codes}
+        subsets = tuple(SubsetSpec(code, names.get(code, code), group=group.get(code, ALL)) for code in self.codes)
+        return dataclasses.replace(spec, subsets=subsets, groups=tuple(GroupSpec(k, label) for k, label, _ in self.averages))
 
 
 def add_phase_options(parser: argparse.ArgumentParser) -> None:

@@ -47,8 +47,8 @@ ERROR_FIELDS = ("file", "line", "column", "code", "message")
 # hidden one), so the CLI tells a run's subset from its name as the server does, and how it
 # scores (the benchmark's key, metrics, depths) so `score` and `validate` can do alike; and its
 # topic variants (the default first) with the topics files the caller may download, each with its url.
-DEFINITION_FIELDS = ("competition", "phase", "benchmark", "subsets", "metrics", "primary_metric", "relevance_level",
-                     "max_run_depth", "scoring_depth", "topic_variants", "topics")
+DEFINITION_FIELDS = ("competition", "phase", "benchmark", "subsets", "averages", "metrics", "primary_metric",
+                     "relevance_level", "max_run_depth", "scoring_depth", "topic_variants", "topics")
 
 
 def path_of(route: str, **values: object) -> str:

@@ -31,6 +31,14 @@ def test_a_hidden_subset_is_named_to_organizers_only(world):
     assert [s["code"] for s in _client(world.organizer).get(_path(world)).json()["subsets"]] == ["sw", "te", "yo"]
 
 
+def test_the_averages_are_the_boards_over_what_the_caller_sees(world):
+    """K.Avg over the known languages, then Avg; S.Avg only once a surprise language is seen."""
+    def averages(user):
+        return [(a["label"], a["subsets"]) for a in _client(user).get(_path(world)).json()["averages"]]
+    assert averages(world.participant) == [("K.Avg", ["sw", "te"]), ("Avg", ["sw", "te"])]
+    assert averages(world.organizer) == [("K.Avg", ["sw", "te"]), ("S.Avg", ["yo"]), ("Avg", ["sw", "te", "yo"])]
+
+
 def test_a_session_does_not_count_and_a_wrong_token_is_refused(world):
     session = Client()
     session.force_login(world.organizer)

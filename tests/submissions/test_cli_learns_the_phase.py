@@ -78,3 +78,28 @@ def test_submit_checks_and_uploads_with_the_phases_codes(ciral, capsys):
     assert code == 0, capsys.readouterr().err
     [submission] = Submission.objects.all()
     assert list(submission.run_files.values_list("subset__code", flat=True)) == ["ha"]
+
+
+def test_score_averages_as_the_board_of_a_competition_with_its_own_groups(live_server, tmp_path, capsys):
+    """Groups the CLI cannot know (west: ha, so; east: sw, yo) come from the server: a column
+    each, then Avg, labelled as the board labels them."""
+    import yaml
+
+    data = yaml.safe_load((EXAMPLES_DIR / "ciral-like.yaml").read_text())
+    data["groups"] = [{"name": "west", "label": "W.Avg"}, {"name": "east", "label": "E.Avg"}]
+    for subset in data["subsets"]:
+        subset["group"] = "west" if subset["code"] in ("ha", "so") else "east"
+    dev = competition_load(data=data).phases.get(slug="dev")
+    for code in ("ha", "so", "sw", "yo"):
+        make_topics(dev, code, ["1", "2"])
+    files = []
+    for code, value in (("ha", "10#0"), ("sw", "20#0")):
+        (tmp_path / f"qrels.{code}.txt").write_text(f"1 Q0 {value} 1\n")
+        (tmp_path / f"run.x.{code}.txt").write_text(f"1 Q0 {value} 1 1.0 x\n")
+        files.append(code)
+    code = main(["score", "--server", live_server.url, "--competition", "ciral-like", "--phase", "dev",
+                 "--qrels", *(str(tmp_path / f"qrels.{c}.txt") for c in files),
+                 "--run", *(str(tmp_path / f"run.x.{c}.txt") for c in files)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert out.splitlines()[0].split() == ["metric", "ha", "sw", "W.Avg", "E.Avg", "Avg"]

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from cupboard.accounts.selectors import token_in, user_from_token
 from cupboard.competitions.models import Phase
 from cupboard.competitions.run_metadata import metadata_fields
-from cupboard.competitions.selectors import phase_subsets, phase_topic_files
+from cupboard.competitions.selectors import ALL, AVG_LABEL, averaged_groups, phase_subsets, phase_topic_files
 from cupboard.competitions.topic_variants import variants
 from cupboard.competitions.viewer import viewer_for
 from cupboard.links import absolute
@@ -111,12 +111,21 @@ def definition(request, competition_slug: str, phase_slug: str):
     if viewer is None or not viewer.sees_competition:
         return api_error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
     competition = phase.competition
+    subsets = phase_subsets(phase, viewer.subsets)
     return JsonResponse({
         "competition": competition.slug, "phase": phase.slug, "benchmark": competition.benchmark,
-        "subsets": [{"code": s.code, "name": s.name} for s in phase_subsets(phase, viewer.subsets)],
+        "subsets": [{"code": s.code, "name": s.name} for s in subsets], "averages": _averages(viewer, subsets),
         "metrics": competition.metrics, "primary_metric": competition.primary_metric,
         "relevance_level": competition.relevance_level, "max_run_depth": competition.max_run_depth,
         "scoring_depth": competition.scored_depth(), **_topics(viewer, phase)})
+
+
+def _averages(viewer, subsets) -> list[dict]:
+    """The board's average columns over the subsets the caller sees (a group none of them is
+    in is not named), Avg last: `evaluator score --server` averages as the board does."""
+    groups = averaged_groups(subsets, every=viewer.all_subsets)
+    return [*({"key": g.name, "label": g.label, "subsets": [s.code for s in subsets if s.group_id == g.pk]}
+              for g in groups), {"key": ALL, "label": AVG_LABEL, "subsets": [s.code for s in subsets]}]
 
 
 def _topics(viewer, phase) -> dict:
