@@ -152,7 +152,8 @@ def bands_figure(leaderboard: Leaderboard, *, metric: str, top: int = BAND_TEAMS
         "type": "bar", "orientation": "h", "y": names, "x": values,
         "error_x": {"type": "data", "symmetric": False, "thickness": 1, "array": [b["array"][0] for b in bars],
                     "arrayminus": [b["arrayminus"][0] for b in bars]},
-        # fgcolor given: plotly took the colours' list as one colour (a console warning, black hatching)
+        # The hatching's colour given (it was black). plotly 4.1.1 still logs 'Invalid color specifier:
+        # Array(n)' for a pattern beside per-bar colours, whatever the pattern's colours: harmless.
         "marker": {"color": ["#9aa7b8" if e.is_baseline or not e.overall else TIER_COLOURS[(e.overall.tier - 1) % 2]
                              for e in entries],
                    "pattern": {"shape": ["/" if e.is_baseline else "" for e in entries], "fgcolor": "#4a5568"}},
