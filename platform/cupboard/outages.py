@@ -1,7 +1,8 @@
 """Outages answer 503 with Retry-After: never a 500 traceback, never a reset connection.
 
-When PostgreSQL or the broker cannot be reached, every request that needs them fails
-with a connection error. `OutageMiddleware` (first in MIDDLEWARE, so it wraps all the
+When PostgreSQL, the broker or the S3 storage endpoint cannot be reached, every request
+that needs them fails with a connection error (botocore's connection errors, after its own
+retries, for the storage of sites on several hosts). `OutageMiddleware` (first in MIDDLEWARE, so it wraps all the
 others) turns those errors into HTTP 503 with `Retry-After`: the API's JSON error shape
 (`{"errors": [{"code": "unavailable", ...}]}`) under /submissions/api/ or when the client
 asks for JSON, a short page that needs neither the database nor templates elsewhere.
@@ -29,10 +30,21 @@ from evaluator.client import api as contract
 
 logger = logging.getLogger(__name__)
 
-OUTAGES = (OperationalError, InterfaceError, BrokerError, RedisConnectionError, RedisTimeoutError)
-RETRY_AFTER = 30  # seconds; a restarted database or broker is usually back well within it
+
+def _storage_outages() -> tuple[type[Exception], ...]:
+    """The S3 client's errors for an endpoint that cannot be reached or stops answering: refused,
+    timed out, or the connection closed mid-answer. botocore is there only with 'cupboard[s3]'."""
+    try:
+        from botocore.exceptions import ConnectionClosedError, ConnectionError, ReadTimeoutError
+    except ImportError:
+        return ()
+    return ConnectionError, ConnectionClosedError, ReadTimeoutError  # ConnectionError: EndpointConnection, ConnectTimeout
+
+
+OUTAGES = (OperationalError, InterfaceError, BrokerError, RedisConnectionError, RedisTimeoutError, *_storage_outages())
+RETRY_AFTER = 30  # seconds; a restarted database, broker or storage is usually back well within it
 API_PREFIX = contract.PREFIX  # what the CLI calls (evaluator/client/api.py)
-MESSAGE = "cupboard is briefly unavailable (its database or queue cannot be reached). Nothing was changed; " \
+MESSAGE = "cupboard is briefly unavailable (its database, queue or file storage cannot be reached). Nothing was changed; " \
           f"please try again in {RETRY_AFTER} seconds."
 PAGE = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>cupboard: back in a moment</title>

@@ -101,10 +101,11 @@ class Stack:
         self.url = f"http://127.0.0.1:{port}"
         return self.url
 
-    def start_worker(self, name: str = "worker", **env: str) -> subprocess.Popen:
-        """`celery -A cupboard worker -B` (beat runs the stale sweeper) on the stack's broker."""
-        argv = [str(BIN / "celery"), "-A", "cupboard", "worker", "-B", "--pool=solo", "--without-mingle",
-                "--without-gossip", "-l", "info", "-n", f"{name}-{os.getpid()}@%h",
+    def start_worker(self, name: str = "worker", *, beat: bool = True, **env: str) -> subprocess.Popen:
+        """`celery -A cupboard worker -B` (beat runs the stale sweeper) on the stack's broker;
+        `beat=False` for a second worker (one beat per site)."""
+        argv = [str(BIN / "celery"), "-A", "cupboard", "worker", *(["-B"] if beat else []), "--pool=solo",
+                "--without-mingle", "--without-gossip", "-l", "info", "-n", f"{name}-{os.getpid()}@%h",
                 "--schedule", str(self.folder / f"{name}-beat-schedule")]
         process = self._spawn(name, argv, {**self.env, **env})
         wait_until(lambda: "ready" in self.log(name) or process.poll() is not None, seconds=60,

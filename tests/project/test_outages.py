@@ -1,9 +1,11 @@
-"""Database and broker errors answer 503 with Retry-After, JSON on the API, a short page on
+"""Database, broker and storage (S3 endpoint) errors answer 503 with Retry-After, JSON on the API, a short page on
 the site; an error raised by a middleware (below OutageMiddleware) too. The real thing, a
-stopped PostgreSQL under gunicorn, is tests/e2e/test_database_outage.py."""
+stopped PostgreSQL under gunicorn, is tests/e2e/test_database_outage.py; an S3 endpoint down,
+tests/e2e/test_storage_outage.py."""
 import json
 
 import pytest
+from botocore.exceptions import ConnectTimeoutError, EndpointConnectionError
 from django.core.handlers.exception import convert_exception_to_response
 from django.db import InterfaceError, OperationalError
 from django.test import Client, RequestFactory
@@ -24,7 +26,9 @@ def test_the_api_answers_json_503_when_the_token_cannot_be_looked_up(monkeypatch
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("error", [InterfaceError("connection already closed"), BrokerError("Error 111")])
+@pytest.mark.parametrize("error", [InterfaceError("connection already closed"), BrokerError("Error 111"),
+                                   EndpointConnectionError(endpoint_url="http://s3.internal:9000/cupboard"),
+                                   ConnectTimeoutError(endpoint_url="http://s3.internal:9000/cupboard")])
 def test_a_page_answers_a_short_html_503(monkeypatch, error):
     def broken(*args, **kwargs):
         raise error

@@ -8,6 +8,11 @@ while it works and after each subset, so a long job keeps its claim while its pr
 work of a worker process of this host that no longer exists is taken over at once. The
 sweeper re-queues work whose worker went silent for CUPBOARD_STALE_AFTER seconds and sends
 again a queued submission whose message seems lost (CUPBOARD_RENUDGE_AFTER seconds).
+
+An outage met while scoring (the storage endpoint, or the database, unreachable) is no fault of
+the run: the submission goes back to the queue without spending an attempt, and no message is
+sent at once (it would fail again within the second); the sweeper's resend nudges it after
+CUPBOARD_RENUDGE_AFTER seconds, by when the part is usually back.
 """
 import logging
 from datetime import datetime
@@ -22,6 +27,7 @@ from cupboard.competitions.models import Competition, QrelsRelease
 from cupboard.competitions.selectors import current_qrels_release
 from cupboard.jobs import Claim, JobKind, job_claim, job_sweep
 from cupboard.locking import locked
+from cupboard.outages import OUTAGES
 
 from .models import QueryScores, Score, Submission
 from .scoring_jobs import RunRejected, score_jobs, scoring_processes, subset_jobs
@@ -131,6 +137,12 @@ def _score_claimed(claim: Claim) -> str:
         if changed:
             events.run_finished.send(submission_id=submission_id, status=Submission.Status.REJECTED)
         return "rejected" if changed else "lost-claim"
+    except OUTAGES as error:
+        logger.warning("scoring submission %s waits out an outage: %s: %s", submission_id, type(error).__name__, error)
+        changed = claim.update(status=Submission.Status.QUEUED, attempts=F("attempts") - 1, progress=0,
+                               status_reason=f"Storage or database unreachable ({type(error).__name__}); queued again.",
+                               queued_at=timezone.now())
+        return "queued" if changed else "lost-claim"
     except Exception as error:  # noqa: BLE001 - any other error is the platform's fault: retry, then fail
         logger.exception("scoring submission %s failed (attempt %s)", submission_id, submission.attempts)
         reason = f"Scoring failed on attempt {submission.attempts}: {type(error).__name__}: {error}"

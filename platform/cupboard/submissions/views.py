@@ -1,5 +1,7 @@
 """Submission pages: upload, the live detail page and its status endpoint, run-file download,
 final selection, and organizer actions (grant quota, disqualify, rescore)."""
+import itertools
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -186,7 +188,11 @@ def download(request, pk: int, subset_code: str):
         return refused(request, status=410, code="run-file-removed",
                        message=f"{run_file.original_name} was removed: files of rejected and failed submissions are "
                                f"kept {settings.CUPBOARD_RUN_FILE_RETENTION_DAYS} days.")
-    response = StreamingHttpResponse(uploaded_chunks(run_file), content_type="application/octet-stream")
+    # The first chunk is read here, so storage that cannot be reached answers 503 (outages.py),
+    # not a download cut off after its headers.
+    chunks = uploaded_chunks(run_file)
+    first = next(chunks, b"")
+    response = StreamingHttpResponse(itertools.chain([first], chunks), content_type="application/octet-stream")
     response["Content-Length"] = str(run_file.size)
     response["Content-Disposition"] = content_disposition_header(True, run_file.original_name)
     return response

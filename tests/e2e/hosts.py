@@ -1,0 +1,140 @@
+"""A cupboard site spread over "hosts" that share no disk: the web process (gunicorn) and two
+Celery workers, each with its own CUPBOARD_VAR_DIR and TMPDIR, sharing only PostgreSQL, the
+broker and an S3 bucket (tests/e2e/s3.py). Used by the tests of storage on other machines.
+
+The database is a fresh one beside DATABASE_URL's (`<name>_hosts_<pid>`), dropped at the end.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+import psycopg
+import pytest
+
+from evaluator import synthetic
+from tests.conftest import port_open
+from tests.e2e.s3 import S3Endpoint
+from tests.e2e.stack import Stack, prepared_stack
+from tests.e2e.test_broker_outage import RedisServer
+
+RABBITMQ = "amqp://guest:guest@127.0.0.1:5672//"
+PRODUCTION = {"CUPBOARD_DEBUG": "false", "CUPBOARD_SSL_REDIRECT": "false", "CUPBOARD_SECURE_COOKIES": "false"}
+
+# A session cookie for a user, as a login would leave it (the pages behind login, without a form).
+SESSION = """
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.auth.models import User
+from django.contrib.sessions.backends.db import SessionStore
+
+user = User.objects.get(username={username!r})
+session = SessionStore()
+session[SESSION_KEY], session[BACKEND_SESSION_KEY] = str(user.pk), "django.contrib.auth.backends.ModelBackend"
+session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+session.create()
+print(session.session_key)
+"""
+
+
+@contextmanager
+def fresh_database(suffix: str = "hosts"):
+    """A new empty database on DATABASE_URL's server; yields its URL, drops it afterwards."""
+    base = urlparse(os.environ["DATABASE_URL"])
+    name = f"{base.path.lstrip('/') or 'cupboard'}_{suffix}_{os.getpid()}"  # xdist workers side by side
+    admin = urlunparse(base._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunparse(base._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def host_env(folder: Path, host: str) -> dict[str, str]:
+    """The var dir and temp dir of one host."""
+    var = folder / "hosts" / host
+    (var / "tmp").mkdir(parents=True, exist_ok=True)
+    return {"CUPBOARD_VAR_DIR": str(var), "TMPDIR": str(var / "tmp")}
+
+
+def spread_stack(folder: Path, s3: S3Endpoint, database_url: str, broker_url: str) -> tuple[Stack, dict]:
+    """A migrated stack holding the E2E Cup over the shared parts; manage.py runs as its own host."""
+    shared = {**s3.env(), "DATABASE_URL": database_url, "CELERY_BROKER_URL": broker_url,
+              "SECRET_KEY": "hosts-test-only", **host_env(folder, "manage")}
+    return prepared_stack(folder, **shared)
+
+
+def start_hosts(stack: Stack) -> None:
+    """gunicorn on the web host, worker-a (with the beat) and worker-b, each on its own disk."""
+    stack.start_gunicorn(**PRODUCTION, **host_env(stack.folder, "web"))
+    stack.start_worker("worker-a", **host_env(stack.folder, "worker-a"))
+    stack.start_worker("worker-b", beat=False, **host_env(stack.folder, "worker-b"))
+
+
+def query(database_url: str, sql: str, *params) -> list[tuple]:
+    with psycopg.connect(database_url) as connection:
+        return connection.execute(sql, params).fetchall()
+
+
+def get(url: str, session: str = "") -> tuple[int, bytes]:
+    request = urllib.request.Request(url, headers={"Cookie": f"sessionid={session}"} if session else {})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def files_on_hosts(folder: Path) -> dict[str, bytes]:
+    """Every file under every host's var dir (its temp dir included), by path relative to hosts/."""
+    root = folder / "hosts"
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+def run_bytes_on_hosts(folder: Path, runs: list[bytes]) -> list[str]:
+    """Files on any host that hold a run's bytes (a line of it), or gzip data, or anything left in a temp dir."""
+    found, lines = [], [run.splitlines()[5] for run in runs]
+    for name, data in files_on_hosts(folder).items():
+        if name.split("/")[1] == "tmp" or data[:2] == b"\x1f\x8b" or any(line in data for line in lines):
+            found.append(name)
+    return found
+
+
+def runs(folder, count: int) -> list:
+    return [synthetic.make_run(folder / f"run.r{i}.sw.txt", language="sw", count=30, tag=f"r{i}",
+                               found=0.5 + 0.1 * i)
+            for i in range(count)]
+
+
+def statuses(database_url: str) -> list[str]:
+    return [status for (status,) in query(database_url, "SELECT status FROM submissions_submission ORDER BY id")]
+
+
+def logs(stack) -> str:
+    return "\n".join(f"--- {name}\n{stack.log(name)[-2000:]}" for name in ("server", "worker-a", "worker-b"))
+
+
+@contextmanager
+def own_broker(kind: str, folder: Path):
+    """The broker URL of a test: a redis-server of its own (on a free port, so tests running side
+    by side never take each other's messages), or the machine's RabbitMQ."""
+    if kind == "rabbitmq":
+        if not port_open(5672):
+            pytest.skip("no RabbitMQ on 127.0.0.1:5672")
+        yield RABBITMQ
+        return
+    if not shutil.which("redis-server"):
+        pytest.skip("no redis-server binary")
+    server = RedisServer(folder)
+    server.start()
+    try:
+        yield f"redis://127.0.0.1:{server.port}/0"
+    finally:
+        server.stop()

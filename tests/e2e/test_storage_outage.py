@@ -1,0 +1,75 @@
+"""The S3 endpoint goes down for ~15 s while runs wait to be scored and others are uploaded, on
+the hosts of tests/e2e/hosts.py (gunicorn and two workers, no shared disk): uploads and downloads
+answer 503 with Retry-After and change nothing (no row, no object); the runs accepted before are
+scored once the endpoint is back, without spending their scoring attempts on the outage; an upload
+refused during it is accepted afterwards.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.e2e.hosts import (
+    PRODUCTION,
+    SESSION,
+    fresh_database,
+    get,
+    host_env,
+    logs,
+    own_broker,
+    query,
+    run_bytes_on_hosts,
+    runs,
+    spread_stack,
+    statuses,
+)
+from tests.e2e.s3 import S3Endpoint
+from tests.e2e.stack import api_upload, make_participant, wait_until
+
+pytestmark = [pytest.mark.worker, pytest.mark.postgres, pytest.mark.slow]
+
+OUTAGE = 15  # seconds
+
+
+def test_a_storage_outage_answers_503_and_loses_nothing(tmp_path):
+    with S3Endpoint(tmp_path) as s3, fresh_database() as database_url, own_broker("redis", tmp_path) as broker:
+        stack, files = spread_stack(tmp_path, s3, database_url, broker)
+        with stack:
+            stack.start_gunicorn(**PRODUCTION, **host_env(tmp_path, "web"))
+            token = make_participant(stack)
+            before, during = runs(tmp_path, 3)[:2], runs(tmp_path, 3)[2]
+            pks = []
+            for run in before:  # accepted and stored; no worker runs yet, so they wait in the queue
+                status, answer = api_upload(stack, token, run, method=run.stem)
+                assert status == 201, answer
+                pks.append(answer["id"])
+            objects = s3.objects()
+            session = stack.manage("shell", "-c", SESSION.format(username="cli-user")).split()[-1]
+
+            s3.down()
+            went_down = time.monotonic()
+            stack.start_worker("worker-a", **host_env(tmp_path, "worker-a"))
+            stack.start_worker("worker-b", beat=False, **host_env(tmp_path, "worker-b"))
+
+            status, answer = api_upload(stack, token, during, method=during.stem)
+            assert status == 503 and answer["errors"][0]["code"] == "unavailable", answer
+            status, _ = get(f"{stack.url}/submissions/{pks[0]}/files/sw/", session)
+            assert status == 503  # not a download cut short
+            assert query(database_url, "SELECT count(*) FROM submissions_submission") == [(2,)]
+            assert s3.objects() == objects
+            assert set(statuses(database_url)) <= {"queued", "scoring"}, statuses(database_url)
+
+            time.sleep(max(0.0, OUTAGE - (time.monotonic() - went_down)))
+            s3.up()
+            wait_until(lambda: statuses(database_url) == ["scored"] * 2, seconds=120,
+                       what=f"the runs accepted before the outage to be scored\n{logs(stack)}")
+            assert query(database_url, "SELECT max(attempts) FROM submissions_submission") == [(1,)]
+
+            status, answer = api_upload(stack, token, during, method=during.stem)
+            assert status == 201, answer
+            wait_until(lambda: statuses(database_url) == ["scored"] * 3, seconds=60,
+                       what=f"the run refused during the outage, sent again\n{logs(stack)}")
+            assert "Internal Server Error" not in stack.log("server")
+
+        assert run_bytes_on_hosts(tmp_path, [run.read_bytes() for run in [*before, during]]) == []
