@@ -198,6 +198,8 @@ def rows(w) -> list[Row]:
         Row("submissions:api_status", (a_b,), "GET", team_a(200, 404, anon=401)),
         Row("submissions:select_final", (a_b,), "GET", login(405)),
         Row("submissions:select_final", (a_b,), "POST", team_a(302, 403, anon=302), {"selected": "1"}),
+        Row("submissions:release_consent", (a_b,), "GET", login(405)),
+        Row("submissions:release_consent", (a_b,), "POST", team_a(302, 403, anon=302), {"consent": "1"}),
         Row("submissions:disqualify", (b,), "GET", login(405)),
         Row("submissions:disqualify", (b,), "POST", organizers(302, 403, anon=302), {"reason": "cheating"}),
         Row("submissions:grant", (b,), "GET", login(405)),

@@ -16,6 +16,10 @@ class UploadForm(forms.Form):
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4}))
     paper_url = forms.URLField(required=False, assume_scheme="https")
     code_url = forms.URLField(required=False, assume_scheme="https")
+    release_consent = forms.BooleanField(
+        required=False, label="Release this run in the results archive",
+        help_text="Its run files go in the phase's public results archive after the reveal; you can change "
+                  "this until then.")
     is_baseline = forms.BooleanField(required=False, label="Upload as a public baseline (organizers)")
 
     def __init__(self, *args, subsets=(), organizer=False, metadata_fields: Sequence[MetadataField] = (), **kwargs):

@@ -68,6 +68,9 @@ class Submission(models.Model):
                                       on_delete=models.SET_NULL, related_name="+",
                                       help_text="The judgments its scores come from")
     selected_for_final = models.BooleanField(default=False)
+    release_consent = models.BooleanField(
+        default=False, help_text="The team agrees to this run being in the phase's results archive "
+                                 "(leaderboards/archive.py); changeable until the reveal (`consent_fixed_at`)")
     disqualified = models.BooleanField(default=False)
     disqualified_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -231,3 +234,10 @@ class Verification(models.Model):
     @property
     def percent(self) -> int:
         return 100 if not self.total else self.done * 100 // self.total
+
+
+def consent_fixed_at(phase):
+    """When a run's release consent stops changing: the phase's reveal (its results are then
+    public, and the archive may be built from them), or its close when it has none."""
+    return phase.reveal_at or phase.closes_at
+

@@ -25,7 +25,7 @@ from evaluator.io.naming import subset_from_filename
 from evaluator.records import Problem
 
 from .errors import SubmissionRefused
-from .models import RunFile, Submission
+from .models import RunFile, Submission, consent_fixed_at
 from .quota import quota_check
 from .runfiles import SpooledFile, packed, read_run_file, read_topics_of, run_file_store, spool, spool_folder, wrong_language_hint
 from .selectors import duplicate_submission
@@ -168,7 +168,8 @@ def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_
 
 def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser, files: list, method_name: str,
                       description: str = "", paper_url: str = "", code_url: str = "",
-                      is_baseline: bool = False, metadata: dict | None = None) -> Submission:
+                      is_baseline: bool = False, metadata: dict | None = None,
+                      release_consent: bool = False) -> Submission:
     """Accept a set of run files (one per subset) as a queued submission, or refuse with a reason.
 
     `files` is a non-empty list of (uploaded file, subset code or None); the fields come checked
@@ -194,7 +195,7 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
             submission = _create_rows(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now,
                                       fields={"method_name": method_name, "description": description,
                                               "paper_url": paper_url, "code_url": code_url,
-                                              "metadata": metadata},
+                                              "metadata": metadata, "release_consent": release_consent},
                                       files=list(zip(spooled, subsets, reports, strict=True)), stored=stored)
     return submission
 
@@ -230,6 +231,21 @@ def submission_select_final(*, submission: Submission, user: AbstractBaseUser, s
     submission.selected_for_final = selected
     # Only this team's counted submission can change: its row, after commit (cupboard/flows/run_standing.py).
     events.run_standing_changed.send(submission=submission)
+    return submission
+
+
+def submission_release_consent(*, submission: Submission, user: AbstractBaseUser, consent: bool) -> Submission:
+    """Give or withdraw the team's consent to this run being in the results archive; a member's
+    choice, until the phase's reveal (`consent_fixed_at`), then fixed for good."""
+    team = submission.team
+    if team is None or not Membership.objects.filter(team=team, user=user).exists():
+        raise SubmissionRefused("Only the team's members can choose whether its run is released.", code="not_member")
+    fixed_at = consent_fixed_at(submission.phase)
+    if timezone.now() >= fixed_at:
+        raise SubmissionRefused(f"The results of {submission.phase.name} were revealed on {fixed_at:%Y-%m-%d %H:%M} "
+                                f"UTC; whether this run is released can no longer change.", code="consent_fixed")
+    Submission.objects.filter(pk=submission.pk).update(release_consent=consent)
+    submission.release_consent = consent
     return submission
 
 

@@ -16,6 +16,7 @@ urlpatterns = [
     path("submissions/<int:pk>/per-topic.csv", views_per_topic.per_topic_csv, name="per_topic_csv"),
     path("submissions/<int:pk>/files/<str:subset_code>/", views.download, name="download"),
     path("submissions/<int:pk>/final/", views.select_final, name="select_final"),
+    path("submissions/<int:pk>/release/", views.release_consent, name="release_consent"),
     path("submissions/<int:pk>/disqualify/", views.disqualify, name="disqualify"),
     path("submissions/<int:pk>/grant/", views.grant, name="grant"),
     # The JSON API's routes are the contract's, which the CLI calls (evaluator/client/api.py).

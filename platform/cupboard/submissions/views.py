@@ -24,12 +24,18 @@ from .comparison import TRIALS, can_compare, comparable_submissions, comparison_
 from .coverage import incomplete, run_files_coverage
 from .errors import SubmissionRefused
 from .forms import DisqualifyForm, GrantForm, HybridForm, TeamGrantForm, UploadForm
-from .models import Submission
+from .models import Submission, consent_fixed_at
 from .queue import queue_place
 from .quota import quota_grant, quota_status, upload_blocked
 from .runfiles import uploaded_chunks
 from .selectors import score_tables, status_payload, team_submissions, visible_run_files
-from .services import phase_rescore, submission_create, submission_disqualify, submission_select_final
+from .services import (
+    phase_rescore,
+    submission_create,
+    submission_disqualify,
+    submission_release_consent,
+    submission_select_final,
+)
 from .topic_reports import has_report
 from .views_manage import grant_page
 
@@ -70,7 +76,8 @@ def upload(request, competition_slug: str, phase_slug: str):
                 phase=phase, team=team, user=request.user, files=form.file_pairs(),
                 method_name=form.cleaned_data["method_name"], description=form.cleaned_data["description"],
                 paper_url=form.cleaned_data["paper_url"], code_url=form.cleaned_data["code_url"],
-                is_baseline=form.cleaned_data.get("is_baseline", False), metadata=form.cleaned_data["metadata"])
+                is_baseline=form.cleaned_data.get("is_baseline", False), metadata=form.cleaned_data["metadata"],
+                release_consent=form.cleaned_data["release_consent"])
         except SubmissionRefused as error:
             refusal = error
         else:
@@ -132,6 +139,7 @@ def detail(request, pk: int):
         "is_member": viewer.is_member(submission.team), "organizer": viewer.is_organizer,
         "grant_form": GrantForm(), "disqualify_form": DisqualifyForm(),
         "phase_open": submission.phase.is_open(viewer.now),
+        "consent_open": viewer.now < consent_fixed_at(submission.phase),
         "comparable": comparable_submissions(viewer, submission),
         "per_topic": has_report(viewer, submission),
         "metadata": metadata_shown(metadata_fields(competition), submission.metadata),
@@ -198,15 +206,30 @@ def download(request, pk: int, subset_code: str):
     return response
 
 
-@login_required
-@require_POST
-def select_final(request, pk: int):
+def _team_choice(request, pk: int, field: str, choose) -> HttpResponse:
+    """A team member's yes/no about one of its runs (`choose(submission, yes)`, yes when the
+    form's `field` is "1"), then back to the run's page, with the reason if refused."""
     _, submission = _get_submission_for_user(request, pk)
     try:
-        submission_select_final(submission=submission, user=request.user, selected=request.POST.get("selected") == "1")
+        choose(submission, request.POST.get(field) == "1")
     except SubmissionRefused as error:
         messages.error(request, error.message)
     return redirect(submission)
+
+
+@login_required
+@require_POST
+def select_final(request, pk: int):
+    return _team_choice(request, pk, "selected", lambda submission, yes: submission_select_final(
+        submission=submission, user=request.user, selected=yes))
+
+
+@login_required
+@require_POST
+def release_consent(request, pk: int):
+    """Give or withdraw the team's consent to the run being in the results archive (until the reveal)."""
+    return _team_choice(request, pk, "consent", lambda submission, yes: submission_release_consent(
+        submission=submission, user=request.user, consent=yes))
 
 
 @login_required
