@@ -260,6 +260,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "cupboard.submissions.tasks.sweep_verifications",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
     },
+    "sweep-stale-results-archives": {
+        "task": "cupboard.leaderboards.tasks.sweep_results_archives",
+        "schedule": float(CUPBOARD_SWEEP_INTERVAL),
+    },
     # Commitments at a competition's start and reveals happen by the clock; this only
     # writes their public audit events on time (pages only read).
     "publish-due-events": {

@@ -8,6 +8,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.core import mail
 from django.core.management import call_command
 from django.test import TestCase
+from django.utils import timezone
 
 from cupboard.competitions.models import Competition, TopicSet
 from cupboard.demo.plan import COMPETITIONS, PASSWORD, TEAMS
@@ -41,12 +42,33 @@ class LoadDemoTests(TestCase):
         for competition in Competition.objects.all():
             for phase in competition.phases.all():
                 rows = LeaderboardRow.objects.filter(phase=phase)
-                if not phase.is_open():
+                if phase.opens_at > timezone.now():  # not open yet (a finished phase keeps its rows)
                     self.assertFalse(rows.exists(), phase)
                     continue
                 self.assertEqual(rows.filter(is_baseline=False).count(), len(TEAMS), phase)
                 self.assertEqual(rows.filter(is_baseline=True).count(), 3, phase)
                 self.assertFalse(Submission.objects.filter(phase=phase).exclude(status="scored").exists(), phase)
+
+    def test_dureader_s_final_phase_is_finished_with_its_tables_and_archive(self):
+        import io
+        import zipfile
+
+        from cupboard.demo.plan import RELEASING
+        from cupboard.leaderboards.models import FrozenSnapshot, ResultsArchive
+        from cupboard.leaderboards.paper_tables import paper_table
+
+        phase = Competition.objects.get(slug="dureader-retrieval").phases.get(is_final=True)
+        self.assertTrue(phase.is_revealed() and not phase.is_open())
+        snapshot = FrozenSnapshot.objects.get(phase=phase)
+        self.assertIn("†", paper_table(snapshot, table="averages", fmt="md", metadata=[]))
+        archive = ResultsArchive.objects.get(phase=phase, status="done")
+        with archive.file.open("rb") as stored:
+            names = zipfile.ZipFile(io.BytesIO(stored.read())).namelist()
+        teams = {name.split("/")[1] for name in names if name.startswith("runs/") and name.count("/") > 2}
+        self.assertEqual(teams, {*RELEASING, "baselines"})
+        self.assertEqual(archive.runs, len(RELEASING) + 3)
+        page = self.client.get(f"/c/dureader-retrieval/{phase.slug}/results/").content.decode()
+        self.assertIn(archive.sha256, page)
 
     def test_it_gives_teams_different_scores(self):
         phase = Competition.objects.get(slug="miracl-wsdm-cup").phases.get(slug="dev")

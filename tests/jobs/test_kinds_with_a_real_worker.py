@@ -23,6 +23,7 @@ from django.db.models import Q
 from cupboard.celery import app
 from cupboard.jobs import JobKind, job_send
 from cupboard.judging.pools import POOL_EXPORT, pool_export_create
+from cupboard.leaderboards.archive import RESULTS_ARCHIVE
 from cupboard.notifications.models import Notification
 from cupboard.notifications.services import NOTIFICATION
 from cupboard.submissions.models import Verification
@@ -81,11 +82,32 @@ def _pool_export(request) -> int:
     return pool_export_create(phase=scene.dev, actor=scene.organizer, depth=3).pk
 
 
+def _results_archive(request) -> int:
+    """An archive of Test B, its results frozen as at its reveal (a released run in it)."""
+    from datetime import timedelta
+
+    from cupboard.leaderboards.archive import results_archive_create
+    from cupboard.leaderboards.services import leaderboard_refresh
+    from cupboard.leaderboards.snapshots import snapshot_freeze
+    from tests.factories import make_qrels_release
+    from tests.submissions.conftest import JUDGMENTS
+
+    world = request.getfixturevalue("world")
+    make_qrels_release(world.test_b, JUDGMENTS)
+    submission = submission_create(phase=world.test_b, team=world.team_a, user=world.participant, method_name="BM25",
+                                   files=[(upload("run.sw.txt", good_sw()), None)], release_consent=True)
+    assert submission_score(submission_id=submission.pk) == "scored"
+    leaderboard_refresh(phase=world.test_b)
+    assert snapshot_freeze(phase=world.test_b, now=world.test_b.reveal_at + timedelta(seconds=1)) is not None
+    return results_archive_create(phase=world.test_b, actor=world.organizer).pk
+
+
 CASES = {
     "scoring": Case(SCORING, _submission, Q(status="scored")),
     "pool export": Case(POOL_EXPORT, _pool_export, Q(status="done")),
     "verification": Case(VERIFICATION, _verification, Q(status="passed")),
     "notification": Case(NOTIFICATION, _mail, Q(sent_at__isnull=False)),
+    "results archive": Case(RESULTS_ARCHIVE, _results_archive, Q(status="done")),
 }
 
 

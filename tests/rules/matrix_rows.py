@@ -251,6 +251,15 @@ def rows(w) -> list[Row]:
         Row("leaderboards:official_csv", ("cup", "test-b"), "GET", official(w.test_b)),
         Row("leaderboards:official_json", ("cup", "test-b"), "GET", official(w.test_b)),
         Row("leaderboards:official_csv", ("cup", "dev"), "GET", every(404)),  # not a final phase
+        # The results page and the paper's tables: from the frozen results, so as they are.
+        Row("leaderboards:results", ("cup", "test-b"), "GET", official(w.test_b)),
+        Row("leaderboards:results", ("cup", "dev"), "GET", every(404)),  # not a final phase
+        Row("leaderboards:paper_table", ("cup", "test-b", "averages", "tex"), "GET", official(w.test_b)),
+        Row("leaderboards:paper_table", ("cup", "test-b", "languages", "md"), "GET", official(w.test_b)),
+        Row("leaderboards:archive_build", ("cup", "test-b"), "GET", login(405)),
+        Row("leaderboards:archive_build", ("cup", "test-b"), "POST", organizers(302, 403, anon=302)),
+        # No archive is built in the rules world: tests/leaderboards/test_results_archive.py serves one.
+        Row("leaderboards:archive_download", ("cup", "test-b", 1), "GET", every(404)),
         # A run-metadata filter (?meta_<name>=) changes which rows, never who sees the board.
         Row("leaderboards:phase", ("cup", "dev"), "GET", every(200), {"meta_zero_shot": "yes"}),
         Row("leaderboards:phase", ("cup", "test-b"), "GET", every(200), {"meta_zero_shot": "yes"}),

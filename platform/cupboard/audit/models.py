@@ -27,6 +27,7 @@ class AuditEvent(models.Model):
         TEAMS_MESSAGED = "teams_messaged"
         VERIFIED = "verified"
         RESULTS_FROZEN = "results_frozen"
+        RESULTS_ARCHIVED = "results_archived"
 
     # Team changes, listed on the organizers' teams page.
     TEAM_ACTIONS = (Action.TEAM_CREATED, Action.TEAM_JOINED, Action.TEAM_LEFT, Action.TEAM_MEMBER_REMOVED,

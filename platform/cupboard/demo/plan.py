@@ -44,6 +44,8 @@ TEAMS = (
              ("mDPR fine-tuned on MIRACL train", "mDPR + hard negatives", "mDPR + hard negatives v2")),
     TeamPlan("Tidepool", ("gus",), 0.40, ("SPLADE baseline", "SPLADE + query translation", "SPLADE v2")),
 )
+# Teams that tick "release this run in the results archive" on every run (the others do not).
+RELEASING = ("Lighthouse", "Polyglots")
 # Baselines the organizer adds to every phase: (name, run tag, quality, spread across subsets).
 BASELINES = (("BM25", "bm25", 0.42, 0.15), ("mDPR", "mdpr", 0.46, 0.15))
 
@@ -92,6 +94,7 @@ class CompetitionPlan:
     overrides: dict = field(default_factory=dict)  # top-level keys replacing the file's
     surprise_in: timedelta | None = None  # reveal the surprise group this long after loading
     judging_phase: str | None = None  # play the judging cycle on this phase (demo/judging.py)
+    results_published: bool = False  # its final phase ends and is revealed at the load (demo/results.py)
 
     @property
     def path(self) -> Path:
@@ -140,7 +143,7 @@ COMPETITIONS = (
                     last_deadline_in=timedelta(days=21)),
     CompetitionPlan("dureader-retrieval.yaml", "synthetic",
                     {"dev": PhaseSlice(0.0, 0.5, 100), "test": PhaseSlice(0.5, 1.0, 100)}, seed=4,
-                    depth=50, synthetic_count=60, last_deadline_in=timedelta(days=21)),
+                    depth=50, synthetic_count=60, last_deadline_in=timedelta(days=21), results_published=True),
     CompetitionPlan("clirmatrix.yaml", "synthetic", {"test": PhaseSlice(0.0, 1.0, 100)}, seed=5,
                     depth=20, synthetic_count=12, max_label=6, last_deadline_in=timedelta(days=21)),
     CompetitionPlan("lareqa.yaml", "synthetic", {"test": PhaseSlice(0.0, 1.0, 100)}, seed=6,

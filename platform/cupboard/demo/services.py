@@ -46,10 +46,12 @@ from .plan import (
     METHOD_METADATA,
     ORGANIZER,
     PASSWORD,
+    RELEASING,
     TEAMS,
     CompetitionPlan,
     TeamPlan,
 )
+from .results import demo_results_publish
 from .runs import RunSpec, demo_runs
 from .timeline import phase_setup_backdate, phase_timeline_spread, team_formed_backdate
 
@@ -100,6 +102,8 @@ def demo_load(*, data_dir: Path | None = sources.SHARED_DATA, scale: float = 1.0
                                seed=plan.seed, log=log)
             demo_assessment(phase=competition.phases.get(slug=plan.judging_phase), organizer=users[ORGANIZER],
                             assessors=[users[a] for a in ASSESSORS], seed=plan.seed, log=log)
+        if plan.results_published:
+            demo_results_publish(competition=competition, organizer=users[ORGANIZER], log=log)
         loaded.append(competition.slug)
         log(f"{competition.slug}: done in {time.monotonic() - started:.1f} s")
     return loaded
@@ -184,7 +188,8 @@ def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict
         files = _files(next(made), system=f"{team.slug}-{number + 1}", phase=phase)
         submission = _scored(submission_create(phase=phase, team=team, user=users[team_plan.members[-1]],
                                                files=files, method_name=team_plan.methods[number],
-                                               metadata=_metadata(phase, team_plan.methods[number])))
+                                               metadata=_metadata(phase, team_plan.methods[number]),
+                                               release_consent=team_plan.name in RELEASING))
         if phase.ranking == Phase.Ranking.SELECTED and number == per_team - 1:
             submission_select_final(submission=submission, user=users[team_plan.members[0]], selected=True)
     phase_timeline_spread(phase=phase, since=since, now=timezone.now())

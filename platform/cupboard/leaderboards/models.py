@@ -1,5 +1,8 @@
 """Precomputed leaderboards: rebuilt when scores change, read on every request."""
+from django.conf import settings
 from django.db import models
+
+from cupboard.competitions.models import private_storage
 
 
 class LeaderboardRow(models.Model):
@@ -92,3 +95,48 @@ class FrozenSnapshot(models.Model):
         if self.pk is not None:
             raise ValueError("a frozen snapshot is never changed")
         super().save(*args, **kwargs)
+
+
+class ResultsArchive(models.Model):
+    """One build of a final phase's results archive (leaderboards/archive.py): a zip of its
+    qrels versions, topics, released runs, official results, paper tables and a manifest of
+    SHA-256s. Numbered per phase; a done archive is never changed, so its number, address
+    and hash can be cited. Built by a worker (a job kind of cupboard.jobs)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        BUILDING = "building"
+        DONE = "done"
+        FAILED = "failed"
+
+    phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="results_archives")
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    status_reason = models.TextField(blank=True)
+    progress = models.PositiveSmallIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="When its builder last said it is alive")
+    # The job engine's columns (cupboard.jobs): the claim's instant is its fencing token.
+    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it")
+    claimed_by = models.CharField(max_length=255, blank=True, help_text="host:pid of the worker that last took it")
+    queued_at = models.DateTimeField(null=True, blank=True, help_text="When a build message was last sent")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    file = models.FileField(storage=private_storage, upload_to="archives/%Y/", blank=True)
+    size = models.PositiveBigIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True, help_text="Of the zip; in the public audit log")
+    manifest_sha256 = models.CharField(max_length=64, blank=True, help_text="Of its MANIFEST.sha256")
+    files = models.PositiveIntegerField(default=0, help_text="Files listed in the manifest")
+    runs = models.PositiveIntegerField(default=0, help_text="Runs released in it")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["phase", "-number"]
+        constraints = [models.UniqueConstraint(fields=["phase", "number"], name="unique_results_archive_number")]
+
+    def __str__(self):
+        return f"{self.phase} results archive v{self.number}"
+
+    @property
+    def filename(self) -> str:
+        return f"{self.phase.competition.slug}-{self.phase.slug}-results-v{self.number}.zip"

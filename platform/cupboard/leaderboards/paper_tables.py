@@ -58,6 +58,12 @@ class Table:
     best: list[list[bool]]        # per row and cell, the column's best value
     notes: list[str]
 
+    @property
+    def cells(self) -> list[list[tuple[str, str, bool]]]:
+        """(text, marks as symbols, best) of each cell, row by row: the page's preview."""
+        return [[(text, "".join(mark(k, "md") for k in m), b) for text, m, b in zip(row, marks, best, strict=True)]
+                for row, marks, best in zip(self.rows, self.marks, self.best, strict=True)]
+
 
 def _metadata_fields(data: dict, names: list[str]) -> list[dict]:
     fields = {f["name"]: f for f in data.get("metadata_fields", [])}

@@ -1,5 +1,6 @@
 """Celery tasks: thin wrappers that import their service inside the body."""
 from celery import shared_task
+from django.conf import settings
 
 
 @shared_task(ignore_result=True)
@@ -28,3 +29,19 @@ def refresh_stale_leaderboards() -> list[int]:
         leaderboard_refresh(phase=phase)
         refreshed.append(phase.pk)
     return refreshed
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True,
+             soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT, time_limit=settings.CELERY_TASK_TIME_LIMIT)
+def build_results_archive(archive_id: int) -> str:
+    from .archive import results_archive_build
+
+    return results_archive_build(archive_id=archive_id)
+
+
+@shared_task(ignore_result=True)
+def sweep_results_archives() -> dict:
+    """Run by beat every CUPBOARD_SWEEP_INTERVAL seconds (cupboard.jobs: the stale sweep)."""
+    from .archive import results_archives_sweep
+
+    return results_archives_sweep()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_history
+from . import views, views_history, views_results
 
 # Under the competition's root, c/<slug>/, as all its pages are; the old leaderboards/<slug>/...
 # addresses answer a permanent redirect here (cupboard/urls.py).
@@ -13,6 +13,13 @@ urlpatterns = [
     path("c/<slug:slug>/<slug:phase_slug>/leaderboard/history/", views_history.history, name="history"),
     path("c/<slug:slug>/<slug:phase_slug>/official.csv", views_history.official_csv, name="official_csv"),
     path("c/<slug:slug>/<slug:phase_slug>/official.json", views_history.official_json, name="official_json"),
+    path("c/<slug:slug>/<slug:phase_slug>/results/", views_results.results, name="results"),
+    path("c/<slug:slug>/<slug:phase_slug>/results/archive/", views_results.archive_build, name="archive_build"),
+    # Before the tables' route, which would read archive-1.zip as a table named archive-1.
+    path("c/<slug:slug>/<slug:phase_slug>/results/archive-<int:number>.zip", views_results.archive_download,
+         name="archive_download"),
+    path("c/<slug:slug>/<slug:phase_slug>/results/<slug:table>.<slug:fmt>", views_results.table_download,
+         name="paper_table"),
 ]
 
 # Where these pages were before they moved under c/<slug>/: name -> old route.
