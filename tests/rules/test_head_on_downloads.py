@@ -22,7 +22,7 @@ DOWNLOADS = {
     "submissions:download", "judging:pool_zip", "judging:pool_tsv", "competitions:manage_export",
     "competitions:manage_runs", "leaderboards:export_csv", "leaderboards:export_json",
     "leaderboards:official_csv", "leaderboards:official_json", "submissions:per_topic_csv",
-    "competitions:manage_per_topic", "competitions:definition_download",
+    "competitions:manage_per_topic", "competitions:definition_download", "leaderboards:paper_table",
 }
 
 
