@@ -146,27 +146,36 @@ def adjusted(p_values: ArrayLike, correction: str) -> np.ndarray:
     raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, not {correction!r}")
 
 
-def against_baseline(runs: Sequence[Mapping[str, float] | None], baseline: Mapping[str, float], *,
-                     test: str = "randomization", correction: str = "holm", trials: int = 10_000,
-                     seed: int = 0) -> list[float | None]:
-    """Adjusted two-sided p of each run against one baseline, over per-query values {qid: value}
-    (None: a run not compared, whose p is None). The runs compared with the baseline are one
-    family, corrected together (`adjusted`), as a paper's "significantly better than BM25"
+def against_baselines(runs: Sequence[Mapping[str, float] | None], baselines: Sequence[Mapping[str, float] | None], *,
+                      test: str = "randomization", correction: str = "holm", trials: int = 10_000,
+                      seed: int = 0) -> list[list[float | None]]:
+    """p[k][i]: the adjusted two-sided p of run i against baseline k, over per-query values
+    {qid: value}, every run and baseline holding the same queries in the same order (None: a
+    run or baseline not compared, whose p is None). The runs compared with one baseline are
+    one family, corrected together (`adjusted`), as a paper's "significantly better than BM25"
     marks are. Each p is the one `randomization_test(run, baseline, trials=, seed=)` or
-    `paired_t_test` gives for the pair: the randomization test's signs depend on the number of
-    queries and the seed only, so one draw serves every run, as `flipped_sums` shares them."""
+    `paired_t_test` gives for the pair: the randomization test's signs depend only on the
+    number of queries and the seed, so one draw serves every pair (a flipped sum of a - b is
+    that of a minus that of b, as `flipped_sums` says)."""
     present = [i for i, run in enumerate(runs) if run is not None]
-    p = np.ones(len(present))
-    if present and test == "randomization":
-        diffs = np.vstack([_paired(cast(Mapping[str, float], runs[i]), baseline) for i in present])
-        n = diffs.shape[1]
-        flipped = flipped_sums(diffs / n, trials=trials, rng=np.random.default_rng(seed))
-        p = randomization_p(flipped, diffs.sum(axis=1) / n)
-    elif present and test == "t-test":
-        p = np.array([paired_t_test(cast(Mapping[str, float], runs[i]), baseline).p_value for i in present])
-    elif present:
+    found: list[list[float | None]] = [[None] * len(runs) for _ in baselines]
+    if not present or all(b is None for b in baselines):
+        return found
+    if test not in ("randomization", "t-test"):
         raise ValueError(f"test must be randomization or t-test, not {test!r}")
-    found: list[float | None] = [None] * len(runs)
-    for i, value in zip(present, adjusted(p, correction), strict=True):
-        found[i] = float(value)
+    systems = [cast(Mapping[str, float], runs[i]) for i in present] + [b for b in baselines if b is not None]
+    qids = list(systems[0])
+    if any(list(s) != qids for s in systems):
+        raise ValueError("the runs and baselines must hold the same queries in the same order")
+    values = np.array([[s[q] for q in qids] for s in systems])
+    n, where = len(qids), {b: len(present) + j for j, b in enumerate(k for k, b in enumerate(baselines) if b is not None)}
+    flipped = flipped_sums(values / n, trials=trials, rng=np.random.default_rng(seed)) if test == "randomization" else None
+    for k, row in where.items():
+        if flipped is not None:
+            p = randomization_p(flipped[:, :len(present)] - flipped[:, row:row + 1],
+                                (values[:len(present)].sum(axis=1) - values[row].sum()) / n)
+        else:
+            p = np.array([paired_t_test(systems[i], systems[row]).p_value for i in range(len(present))])
+        for i, value in zip(present, adjusted(p, correction), strict=True):
+            found[k][i] = float(value)
     return found

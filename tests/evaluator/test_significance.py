@@ -79,3 +79,22 @@ def test_it_pairs_every_system_with_one_set_of_signs():
     diff = flipped_sums(values[:1] - values[1:2], trials=300, rng=np.random.default_rng(2))
     assert flipped[:, 0] - flipped[:, 1] == pytest.approx(diff[:, 0])
     assert flipped.shape == (300, 3)
+
+
+def test_against_baselines_gives_each_pair_s_own_test_corrected_per_baseline():
+    from evaluator.significance import adjusted, against_baselines, paired_t_test, randomization_test
+
+    rng = np.random.default_rng(7)
+    base = rng.random(40)
+    runs = [{f"q{i}": float(v) for i, v in enumerate(base + shift + rng.normal(0, 0.05, 40))}
+            for shift in (0.0, 0.03, 0.2)]
+    baselines = [{f"q{i}": float(v) for i, v in enumerate(base)}, None, runs[1]]
+    for test, one in (("randomization", lambda a, b: randomization_test(a, b, trials=2_000, seed=3)),
+                      ("t-test", paired_t_test)):
+        found = against_baselines([runs[0], None, runs[2]], baselines, test=test, trials=2_000, seed=3)
+        assert found[1] == [None, None, None]
+        for k in (0, 2):
+            p = adjusted([one(runs[0], baselines[k]).p_value, one(runs[2], baselines[k]).p_value], "holm")
+            assert found[k][1] is None and found[k][0] == pytest.approx(p[0], abs=1e-12)
+            assert found[k][2] == pytest.approx(p[1], abs=1e-12)
+        assert found[0][2] < 0.05 < found[0][0]

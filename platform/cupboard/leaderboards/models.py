@@ -97,6 +97,20 @@ class FrozenSnapshot(models.Model):
         super().save(*args, **kwargs)
 
 
+class SnapshotMarks(models.Model):
+    """The paper tables' marks of a frozen snapshot (leaderboards/paper_marks.py): a function
+    of the snapshot alone, computed once (by the beat task after the freeze, or the first
+    request) and kept, since testing every run against every baseline takes seconds.
+    `marks`: {row index: {column: [k-th baseline, ...]}}."""
+
+    snapshot = models.OneToOneField(FrozenSnapshot, on_delete=models.CASCADE, related_name="marks")
+    marks = models.JSONField(default=dict)
+    computed_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"marks of {self.snapshot}"
+
+
 class ResultsArchive(models.Model):
     """One build of a final phase's results archive (leaderboards/archive.py): a zip of its
     qrels versions, topics, released runs, official results, paper tables and a manifest of

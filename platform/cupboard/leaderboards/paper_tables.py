@@ -89,7 +89,7 @@ def _columns(data: dict, table: str) -> list[tuple[str, str, bool]]:
 
 def table_content(snapshot: FrozenSnapshot, *, table: str, metadata: list[str]) -> Table:
     """The table's content from the snapshot's JSON and its frozen per-query values."""
-    from cupboard.leaderboards.paper_marks import baseline_marks
+    from cupboard.leaderboards.paper_marks import snapshot_marks
 
     if table not in TABLES:
         raise TableError(f"no table {table!r}; there are {', '.join(TABLES)}")
@@ -99,7 +99,7 @@ def table_content(snapshot: FrozenSnapshot, *, table: str, metadata: list[str]) 
     metric, decimals = data["primary_metric"], data.get("rounded_to") or 3
     baselines = [i for i, row in enumerate(data["rows"]) if row["baseline"]]
     payload = json.loads(snapshot.per_query) if snapshot.per_query else None
-    found = baseline_marks(payload, baselines) if payload and baselines else {}
+    found = snapshot_marks(snapshot) if payload and baselines else {}
     banded = table == "averages" and data.get("significance")
     header = ["Rank", *(["Band", "Tier"] if banded else []), "Team", "Run", *(f["label"] for f in fields),
               *(heading for _, heading, _ in columns)]

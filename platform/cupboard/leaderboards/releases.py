@@ -19,6 +19,7 @@ def final_results_release_due(*, now: datetime | None = None) -> int:
     from cupboard.submissions.verification import verification_request
 
     from .models import FrozenSnapshot
+    from .paper_marks import snapshot_marks_store
     from .snapshots import snapshot_freeze
 
     now = now or timezone.now()
@@ -29,7 +30,10 @@ def final_results_release_due(*, now: datetime | None = None) -> int:
         if not phase.is_revealed(now):
             continue
         if not FrozenSnapshot.objects.filter(phase=phase).exists():
-            frozen += snapshot_freeze(phase=phase, now=now) is not None
+            snapshot = snapshot_freeze(phase=phase, now=now)
+            if snapshot is not None:
+                frozen += 1
+                snapshot_marks_store(snapshot)  # the paper tables' marks, once, here rather than in a request
         if not phase.verifications.filter(reason=Verification.Reason.REVEAL).exists():
             verification_request(phase=phase, actor=None, reason=Verification.Reason.REVEAL)
     return frozen
