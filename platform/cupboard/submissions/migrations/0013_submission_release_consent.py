@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0011_submission_waiting_since'),
+        ('submissions', '0012_query_scores_seconds'),
     ]
 
     operations = [
