@@ -122,3 +122,25 @@ def test_a_second_request_while_one_is_pending_returns_it(revealed):
         assert results_archive_build(archive_id=first.pk) == "done"
         assert results_archive_build(archive_id=first.pk) == "skipped"  # a duplicate delivery
         assert results_archive_create(phase=revealed.test_b, actor=revealed.organizer).number == 2
+
+
+def test_a_language_still_hidden_at_the_reveal_stays_out(world):
+    """yo's group revealed only after Test B's: nothing of yo in the archive, scores neither."""
+    world.competition.groups.filter(name="surprise").update(reveal_at=world.test_b.reveal_at + timedelta(days=5))
+    make_qrels_release(world.test_b, JUDGMENTS)
+    files = [(upload("run.sw.txt", run_bytes(good_sw(), tag="dense")), None),
+             (upload("run.yo.txt", run_bytes({"1": ["10#2"]}, tag="dense")), None)]
+    submission = submission_create(phase=world.test_b, team=None, user=world.organizer, files=files,
+                                   method_name="bm25", is_baseline=True)
+    submission_score(submission_id=submission.pk)
+    assert submission.scores.filter(subset__code="yo").exists()
+    leaderboard_refresh(phase=world.test_b)
+    world.at_reveal = world.test_b.reveal_at + timedelta(seconds=1)
+    with time_machine.travel(world.at_reveal, tick=False):
+        final_results_release_due()
+    archive = _build(world)
+    with archive.file.open("rb") as stored:
+        zipped = zipfile.ZipFile(io.BytesIO(stored.read()))
+    assert not [n for n in zipped.namelist() if "/yo/" in n]
+    [run] = json.loads(zipped.read("runs/runs.json"))["runs"]
+    assert "yo" not in run["scores"] and "sw" in run["scores"] and [f["subset"] for f in run["files"]] == ["sw"]

@@ -151,7 +151,7 @@ def _members(archive: ResultsArchive, snapshot: FrozenSnapshot, url: str) -> Ite
     for run_file in (RunFile.objects.filter(submission__in=runs, subset__code__in=codes)
                      .select_related("subset").order_by("subset__position")):
         files.setdefault(run_file.submission_id, []).append(run_file)
-    yield "runs/runs.json", _text(_runs_json(runs, files, snapshot))
+    yield "runs/runs.json", _text(_runs_json(runs, files, snapshot, codes))
     for run in runs:
         for run_file in files.get(run.pk, []):
             if run_file.file:
@@ -163,9 +163,12 @@ def _run_path(run: Submission, run_file: RunFile) -> str:
     return f"runs/{owner}/{run.number}-{_safe(run.method_name)}/{run_file.subset.code}/{_safe(run_file.original_name)}"
 
 
-def _runs_json(runs: list[Submission], files: dict[int, list[RunFile]], snapshot: FrozenSnapshot) -> str:
+def _runs_json(runs: list[Submission], files: dict[int, list[RunFile]], snapshot: FrozenSnapshot,
+               codes: list[str]) -> str:
+    """Each run's details; scores of the subsets the frozen results show only (a surprise
+    language still hidden at the reveal stays out, as its files do)."""
     scores: dict[int, dict] = {}
-    for submission_id, code, metric, value in Score.objects.filter(submission__in=runs).values_list(
+    for submission_id, code, metric, value in Score.objects.filter(submission__in=runs, subset__code__in=codes).values_list(
             "submission_id", "subset__code", "metric", "value"):
         scores.setdefault(submission_id, {}).setdefault(code, {})[metric] = value
     return json.dumps({"frozen_at": snapshot.frozen_at, "runs": [{
