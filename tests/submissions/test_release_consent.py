@@ -53,3 +53,13 @@ def test_members_change_it_until_the_reveal_then_it_is_fixed(world):
         assert "Do not release it" not in page
     submission.refresh_from_db()
     assert submission.release_consent is True
+
+
+def test_only_a_clear_yes_gives_consent():
+    from cupboard.submissions.forms import UploadForm
+
+    widget = UploadForm().fields["release_consent"].widget
+    for value, consent in [("on", True), ("1", True), ("true", True), ("Yes", True), ("0", False), ("no", False),
+                           ("false", False), ("", False), ("maybe", False)]:
+        assert widget.value_from_datadict({"release_consent": value}, {}, "release_consent") is consent, value
+    assert widget.value_from_datadict({}, {}, "release_consent") is False

@@ -7,6 +7,15 @@ from cupboard.competitions.forms import MultipleFileField
 from cupboard.competitions.run_metadata import MetadataError, MetadataField, metadata_clean
 
 
+class YesCheckbox(forms.CheckboxInput):
+    """A checkbox that is ticked only by a clear yes (the browser's "on", or 1, true, yes from
+    the API): Django's own reads "0" and "no" as ticked, which would release a run the team
+    meant to keep."""
+
+    def value_from_datadict(self, data, files, name) -> bool:
+        return str(data.get(name, "")).strip().lower() in {"on", "1", "true", "yes"}
+
+
 class UploadForm(forms.Form):
     files = MultipleFileField(help_text="One run file per language, plain or .gz; the language is read from "
                                         "the file name (e.g. run.sw.txt).")
@@ -17,7 +26,7 @@ class UploadForm(forms.Form):
     paper_url = forms.URLField(required=False, assume_scheme="https")
     code_url = forms.URLField(required=False, assume_scheme="https")
     release_consent = forms.BooleanField(
-        required=False, label="Release this run in the results archive",
+        required=False, label="Release this run in the results archive", widget=YesCheckbox,
         help_text="Its run files go in the phase's public results archive after the reveal; you can change "
                   "this until then.")
     is_baseline = forms.BooleanField(required=False, label="Upload as a public baseline (organizers)")
