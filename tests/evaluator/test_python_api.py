@@ -162,3 +162,21 @@ def test_the_command_line_does_not_import_pandas():
                           capture_output=True, text=True, check=True)
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
     assert "evaluator" in imported and "pandas" not in imported
+
+
+def test_the_docs_example_runs_and_says_what_it_gives():
+    """docs/evaluator.md's "From Python" example, run as written from the checkout's root;
+    the aggregates its comment shows are the ones it computes."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "docs" / "evaluator.md").read_text()
+    block = text.split("## From Python", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    with contextlib.chdir(root):
+        exec(compile(block, "docs/evaluator.md", "exec"), namespace)
+    shown = {"nDCG@10": "0.1125", "AP": "0.1002", "R@100": "0.5069"}
+    assert {m: f"{v:.6f}"[:6] for m, v in namespace["results"].aggregates.items()} == shown
+    assert all(f"'{m}': {v}" in block for m, v in shown.items())
+    assert list(namespace["table"].run) == ["mdpr", "hybrid", "mdpr", "hybrid"]
+    assert namespace["table"].p_adjusted.between(0, 1).all()
