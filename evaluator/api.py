@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .inputs import UNLIMITED, QrelsInput, RunInput, qrels_of, run_of
-from .measures import parse_metric, scoring_depth
+from .inputs import QrelsInput, RunInput, qrels_of, run_of
+from .measures import UNLIMITED, parse_metric, scoring_depth
 from .records import Problem, Qrels, SubsetResult
 
 
@@ -32,7 +32,7 @@ class Results:
     def wide(self) -> pd.DataFrame:
         """One row per query, one column per measure (query_id first)."""
         wide = self.per_query.pivot(index="query_id", columns="measure", values="value")
-        wide = wide[list(self.aggregates)].reset_index()
+        wide = wide.reindex(columns=list(self.aggregates)).reset_index()  # reindex: qrels may judge no query
         wide.columns.name = None
         return wide
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypeGuard, Union
 
+from .measures import UNLIMITED
 from .records import InputError, Problem, Qrels, Run
 
 if TYPE_CHECKING:
@@ -24,14 +25,13 @@ RunInput = Union[str, "os.PathLike[str]", Mapping[str, Mapping[str, float]], "pd
 QRELS_COLUMNS = (("query_id", "doc_id", "relevance"), ("qid", "docno", "label"))
 RUN_COLUMNS = (("query_id", "doc_id", "score"), ("qid", "docno", "score"))
 FRAME = "<DataFrame>"  # the "file" a DataFrame's problems are reported under
-UNLIMITED = 2**62  # trec_eval's depth without -M: every document of the run
 
 
 def _error(code: str, message: str, file: str = FRAME) -> InputError:
     return InputError([Problem(code, message, file)])
 
 
-def _is_path(value: Any) -> bool:
+def _is_path(value: object) -> TypeGuard[str | os.PathLike[str]]:
     return isinstance(value, (str, os.PathLike))
 
 
@@ -66,7 +66,7 @@ def qrels_of(qrels: QrelsInput, *, strict: bool = False) -> Qrels:
     if _is_path(qrels):
         from .io.qrels import read_qrels
 
-        return read_qrels(qrels, strict=strict)  # type: ignore[arg-type]
+        return read_qrels(qrels, strict=strict)
     if _is_frame(qrels):
         frame: pd.DataFrame = qrels
         query, doc, label = _columns(frame, QRELS_COLUMNS, "qrels")
@@ -98,7 +98,7 @@ def run_of(run: RunInput, *, depth: int = UNLIMITED, strict: bool = False) -> Ru
     if _is_path(run):
         from .io.runs import read_run
 
-        parsed, report = read_run(run, max_depth=UNLIMITED, keep_depth=depth, strict=strict)  # type: ignore[arg-type]
+        parsed, report = read_run(run, max_depth=UNLIMITED, keep_depth=depth, strict=strict)
         if parsed is None:
             raise InputError(report.errors)
         return parsed

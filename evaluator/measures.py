@@ -205,6 +205,8 @@ def parse_metrics(names: Iterable[str], depth: int) -> dict[str, Metric]:
             raise ValueError(f"{name} looks deeper than the evaluation depth {depth}")
     return metrics
 
+UNLIMITED = 2**62  # trec_eval's depth when -M is not given: every document of the run
+
 
 def scoring_depth(metrics: Iterable[Metric], *, max_depth: int, depth: int | None = None) -> int:
     """How many documents of each query are scored: the one rule of the command line and the platform.

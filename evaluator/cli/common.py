@@ -26,7 +26,6 @@ from .progress import Progress
 
 GENERIC = "generic"
 T = TypeVar("T")
-UNLIMITED = 2**62  # trec_eval's depth when -M is not given: every document of the run
 
 
 @dataclass

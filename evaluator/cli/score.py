@@ -14,11 +14,10 @@ from collections.abc import Callable
 from ..aggregate import MISSING_RULES, group_means
 from ..benchmarks import ALL, Benchmark
 from ..engines.jobs import Job, Outcome, Scoring
-from ..measures import parse_metric, parse_metrics, scoring_depth
+from ..measures import UNLIMITED, parse_metric, parse_metrics, scoring_depth
 from ..records import Problem, SubsetResult
 from ..trec_format import trec_lines
 from .common import (
-    UNLIMITED,
     Inputs,
     add_common,
     add_strict,

@@ -16,6 +16,7 @@ import evaluator
 from evaluator.cli import main
 from evaluator.io.qrels import read_qrels
 from evaluator.io.runs import read_run
+from evaluator.measures import UNLIMITED
 from evaluator.records import InputError
 
 from .test_trec_eval_differential import _parse
@@ -58,7 +59,7 @@ def test_it_equals_trec_eval_on_a_miracl_dev_language(trec_eval, shared_data):
 def _inputs(qrels_path: str, run_path: str) -> dict[str, tuple]:
     """The same qrels and run as a path, dicts, ir_measures' and PyTerrier's DataFrames."""
     judgments = read_qrels(qrels_path).judgments
-    parsed, _ = read_run(run_path, keep_depth=2**62, max_depth=2**62)
+    parsed, _ = read_run(run_path, keep_depth=UNLIMITED, max_depth=UNLIMITED)
     assert parsed is not None
     scored: dict[str, dict[str, float]] = {}
     for q, d, s in zip(parsed.qids, parsed.docids, parsed.scores.tolist(), strict=True):
@@ -96,6 +97,8 @@ def test_it_reads_ids_as_strings_and_keeps_judged_queries_a_run_lacks():
                                                {"query_id": "2", "P@1": 0.0, "RR": 0.0}]
     assert results.aggregates == {"P@1": 0.0, "RR": 0.25}
     assert any(w.code == "queries-not-in-run" for w in results.warnings)
+    empty = evaluator.evaluate({}, run, ["P@1"])  # no judged query: empty frames, trec_eval -c's 0
+    assert empty.per_query.empty and list(empty.wide.columns) == ["query_id", "P@1"] and empty.aggregates == {"P@1": 0}
 
 
 @pytest.mark.parametrize("columns, what", [(["query_id", "doc_id"], "run"), (["qid", "docid", "score"], "run")])
