@@ -183,3 +183,32 @@ def test_the_docs_example_runs_and_says_what_it_gives():
     assert all(f"'{m}': {v}" in block for m, v in shown.items())
     assert list(namespace["table"].run) == ["mdpr", "hybrid", "mdpr", "hybrid"]
     assert namespace["table"].p_adjusted.between(0, 1).all()
+
+
+def test_it_equals_trec_eval_on_seeded_collections_from_frames(trec_eval, tmp_path):
+    """The differential suite's seeded collections (every measure it checks), each given as
+    files and as ir_measures' DataFrames: trec_eval -q prints the queries the run has, and
+    each equals ours (or both refuse); a judged query the run lacks is 0 here, and `all` counts it (-c)."""
+    from .test_trec_eval_differential import reference
+    from .trec_cases import MEASURES as ALL_MEASURES
+    from .trec_cases import generated_case
+
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    for seed in range(40):
+        _, qrels_text, run_text = generated_case(seed)
+        qrels.write_text(qrels_text)
+        run.write_text(run_text)
+        expected = reference(trec_eval, qrels, run)
+        if expected is None:  # trec_eval refuses it: so does the API, with a clear error
+            with pytest.raises(InputError):
+                evaluator.evaluate(qrels, run, ALL_MEASURES)
+            continue
+        results = evaluator.evaluate(qrels, run, ALL_MEASURES)
+        got = {(m, q): v for q, m, v in results.per_query.itertuples(index=False)}
+        got |= {(m, "all"): v for m, v in results.aggregates.items()}
+        wrong = {k: (got.get(k), v) for k, v in expected.items() if abs(got.get(k, float("nan")) - v) > TOLERANCE}
+        assert not wrong, (seed, list(wrong.items())[:3])
+        assert all(v == 0 for k, v in got.items() if k not in expected), seed
+        lines = [fields for line in run_text.splitlines() if (fields := line.split())]
+        frame = pd.DataFrame([(f[0], f[2], float(f[4])) for f in lines], columns=["query_id", "doc_id", "score"])
+        pd.testing.assert_frame_equal(evaluator.evaluate(qrels, frame, ALL_MEASURES).per_query, results.per_query)
