@@ -49,6 +49,7 @@ def site(live_server) -> dict:
         "compare": f"/submissions/{sub}/compare/?with={world.baseline.pk}",
         "team": world.team_a.get_absolute_url(), "profile": "/accounts/profile/",
         "commitments": f"/c/{slug}/commitments/", "audit": f"/c/{slug}/audit/", "mine": f"/c/{slug}/mine/",
+        "api-docs": "/api/docs/",
     }
     organizer_pages = {"organizer": f"/c/{slug}/manage/", "organizer-teams": f"/c/{slug}/manage/teams/",
                        "organizer-message": f"/c/{slug}/manage/teams/message/",

@@ -216,6 +216,10 @@ def rows(w) -> list[Row]:
         Row("submissions:api_definition", ("cup", "nope"), "GET", every(404)),
         Row("submissions:api_definition", ("draft", "dev"), "GET", organizers(200, 404)),
         Row("submissions:api_definition", ("cup", "dev"), "POST", every(405)),
+        # The API's description is public: the OpenAPI document and its page.
+        Row("submissions:api_openapi", (), "GET", every(200)),
+        Row("submissions:api_openapi", (), "POST", every(405)),
+        Row("submissions:api_docs", (), "GET", every(200)),
         Row("submissions:api_upload", ("cup", "dev"), "POST", login(400, anon=401), {"method_name": "x"}),
         Row("submissions:api_upload", ("draft", "dev"), "POST", organizers(400, 404, anon=401),
             {"method_name": "x"}),

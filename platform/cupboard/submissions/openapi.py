@@ -1,0 +1,239 @@
+"""The JSON API's OpenAPI 3.1 document, generated from the code that serves and checks it.
+
+Nothing here restates the API by hand where the code already says it: the paths and their
+parameters come from the contract's routes (evaluator/client/api.py), the upload's fields
+from `ApiUploadForm` (names, required, types, the multipart file fields), the answers'
+properties from the contract's field tuples and the error shape from `contract.error`. What
+the code cannot say (a field's JSON type, a sentence for a reader) is one table below, keyed
+by the contract's names: a field added to the contract without a type here fails to generate
+(tests/submissions/test_openapi.py). Served at /api/openapi.json, rendered at /api/docs/ and
+checked in as docs/openapi.json (`manage.py openapi`; a test fails when that copy is stale).
+"""
+from __future__ import annotations
+
+import re
+
+from django import forms
+
+from cupboard.competitions.forms import MultipleFileField
+from evaluator.client import api as contract
+
+from .forms import ApiUploadForm
+
+VERSION = "1"  # of the API; a breaking change to the contract bumps it
+TOKEN: dict[str, list] = {"token": []}
+NULLABLE_STRING = {"type": ["string", "null"]}
+SCORE_TABLE = {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {
+    "type": ["number", "null"]}}}
+
+# The JSON type of each field the contract names (ANSWER_FIELDS, UPLOAD_ANSWER_FIELDS,
+# ERROR_FIELDS, DEFINITION_FIELDS), with what it means.
+ANSWER_TYPES: dict[str, dict] = {
+    "id": {"type": "integer", "description": "The submission's id: GET its status at /submissions/api/{id}/."},
+    "number": {"type": "integer", "description": "Its number within the team's submissions to the phase."},
+    "status": {"type": "string", "enum": list(contract.STATUSES),
+               "description": f"{', '.join(sorted(contract.DONE))}: no worker moves it further."},
+    "progress": {"type": ["number", "integer", "null"], "description": "Scoring progress, 0 to 100."},
+    "status_reason": {"type": "string", "description": "Why it was rejected or failed, in words."},
+    "scores": {**SCORE_TABLE, "description": "{subset code: {metric: value}}, as far as the caller may see."},
+    "averages": {**SCORE_TABLE, "description": "{average key: {metric: value}}, the board's average columns."},
+    "average_labels": {"type": "object", "additionalProperties": {"type": "string"},
+                       "description": "{average key: label as the site shows it}."},
+    "decimals": {"type": "integer", "description": "How many decimals the site shows."},
+    "shown": {"type": "string", "description": "What the caller sees of the runs now (\"status\": no scores)."},
+    "warnings": {"type": "array", "items": {"type": "string"},
+                 "description": "Which languages leave queries out (they count 0), in words."},
+    "repeat": {"type": "boolean", "description": "These files were already stored as this submission."},
+    "queue": {"type": ["object", "null"], "description": "Its place in the scoring queue and the estimate."},
+    "url": {"type": "string", "format": "uri", "description": "The submission's page."},
+}
+ERROR_TYPES: dict[str, dict] = {
+    "file": {**NULLABLE_STRING, "description": "The run file concerned, if any."},
+    "line": {"type": ["integer", "null"], "description": "Its line, counted from 1."},
+    "column": {"type": ["integer", "null"], "description": "The column on that line."},
+    "code": {"type": "string", "description": "A stable code a script can test (bad_token, throttled, ...)."},
+    "message": {"type": "string", "description": "The problem in words."},
+}
+CODE_NAME = {"type": "object", "required": ["code", "name"],
+             "properties": {"code": {"type": "string"}, "name": {"type": "string"}}}
+DEFINITION_TYPES: dict[str, dict] = {
+    "competition": {"type": "string"}, "phase": {"type": "string"}, "benchmark": {"type": "string"},
+    "subsets": {"type": "array", "items": CODE_NAME, "description": "The subsets the caller may see."},
+    "averages": {"type": "array", "items": {"type": "object", "required": ["key", "label", "subsets"], "properties": {
+        "key": {"type": "string"}, "label": {"type": "string"},
+        "subsets": {"type": "array", "items": {"type": "string"}}}}},
+    "metrics": {"type": "array", "items": {"type": "string"}}, "primary_metric": {"type": "string"},
+    "relevance_level": {"type": "integer"}, "max_run_depth": {"type": "integer"},
+    "scoring_depth": {"type": "integer"},
+    "topic_variants": {"type": "array", "items": CODE_NAME, "description": "The default variant first."},
+    "topics": {"type": "array", "items": {"type": "object", "properties": {
+        "subset": {"type": "string"}, "variant": {"type": "string"}, "name": {"type": "string"},
+        "queries": {"type": "integer"}, "url": {"type": "string", "format": "uri"}}},
+        "description": "The topics files the caller may download."},
+}
+CONVERTERS = {"slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"}, "int": {"type": "integer", "minimum": 0}}
+TRY_LATER = {429: "Too many requests with this token", 503: "The service is briefly unavailable (an outage)"}
+
+
+def openapi_document() -> dict:
+    """The whole document, ready for json.dumps: three operations on the contract's routes."""
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "cupboard JSON API", "version": VERSION,
+                 "description": "Upload runs and read a submission's state with a per-user token; read a "
+                                "phase's definition. Errors come back as data, in one shape."},
+        "paths": {
+            _path(contract.UPLOAD_ROUTE): {"post": _upload()},
+            _path(contract.DEFINITION_ROUTE): {"get": _definition()},
+            _path(contract.STATUS_ROUTE): {"get": _status()},
+        },
+        "components": {
+            "securitySchemes": {"token": {
+                "type": "apiKey", "in": "header", "name": "Authorization",
+                "description": f"`Authorization: {contract.AUTH_SCHEME} <token>` (the CLI reads "
+                               f"${contract.TOKEN_ENV}). A session cookie does not count."}},
+            "schemas": {
+                "Submission": _object(ANSWER_TYPES, contract.ANSWER_FIELDS),
+                "Upload": _object(ANSWER_TYPES, contract.UPLOAD_ANSWER_FIELDS),
+                "Definition": _object(DEFINITION_TYPES, contract.DEFINITION_FIELDS),
+                "Error": {**_object(ERROR_TYPES, contract.ERROR_FIELDS), "additionalProperties": False},
+                "Errors": {"type": "object", "required": ["errors"], "additionalProperties": False, "properties": {
+                    "errors": {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/Error"}}}},
+            },
+        },
+    }
+
+
+def _path(route: str) -> str:
+    """A contract route in OpenAPI's syntax: `api/<int:pk>/` -> `/submissions/api/{pk}/`."""
+    return "/" + contract.MOUNT + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+
+
+def _parameters(route: str) -> list[dict]:
+    return [{"name": name, "in": "path", "required": True, "schema": CONVERTERS[converter or "str"]}
+            for converter, name in re.findall(r"<(?:(\w+):)?(\w+)>", route)]
+
+
+def _object(types: dict[str, dict], fields: tuple[str, ...]) -> dict:
+    """An answer object: every field the contract says clients read is there (more may be)."""
+    return {"type": "object", "required": list(fields), "properties": {name: types[name] for name in fields}}
+
+
+def _answers(ok: dict[int, tuple[str, str]], *, errors: dict[int, str]) -> dict:
+    """{status: response}: `ok` statuses with (description, schema name), the rest the error shape."""
+    answers = {str(code): {"description": text, "content": {"application/json": {"schema": {
+        "$ref": f"#/components/schemas/{schema}"}}}} for code, (text, schema) in ok.items()}
+    for code, text in errors.items():
+        answers[str(code)] = {"description": text, "content": {"application/json": {"schema": {
+            "$ref": "#/components/schemas/Errors"}}}}
+        if code in contract.TRY_LATER:
+            answers[str(code)]["headers"] = {"Retry-After": {"description": "Seconds to wait before trying again",
+                                                             "schema": {"type": "integer"}}}
+    return answers
+
+
+def _upload() -> dict:
+    return {
+        "operationId": "upload", "summary": "Upload run files as a new submission", "security": [TOKEN],
+        "parameters": _parameters(contract.UPLOAD_ROUTE),
+        "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": upload_form_schema()}}},
+        "responses": _answers({201: ("Created: the new submission", "Upload"),
+                               200: ("A repeat: these files are already stored as this submission", "Upload")},
+                              errors={400: "The request or a run file is refused; nothing is stored",
+                                      401: "No valid token", 404: "No such phase the caller may see",
+                                      **TRY_LATER}),
+    }
+
+
+def _definition() -> dict:
+    return {
+        "operationId": "definition", "summary": "A phase's subsets, scoring and topics, as the caller may see them",
+        "security": [TOKEN, {}], "parameters": _parameters(contract.DEFINITION_ROUTE),
+        "responses": _answers({200: ("The phase's definition", "Definition")},
+                              errors={401: "A token was sent but is not valid", 404: "No such phase the caller may see",
+                                      **TRY_LATER}),
+    }
+
+
+def _status() -> dict:
+    return {
+        "operationId": "status", "summary": "A submission's state and the scores the caller may see",
+        "security": [TOKEN], "parameters": _parameters(contract.STATUS_ROUTE),
+        "responses": _answers({200: ("The submission's state", "Submission")},
+                              errors={401: "No valid token", 404: "No such submission, or another team's",
+                                      **TRY_LATER}),
+    }
+
+
+def upload_form_schema() -> dict:
+    """The upload's multipart body, read from the form that validates it: each field's name,
+    type and whether it is required, and the `file_<code>` / `meta_<name>` families."""
+    form = ApiUploadForm(subsets=(), metadata_fields=())
+    properties = {name: _form_field(field) for name, field in form.fields.items()}
+    return {
+        "type": "object", "properties": properties,
+        "required": [name for name, field in form.fields.items() if field.required],
+        "patternProperties": {
+            f"^{contract.FILE_PREFIX}[-a-zA-Z0-9_]+$": {
+                "type": "string", "contentMediaType": "application/octet-stream",
+                "description": f"{contract.FILE_PREFIX}<code>: a run file for the language named."},
+            f"^{contract.META_PREFIX}[-a-zA-Z0-9_]+$": {
+                "type": "string", "description": f"{contract.META_PREFIX}<name>: a value of the competition's "
+                                                 "run metadata (the phase's definition page lists them)."}},
+        "description": f"Send at least one run file, in `{contract.FILES}` or `{contract.FILE_PREFIX}<code>`.",
+    }
+
+
+def _form_field(field: forms.Field) -> dict:
+    """A form field as JSON Schema: files are binary parts, the rest strings as multipart sends them."""
+    file = {"type": "string", "contentMediaType": "application/octet-stream"}
+    if isinstance(field, MultipleFileField):
+        schema: dict = {"type": "array", "items": file}
+    elif isinstance(field, forms.FileField):
+        schema = file
+    elif isinstance(field, forms.URLField):
+        schema = {"type": "string", "format": "uri"}
+    elif isinstance(field, forms.CharField) and field.max_length:
+        schema = {"type": "string", "maxLength": field.max_length}
+    else:
+        schema = {"type": "string"}
+    if field.help_text:
+        schema["description"] = str(field.help_text)
+    return schema
+
+
+def docs_operations(document: dict) -> list[dict]:
+    """The document's operations, flattened for the /api/docs/ page: what a reader scans."""
+    return [{"method": method.upper(), "path": path, "summary": op["summary"],
+             "token": "optional" if {} in op["security"] else "required",
+             "parameters": [(p["name"], _type_of(p["schema"])) for p in op["parameters"]],
+             "fields": _fields(op["requestBody"]["content"]["multipart/form-data"]["schema"])
+             if "requestBody" in op else [],
+             "responses": [(code, answer["description"], answer["content"]["application/json"]["schema"]["$ref"]
+                            .rsplit("/", 1)[1]) for code, answer in sorted(op["responses"].items())]}
+            for path, methods in document["paths"].items() for method, op in methods.items()]
+
+
+def docs_schemas(document: dict) -> list[tuple[str, list]]:
+    """(name, fields) for each answer schema, fields as (name, type, required, description)."""
+    return [(name, _fields(schema)) for name, schema in document["components"]["schemas"].items()]
+
+
+def _fields(schema: dict) -> list[tuple[str, str, bool, str]]:
+    required = set(schema.get("required", ()))
+    named = [(name, _type_of(s), name in required, s.get("description", ""))
+             for name, s in schema.get("properties", {}).items()]
+    return named + [(pattern, _type_of(s), False, s.get("description", ""))
+                    for pattern, s in schema.get("patternProperties", {}).items()]
+
+
+def _type_of(schema: dict) -> str:
+    if "$ref" in schema:
+        return schema["$ref"].rsplit("/", 1)[1]
+    kind = schema.get("type", "any")
+    kind = " or ".join(kind) if isinstance(kind, list) else kind
+    if kind == "array":
+        return f"array of {_type_of(schema['items'])}"
+    if schema.get("contentMediaType"):
+        return "file"
+    return kind + (f" ({schema['format']})" if "format" in schema else "")

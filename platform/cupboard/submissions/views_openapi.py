@@ -1,0 +1,20 @@
+"""The JSON API described: its OpenAPI document, and a page that renders it (no script: CSP)."""
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from .openapi import docs_operations, docs_schemas, openapi_document
+
+
+@require_GET
+def openapi_json(request):
+    """The OpenAPI 3.1 document, generated from the contract and the forms (docs/openapi.json is a copy)."""
+    return JsonResponse(openapi_document(), json_dumps_params={"indent": 2})
+
+
+@require_GET
+def api_docs(request):
+    """The API's reference for people: every operation, its fields and answers, from the same document."""
+    document = openapi_document()
+    return render(request, "submissions/api_docs.html", {
+        "info": document["info"], "operations": docs_operations(document), "schemas": docs_schemas(document)})

@@ -1,0 +1,43 @@
+"""Check an API answer against the OpenAPI document: its status is one the document lists
+for that path and method, and its JSON body matches that answer's schema (jsonschema)."""
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+
+from jsonschema import Draft202012Validator
+
+from cupboard.submissions.openapi import openapi_document
+from evaluator.client import api as contract
+
+
+@cache
+def _document() -> dict:
+    return openapi_document()
+
+
+def _operation(method: str, path: str) -> dict | None:
+    for template, methods in _document()["paths"].items():
+        if re.fullmatch(re.sub(r"\{\w+\}", "[^/]+", template), path):
+            return methods.get(method.lower())
+    return None
+
+
+def check_answer(method: str, path: str, response) -> bool:
+    """Fail when `response` to `method path` is not what the document says; False when the
+    document does not describe that path and method (a page, or a 405)."""
+    if not path.startswith(contract.PREFIX):
+        return False
+    operation = _operation(method, path)
+    if operation is None:
+        return False
+    answer = operation["responses"].get(str(response.status_code))
+    assert answer is not None, f"{method} {path} answered {response.status_code}, which the OpenAPI document omits"
+    if "Retry-After" in answer.get("headers", {}):
+        assert response["Retry-After"].isdigit(), f"{method} {path} {response.status_code} lacks Retry-After"
+    schema = {"$ref": answer["content"]["application/json"]["schema"]["$ref"], "components": _document()["components"]}
+    errors = sorted(Draft202012Validator(schema).iter_errors(json.loads(response.content)), key=str)
+    assert not errors, f"{method} {path} {response.status_code} does not match its schema: {errors[0].message} " \
+                       f"at {list(errors[0].absolute_path)}"
+    return True
