@@ -9,7 +9,7 @@ from django.test import Client
 from tests.factories import make_qrels_release, make_topics
 from tests.personas import build_cast
 
-from .openapi_check import check_answer
+from .openapi_check import check_answer, check_document
 
 QIDS = ["1", "2", "3"]
 # sw: query 1 has relevant docs 10#0 (label 1) and 11#0 (label 2); query 2 has 20#0; query 3 none judged relevant.
@@ -62,3 +62,20 @@ def api_answers_match_the_openapi_document(monkeypatch):
         check_answer(environ["REQUEST_METHOD"], environ["PATH_INFO"], response)
         return response
     monkeypatch.setattr(Client, "request", request)
+
+
+@pytest.fixture(autouse=True)
+def cli_answers_match_the_openapi_document(monkeypatch):
+    """The CLI's side: every answer `python -m evaluator` reads from a live server in these
+    tests (phase definitions, uploads, statuses) is checked against the document too."""
+    from urllib.parse import urlsplit
+
+    from evaluator.cli import phase, submit
+
+    for module in (phase, submit):
+        def call_api(url, token, body=None, *, _original=module.call_api, **kwargs):
+            status, document = _original(url, token, body, **kwargs)
+            if "retry_after" not in document:  # the CLI's own note on a 429/503, not the server's
+                check_document("POST" if body is not None else "GET", urlsplit(url).path, status, document)
+            return status, document
+        monkeypatch.setattr(module, "call_api", call_api)

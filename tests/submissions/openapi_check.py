@@ -27,17 +27,25 @@ def _operation(method: str, path: str) -> dict | None:
 def check_answer(method: str, path: str, response) -> bool:
     """Fail when `response` to `method path` is not what the document says; False when the
     document does not describe that path and method (a page, or a 405)."""
+    retry_after = response.get("Retry-After")
+    return check_document(method, path, response.status_code, json.loads(response.content) if
+                          path.startswith(contract.PREFIX) else None, retry_after=retry_after)
+
+
+def check_document(method: str, path: str, status: int, document, *, retry_after: str | None = "") -> bool:
+    """As `check_answer`, for an answer already read (the CLI's `call_api` gives status and JSON;
+    `retry_after=""`: the caller cannot see headers)."""
     if not path.startswith(contract.PREFIX):
         return False
     operation = _operation(method, path)
     if operation is None:
         return False
-    answer = operation["responses"].get(str(response.status_code))
-    assert answer is not None, f"{method} {path} answered {response.status_code}, which the OpenAPI document omits"
-    if "Retry-After" in answer.get("headers", {}):
-        assert response["Retry-After"].isdigit(), f"{method} {path} {response.status_code} lacks Retry-After"
+    answer = operation["responses"].get(str(status))
+    assert answer is not None, f"{method} {path} answered {status}, which the OpenAPI document omits"
+    if "Retry-After" in answer.get("headers", {}) and retry_after != "":
+        assert (retry_after or "").isdigit(), f"{method} {path} {status} lacks Retry-After"
     schema = {"$ref": answer["content"]["application/json"]["schema"]["$ref"], "components": _document()["components"]}
-    errors = sorted(Draft202012Validator(schema).iter_errors(json.loads(response.content)), key=str)
-    assert not errors, f"{method} {path} {response.status_code} does not match its schema: {errors[0].message} " \
+    errors = sorted(Draft202012Validator(schema).iter_errors(document), key=str)
+    assert not errors, f"{method} {path} {status} does not match its schema: {errors[0].message} " \
                        f"at {list(errors[0].absolute_path)}"
     return True
