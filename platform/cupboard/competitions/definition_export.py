@@ -50,6 +50,8 @@ def definition_data(competition: Competition, *, version: int | None = None, lis
         data["run_metadata"] = [_metadata_field(spec) for spec in fields["run_metadata"]]
     if fields.get("topic_variants"):
         data["topic_variants"] = [{"code": v["code"], "name": v["name"]} for v in fields["topic_variants"]]
+    if fields.get("judging_labels"):
+        data["judging_labels"] = [dict(label) for label in fields["judging_labels"]]
     if fields["significance"] and fields["significance"] != dataclasses.asdict(SignificanceDef()):
         data["significance"] = dict(fields["significance"])
     data |= _structure(data, current, listed=listed)

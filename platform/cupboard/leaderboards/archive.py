@@ -37,6 +37,7 @@ from django.utils import timezone
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, QrelsFile, TopicSet
+from cupboard.locking import locked
 from cupboard.jobs import Claim, JobKind, job_claim, job_enqueue, job_sweep
 from cupboard.leaderboards.archive_text import bibtex, readme
 from cupboard.leaderboards.models import FrozenSnapshot, ResultsArchive
@@ -79,7 +80,7 @@ def results_archive_create(*, phase: Phase, actor) -> ResultsArchive:
     if not FrozenSnapshot.objects.filter(phase=phase).exists():
         raise ArchiveRefused(f"{phase.name} has no frozen official results yet: the archive is built from "
                              f"them, once they are public.")
-    Phase.objects.select_for_update().get(pk=phase.pk)  # two clicks at once make one archive
+    locked(Phase.objects).get(pk=phase.pk)  # two clicks at once make one archive (lock order: the phase, 3)
     pending = phase.results_archives.filter(status__in=[ResultsArchive.Status.QUEUED, ResultsArchive.Status.BUILDING])
     if (existing := pending.first()) is not None:
         return existing
