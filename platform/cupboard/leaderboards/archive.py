@@ -37,11 +37,11 @@ from django.utils import timezone
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, QrelsFile, TopicSet
-from cupboard.locking import locked
 from cupboard.jobs import Claim, JobKind, job_claim, job_enqueue, job_sweep
 from cupboard.leaderboards.archive_text import bibtex, readme
 from cupboard.leaderboards.models import FrozenSnapshot, ResultsArchive
 from cupboard.leaderboards.paper_tables import FORMATS, TABLES, paper_table
+from cupboard.locking import locked
 from cupboard.submissions.models import RunFile, Score, Submission
 from cupboard.submissions.runfiles import uploaded_chunks
 
