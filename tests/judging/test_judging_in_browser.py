@@ -43,21 +43,27 @@ def test_an_assessor_judges_a_task_with_the_keyboard_alone(live_server, judging,
         page.keyboard.press("Tab")
         page.locator("a.button", has_text="Start").focus()
         page.keyboard.press("Enter")
-        expect(page.locator("#passage")).to_have_attribute("data-position", "1")
+
+        def at(position: int) -> None:
+            """On that passage, its keys listened to: judging.js is deferred, so a key pressed
+            before DOMContentLoaded on a loaded machine would be lost."""
+            expect(page.locator("#passage")).to_have_attribute("data-position", str(position))
+            page.wait_for_load_state("domcontentloaded")
+        at(1)
         expect(page.locator("#judged-count")).to_have_text("0 of 6 judged")
         page.keyboard.press("1")
-        expect(page.locator("#passage")).to_have_attribute("data-position", "2")
+        at(2)
         page.keyboard.press("0")
-        expect(page.locator("#passage")).to_have_attribute("data-position", "3")
+        at(3)
         page.keyboard.press("Backspace")  # back to passage 2: the undo
-        expect(page.locator("#passage")).to_have_attribute("data-position", "2")
+        at(2)
         expect(page.locator("#passage")).to_contain_text("you labelled it 0")
         page.keyboard.press("1")  # changed mind; on to the first passage not judged yet
-        expect(page.locator("#passage")).to_have_attribute("data-position", "3")
+        at(3)
         for position, key in zip((4, 5, 6, None), "0101", strict=True):
             page.keyboard.press(key)
             if position:
-                expect(page.locator("#passage")).to_have_attribute("data-position", str(position))
+                at(position)
         expect(page.locator("#finished")).to_be_visible()
         expect(page.locator(".judge-progress")).to_contain_text("6 of 6 judged")
         problems = too_wide(page, live_server.url, [f"/c/{scene.competition.slug}/judge/", task.get_absolute_url(),
