@@ -6,7 +6,7 @@ import json
 import tarfile
 
 import pytest
-from django.core.files.storage import storages
+from django.core.files.storage import FileSystemStorage, storages
 from django.core.management import CommandError, call_command
 
 from cupboard.audit.models import AuditEvent
@@ -15,6 +15,28 @@ from cupboard.operations.restore import RestoreRefused, archive_verify
 from tests.judging.conftest import build_scene
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def own_storage(tmp_path):
+    """A private storage folder of this test's own. The test session's is shared by the xdist
+    workers: the other worker's files would appear and vanish in the listings compared here,
+    and a --force restore would erase its files under its running tests."""
+    storage = storages["private"]
+    if not isinstance(storage, FileSystemStorage):
+        yield
+        return
+    shared = storage._location
+
+    def point_to(location) -> None:
+        storage._location = location
+        for cached in ("base_location", "location"):
+            storage.__dict__.pop(cached, None)
+    point_to(str(tmp_path / "private"))
+    try:
+        yield
+    finally:
+        point_to(shared)
 
 
 @pytest.fixture
