@@ -27,12 +27,12 @@ def _details(rows: list[dict]) -> list[tuple[str, str]]:
 def test_a_name_is_shown_for_its_id_and_references_are_left_out():
     rows = readable_details({"team": 7, "team_name": "Harbor seals", "phase": "test-b", "phase_name": "Test B",
                              "phase_id": 3, "release": 2, "release_id": 41, "extra": 2})
-    assert _details(rows) == [("team", "Harbor seals"), ("phase", "Test B"), ("release", "2"), ("extra", "2")]
+    assert _details(rows) == [("team", "Harbor seals"), ("phase", "Test B"), ("extra", "2"), ("release", "2")]
 
 
 def test_an_entry_written_before_names_were_kept_shows_its_ids_as_ids():
     rows = readable_details({"team": 7, "phase": 2, "submission": 12, "verification": 5, "extra": 2})
-    assert _details(rows) == [("team", "id 7"), ("phase", "id 2"), ("submission", "id 12"),
+    assert _details(rows) == [("submission", "id 12"), ("team", "id 7"), ("phase", "id 2"),
                               ("verification", "id 5"), ("extra", "2")]
     assert _details(readable_details({"phase": "test-b"})) == [("phase", "test-b")]  # a slug reads as it is
 
@@ -49,9 +49,9 @@ def test_the_organizers_read_names_where_they_read_ids(personas):  # noqa: F811
     details = [re.sub(r"\s+", " ", d) for d in re.findall(r'<td class="details">(.*?)</td>', page, re.S)]
     assert len(details) == 4
     created, rescored, disqualified, granted = (re.findall(r">([^<>]+)</div>", d) for d in details)  # newest first
-    assert rescored == ["phase: Development", "rescored: 1", "nudged: 0"]
+    assert rescored == ["phase: Development", "nudged: 0", "rescored: 1"]  # the rows named, then the rest a-z
     assert disqualified == ["submission: Team A #1: bm25", "phase: Development", "reason: trained on the test topics"]
-    assert granted == ["team: Team B", "phase: Development", "extra: 2", "day: –"]
+    assert granted == ["team: Team B", "phase: Development", "day: –", "extra: 2"]
     assert created == ["team: Harbor seals", "user: newcomer"]
     assert not re.search(r": id \d", page)
 

@@ -23,13 +23,25 @@ def named(key: str, pk: int | str, name: str) -> dict[str, object]:
     return {key: pk, key + NAME_SUFFIX: name}
 
 
+# The rows an entry names come first, in this order; other keys follow alphabetically. Not the
+# stored order: PostgreSQL's jsonb keeps none (it sorts keys by length), SQLite keeps the written one.
+_ROW_ORDER = ("submission", "team", "merged_team", "phase", "verification", "user")
+
+
+def _place(key: str, details: dict) -> tuple:
+    if key in _ROW_ORDER:
+        return (0, _ROW_ORDER.index(key), key)
+    return (0, len(_ROW_ORDER), key) if key + NAME_SUFFIX in details else (1, 0, key)
+
+
 def readable_details(details: dict) -> list[dict]:
-    """[{"key", "text", "full"}] in the stored order: `text` is the value in words (a row's
-    name for its id, lists and nested objects joined, SHA-256 cut to 12 hex digits), `full`
-    the value uncut."""
+    """[{"key", "text", "full"}], the rows named first (`_ROW_ORDER`): `text` is the value in
+    words (a row's name for its id, lists and nested objects joined, SHA-256 cut to 12 hex
+    digits), `full` the value uncut."""
     details = details or {}
     rows = []
-    for key, value in details.items():
+    for key in sorted(details, key=lambda k: _place(k, details)):
+        value = details[key]
         if key.endswith(ID_SUFFIX) or (key.endswith(NAME_SUFFIX) and key[:-len(NAME_SUFFIX)] in details):
             continue  # a reference for code, or a name shown under its own key
         shown = details.get(key + NAME_SUFFIX, value)
