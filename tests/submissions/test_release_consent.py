@@ -56,10 +56,15 @@ def test_members_change_it_until_the_reveal_then_it_is_fixed(world):
 
 
 def test_only_a_clear_yes_gives_consent():
+    """The browser's box reads as the API does (tests/submissions/test_api_booleans.py), and a
+    form shown again after another field's error shows the box as it was read."""
     from cupboard.submissions.forms import UploadForm
 
-    widget = UploadForm().fields["release_consent"].widget
+    field = UploadForm().fields["release_consent"]
     for value, consent in [("on", True), ("1", True), ("true", True), ("Yes", True), ("0", False), ("no", False),
-                           ("false", False), ("", False), ("maybe", False)]:
-        assert widget.value_from_datadict({"release_consent": value}, {}, "release_consent") is consent, value
-    assert widget.value_from_datadict({}, {}, "release_consent") is False
+                           ("off", False), ("false", False), ("", False)]:
+        assert field.clean(field.widget.value_from_datadict({"release_consent": value}, {}, "release_consent")) \
+            is consent, value
+    assert field.clean(field.widget.value_from_datadict({}, {}, "release_consent")) is False
+    assert "checked" not in field.widget.render("release_consent", "0")
+    assert "checked" in field.widget.render("release_consent", "on")

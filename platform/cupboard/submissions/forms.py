@@ -6,14 +6,35 @@ from django import forms
 from cupboard.competitions.forms import MultipleFileField
 from cupboard.competitions.run_metadata import MetadataError, MetadataField, metadata_clean
 
+TRUE, FALSE = frozenset({"1", "true", "on", "yes"}), frozenset({"0", "false", "off", "no", ""})
 
-class YesCheckbox(forms.CheckboxInput):
-    """A checkbox that is ticked only by a clear yes (the browser's "on", or 1, true, yes from
-    the API): Django's own reads "0" and "no" as ticked, which would release a run the team
-    meant to keep."""
 
-    def value_from_datadict(self, data, files, name) -> bool:
-        return str(data.get(name, "")).strip().lower() in {"on", "1", "true", "yes"}
+class YesNoCheckbox(forms.CheckboxInput):
+    """A checkbox that hands its field what was sent, as sent: Django's own reads every string but
+    "false" as ticked ("0", "no"), which would have released a run its team meant to keep."""
+
+    def __init__(self, attrs=None):
+        super().__init__(attrs, check_test=lambda value: value is True or str(value).strip().lower() in TRUE)
+
+    def value_from_datadict(self, data, files, name):
+        return data.get(name, "")
+
+
+class YesNoField(forms.BooleanField):
+    """A yes/no of the upload, for the browser and the API alike: 1/true/on/yes is yes,
+    0/false/off/no or nothing is no, anything else is refused naming the value (a script's
+    `-F is_baseline=maybe` must not become a guess)."""
+
+    widget = YesNoCheckbox
+    default_error_messages = {"invalid": "say true or false (1/0, yes/no, on/off), not %(value)r"}
+
+    def to_python(self, value) -> bool:
+        if isinstance(value, bool):
+            return value
+        said = str(value if value is not None else "").strip().lower()
+        if said not in TRUE | FALSE:
+            raise forms.ValidationError(self.error_messages["invalid"], code="bad_boolean", params={"value": value})
+        return said in TRUE
 
 
 class UploadForm(forms.Form):
@@ -25,11 +46,11 @@ class UploadForm(forms.Form):
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4}))
     paper_url = forms.URLField(required=False, assume_scheme="https")
     code_url = forms.URLField(required=False, assume_scheme="https")
-    release_consent = forms.BooleanField(
-        required=False, label="Release this run in the results archive", widget=YesCheckbox,
+    release_consent = YesNoField(
+        required=False, label="Release this run in the results archive",
         help_text="Its run files go in the phase's public results archive after the reveal; you can change "
                   "this until then.")
-    is_baseline = forms.BooleanField(required=False, label="Upload as a public baseline (organizers)")
+    is_baseline = YesNoField(required=False, label="Upload as a public baseline (organizers)")
 
     def __init__(self, *args, subsets=(), organizer=False, metadata_fields: Sequence[MetadataField] = (), **kwargs):
         super().__init__(*args, **kwargs)
@@ -84,22 +105,14 @@ def _metadata_form_field(field: MetadataField) -> forms.Field:
 
 class ApiUploadForm(UploadForm):
     """The JSON API's upload: `files` (language from each name) and/or `file_<code>` fields;
-    `is_baseline` as true/false (organizers; the service refuses anyone else)."""
-
-    is_baseline = forms.CharField(required=False)
+    `is_baseline` (organizers; the service refuses anyone else) and `release_consent` as
+    true/false, read by `YesNoField`."""
 
     def __init__(self, *args, **kwargs):
         kwargs["organizer"] = True  # keep is_baseline: the service decides who may add baselines
         super().__init__(*args, **kwargs)
         self.fields["files"].required = False
         del self.fields["subset"]
-
-    def clean_is_baseline(self) -> bool:
-        value = self.cleaned_data["is_baseline"].strip().lower()
-        if value not in {"", "0", "1", "true", "false", "yes", "no"}:
-            raise forms.ValidationError("is_baseline: say true or false, not %(value)r", code="bad_boolean",
-                                        params={"value": value})
-        return value in {"1", "true", "yes"}
 
     def clean(self):
         cleaned = forms.Form.clean(self)

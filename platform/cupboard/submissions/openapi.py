@@ -18,7 +18,7 @@ from django import forms
 from cupboard.competitions.forms import MultipleFileField
 from evaluator.client import api as contract
 
-from .forms import ApiUploadForm
+from .forms import FALSE, TRUE, ApiUploadForm, YesNoField
 
 VERSION = "1"  # of the API; a breaking change to the contract bumps it
 TOKEN: dict[str, list] = {"token": []}
@@ -191,6 +191,8 @@ def _form_field(field: forms.Field) -> dict:
         schema: dict = {"type": "array", "items": file}
     elif isinstance(field, forms.FileField):
         schema = file
+    elif isinstance(field, YesNoField):
+        schema = {"type": "string", "pattern": _yes_no_pattern(), "default": "false"}
     elif isinstance(field, forms.URLField):
         schema = {"type": "string", "format": "uri"}
     elif isinstance(field, forms.CharField) and field.max_length:
@@ -199,7 +201,21 @@ def _form_field(field: forms.Field) -> dict:
         schema = {"type": "string"}
     if field.help_text:
         schema["description"] = str(field.help_text)
+    if isinstance(field, YesNoField):
+        schema["description"] = " ".join([*filter(None, [schema.get("description")]), YES_NO])
     return schema
+
+
+YES_NO = (f"Yes is {', '.join(sorted(TRUE))}; no is {', '.join(sorted(FALSE - {''}))}, empty or left out "
+          "(any case); anything else is refused (code bad_boolean).")
+
+
+def _yes_no_pattern() -> str:
+    """The spellings `YesNoField` reads, in any case and with spaces around (as it strips them):
+    JSON Schema's regular expressions have no case-insensitive flag, so each letter is a class."""
+    words = sorted(TRUE | FALSE, key=lambda word: (-len(word), word))
+    spelled = ("".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in word) for word in words)
+    return rf"^\s*(?:{'|'.join(spelled)})\s*$"
 
 
 def docs_operations(document: dict) -> list[dict]:
