@@ -83,6 +83,6 @@ BENCHMARK = Benchmark(
     subsets=pair_subsets(MULTI8, MULTI8) + tuple(
         SubsetSpec(f"{s}-multi", f"{s} -> all 8 (mixed pool)", "pair", "mixed") for s in MULTI8),
     groups=tuple(GroupSpec(f"from-{s}", f"{s}.Avg") for s in MULTI8)
-    + (GroupSpec("mixed", "Mixed.Avg"), GroupSpec(ALL, "Avg")),
+    + (GroupSpec("mixed", "M.Avg"), GroupSpec(ALL, "Avg")),
     converters={"jsonl": read_jsonl, "mixed-pool": read_mixed_pool},
 )

@@ -188,6 +188,7 @@ def _ranking_text(client) -> str:
 
 
 @pytest.mark.parametrize(("definition", "heading"), [("lareqa.yaml", "XQuAD-R"), ("clirmatrix.yaml", "From ar (ar.Avg)"),
+                                                     ("clirmatrix.yaml", "Mixed (M.Avg)"),
                                                      ("miracl-wsdm-cup.yaml", "Known (K.Avg)")])
 def test_a_group_is_named_once_and_well(db, definition, heading):
     """Not "Xquad-r (XQuAD-R)" nor "From-ar (ar.Avg)"."""

@@ -70,7 +70,7 @@ def test_the_demo_boards_show_languages_and_readable_charts(board, page, width):
 
     charts = _open(page, board + CLIR)
     bars = next(c for c in charts if c["title"].startswith("nDCG@10 per group"))
-    assert bars["xtick"]["count"] == 9  # the source languages' averages and Mixed.Avg, not 72 pairs
+    assert bars["xtick"]["count"] == 9  # the source languages' averages and M.Avg, not 72 pairs
     assert [c["title"] for c in charts if c["xtick"]["overlaps"] or c["ytick"]["overlaps"]] == []
     assert page.evaluate(TITLE_CLEAR) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= width
