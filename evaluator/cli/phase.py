@@ -22,7 +22,8 @@ from typing import Any
 
 from ..benchmarks import ALL, BENCHMARKS, Benchmark, GroupSpec, SubsetSpec, get_benchmark
 from ..client import api
-from ..client.http import ServerError, call_api
+from ..client.cupboard import Cupboard
+from ..client.http import CupboardError
 from ..definition import definition_scoring
 from ..records import InputError
 from .common import Inputs, benchmark_of, inputs_of
@@ -98,7 +99,7 @@ def add_phase_options(parser: argparse.ArgumentParser) -> None:
 def phase_definition(args: argparse.Namespace) -> PhaseDefinition | None:
     """The phase's definition when --server, --competition and --phase are given, or
     --definition (the phase is optional then: the scoring keys are the competition's), else
-    None. Raises SystemExit naming the problem when only some are given, ServerError when
+    None. Raises SystemExit naming the problem when only some are given, CupboardError when
     the server cannot say, InputError when the file cannot be read."""
     if getattr(args, "definition", None):
         if getattr(args, "server", None) or getattr(args, "competition", None):
@@ -110,12 +111,8 @@ def phase_definition(args: argparse.Namespace) -> PhaseDefinition | None:
     if not all(given):
         raise SystemExit("give --server, --competition and --phase together (or none of them)")
     token = getattr(args, "token", None) or os.environ.get(api.TOKEN_ENV, "")
-    url = api.definition_url(args.server, args.competition, args.phase)
-    status, answer = call_api(url, token, timeout=60)
-    if status != 200:
-        problems = "; ".join(str(e.get("message")) for e in answer.get("errors", [])) or f"HTTP {status}"
-        raise ServerError(f"{url}: {problems}")
-    return PhaseDefinition.from_answer(answer)
+    client = Cupboard(args.server, token, timeout=60, patience=0)  # a command asks once: no waiting out a 429
+    return PhaseDefinition.from_answer(client.definition(args.competition, args.phase))
 
 
 def phase_definition_or_none(args: argparse.Namespace) -> PhaseDefinition | None:
@@ -123,7 +120,7 @@ def phase_definition_or_none(args: argparse.Namespace) -> PhaseDefinition | None
     a network problem) is a warning: the built-in benchmarks' codes are used instead."""
     try:
         return phase_definition(args)
-    except ServerError as error:
+    except CupboardError as error:
         print(f"warning: the phase's subsets could not be read from the server ({error}); "
               "telling subsets by the built-in benchmarks' codes", file=sys.stderr)
         return None
@@ -142,7 +139,7 @@ def phase_inputs(args: argparse.Namespace, command: str) -> tuple[PhaseDefinitio
     and could not say, which is printed (the command then exits 2: nothing was read)."""
     try:
         phase = phase_definition(args)
-    except ServerError as error:
+    except CupboardError as error:
         print(f"python -m evaluator {command}: {error}", file=sys.stderr)
         return None
     except InputError as error:

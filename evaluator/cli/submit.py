@@ -19,14 +19,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..client import api
 from ..client.api import TRY_LATER
-from ..client.http import Multipart, ServerError, call_api
+from ..client.cupboard import Cupboard, Watch, run_files
+from ..client.http import CupboardError, ServerError
 from ..io.naming import expand_inputs
 from .common import add_common, print_json
 from .phase import inputs_for, phase_definition_or_none
@@ -83,29 +83,16 @@ def command_lines(*, server: str, competition: str, phase: str, method: str, run
     return lines + (["--wait"] if wait else [])
 
 
-def upload_files(args: argparse.Namespace) -> list[tuple[str, Path]]:
-    """(form field, path) per run: `files` take their language from the name on the server,
-    `file_<code>` name it (a code only where LANG=PATH gives one)."""
-    return [(f"{api.FILE_PREFIX}{code}" if code else api.FILES, Path(path))
-            for code, path in expand_inputs(args.run, known=(), kind="run")]
-
-
 def metadata_fields(pairs: list[str]) -> dict[str, str]:
-    """`--meta NAME=VALUE` options as the API's `meta_<name>` fields; ValueError names a malformed one.
-    The server checks the values (and says which field is wrong): the CLI knows no competition's fields."""
+    """`--meta NAME=VALUE` options as {name: value}; ValueError names a malformed one. The
+    server checks the values (and says which field is wrong): the CLI knows no competition's fields."""
     fields = {}
     for pair in pairs:
         name, equals, value = pair.partition("=")
         if not equals or not name.strip():
             raise ValueError(f"--meta {pair!r}: write NAME=VALUE, e.g. --meta run_type=automatic")
-        fields[f"{api.META_PREFIX}{name.strip()}"] = value
+        fields[name.strip()] = value
     return fields
-
-
-def upload_body(args: argparse.Namespace, files: list[tuple[str, Path]]) -> Multipart:
-    fields = {api.METHOD_NAME: args.method, api.DESCRIPTION: args.description,
-              api.PAPER_URL: args.paper_url, api.CODE_URL: args.code_url, **metadata_fields(args.meta)}
-    return Multipart(fields, files)
 
 
 def checked_here(args: argparse.Namespace) -> bool:
@@ -134,30 +121,24 @@ def report(document: dict[str, Any], fmt: str) -> None:
             print(f"{where or 'server'}: {kind[:-1]}: {problem['message']}", file=sys.stderr)
 
 
-def wait_for_score(args: argparse.Namespace, token: str, submission: dict[str, Any]) -> dict[str, Any]:
-    """Poll the status endpoint until the submission is done, telling each change on stderr."""
-    url = api.status_url(args.server, submission["id"])
-    deadline = time.monotonic() + args.timeout
-    last = None
-    while submission["status"] not in api.DONE:
-        if time.monotonic() > deadline:
-            raise ServerError(f"still {submission['status']} after {args.timeout:.0f} s: {submission.get('url', url)}")
-        time.sleep(args.poll)
-        status, answer = call_api(url, token)
+def told_while_waiting() -> Watch:
+    """What `--wait` tells on stderr of each poll: an outage waited out, and each change of
+    state (status, progress, place in the queue)."""
+    last: list[tuple[object, ...]] = []
+
+    def watch(status: int, answer: dict[str, Any]) -> None:
         if status in TRY_LATER:  # the run is stored: a brief outage is waited out, up to --timeout
             print(f"the server is briefly unavailable (HTTP {status}); still waiting", file=sys.stderr)
-            time.sleep(max(0.0, min(answer.get("retry_after") or 0, deadline - time.monotonic()) - args.poll))
-            continue
+            return
         if status != 200:
-            raise ServerError(f"{url}: HTTP {status}: {answer}")
-        submission = answer
-        queue = submission.get("queue") or {}
-        state = (submission["status"], submission["progress"], queue.get("ahead"))
-        if state != last:
-            last = state
+            return
+        queue = answer.get("queue") or {}
+        state = (answer["status"], answer["progress"], queue.get("ahead"))
+        if state not in last:
+            last[:] = [state]
             print(f"{state[0]}" + (f" {state[1]}%" if state[0] == "scoring" else "")
                   + (f": {queue['text']}" if queue.get("text") else ""), file=sys.stderr)
-    return submission
+    return watch
 
 
 def print_scores(submission: dict[str, Any]) -> None:
@@ -183,6 +164,21 @@ def print_scores(submission: dict[str, Any]) -> None:
         print(name.ljust(width) + "  ".join(cells))
 
 
+def refused(error: CupboardError, fmt: str) -> int:
+    """Tell a refusal as `report` does and give the exit status: 3 for "not now" (nothing
+    stored; the Retry-After printed), 2 for no answer, a bad token or no such phase, else 1."""
+    if isinstance(error, ServerError) or error.status is None or error.status < 400:  # no API answer
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    report(error.answer, fmt)
+    if error.status in TRY_LATER:
+        wait = error.retry_after
+        print(f"nothing was stored; try again {f'in {wait} s' if wait is not None else 'later'}"
+              f" (exit status {EXIT_TRY_LATER})", file=sys.stderr)
+        return EXIT_TRY_LATER
+    return 2 if error.status in (401, 404) else 1
+
+
 def submit_command(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get(api.TOKEN_ENV, "")
     if not token:
@@ -193,34 +189,31 @@ def submit_command(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(error, file=sys.stderr)
         return 2
-    files = upload_files(args)
-    missing = [str(path) for _, path in files if not path.is_file()]
+    missing = [str(path) for _, path in run_files(args.run) if not path.is_file()]
     missing += [path for _, path in expand_inputs(args.topics, known=()) if not Path(path).exists()]
     if missing:
         print(f"no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
     if not checked_here(args):
         return 1
-    url = api.upload_url(args.server, args.competition, args.phase)
+    client = Cupboard(args.server, token)
     bar = Progress("uploading", enabled=args.progress)
     try:
-        status, answer = call_api(url, token, upload_body(args, files), progress=bar)
+        answer = client.upload(args.competition, args.phase, args.run, method_name=args.method,
+                               description=args.description, paper_url=args.paper_url, code_url=args.code_url,
+                               meta=metadata_fields(args.meta), progress=bar)
         bar.close()
-        if status >= 400:
-            report(answer, args.format)
-            if status in TRY_LATER:
-                wait = answer.get("retry_after")
-                print(f"nothing was stored; try again {f'in {wait} s' if wait is not None else 'later'}"
-                      f" (exit status {EXIT_TRY_LATER})", file=sys.stderr)
-                return EXIT_TRY_LATER
-            return 2 if status in (401, 404) else 1
         said = "already stored as" if answer.get("repeat") else "submission"
         print(f"{said} #{answer['number']} {answer['status']}: {answer['url']}", file=sys.stderr)
         for warning in answer.get("warnings") or []:
             print(f"warning: {warning}", file=sys.stderr)
         if args.wait:
-            answer = {**wait_for_score(args, token, answer), "url": answer["url"]}
-    except (ServerError, OSError) as error:
+            answer = {**client.wait(answer, timeout=args.timeout, poll=args.poll, backoff=1,
+                                    watch=told_while_waiting()), "url": answer["url"]}
+    except CupboardError as error:
+        bar.close()
+        return refused(error, args.format)
+    except OSError as error:
         bar.close()
         print(f"error: {error}", file=sys.stderr)
         return 2

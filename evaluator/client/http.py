@@ -77,7 +77,35 @@ class Multipart:
         yield self._tail()
 
 
-class ServerError(Exception):
+class CupboardError(Exception):
+    """Whatever a cupboard server refused or could not do, as one type a script catches.
+
+    `status` is the HTTP status (None when the server was not reached), `errors` the API's
+    list ({file, line, column, code, message} each: a bad run line names its file and line),
+    `retry_after` the seconds a 429 or 503 asked to wait, and `answer` the JSON document as
+    the server sent it (what `python -m evaluator submit --format json` prints)."""
+
+    def __init__(self, message: str, *, status: int | None = None, answer: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.answer: dict[str, Any] = answer if answer is not None else {"errors": [error("unreachable", message)]}
+        self.errors: list[dict[str, Any]] = list(self.answer.get("errors") or [])
+        self.retry_after: int | None = self.answer.get("retry_after")
+
+    @classmethod
+    def refused(cls, url: str, status: int, answer: dict[str, Any]) -> CupboardError:
+        """The error of an API answer with errors as data: its message lists them, each with
+        its file and line when it has them."""
+        problems = "; ".join(_located(e) for e in answer.get("errors") or []) or f"HTTP {status}"
+        return cls(f"{url}: {problems}", status=status, answer=answer)
+
+
+def _located(problem: dict[str, Any]) -> str:
+    where = ":".join(str(problem[k]) for k in ("file", "line", "column") if problem.get(k) is not None)
+    return f"{where}: {problem.get('message')}" if where else str(problem.get("message"))
+
+
+class ServerError(CupboardError):
     """The server could not be reached, or answered with something other than the API's JSON."""
 
 
@@ -85,6 +113,30 @@ def call_api(url: str, token: str, body: Multipart | None = None, *, progress: R
              timeout: float = 300) -> tuple[int, dict[str, Any]]:
     """(HTTP status, JSON document) for a GET, or a POST of `body`; API refusals (4xx with
     errors as data) are returned, not raised."""
+    status, content, retry_after = fetch(url, token, body, progress=progress, timeout=timeout)
+    if status < 400:
+        try:
+            return status, json.loads(content)
+        except ValueError:
+            raise ServerError(f"{url}: HTTP {status} is not JSON: {content[:300]!r}", status=status) from None
+    try:
+        document = json.loads(content)
+    except ValueError:
+        if status not in TRY_LATER:
+            text = content.decode("utf-8", "replace")[:300]
+            raise ServerError(f"{url}: HTTP {status}: {text}", status=status,
+                              answer={"errors": [error("not_json", f"HTTP {status} from {url}")]}) from None
+        # a proxy's own 503 page while the platform restarts: an outage all the same
+        document = {"errors": [error("unavailable", f"HTTP {status} from {url}")]}
+    if status in TRY_LATER and isinstance(document, dict):
+        document["retry_after"] = retry_after
+    return status, document
+
+
+def fetch(url: str, token: str, body: Multipart | None = None, *, progress: Reporter | None = None,
+          timeout: float = 300) -> tuple[int, bytes, int | None]:
+    """(HTTP status, the answer's bytes, Retry-After seconds) of a GET, or a POST of `body`,
+    whatever the status; ServerError only when no answer came (refused, reset, timed out)."""
     import urllib.error  # with http and ssl: only when calling the platform
     import urllib.request
 
@@ -96,19 +148,9 @@ def call_api(url: str, token: str, body: Multipart | None = None, *, progress: R
     request = urllib.request.Request(url, data=data, headers=headers, method="POST" if body else "GET")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, json.load(response)
+            return response.status, response.read(), None
     except urllib.error.HTTPError as failure:
-        text = failure.read().decode("utf-8", "replace")
-        try:
-            document = json.loads(text)
-        except ValueError:
-            if failure.code not in TRY_LATER:
-                raise ServerError(f"{url}: HTTP {failure.code}: {text[:300]}") from None
-            # a proxy's own 503 page while the platform restarts: an outage all the same
-            document = {"errors": [error("unavailable", f"HTTP {failure.code} from {url}")]}
-        if failure.code in TRY_LATER and isinstance(document, dict):
-            document["retry_after"] = retry_after_seconds(failure.headers.get("Retry-After"))
-        return failure.code, document
+        return failure.code, failure.read(), retry_after_seconds(failure.headers.get("Retry-After"))
     except (urllib.error.URLError, OSError, ValueError) as failure:
         raise ServerError(f"{url}: {getattr(failure, 'reason', failure)}") from None
 

@@ -67,15 +67,15 @@ def api_answers_match_the_openapi_document(monkeypatch):
 @pytest.fixture(autouse=True)
 def cli_answers_match_the_openapi_document(monkeypatch):
     """The CLI's side: every answer `python -m evaluator` reads from a live server in these
-    tests (phase definitions, uploads, statuses) is checked against the document too."""
+    tests (phase definitions, uploads, statuses: all through evaluator.client's Cupboard)
+    is checked against the document too."""
     from urllib.parse import urlsplit
 
-    from evaluator.cli import phase, submit
+    from evaluator.client import cupboard
 
-    for module in (phase, submit):
-        def call_api(url, token, body=None, *, _original=module.call_api, **kwargs):
-            status, document = _original(url, token, body, **kwargs)
-            if "retry_after" not in document:  # the CLI's own note on a 429/503, not the server's
-                check_document("POST" if body is not None else "GET", urlsplit(url).path, status, document)
-            return status, document
-        monkeypatch.setattr(module, "call_api", call_api)
+    def call_api(url, token, body=None, *, _original=cupboard.call_api, **kwargs):
+        status, document = _original(url, token, body, **kwargs)
+        if "retry_after" not in document:  # the client's own note on a 429/503, not the server's
+            check_document("POST" if body is not None else "GET", urlsplit(url).path, status, document)
+        return status, document
+    monkeypatch.setattr(cupboard, "call_api", call_api)

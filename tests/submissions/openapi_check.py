@@ -17,8 +17,8 @@ def _document() -> dict:
     return openapi_document()
 
 
-def _operation(method: str, path: str) -> dict | None:
-    for template, methods in _document()["paths"].items():
+def _operation(method: str, path: str, openapi: dict) -> dict | None:
+    for template, methods in openapi["paths"].items():
         if re.fullmatch(re.sub(r"\{\w+\}", "[^/]+", template), path):
             return methods.get(method.lower())
     return None
@@ -32,19 +32,20 @@ def check_answer(method: str, path: str, response) -> bool:
                           path.startswith(contract.PREFIX) else None, retry_after=retry_after)
 
 
-def check_document(method: str, path: str, status: int, document, *, retry_after: str | None = "") -> bool:
+def check_document(method: str, path: str, status: int, document, *, retry_after: str | None = "",
+                   openapi: dict | None = None) -> bool:
     """As `check_answer`, for an answer already read (the CLI's `call_api` gives status and JSON;
-    `retry_after=""`: the caller cannot see headers)."""
-    if not path.startswith(contract.PREFIX):
-        return False
-    operation = _operation(method, path)
+    `retry_after=""`: the caller cannot see headers), against `openapi` (e.g. the document a
+    running server serves; default: the one this checkout generates)."""
+    openapi = openapi or _document()
+    operation = _operation(method, path, openapi)
     if operation is None:
         return False
     answer = operation["responses"].get(str(status))
     assert answer is not None, f"{method} {path} answered {status}, which the OpenAPI document omits"
     if "Retry-After" in answer.get("headers", {}) and retry_after != "":
         assert (retry_after or "").isdigit(), f"{method} {path} {status} lacks Retry-After"
-    schema = {"$ref": answer["content"]["application/json"]["schema"]["$ref"], "components": _document()["components"]}
+    schema = {"$ref": answer["content"]["application/json"]["schema"]["$ref"], "components": openapi["components"]}
     errors = sorted(Draft202012Validator(schema).iter_errors(document), key=str)
     assert not errors, f"{method} {path} {status} does not match its schema: {errors[0].message} " \
                        f"at {list(errors[0].absolute_path)}"

@@ -152,13 +152,13 @@ def test_the_api_says_already_stored(world, api):
 
 def test_the_cli_says_already_stored(tmp_path, capsys, monkeypatch):
     from evaluator.__main__ import main
-    from evaluator.cli import submit as cli_submit
+    from evaluator.client import cupboard
 
     run = tmp_path / "run.sw.txt"
     run.write_bytes(run_bytes(good_sw()))
     answer = {"id": 7, "number": 3, "status": "scored", "url": "http://x/submissions/7/", "repeat": True,
               "warnings": ["sw: 3 of 9 queries; the 6 missing count 0"], "scores": {}}
-    monkeypatch.setattr(cli_submit, "call_api", lambda *a, **k: (200, answer))
+    monkeypatch.setattr(cupboard, "call_api", lambda *a, **k: (200, answer))
     code = main(["submit", "--server", "http://x", "--competition", "c", "--phase", "p", "--method", "m",
                  "--run", str(run), "--token", "t"])
     err = capsys.readouterr().err
