@@ -5,6 +5,9 @@ import pytest
 
 from evaluator.io import runs
 
+# Every case read by the C run reader and by the numpy/pyarrow one (tests/evaluator/conftest.py).
+pytestmark = pytest.mark.usefixtures("run_reader")
+
 GOOD = b"1 Q0 10#1 1 2.5 tag\n1 Q0 10#2 2 2.0 tag\n"
 CASES = {
     "empty Q0": GOOD + b"1  10#3 3 1.0 tag\n",

@@ -23,6 +23,9 @@ from .test_trec_eval_differential import ENGINES, _compare
 from .trec_cases import MEASURES, generated_case
 from .trec_odd_cases import ODD
 
+# Every case read by the C run reader and by the numpy/pyarrow one (tests/evaluator/conftest.py).
+pytestmark = pytest.mark.usefixtures("run_reader")
+
 
 def _score(qrels, run, *options: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()

@@ -3,10 +3,14 @@ import gzip
 import io
 
 import numpy as np
+import pytest
 
 from evaluator.io.runs import read_run, write_run
 from evaluator.io.topics import read_topics
 from evaluator.synthetic import make_run, make_topics
+
+# Every case read by the C run reader and by the numpy/pyarrow one (tests/evaluator/conftest.py).
+pytestmark = pytest.mark.usefixtures("run_reader")
 
 LINES = b"".join(b"7 Q0 %d#0 %d %.1f bm25\n" % (i, i + 1, 10 - i * 0.5) for i in range(8))
 

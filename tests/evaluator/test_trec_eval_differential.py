@@ -18,6 +18,9 @@ from evaluator.measures import trec_eval_measures
 
 from .trec_cases import MEASURES, MINIMAL, generated_case
 
+# Every case read by the C run reader and by the numpy/pyarrow one (tests/evaluator/conftest.py).
+pytestmark = pytest.mark.usefixtures("run_reader")
+
 SEEDS = range(240)
 TOLERANCE = 1e-12  # the same sums in another order differ in the last bits only
 

@@ -9,6 +9,9 @@ from evaluator.io import runs, sources
 from evaluator.io.validation import LineRules, ProblemLog
 from evaluator.io.validation_fast import rows_exact, rows_fast
 
+# Every case read by the C run reader and by the numpy/pyarrow one (tests/evaluator/conftest.py).
+pytestmark = pytest.mark.usefixtures("run_reader")
+
 TOPICS = [str(q) for q in range(1, 41)]
 PATTERN = r"[0-9]+#[0-9]+"
 DAMAGE = [

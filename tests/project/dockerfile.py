@@ -37,7 +37,8 @@ def copy_build_context(target: Path) -> Path:
     """Exactly the files the image copies before installing, in `target` (its /app)."""
     for source in copied_before_install():
         if (ROOT / source).is_dir():
-            shutil.copytree(ROOT / source, target / source, ignore=shutil.ignore_patterns("__pycache__"))
+            # as .dockerignore leaves out: bytecode, and the extension an editable install built in place
+            shutil.copytree(ROOT / source, target / source, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
         else:
             (target / source).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / source, target / source)

@@ -1,0 +1,314 @@
+/* One block of TREC run lines parsed in C: the compiled form of
+ * `evaluator.io.validation_fast.parse_fast` (optional; see setup.py).
+ *
+ * parse(block, article_passage) -> tuple | None
+ *
+ * It accepts only blocks in which every line is plainly valid: ASCII with no control byte
+ * but the "\n" line ends, exactly six fields between single spaces, each 1-100 bytes, one
+ * tag of [A-Za-z0-9_.-]{1,20} on every line, ranks [+-]?[0-9]{1,18}, finite decimal scores
+ * (validation.SCORE_RE), and with `article_passage` docids of [0-9]+#[0-9]+. Anything else
+ * returns None and the block goes to the exact per-line reader, which says what is wrong:
+ * this code never reports a problem, so it can only ever be narrower than the exact rules.
+ *
+ * On success: (qid_values, qid_indices, docid_offsets, docid_bytes, ranks, scores, hashes,
+ * tag, count), the arrays as bytes in native byte order (int32, int32 with count + 1
+ * offsets, int64, float64, uint64). qid_values lists the block's qids in order of first
+ * appearance and qid_indices points each row into it; hashes are validation_fast's
+ * docid_hashes (sum of byte_k * P^k mod 2^64), so blocks read either way mix.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_FIELD 100
+#define MAX_TAG 20
+#define MAX_RANK_DIGITS 18 /* below 2^63 whatever the digits */
+#define EXACT_DIGITS 15    /* an integer of 15 digits is exact in a double */
+
+static const uint64_t PRIME = 0x100000001B3ULL;
+static const double POWERS[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static int is_tag_byte(unsigned char c) {
+    return is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '.' || c == '-';
+}
+
+/* A rank [+-]?[0-9]{1,18} into *out; 0 when it is anything else. */
+static int parse_rank(const unsigned char *p, Py_ssize_t n, int64_t *out) {
+    int negative = 0;
+    if (n && (*p == '+' || *p == '-')) {
+        negative = *p == '-';
+        p++;
+        n--;
+    }
+    if (n < 1 || n > MAX_RANK_DIGITS)
+        return 0;
+    int64_t value = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!is_digit(p[i]))
+            return 0;
+        value = value * 10 + (p[i] - '0');
+    }
+    *out = negative ? -value : value;
+    return 1;
+}
+
+/* A finite decimal score, [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?, into *out;
+ * 0 when it is anything else. Short mantissas with small exponents take Clinger's fast
+ * path (one exact integer times or over one exact power of ten: correctly rounded, as
+ * float() is); the rest go to Python's own correctly rounded, locale-free conversion. */
+static int parse_score(const unsigned char *start, Py_ssize_t n, double *out) {
+    const unsigned char *p = start, *end = start + n;
+    int negative = 0, significant = 0, digits = 0;
+    long fraction = 0, exponent = 0;
+    uint64_t mantissa = 0;
+    if (p < end && (*p == '+' || *p == '-'))
+        negative = *p++ == '-';
+    for (int in_fraction = 0; p < end; p++) {
+        if (*p == '.' && !in_fraction) {
+            in_fraction = 1;
+            continue;
+        }
+        if (!is_digit(*p))
+            break;
+        digits++;
+        fraction += in_fraction;
+        if (mantissa || *p != '0') {
+            if (++significant <= EXACT_DIGITS)
+                mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+        }
+    }
+    if (!digits)
+        return 0; /* "", ".", "+", "e5" */
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        int exp_negative = 0, exp_digits = 0;
+        if (p < end && (*p == '+' || *p == '-'))
+            exp_negative = *p++ == '-';
+        for (; p < end && is_digit(*p); p++, exp_digits++)
+            if (exponent < 100000)
+                exponent = exponent * 10 + (*p - '0');
+        if (!exp_digits)
+            return 0;
+        if (exp_negative)
+            exponent = -exponent;
+    }
+    if (p != end)
+        return 0;
+    long scale = exponent - fraction;
+    double value;
+    if (significant <= EXACT_DIGITS && scale >= -22 && scale <= 22) {
+        value = scale >= 0 ? (double)mantissa * POWERS[scale] : (double)mantissa / POWERS[-scale];
+        value = negative ? -value : value;
+    } else {
+        char text[MAX_FIELD + 1];
+        memcpy(text, start, (size_t)n);
+        text[n] = '\0';
+        value = PyOS_string_to_double(text, NULL, NULL);
+        if (value == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    if (!isfinite(value))
+        return 0;
+    *out = value;
+    return 1;
+}
+
+/* [0-9]+#[0-9]+ */
+static int is_article_passage(const unsigned char *p, Py_ssize_t n) {
+    Py_ssize_t marks = 0, at = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (p[i] == '#') {
+            marks++;
+            at = i;
+        } else if (!is_digit(p[i])) {
+            return 0;
+        }
+    }
+    return marks == 1 && at > 0 && at < n - 1;
+}
+
+typedef struct {
+    PyObject *values; /* list of str */
+    PyObject *index;  /* dict str -> int */
+    const unsigned char *last;
+    Py_ssize_t last_len;
+    int32_t last_code;
+} Qids;
+
+/* The block-local code of a qid; rows of one query come together, so most lines repeat
+ * the previous line's qid and never reach the dict. -1 with an exception set on failure. */
+static int32_t qid_code(Qids *qids, const unsigned char *p, Py_ssize_t n) {
+    if (qids->last && n == qids->last_len && memcmp(p, qids->last, (size_t)n) == 0)
+        return qids->last_code;
+    PyObject *key = PyUnicode_DecodeASCII((const char *)p, n, NULL);
+    if (!key)
+        return -1;
+    PyObject *found = PyDict_GetItemWithError(qids->index, key);
+    int32_t code;
+    if (found) {
+        code = (int32_t)PyLong_AsLong(found);
+    } else if (PyErr_Occurred()) {
+        Py_DECREF(key);
+        return -1;
+    } else {
+        code = (int32_t)PyList_GET_SIZE(qids->values);
+        PyObject *number = PyLong_FromLong(code);
+        int failed = !number || PyDict_SetItem(qids->index, key, number) < 0 || PyList_Append(qids->values, key) < 0;
+        Py_XDECREF(number);
+        if (failed) {
+            Py_DECREF(key);
+            return -1;
+        }
+    }
+    Py_DECREF(key);
+    qids->last = p;
+    qids->last_len = n;
+    qids->last_code = code;
+    return code;
+}
+
+typedef struct {
+    int32_t *qidx;
+    int32_t *offsets;
+    unsigned char *docids;
+    int64_t *ranks;
+    double *scores;
+    uint64_t *hashes;
+} Columns;
+
+/* Parse the line [p, end) into row `row`; 1 when it is plainly valid, 0 to decline, -1 on
+ * a Python error. `tag`/`tag_len` hold the block's tag once the first line set it. */
+static int parse_line(const unsigned char *p, const unsigned char *end, Py_ssize_t row, Columns *out, Qids *qids,
+                      const unsigned char **tag, Py_ssize_t *tag_len, int article_passage) {
+    const unsigned char *field[6];
+    Py_ssize_t width[6];
+    int count = 0;
+    const unsigned char *start = p;
+    for (;; p++) {
+        if (p == end || *p == ' ') {
+            if (count == 6)
+                return 0; /* a seventh field */
+            field[count] = start;
+            width[count] = p - start;
+            if (width[count] < 1 || width[count] > MAX_FIELD)
+                return 0; /* empty (two spaces, a space first or last) or over-long */
+            count++;
+            if (p == end)
+                break;
+            start = p + 1;
+        } else if (*p < 0x21 || *p >= 0x7f) {
+            return 0; /* a tab, CR, other control byte, DEL or non-ASCII byte */
+        }
+    }
+    if (count != 6 || width[5] > MAX_TAG)
+        return 0;
+    if (*tag) {
+        if (width[5] != *tag_len || memcmp(field[5], *tag, (size_t)width[5]) != 0)
+            return 0;
+    } else {
+        for (Py_ssize_t i = 0; i < width[5]; i++)
+            if (!is_tag_byte(field[5][i]))
+                return 0;
+        *tag = field[5];
+        *tag_len = width[5];
+    }
+    if (!parse_rank(field[3], width[3], &out->ranks[row]) || !parse_score(field[4], width[4], &out->scores[row]))
+        return 0;
+    if (article_passage && !is_article_passage(field[2], width[2]))
+        return 0;
+    int32_t code = qid_code(qids, field[0], width[0]);
+    if (code < 0)
+        return -1;
+    out->qidx[row] = code;
+    int32_t at = out->offsets[row];
+    memcpy(out->docids + at, field[2], (size_t)width[2]);
+    out->offsets[row + 1] = at + (int32_t)width[2];
+    uint64_t hash = 0, power = 1;
+    for (Py_ssize_t i = 0; i < width[2]; i++, power *= PRIME)
+        hash += (uint64_t)field[2][i] * power;
+    out->hashes[row] = hash;
+    return 1;
+}
+
+static PyObject *new_bytes(Py_ssize_t size) { return PyBytes_FromStringAndSize(NULL, size); }
+
+static PyObject *parse(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    int article_passage;
+    if (!PyArg_ParseTuple(args, "y*p", &view, &article_passage))
+        return NULL;
+    const unsigned char *data = view.buf, *stop = data + view.len;
+    PyObject *result = NULL, *values = NULL, *index = NULL, *arrays[6] = {NULL};
+    if (view.len == 0 || view.len >= INT32_MAX)
+        goto decline; /* offsets are int32, as Arrow's strings */
+    Py_ssize_t lines = 0;
+    for (const unsigned char *p = data; (p = memchr(p, '\n', (size_t)(stop - p))); p++)
+        lines++;
+    lines += stop[-1] != '\n';
+    Py_ssize_t sizes[6] = {4 * lines, 4 * (lines + 1), view.len, 8 * lines, 8 * lines, 8 * lines};
+    for (int i = 0; i < 6; i++)
+        if (!(arrays[i] = new_bytes(sizes[i])))
+            goto error;
+    values = PyList_New(0);
+    index = PyDict_New();
+    if (!values || !index)
+        goto error;
+    Columns out = {(int32_t *)PyBytes_AS_STRING(arrays[0]), (int32_t *)PyBytes_AS_STRING(arrays[1]),
+                   (unsigned char *)PyBytes_AS_STRING(arrays[2]), (int64_t *)PyBytes_AS_STRING(arrays[3]),
+                   (double *)PyBytes_AS_STRING(arrays[4]), (uint64_t *)PyBytes_AS_STRING(arrays[5])};
+    out.offsets[0] = 0;
+    Qids qids = {values, index, NULL, 0, 0};
+    const unsigned char *tag = NULL;
+    Py_ssize_t tag_len = 0, row = 0;
+    for (const unsigned char *p = data; p < stop; row++) {
+        const unsigned char *end = memchr(p, '\n', (size_t)(stop - p));
+        if (!end)
+            end = stop;
+        int ok = parse_line(p, end, row, &out, &qids, &tag, &tag_len, article_passage);
+        if (ok < 0)
+            goto error;
+        if (!ok)
+            goto decline;
+        p = end + 1;
+    }
+    if (_PyBytes_Resize(&arrays[2], out.offsets[lines]) < 0)
+        goto error;
+    result = Py_BuildValue("(NNNNNNNs#n)", values, arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5],
+                           (const char *)tag, tag_len, lines);
+    values = NULL; /* the tuple owns them now (N), or they were released on failure */
+    for (int i = 0; i < 6; i++)
+        arrays[i] = NULL;
+    goto done;
+decline:
+    result = Py_NewRef(Py_None);
+    goto done;
+error:
+    result = NULL;
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(index);
+    for (int i = 0; i < 6; i++)
+        Py_XDECREF(arrays[i]);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"parse", parse, METH_VARARGS,
+     "parse(block, article_passage) -> (qid_values, qid_indices, docid_offsets, docid_bytes, ranks, scores, "
+     "hashes, tag, count), or None when any line needs the exact reader."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_runblock",
+                                    "One block of TREC run lines parsed in C (see validation_fast.parse_fast).", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__runblock(void) { return PyModule_Create(&module); }

@@ -1,0 +1,82 @@
+"""The optional C run reader (evaluator/io/_runblock.c, built by setup.py): built in the
+development install, reading numbers exactly as the exact reader does, and never needed.
+The cases that compare it with the numpy/pyarrow reader and with trec_eval are the
+existing reader and differential tests, run both ways (the `run_reader` fixture)."""
+import random
+import struct
+
+import pytest
+
+from evaluator.io import validation_fast
+from evaluator.io.validation import LineRules, ProblemLog, is_finite_decimal, is_integer
+from evaluator.io.validation_fast import rows_exact
+
+
+def test_it_is_built_in_the_development_install():
+    """A silent build failure (the build is optional) must not pass unnoticed: `make install`
+    compiles it here, and without it every `compiled` case of the reader tests is skipped."""
+    assert validation_fast._runblock is not None, "evaluator/io/_runblock.c was not built: run make install"
+    assert validation_fast.COMPILED is validation_fast._runblock
+
+
+def parse_one(score: bytes, rank: bytes = b"1"):
+    return validation_fast._runblock.parse(b"q1 Q0 d1 " + rank + b" " + score + b" tag\n", False)
+
+
+def _score_texts(rng: random.Random) -> list[bytes]:
+    """Scores as toolkits write them and as they rarely do: short and long mantissas, every
+    exponent the fast path takes and some it does not, signs, leading zeros, no integer part."""
+    texts = []
+    for _ in range(3000):
+        value = struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0]
+        if value == value and abs(value) != float("inf"):
+            texts.append(repr(value).encode())
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 25)))
+        point = rng.randint(0, len(digits))
+        mantissa = rng.choice(["", "+", "-"]) + digits[:point] + rng.choice([".", ""]) + digits[point:]
+        if rng.random() < 0.5:
+            mantissa += rng.choice("eE") + rng.choice(["", "+", "-"]) + str(rng.randint(0, 330))
+        texts.append(mantissa.encode())
+    return texts + [b"0", b"-0", b"-0.0", b".5", b"+.5", b"5.", b"1e22", b"1e23", b"9007199254740993", b"1e-400",
+                    b"1e309", b"0e999999999999", b"123456789012345.6", b"0.000000000000000000001"]
+
+
+@pytest.mark.skipif(validation_fast._runblock is None, reason="the C run reader is not built")
+def test_it_reads_scores_as_the_exact_reader_does():
+    """Every score it takes is one the exact reader takes, with the same float, bit for bit."""
+    taken = 0
+    for text in _score_texts(random.Random(27)):
+        parsed = parse_one(text)
+        if parsed is None:
+            assert not is_finite_decimal(text), text
+            continue
+        taken += 1
+        [score] = struct.unpack("d", parsed[5])
+        assert struct.pack("d", score) == struct.pack("d", float(text)), text
+    assert taken > 3000
+
+
+@pytest.mark.skipif(validation_fast._runblock is None, reason="the C run reader is not built")
+@pytest.mark.parametrize("rank", [b"0", b"7", b"-3", b"+12", b"000123", b"999999999999999999",
+                                  b"1234567890123456789", b"3.0", b"-", b"1e3", b"0x1"])
+def test_it_reads_ranks_as_the_exact_reader_does_or_leaves_them_to_it(rank):
+    parsed = parse_one(b"1.5", rank)
+    if parsed is not None:
+        assert is_integer(rank)
+        assert struct.unpack("q", parsed[4])[0] == int(rank)
+    else:
+        assert len(rank.lstrip(b"+-")) > 18 or not is_integer(rank)
+
+
+@pytest.mark.skipif(validation_fast._runblock is None, reason="the C run reader is not built")
+def test_it_gives_the_exact_readers_rows_and_the_same_docid_hashes():
+    lines = [b"%d Q0 %d#%d %d %s t.1\n" % (q, d, d % 7, r, repr(1 / (r + 1)).encode())
+             for q in (3, 1, 2) for r, d in enumerate(range(q * 1000, q * 1000 + 50))]
+    block = b"".join(lines)
+    parsed = validation_fast.parse_fast(block, topics=None, docid_pattern=r"[0-9]+#[0-9]+")
+    assert parsed is not None and parsed.qid_values == ["3", "1", "2"] and parsed.tag == "t.1"
+    exact, _ = rows_exact(block, 1, LineRules(), {}, ProblemLog("x"))
+    assert parsed.docids.to_pylist() == exact.docids.to_pylist()
+    assert parsed.hashes.tolist() == exact.hashes.tolist()
+    assert parsed.scores.tolist() == exact.scores.tolist() and parsed.ranks.tolist() == exact.ranks.tolist()
+    assert [parsed.qid_values[i] for i in parsed.qid_indices] == [line.split()[0].decode() for line in lines]
