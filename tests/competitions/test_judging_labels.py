@@ -6,9 +6,10 @@ import pytest
 import yaml
 
 from cupboard.competitions.assessors import DEFAULT_LABELS, is_graded, judging_labels
-from cupboard.competitions.definition import EXAMPLES_DIR
+from cupboard.competitions.definition import EXAMPLES_DIR, definition_load, definition_values
+from cupboard.competitions.digest import competition_digest, definition_digest
 from cupboard.competitions.errors import DefinitionError
-from cupboard.competitions.services import competition_load
+from cupboard.competitions.services import competition_load, competition_load_changes
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +34,8 @@ def test_graded_labels_load_in_order_with_their_descriptions():
 def test_without_the_key_labels_are_binary_and_the_digest_unchanged():
     competition = competition_load(data=example())
     assert judging_labels(competition) == list(DEFAULT_LABELS) and not is_graded(competition)
-    assert competition_load(data=example()).config_sha256 == competition.config_sha256
+    assert competition_digest(competition) == definition_digest(definition_values(definition_load(example())))
+    assert competition_load_changes(data=example())[1] == []
 
 
 @pytest.mark.parametrize(("labels", "problem"), [

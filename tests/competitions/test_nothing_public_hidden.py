@@ -10,7 +10,6 @@ from datetime import timedelta
 import pytest
 import time_machine
 import yaml
-from django.contrib.admin.widgets import AdminSplitDateTime
 from django.urls import reverse
 from django.utils import timezone
 
@@ -21,6 +20,7 @@ from cupboard.competitions.models import Phase, QrelsRelease
 from cupboard.competitions.schedule import phase_schedule_change
 from cupboard.competitions.services import competition_load
 from cupboard.submissions.models import QuotaGrant
+from tests.admin_forms import admin_form_data
 from tests.factories import make_phase, make_qrels_release, make_user
 from tests.personas import client_for, personas  # noqa: F401
 
@@ -70,23 +70,6 @@ def test_a_live_phase_that_has_not_opened_may_still_become_private(personas):
     assert (later.visibility, later.reveal_at) == ("private", reveal_at)
 
 
-def _admin_form_data(response) -> dict:
-    """What the admin's change form posts back when saved untouched (split date-times included)."""
-    form = response.context["adminform"].form
-    data = {}
-    for name, field in form.fields.items():
-        value = form[name].value()
-        if isinstance(field.widget, AdminSplitDateTime):
-            value = timezone.localtime(value) if value else None
-            data[f"{name}_0"], data[f"{name}_1"] = (value.strftime("%Y-%m-%d"), value.strftime("%H:%M:%S")) if value else ("", "")
-        elif isinstance(value, bool):
-            if value:
-                data[name] = "on"
-        elif value is not None:
-            data[name] = value
-    return data
-
-
 def test_the_admin_shows_a_phase_schedule_read_only_and_ignores_posted_changes(personas, admin_client):
     dev = personas.competition.phases.get(slug="dev")
     url = reverse("admin:competitions_phase_change", args=[dev.pk])
@@ -95,7 +78,7 @@ def test_the_admin_shows_a_phase_schedule_read_only_and_ignores_posted_changes(p
     assert not {"visibility", "reveal_at", "hidden_qrels", "opens_at"} & fields
     assert "organizer area" in page.content.decode()
 
-    data = _admin_form_data(page) | {"visibility": "private", "reveal_at_0": "2027-01-01", "reveal_at_1": "00:00:00",
+    data = admin_form_data(page) | {"visibility": "private", "reveal_at_0": "2027-01-01", "reveal_at_1": "00:00:00",
                                      "hidden_qrels": "on", "name": "Development (renamed)"}
     response = admin_client.post(url, data)
 
@@ -112,7 +95,7 @@ def test_the_admin_cannot_move_a_revealed_group_back_into_hiding(personas, admin
     page = admin_client.get(url)
     assert "reveal_at" not in page.context["adminform"].form.fields
 
-    response = admin_client.post(url, _admin_form_data(page) | {"reveal_at_0": "2027-01-01", "reveal_at_1": "00:00:00"})
+    response = admin_client.post(url, admin_form_data(page) | {"reveal_at_0": "2027-01-01", "reveal_at_1": "00:00:00"})
 
     assert response.status_code == 302
     group.refresh_from_db()
@@ -127,7 +110,7 @@ def test_the_admin_cannot_move_a_revealed_language_into_a_hidden_group(personas,
     sw = personas.competition.subsets.get(code="sw")
     url = reverse("admin:competitions_subset_change", args=[sw.pk])
 
-    response = admin_client.post(url, _admin_form_data(admin_client.get(url)) | {"group": later.pk})
+    response = admin_client.post(url, admin_form_data(admin_client.get(url)) | {"group": later.pk})
 
     assert response.status_code == 200 and "already revealed" in response.content.decode()
     sw.refresh_from_db()

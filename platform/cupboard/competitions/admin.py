@@ -14,6 +14,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.utils import timezone
 
+from cupboard.competitions.digest import competition_digest
 from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
 from cupboard.competitions.schedule import (
@@ -97,7 +98,7 @@ class CompetitionAdmin(_GuardedDelete, admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         # run_metadata: checked as the YAML's (competitions/run_metadata.py); a new version changes it.
-        fixed = ("config_version", "config_sha256", "created_at", "run_metadata")
+        fixed = ("config_version", "definition_digest", "created_at", "run_metadata")
         if obj and _passed(obj.starts_at, timezone.now()):
             # Started: its commitments are out; published and started: anyone may have read it all.
             return fixed + ("starts_at",) + (("is_published",) if obj.is_published else ())
@@ -105,6 +106,11 @@ class CompetitionAdmin(_GuardedDelete, admin.ModelAdmin):
 
     def holds_public(self, obj, now) -> bool:
         return any(_phase_holds_public(phase, now) for phase in obj.phases.all())
+
+    @admin.display(description="Definition digest")
+    def definition_digest(self, obj) -> str:
+        """Derived from the rows (competitions/digest.py), so an edit here moves it too."""
+        return competition_digest(obj) if obj is not None and obj.pk else ""
 
 
 @admin.register(SubsetGroup)

@@ -11,12 +11,13 @@ surprise language before its reveal), is for the organizers only.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from cupboard.competitions import schema
-from cupboard.competitions.definition import PHASE_BOARD_RULES, PhaseDef
+from cupboard.competitions.definition import PHASE_BOARD_RULES, PhaseDef, SignificanceDef
 from cupboard.competitions.models import Competition
 
 # Keys (the last part of a path) whose changes are public: dates, limits, metrics.
@@ -24,7 +25,7 @@ _DATES = {"starts_at", "entry_deadline", "opens_at", "closes_at", "reveal_at", "
 _LIMITS = {"daily_limit", "total_limit", "final_selection_max", "team_size_max", "max_run_depth", "scoring_depth"}
 _METRICS = {"metrics", "primary_metric"}
 # What the definition's version moves on every load; it is said once, not as a change.
-_UNCOMPARED = {"config_version"}
+UNCOMPARED = {"config_version"}
 
 
 @dataclass(frozen=True)
@@ -80,16 +81,23 @@ def definition_current(competition: Competition) -> dict:
     # Only when declared, as definition_values gives it (a file without the key has none).
     variants = {"topic_variants": competition.topic_variants} if competition.topic_variants else {}
     labels = {"judging_labels": competition.judging_labels} if competition.judging_labels else {}
+    # Rank bands as the board uses them: a competition made without a file stores none (the defaults).
+    bands = {"significance": _significance(competition.significance)}
     return {
-        "competition": {name: getattr(competition, name) for name in fields} | variants | labels,
+        "competition": {name: getattr(competition, name) for name in fields} | variants | labels | bands,
         "organizers": sorted(competition.organizers.values_list("username", flat=True)),
         "groups": [{"name": g.name, "label": g.label, "reveal_at": g.reveal_at}
-                   for g in competition.groups.order_by("position")],
+                   for g in competition.groups.order_by("position", "name")],
         "subsets": [{"code": s.code, "name": s.name, "kind": s.kind, "group": s.group.name}
-                    for s in competition.subsets.select_related("group").order_by("position")],
-        "phases": [{"slug": p.slug} | {k: getattr(p, k) for k in phase_keys} | _board_rules(p)
-                   for p in competition.phases.order_by("position")],
+                    for s in competition.subsets.select_related("group").order_by("position", "code")],
+        # A phase's position as a file gives it, its place in the order: the admin may number them 0, 5, 9.
+        "phases": [{"slug": p.slug} | {k: getattr(p, k) for k in phase_keys} | {"position": place} | _board_rules(p)
+                   for place, p in enumerate(competition.phases.order_by("position", "pk"))],
     }
+
+
+def _significance(stored: dict | None) -> dict:
+    return dataclasses.asdict(SignificanceDef()) | {k: v for k, v in (stored or {}).items() if v is not None}
 
 
 def _board_rules(phase) -> dict:
@@ -125,7 +133,7 @@ def _named(part: str, name: str, before: list[dict], after: list[dict]) -> list[
 def _compared(prefix: str, before: dict, after: dict) -> list[Change]:
     changes = []
     for key in [*before, *(k for k in after if k not in before)]:
-        if key in _UNCOMPARED:
+        if key in UNCOMPARED:
             continue
         old, new = before.get(key), after.get(key)
         if isinstance(old, dict) and isinstance(new, dict):

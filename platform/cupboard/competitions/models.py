@@ -29,8 +29,6 @@ class Competition(models.Model):
     description = models.TextField(blank=True)
     benchmark = models.CharField(max_length=40, help_text="A key of evaluator.benchmarks.BENCHMARKS")
     config_version = models.PositiveIntegerField(default=1, help_text="Version of the YAML file it was loaded from")
-    config_sha256 = models.CharField(max_length=64, blank=True,
-                                     help_text="Hash of the loaded definition: reloading the same version must match")
     organizers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organized_competitions", blank=True)
     assessors = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="assessed_competitions", blank=True,
                                        help_text="People the organizers named to judge pools; never a member of a "

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO
@@ -22,9 +21,10 @@ from cupboard import events
 from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
-from cupboard.competitions.changes import Change, definition_changes, definition_current
+from cupboard.competitions.changes import Change, definition_changes, definition_current, shown
 from cupboard.competitions.commitments import competition_publish_due
 from cupboard.competitions.definition import PHASE_BOARD_RULES, definition_load, definition_values
+from cupboard.competitions.digest import competition_digest, definition_digest
 from cupboard.competitions.errors import CompetitionError, DefinitionError
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
 from cupboard.competitions.private_files import removed_on_error
@@ -57,7 +57,8 @@ def competition_load(*, data: dict | str | Path, actor: User | None = None) -> C
 
     Loading the same definition again changes nothing; a higher `version` updates the
     competition in place; a lower one, or the same version with other content, is refused
-    (code `stale-definition` / `version-not-bumped`) so two copies of a file cannot fight.
+    (code `stale-definition` / `version-not-bumped`, each difference named) so two copies of a
+    file cannot fight. "The same" is by the digest derived from the rows (competitions/digest.py).
     An update's diff (competitions/changes.py) goes to the audit log, its dates, limits and
     metrics publicly, and to the teams (cupboard/flows/definition_changed.py)."""
     return competition_load_changes(data=data, actor=actor)[0]
@@ -80,27 +81,18 @@ def competition_load_changes(*, data: dict | str | Path, actor: User | None = No
 def _load(*, data: dict | str | Path, actor: User | None,
           create_only: bool = False) -> tuple[Competition, list[Change] | None]:
     definition = definition_values(definition_load(data))
-    fields = definition["competition"]
-    digest = hashlib.sha256(json.dumps(definition, sort_keys=True, default=str).encode()).hexdigest()
     organizers = _organizers(definition["organizers"])
     with transaction.atomic():
         # Locked so two loads of the same slug apply one after the other.
-        competition = locked(Competition.objects.filter(slug=fields["slug"])).first()
+        competition = locked(Competition.objects.filter(slug=definition["competition"]["slug"])).first()
         if competition is not None and create_only:
             raise DefinitionError([f"slug: a competition {competition.slug!r} exists already; choose another slug"],
                                   code="slug-taken", message="the slug is taken")
         if competition is not None:
-            if competition.config_version == fields["config_version"] and (
-                    competition.config_sha256 == digest
-                    # What the competition is now, though its file said otherwise before an edit in the
-                    # organizer area or the admin: the organizer area's download, loaded back.
-                    or not definition_changes(definition_current(competition), definition)):
+            definition = _kept(definition, competition)
+            if _same_version(competition, definition):
                 return competition, []
-            if competition.config_version >= fields["config_version"]:
-                code = "version-not-bumped" if competition.config_version == fields["config_version"] else "stale-definition"
-                raise DefinitionError([f"version: {competition.slug} is at version {competition.config_version}; "
-                                       f"raise version above it to change it"], code=code,
-                                      message="the competition already has this or a newer definition")
+        fields = definition["competition"]
         created = competition is None
         if not created:
             _refuse_hiding_public(competition, definition, now=timezone.now())
@@ -112,19 +104,43 @@ def _load(*, data: dict | str | Path, actor: User | None,
                 setattr(competition, name, value)
         competition.scoring_depth = fields.get("scoring_depth")  # absent: derived (Competition.scored_depth)
         competition.topic_variants = fields.get("topic_variants", [])  # absent: one variant, "default"
-        competition.config_sha256 = digest
         competition.save()
         competition.organizers.set(organizers)
         _apply_structure(competition, definition)
         _apply_variants(competition, old_default=old_default)
         audit_record(competition=competition, actor=actor, action=AuditEvent.Action.COMPETITION_LOADED,
                      summary=f"{'Created' if created else 'Updated'} from definition version {competition.config_version}",
-                     details={"version": competition.config_version, "sha256": digest,
+                     details={"version": competition.config_version, "sha256": competition_digest(competition),
                               **({"changes": [c.line() for c in changes]} if changes else {})})
         if changes:
             _audit_public_changes(competition, changes, actor=actor)
             events.definition_changed.send(competition=competition, changes=changes)  # cupboard/flows/definition_changed.py
     return competition, changes
+
+
+def _kept(definition: dict, competition: Competition) -> dict:
+    """The definition as it applies to `competition`: a file without `starts_at` keeps its start."""
+    if definition["competition"]["starts_at"] is not None:
+        return definition
+    return definition | {"competition": definition["competition"] | {"starts_at": competition.starts_at}}
+
+
+def _same_version(competition: Competition, definition: dict) -> bool:
+    """True when the definition is the competition's version and says what it holds now (its
+    digest, derived from the rows: true after any edit, competitions/digest.py); refused when it
+    is that version or an older one and says something else, each difference named."""
+    version = definition["competition"]["config_version"]
+    if competition.config_version == version and competition_digest(competition) == definition_digest(definition):
+        return True
+    if competition.config_version < version:
+        return False
+    same = competition.config_version == version
+    differences = [f"{c.path}: the competition has {shown(c.old)}, this file {shown(c.new)}"
+                   for c in definition_changes(definition_current(competition), definition)] if same else []
+    raise DefinitionError([f"version: {competition.slug} is at version {competition.config_version}; "
+                           f"raise version above it to change it", *differences],
+                          code="version-not-bumped" if same else "stale-definition",
+                          message="the competition already has this or a newer definition")
 
 
 def _audit_public_changes(competition: Competition, changes: list[Change], *, actor: User | None) -> None:
