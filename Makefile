@@ -9,7 +9,7 @@ AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
 .PHONY: install browser services lint test test-fast test-sqlite test-postgres demo serve bench bench-web loadtest clean
 
-$(VENV)/.installed: pyproject.toml setup.py evaluator/io/_runblock.c
+$(VENV)/.installed: pyproject.toml setup.py evaluator/io/_lines.c
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[dev,s3]'

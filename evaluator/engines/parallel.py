@@ -95,7 +95,7 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
     qrels_warnings: tuple[Problem, ...] = ()
     if job.qrels is not None:
         try:
-            qrels = read_qrels(job.qrels, strict=scoring.strict)
+            qrels = read_qrels(job.qrels, strict=scoring.strict, as_columns=True)
             qrels_warnings = qrels.warnings
             evaluator = Evaluator(qrels, scoring.metrics, relevance_level=scoring.relevance_level,
                                   gain=scoring.gain, depth=scoring.depth)

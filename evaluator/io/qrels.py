@@ -9,10 +9,14 @@ reader, which says where each problem is.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..records import InputError, JudgedColumns, Problem, Qrels
 from .sources import Source, iter_blocks, source_name, split_lines
 from .validation import BOM, MAX_FIELD_BYTES, ProblemLog, decoded_lines, is_integer
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _NAMES = ["qid", "iteration", "docid", "label"]
 # Below this size the per-line reader is as quick as starting pyarrow, and needs no numpy:
@@ -20,13 +24,16 @@ _NAMES = ["qid", "iteration", "docid", "label"]
 SMALL_QRELS_BYTES = 2 << 20
 
 
-def read_qrels(source: Source, *, name: str | None = None, strict: bool = True) -> Qrels:
+def read_qrels(source: Source, *, name: str | None = None, strict: bool = True, as_columns: bool = False) -> Qrels:
     """Judgments qid -> {docid: label}, read as trec_eval reads them: fields split on runs of
     whitespace, lines starting with `#` skipped (one warning counts them), blank lines
     skipped. Raises InputError listing up to 25 problems with file, line and column (a
     missing or extra column, a label that is not a 64-bit integer, a docid judged twice).
     `strict=False` (the generic profile) also takes what trec_eval takes and warns: any
-    label, read as C's atol reads it (`1.5` is 1, `x` is 0), and fields over 100 bytes."""
+    label, read as C's atol reads it (`1.5` is 1, `x` is 0), and fields over 100 bytes.
+    `as_columns=True` is for the vectorised engine, which scores columns: a plain file of
+    any size is then read by the compiled reader where it is built (numpy and pyarrow are
+    loaded already there; the pure-Python dicts would only be turned into columns again)."""
     file = source_name(source, name)
     data = b"".join(iter_blocks(source, file=file))
     warnings = []
@@ -35,7 +42,8 @@ def read_qrels(source: Source, *, name: str | None = None, strict: bool = True) 
         warnings.append(Problem("bom", "the file starts with a UTF-8 byte order mark; it was ignored", file, 1,
                                 severity="warning"))
     small = len(data) <= SMALL_QRELS_BYTES
-    qrels = (_read_plain(data) if small else _read_fast(data)) or _read_exact(data, file, strict=strict)
+    qrels = ((as_columns and _read_compiled(data)) or (_read_plain(data) if small else _read_fast(data))
+             or _read_exact(data, file, strict=strict))
     qrels.warnings = (*warnings, *qrels.warnings)
     return qrels
 
@@ -74,11 +82,38 @@ def _read_fast(data: bytes) -> Qrels | None:
         return None  # e.g. beyond 64 bits
     qid = pc.dictionary_encode(qid)
     codes = numbers(qid.indices).astype(np.int64)
-    with np.errstate(over="ignore"):
-        keys = np.sort(docid_hashes(docid) + codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-    if np.any(keys[1:] == keys[:-1]):
-        return None  # maybe a docid judged twice: the exact reader says where
+    if _maybe_judged_twice(docid_hashes(docid), codes):
+        return None  # the exact reader says where
     return Qrels(columns=JudgedColumns(qid.dictionary.to_pylist(), codes, docid, labels))
+
+
+def _read_compiled(data: bytes) -> Qrels | None:
+    """Qrels read by the C extension (`_lines.parse_qrels`), or None when it is not built
+    or anything needs the per-line reader."""
+    from .validation_fast import COMPILED
+
+    parsed = None if COMPILED is None else COMPILED.parse_qrels(data)
+    if parsed is None:
+        return None
+    import numpy as np
+    import pyarrow as pa
+
+    qids, owner, offsets, text, labels, hashes, count = parsed
+    codes = np.frombuffer(owner, np.int64)
+    if _maybe_judged_twice(np.frombuffer(hashes, np.uint64), codes):
+        return None
+    docids = pa.Array.from_buffers(pa.string(), count, [None, pa.py_buffer(offsets), pa.py_buffer(text)])
+    return Qrels(columns=JudgedColumns(qids, codes, docids, np.frombuffer(labels, np.int64)))
+
+
+def _maybe_judged_twice(hashes: np.ndarray, codes: np.ndarray) -> bool:
+    """Whether two judgments share a (query, docid hash) key: maybe the same docid judged
+    twice for a query (or a hash collision), which the exact reader tells apart."""
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        keys = np.sort(hashes + codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    return bool(np.any(keys[1:] == keys[:-1]))
 
 
 _PLAIN = re.compile(rb"(?:[!-~]+[ \t]+[!-~]+[ \t]+[!-~]+[ \t]+[+-]?[0-9]{1,18}[ \t]*\n)*")

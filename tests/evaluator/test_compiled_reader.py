@@ -1,4 +1,4 @@
-"""The optional C run reader (evaluator/io/_runblock.c, built by setup.py): built in the
+"""The optional C run reader (evaluator/io/_lines.c, built by setup.py): built in the
 development install, reading numbers exactly as the exact reader does, and never needed.
 The cases that compare it with the numpy/pyarrow reader and with trec_eval are the
 existing reader and differential tests, run both ways (the `run_reader` fixture)."""
@@ -7,20 +7,24 @@ import struct
 
 import pytest
 
+from evaluator.io import qrels as qrels_reader
 from evaluator.io import validation_fast
 from evaluator.io.validation import LineRules, ProblemLog, is_finite_decimal, is_integer
 from evaluator.io.validation_fast import rows_exact
+from evaluator.synthetic import make_qrels
+
+from ..conftest import SHARED_DATA
 
 
 def test_it_is_built_in_the_development_install():
     """A silent build failure (the build is optional) must not pass unnoticed: `make install`
     compiles it here, and without it every `compiled` case of the reader tests is skipped."""
-    assert validation_fast._runblock is not None, "evaluator/io/_runblock.c was not built: run make install"
-    assert validation_fast.COMPILED is validation_fast._runblock
+    assert validation_fast._lines is not None, "evaluator/io/_lines.c was not built: run make install"
+    assert validation_fast.COMPILED is validation_fast._lines
 
 
 def parse_one(score: bytes, rank: bytes = b"1"):
-    return validation_fast._runblock.parse(b"q1 Q0 d1 " + rank + b" " + score + b" tag\n", False)
+    return validation_fast._lines.parse_run(b"q1 Q0 d1 " + rank + b" " + score + b" tag\n", False)
 
 
 def _score_texts(rng: random.Random) -> list[bytes]:
@@ -41,7 +45,7 @@ def _score_texts(rng: random.Random) -> list[bytes]:
                     b"1e309", b"0e999999999999", b"123456789012345.6", b"0.000000000000000000001"]
 
 
-@pytest.mark.skipif(validation_fast._runblock is None, reason="the C run reader is not built")
+@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
 def test_it_reads_scores_as_the_exact_reader_does():
     """Every score it takes is one the exact reader takes, with the same float, bit for bit."""
     taken = 0
@@ -56,7 +60,7 @@ def test_it_reads_scores_as_the_exact_reader_does():
     assert taken > 3000
 
 
-@pytest.mark.skipif(validation_fast._runblock is None, reason="the C run reader is not built")
+@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
 @pytest.mark.parametrize("rank", [b"0", b"7", b"-3", b"+12", b"000123", b"999999999999999999",
                                   b"1234567890123456789", b"3.0", b"-", b"1e3", b"0x1"])
 def test_it_reads_ranks_as_the_exact_reader_does_or_leaves_them_to_it(rank):
@@ -68,7 +72,7 @@ def test_it_reads_ranks_as_the_exact_reader_does_or_leaves_them_to_it(rank):
         assert len(rank.lstrip(b"+-")) > 18 or not is_integer(rank)
 
 
-@pytest.mark.skipif(validation_fast._runblock is None, reason="the C run reader is not built")
+@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
 def test_it_gives_the_exact_readers_rows_and_the_same_docid_hashes():
     lines = [b"%d Q0 %d#%d %d %s t.1\n" % (q, d, d % 7, r, repr(1 / (r + 1)).encode())
              for q in (3, 1, 2) for r, d in enumerate(range(q * 1000, q * 1000 + 50))]
@@ -80,3 +84,36 @@ def test_it_gives_the_exact_readers_rows_and_the_same_docid_hashes():
     assert parsed.hashes.tolist() == exact.hashes.tolist()
     assert parsed.scores.tolist() == exact.scores.tolist() and parsed.ranks.tolist() == exact.ranks.tolist()
     assert [parsed.qid_values[i] for i in parsed.qid_indices] == [line.split()[0].decode() for line in lines]
+
+
+@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+@pytest.mark.parametrize("data", [
+    b"1\tQ0\td1\t1\n1\tQ0\td2\t0\n2\tQ0\td1\t3\n",
+    b"1 0 d1 1\n2 0 d9 -1\n1 0 d2 +0",  # no final newline, signed labels
+    b"1 \t0  d1 1 \t\n2\t0\td1\t007\n",  # runs of blanks, trailing ones, leading zeros
+])
+def test_it_reads_plain_qrels_as_the_exact_reader_does(data):
+    compiled = qrels_reader._read_compiled(data)
+    assert compiled is not None
+    exact = qrels_reader._read_exact(data, "x")
+    assert compiled.judgments == exact.judgments and compiled.qids == list(exact.judgments)
+
+
+@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+def test_it_reads_synthetic_and_real_qrels_as_the_exact_reader_does(tmp_path):
+    paths = [make_qrels(tmp_path / "q.tsv", language="ja", count=300), *sorted(SHARED_DATA.glob("*/qrels.*"))]
+    for path in paths:
+        data = path.read_bytes()
+        compiled = qrels_reader._read_compiled(data)
+        assert compiled is not None, path
+        assert compiled.judgments == qrels_reader._read_exact(data, "x").judgments, path
+
+
+@pytest.mark.parametrize("data", [
+    b"1\tQ0 d1\t1\n1 Q0 d1 1\r\n", b"1 Q0 d1 0x1\n", b"1 Q0 d1 1\n1 Q0 d1 0\n", b" 1 Q0 d1 1\n", b"# c\n1 Q0 d1 1\n",
+    b"1 Q0 d1 1\n\n2 Q0 d1 1\n", b"1 Q0 d1\n", b"1 Q0 d1 1 x\n", b"1 Q0 d1 1.5\n", "1 Q0 dé 1\n".encode(),
+    b"1 Q0 " + b"d" * 101 + b" 1\n", b"1 Q0 d1 1234567890123456789\n", b"",
+])
+@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+def test_it_leaves_unusual_qrels_to_the_per_line_reader(data):
+    assert qrels_reader._read_compiled(data) is None

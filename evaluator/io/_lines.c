@@ -1,20 +1,28 @@
-/* One block of TREC run lines parsed in C: the compiled form of
- * `evaluator.io.validation_fast.parse_fast` (optional; see setup.py).
+/* Plainly valid TREC run and qrels lines parsed in C (optional; see setup.py). Each
+ * function accepts only input it is sure of and returns None otherwise, and the caller
+ * hands that input to the exact per-line reader, which says what is wrong: this code
+ * never reports a problem, so it can only ever be narrower than the exact rules.
  *
- * parse(block, article_passage) -> tuple | None
+ * parse_run(block, article_passage) -> tuple | None
+ * The compiled form of `evaluator.io.validation_fast.parse_fast`.
  *
  * It accepts only blocks in which every line is plainly valid: ASCII with no control byte
  * but the "\n" line ends, exactly six fields between single spaces, each 1-100 bytes, one
  * tag of [A-Za-z0-9_.-]{1,20} on every line, ranks [+-]?[0-9]{1,18}, finite decimal scores
  * (validation.SCORE_RE), and with `article_passage` docids of [0-9]+#[0-9]+. Anything else
- * returns None and the block goes to the exact per-line reader, which says what is wrong:
- * this code never reports a problem, so it can only ever be narrower than the exact rules.
+ * returns None.
  *
  * On success: (qid_values, qid_indices, docid_offsets, docid_bytes, ranks, scores, hashes,
  * tag, count), the arrays as bytes in native byte order (int32, int32 with count + 1
  * offsets, int64, float64, uint64). qid_values lists the block's qids in order of first
  * appearance and qid_indices points each row into it; hashes are validation_fast's
  * docid_hashes (sum of byte_k * P^k mod 2^64), so blocks read either way mix.
+ *
+ * parse_qrels(data) -> (qid_values, owner, docid_offsets, docid_bytes, labels, hashes,
+ * count) | None: a qrels file of `qid iteration docid label` lines, fields of printable
+ * ASCII between runs of spaces and tabs (trailing ones too), qid and docid of 1-100
+ * bytes, labels [+-]?[0-9]{1,18}; owner and labels int64, the rest as parse_run's. No
+ * comment, blank or CRLF line. Whether a docid is judged twice is the caller's check.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -176,12 +184,25 @@ static int32_t qid_code(Qids *qids, const unsigned char *p, Py_ssize_t n) {
 
 typedef struct {
     int32_t *qidx;
+    int64_t *owner; /* qrels: the qid code as int64 */
     int32_t *offsets;
     unsigned char *docids;
     int64_t *ranks;
     double *scores;
     uint64_t *hashes;
 } Columns;
+
+/* Append row `row`'s docid to the docid bytes, with its hash (sum of byte_k * P^k,
+ * by Horner's rule from the last byte). */
+static void add_docid(Columns *out, Py_ssize_t row, const unsigned char *p, Py_ssize_t n) {
+    int32_t at = out->offsets[row];
+    memcpy(out->docids + at, p, (size_t)n);
+    out->offsets[row + 1] = at + (int32_t)n;
+    uint64_t hash = 0;
+    for (Py_ssize_t i = n - 1; i >= 0; i--)
+        hash = hash * PRIME + p[i];
+    out->hashes[row] = hash;
+}
 
 /* Parse the line [p, end) into row `row`; 1 when it is plainly valid, 0 to decline, -1 on
  * a Python error. `tag`/`tag_len` hold the block's tag once the first line set it. */
@@ -227,19 +248,14 @@ static int parse_line(const unsigned char *p, const unsigned char *end, Py_ssize
     if (code < 0)
         return -1;
     out->qidx[row] = code;
-    int32_t at = out->offsets[row];
-    memcpy(out->docids + at, field[2], (size_t)width[2]);
-    out->offsets[row + 1] = at + (int32_t)width[2];
-    uint64_t hash = 0, power = 1;
-    for (Py_ssize_t i = 0; i < width[2]; i++, power *= PRIME)
-        hash += (uint64_t)field[2][i] * power;
-    out->hashes[row] = hash;
+    add_docid(out, row, field[2], width[2]);
     return 1;
 }
 
 static PyObject *new_bytes(Py_ssize_t size) { return PyBytes_FromStringAndSize(NULL, size); }
 
-static PyObject *parse(PyObject *self, PyObject *args) {
+static PyObject *parse_run(PyObject *self, PyObject *args) {
+    (void)self;
     Py_buffer view;
     int article_passage;
     if (!PyArg_ParseTuple(args, "y*p", &view, &article_passage))
@@ -260,7 +276,7 @@ static PyObject *parse(PyObject *self, PyObject *args) {
     index = PyDict_New();
     if (!values || !index)
         goto error;
-    Columns out = {(int32_t *)PyBytes_AS_STRING(arrays[0]), (int32_t *)PyBytes_AS_STRING(arrays[1]),
+    Columns out = {(int32_t *)PyBytes_AS_STRING(arrays[0]), NULL, (int32_t *)PyBytes_AS_STRING(arrays[1]),
                    (unsigned char *)PyBytes_AS_STRING(arrays[2]), (int64_t *)PyBytes_AS_STRING(arrays[3]),
                    (double *)PyBytes_AS_STRING(arrays[4]), (uint64_t *)PyBytes_AS_STRING(arrays[5])};
     out.offsets[0] = 0;
@@ -300,15 +316,111 @@ done:
     return result;
 }
 
+static int is_blank(unsigned char c) { return c == ' ' || c == '\t'; }
+
+/* One qrels line [p, end) into row `row`: 1 when plainly valid, 0 to decline, -1 on error. */
+static int parse_qrels_line(const unsigned char *p, const unsigned char *end, Py_ssize_t row, Columns *out,
+                            Qids *qids) {
+    const unsigned char *field[4];
+    Py_ssize_t width[4];
+    int count = 0;
+    while (p < end) {
+        if (count == 4)
+            return 0; /* a fifth field */
+        field[count] = p;
+        for (; p < end && !is_blank(*p); p++)
+            if (*p < 0x21 || *p >= 0x7f)
+                return 0; /* a CR, other control byte, DEL or non-ASCII byte */
+        width[count] = p - field[count];
+        count++;
+        while (p < end && is_blank(*p))
+            p++;
+    }
+    if (count != 4 || width[0] < 1 || field[0][0] == '#' || width[0] > MAX_FIELD || width[2] > MAX_FIELD)
+        return 0; /* a blank line, a line starting with a blank, a comment, a long field */
+    int64_t label;
+    if (!parse_rank(field[3], width[3], &label))
+        return 0;
+    int32_t code = qid_code(qids, field[0], width[0]);
+    if (code < 0)
+        return -1;
+    out->owner[row] = code;
+    out->ranks[row] = label;
+    add_docid(out, row, field[2], width[2]);
+    return 1;
+}
+
+static PyObject *parse_qrels(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "y*", &view))
+        return NULL;
+    const unsigned char *data = view.buf, *stop = data + view.len;
+    PyObject *result = NULL, *values = NULL, *index = NULL, *arrays[5] = {NULL};
+    if (view.len == 0 || view.len >= INT32_MAX)
+        goto decline;
+    Py_ssize_t lines = 0;
+    for (const unsigned char *p = data; (p = memchr(p, '\n', (size_t)(stop - p))); p++)
+        lines++;
+    lines += stop[-1] != '\n';
+    Py_ssize_t sizes[5] = {8 * lines, 4 * (lines + 1), view.len, 8 * lines, 8 * lines};
+    for (int i = 0; i < 5; i++)
+        if (!(arrays[i] = new_bytes(sizes[i])))
+            goto error;
+    values = PyList_New(0);
+    index = PyDict_New();
+    if (!values || !index)
+        goto error;
+    Columns out = {NULL, (int64_t *)PyBytes_AS_STRING(arrays[0]), (int32_t *)PyBytes_AS_STRING(arrays[1]),
+                   (unsigned char *)PyBytes_AS_STRING(arrays[2]), (int64_t *)PyBytes_AS_STRING(arrays[3]), NULL,
+                   (uint64_t *)PyBytes_AS_STRING(arrays[4])};
+    out.offsets[0] = 0;
+    Qids qids = {values, index, NULL, 0, 0};
+    Py_ssize_t row = 0;
+    for (const unsigned char *p = data; p < stop; row++) {
+        const unsigned char *end = memchr(p, '\n', (size_t)(stop - p));
+        if (!end)
+            end = stop;
+        int ok = parse_qrels_line(p, end, row, &out, &qids);
+        if (ok < 0)
+            goto error;
+        if (!ok)
+            goto decline;
+        p = end + 1;
+    }
+    if (_PyBytes_Resize(&arrays[2], out.offsets[lines]) < 0)
+        goto error;
+    result = Py_BuildValue("(NNNNNNn)", values, arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], lines);
+    values = NULL;
+    for (int i = 0; i < 5; i++)
+        arrays[i] = NULL;
+    goto done;
+decline:
+    result = Py_NewRef(Py_None);
+    goto done;
+error:
+    result = NULL;
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(index);
+    for (int i = 0; i < 5; i++)
+        Py_XDECREF(arrays[i]);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
-    {"parse", parse, METH_VARARGS,
-     "parse(block, article_passage) -> (qid_values, qid_indices, docid_offsets, docid_bytes, ranks, scores, "
+    {"parse_run", parse_run, METH_VARARGS,
+     "parse_run(block, article_passage) -> (qid_values, qid_indices, docid_offsets, docid_bytes, ranks, scores, "
      "hashes, tag, count), or None when any line needs the exact reader."},
+    {"parse_qrels", parse_qrels, METH_VARARGS,
+     "parse_qrels(data) -> (qid_values, owner, docid_offsets, docid_bytes, labels, hashes, count), or None when "
+     "any line needs the exact reader."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_runblock",
-                                    "One block of TREC run lines parsed in C (see validation_fast.parse_fast).", -1,
-                                    methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lines",
+                                    "Plainly valid TREC run and qrels lines parsed in C (see validation_fast, qrels).",
+                                    -1, methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__runblock(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__lines(void) { return PyModule_Create(&module); }
