@@ -18,7 +18,16 @@ ROOT = "api/"
 UPLOAD_ROUTE = ROOT + "<slug:competition_slug>/<slug:phase_slug>/"
 STATUS_ROUTE = ROOT + "<int:pk>/"
 DEFINITION_ROUTE = UPLOAD_ROUTE + "definition/"  # GET, token optional: what reads a phase's files
+COMPETITIONS_ROUTE = ROOT + "competitions/"  # GET, token optional: the competitions and phases the caller sees
+SUBMISSIONS_ROUTE = UPLOAD_ROUTE + "submissions/"  # GET, token required: the caller's team's, newest first
 PREFIX = "/" + MOUNT + ROOT  # every API path starts so
+
+# A phase's leaderboards as JSON, among its pages under the site's root (not MOUNT: `page_path`
+# fills them in). GET; they read the session or the token, as the pages do (token optional).
+BOARD_ROOT = "c/<slug:competition_slug>/<slug:phase_slug>/"
+LEADERBOARD_ROUTE = BOARD_ROOT + "leaderboard.json"  # ?as_of=<instant>, ?meta_<name>=<value>
+OFFICIAL_ROUTE = BOARD_ROOT + "official.json"  # the frozen official results, once there are some
+HISTORY_ROUTE = BOARD_ROOT + "leaderboard/history.json"  # each change: every team's primary value and rank
 
 AUTH_SCHEME = "Token"  # Authorization: Token <token>
 TOKEN_ENV = "CUPBOARD_TOKEN"
@@ -49,11 +58,34 @@ ERROR_FIELDS = ("file", "line", "column", "code", "message")
 # topic variants (the default first) with the topics files the caller may download, each with its url.
 DEFINITION_FIELDS = ("competition", "phase", "benchmark", "subsets", "averages", "metrics", "primary_metric",
                      "relevance_level", "max_run_depth", "scoring_depth", "topic_variants", "topics")
+# The competitions the caller may see ({"competitions": [...]}), each with the phases in order.
+COMPETITION_FIELDS = ("slug", "title", "url", "starts_at", "phases")
+PHASE_FIELDS = ("slug", "name", "opens", "closes", "is_open", "is_final", "reveal_at", "leaderboard_visible",
+                "definition_url", "submissions_url", "leaderboard_url", "history_url", "official_url")
+# The caller's team's submissions to a phase ({"submissions": [...]}), each an answer of ANSWER_FIELDS.
+SUBMISSIONS_FIELDS = ("competition", "phase", "team", "submissions")
+# leaderboard.json (official.json is a frozen copy of it); rows of LEADERBOARD_ROW_FIELDS.
+LEADERBOARD_FIELDS = ("competition", "phase", "qrels_version", "metrics", "primary_metric", "rounded_to", "subsets",
+                      "metadata_fields", "filter", "unfiltered_rows", "averages", "significance", "rows")
+LEADERBOARD_ROW_FIELDS = ("rank", "team", "method", "baseline", "qrels_version", "metadata", "values", "averages")
+# history.json: the instants of the changes, and a point per team ranked at each of them.
+HISTORY_FIELDS = ("competition", "phase", "metric", "rounded_to", "decimals", "frozen_since", "instants", "points")
+HISTORY_POINT_FIELDS = ("at", "team", "rank", "value")
 
 
 def path_of(route: str, **values: object) -> str:
-    """The absolute path of a route: `path_of(STATUS_ROUTE, pk=7)` is `/submissions/api/7/`."""
-    return "/" + MOUNT + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: quote(str(values[m.group(1)]), safe=""), route)
+    """The absolute path of an API route: `path_of(STATUS_ROUTE, pk=7)` is `/submissions/api/7/`."""
+    return "/" + MOUNT + _filled(route, values)
+
+
+def page_path(route: str, **values: object) -> str:
+    """The absolute path of a leaderboard route (at the site's root): `page_path(LEADERBOARD_ROUTE,
+    competition_slug="cup", phase_slug="dev")` is `/c/cup/dev/leaderboard.json`."""
+    return "/" + _filled(route, values)
+
+
+def _filled(route: str, values: dict[str, object]) -> str:
+    return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: quote(str(values[m.group(1)]), safe=""), route)
 
 
 def upload_url(server: str, competition: str, phase: str) -> str:
@@ -66,6 +98,19 @@ def definition_url(server: str, competition: str, phase: str) -> str:
 
 def status_url(server: str, submission_id: int) -> str:
     return server.rstrip("/") + path_of(STATUS_ROUTE, pk=submission_id)
+
+
+def competitions_url(server: str) -> str:
+    return server.rstrip("/") + path_of(COMPETITIONS_ROUTE)
+
+
+def submissions_url(server: str, competition: str, phase: str) -> str:
+    return server.rstrip("/") + path_of(SUBMISSIONS_ROUTE, competition_slug=competition, phase_slug=phase)
+
+
+def board_url(server: str, route: str, competition: str, phase: str) -> str:
+    """LEADERBOARD_ROUTE, OFFICIAL_ROUTE or HISTORY_ROUTE of a phase on `server`."""
+    return server.rstrip("/") + page_path(route, competition_slug=competition, phase_slug=phase)
 
 
 def error(code: str, message: str) -> dict[str, object]:

@@ -216,6 +216,16 @@ def rows(w) -> list[Row]:
         Row("submissions:api_definition", ("cup", "nope"), "GET", every(404)),
         Row("submissions:api_definition", ("draft", "dev"), "GET", organizers(200, 404)),
         Row("submissions:api_definition", ("cup", "dev"), "POST", every(405)),
+        # The competitions the caller may see (token optional); a team's own submissions (token
+        # required): 403 to whoever has no team in the competition, 404 to whoever may not see it.
+        Row("submissions:api_competitions", (), "GET", every(200)),
+        Row("submissions:api_competitions", (), "POST", every(405)),
+        Row("submissions:api_submissions", ("cup", "dev"), "GET", (401, 200, 200, 200, 403, 403, 403)),
+        Row("submissions:api_submissions", ("cup", "test-b"), "GET", (401, 200, 200, 200, 403, 403, 403)),
+        Row("submissions:api_submissions", ("cup", "nope"), "GET", login(404, anon=401)),
+        Row("submissions:api_submissions", ("draft", "dev"), "GET", organizers(403, 404, anon=401)),
+        Row("submissions:api_submissions", ("cup", "dev"), "GET", every(401), {"session_only": True}),
+        Row("submissions:api_submissions", ("cup", "dev"), "POST", login(405, anon=401)),
         # The API's description is public: the OpenAPI document and its page.
         Row("submissions:api_openapi", (), "GET", every(200)),
         Row("submissions:api_openapi", (), "POST", every(405)),
@@ -252,6 +262,13 @@ def rows(w) -> list[Row]:
         Row("leaderboards:history", ("cup", "dev"), "GET", every(200)),
         Row("leaderboards:history", ("cup", "test-b"), "GET", every(200)),  # "not public until ..." for most
         Row("leaderboards:history", ("draft", "dev"), "GET", organizers(200, 404)),
+        Row("leaderboards:history_json", ("cup", "dev"), "GET", every(200)),
+        Row("leaderboards:history_json", ("cup", "test-b"), "GET", export(w.test_b)),
+        Row("leaderboards:history_json", ("draft", "dev"), "GET", organizers(200, 404)),
+        # A script reads a leaderboard's JSON with its token as the page with the session.
+        Row("leaderboards:export_json", ("cup", "test-b"), "GET", export(w.test_b), {"token": True}),
+        Row("leaderboards:history_json", ("cup", "test-b"), "GET", export(w.test_b), {"token": True}),
+        Row("leaderboards:export_json", ("draft", "dev"), "GET", organizers(200, 404), {"token": True}),
         Row("leaderboards:official_csv", ("cup", "test-b"), "GET", official(w.test_b)),
         Row("leaderboards:official_json", ("cup", "test-b"), "GET", official(w.test_b)),
         Row("leaderboards:official_csv", ("cup", "dev"), "GET", every(404)),  # not a final phase

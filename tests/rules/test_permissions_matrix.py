@@ -145,10 +145,12 @@ def _token(world, persona: str) -> str:
 
 def request(world, row: Row, persona: str):
     """One request by one persona; POSTs are rolled back so every persona sees the same world.
-    API rows authenticate with the persona's token (the anonymous visitor has none)."""
+    API rows authenticate with the persona's token (the anonymous visitor has none), and so do
+    rows of a leaderboard's JSON marked "token" (its exports take a token or the session)."""
     url = reverse(row.name, args=row.args)
     headers, data = {}, dict(row.data or {})
-    if row.name.startswith("submissions:api_") and persona != "anonymous" and not data.pop("session_only", False):
+    api = row.name.startswith("submissions:api_") and not data.pop("session_only", False)
+    if (data.pop("token", False) or api) and persona != "anonymous":  # "token": a page's JSON read by a script
         headers["HTTP_AUTHORIZATION"] = f"Token {_token(world, persona)}"
     with transaction.atomic():
         client = client_for(getattr(world, persona))

@@ -18,7 +18,9 @@ def _document() -> dict:
 
 
 def _operation(method: str, path: str, openapi: dict) -> dict | None:
-    for template, methods in openapi["paths"].items():
+    """The operation of `method path`: a template with fewer parameters first, as the URL
+    patterns resolve it (/submissions/api/competitions/ is not /submissions/api/{pk}/)."""
+    for template, methods in sorted(openapi["paths"].items(), key=lambda item: item[0].count("{")):
         if re.fullmatch(re.sub(r"\{\w+\}", "[^/]+", template), path):
             return methods.get(method.lower())
     return None

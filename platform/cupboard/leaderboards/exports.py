@@ -11,8 +11,10 @@ date in a spreadsheet), the tier, and the interval.
 """
 from __future__ import annotations
 
+from datetime import datetime
+
 from cupboard.csvexport import csv_text
-from cupboard.leaderboards.selectors import Leaderboard
+from cupboard.leaderboards.selectors import History, Leaderboard
 
 
 def _header(leaderboard: Leaderboard) -> list[str]:
@@ -91,4 +93,16 @@ def leaderboard_json(leaderboard: Leaderboard) -> dict:
             "averages": {labels[key]: value for key, value in e.averages.items()},
             **({"standings": _standings_json(e, labels)} if leaderboard.bands else {}),
         } for e in leaderboard.entries],
+    }
+
+
+def history_json(history: History, *, rounded_to: int | None, frozen_since: datetime | None) -> dict:
+    """The data behind the history page's charts, JSON-ready: the instants of the changes and,
+    at each, every ranked team's primary value (Avg) and rank, instant by instant in rank order;
+    values rounded as the viewer sees them (`rounded_to`: None for full precision)."""
+    return {
+        "competition": history.phase.competition.slug, "phase": history.phase.slug, "metric": history.metric,
+        "rounded_to": rounded_to, "decimals": history.decimals, "frozen_since": frozen_since,
+        "instants": history.instants,
+        "points": [{"at": p.at, "team": p.team, "rank": p.rank, "value": p.value} for p in history.points],
     }

@@ -30,7 +30,8 @@ from cupboard.leaderboards.past import as_of_wait, past
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
 from cupboard.leaderboards.snapshots import official_snapshot
 from cupboard.leaderboards.table import table_body
-from cupboard.refusals import error_body, refused, throttled
+from cupboard.refusals import api_error, error_body, refused, throttled
+from cupboard.submissions.api import token_or_session
 
 _GZIP = re.compile(r"\bgzip\b")  # as Django's GZipMiddleware reads Accept-Encoding
 
@@ -82,7 +83,7 @@ def _conditional(request, key: BoardKey, respond: Callable[[], HttpResponse], *,
     if last_modified is not None:
         response["Last-Modified"] = http_date(last_modified)
     patch_cache_control(response, no_cache=True, private=request.user.is_authenticated)
-    patch_vary_headers(response, ["Cookie", "Accept-Encoding"])
+    patch_vary_headers(response, ["Cookie", "Authorization", "Accept-Encoding"])
     return response
 
 
@@ -242,11 +243,25 @@ def export_csv(request, slug: str, phase_slug: str):
     return _export(request, slug, phase_slug, what="csv", build=_csv)
 
 
+def json_answer(view):
+    """A leaderboard's JSON for pages and scripts alike: the caller is the session's, or the
+    token's when `Authorization` is sent (submissions/api.py), and a board that is not there
+    for them is refused in the API's error shape (404), not with the site's page."""
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except Http404 as error:
+            return api_error(404, "not_found", str(error) or "No such leaderboard.")
+    return token_or_session(wrapper)
+
+
+@json_answer
 @require_safe
-def export_json(request, slug: str, phase_slug: str):
+def export_json(request, competition_slug: str, phase_slug: str):
     """The leaderboard as JSON: full precision for organizers, rounded for everyone else; the
     page's `?meta_<name>=` filter applies and is named in it."""
-    return _export(request, slug, phase_slug, what="json", build=_json)
+    return _export(request, competition_slug, phase_slug, what="json", build=_json)
 
 
 @require_GET

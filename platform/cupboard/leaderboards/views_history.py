@@ -3,6 +3,9 @@
 What a viewer sees is decided as for the live leaderboard (selectors.history_for,
 snapshots.official_snapshot): nobody but organizers sees a private leaderboard's history
 from before its reveal, or a column hidden at the instant of a point."""
+import json
+
+from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
@@ -12,10 +15,12 @@ from django.views.decorators.http import require_GET, require_safe
 from cupboard.charts import as_html
 from cupboard.leaderboards.cache import cached, viewer_class
 from cupboard.leaderboards.charts import history_figures
+from cupboard.leaderboards.exports import history_json as history_body
 from cupboard.leaderboards.models import FrozenSnapshot
 from cupboard.leaderboards.selectors import history_for
 from cupboard.leaderboards.snapshots import official_snapshot
-from cupboard.leaderboards.views import _board_state, _phase_and_viewer
+from cupboard.leaderboards.views import _board_state, _phase_and_viewer, json_answer
+from cupboard.refusals import error_body
 
 # The history page lists the latest changes; its charts show them all.
 RECENT_CHANGES = 50
@@ -48,6 +53,25 @@ def history(request, slug: str, phase_slug: str):
         "snapshot": official_snapshot(phase, viewer)})
 
 
+@json_answer
+@require_safe
+def history_json(request, competition_slug: str, phase_slug: str):
+    """The history page's data as JSON (leaderboards/exports.py `history_json`), seen as the
+    page sees it: 403 with the page's message while the caller may not see the leaderboard.
+    Computed once per leaderboard version and viewer class, as the page."""
+    state = _board_state(request, competition_slug, phase_slug)
+    phase, viewer = _phase_and_viewer(request, state)
+
+    def build() -> tuple[int, str]:
+        found = history_for(phase=phase, viewer=viewer)
+        if not found.visible:
+            return 403, error_body("leaderboard-not-public", found.message)
+        body = history_body(found, rounded_to=viewer.rounded_to, frozen_since=viewer.frozen_since(phase))
+        return 200, json.dumps(body, ensure_ascii=False, cls=DjangoJSONEncoder)
+    status, body = cached(state.key(viewer_class(viewer), what="history-json"), build)
+    return HttpResponse(body, status=status, content_type="application/json")
+
+
 def _official(request, slug: str, phase_slug: str, *, what: str) -> HttpResponse:
     phase, viewer = _get_phase_for_user(request, slug, phase_slug)
     if official_snapshot(phase, viewer) is None:
@@ -67,7 +91,8 @@ def official_csv(request, slug: str, phase_slug: str):
     return _official(request, slug, phase_slug, what="csv")
 
 
+@json_answer
 @require_safe
-def official_json(request, slug: str, phase_slug: str):
+def official_json(request, competition_slug: str, phase_slug: str):
     """The frozen official results as JSON, byte for byte as when their SHA-256 was published."""
-    return _official(request, slug, phase_slug, what="json")
+    return _official(request, competition_slug, phase_slug, what="json")

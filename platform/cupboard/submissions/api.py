@@ -24,7 +24,7 @@ from cupboard.competitions.models import Phase
 from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.selectors import ALL, AVG_LABEL, averaged_groups, phase_subsets, phase_topic_files
 from cupboard.competitions.topic_variants import variants
-from cupboard.competitions.viewer import viewer_for
+from cupboard.competitions.viewer import Viewer, viewer_for
 from cupboard.links import absolute
 from cupboard.refusals import api_error
 from cupboard.throttle import throttle_take
@@ -36,6 +36,21 @@ from .selectors import status_payload
 from .services import submission_create
 
 
+def phase_seen(request, competition_slug: str, phase_slug: str) -> tuple[Phase, Viewer] | None:
+    """The phase and the caller's viewer, or None when the caller may not see it (the same
+    answer as for a phase that does not exist)."""
+    phase = Phase.objects.select_related("competition").filter(
+        competition__slug=competition_slug, slug=phase_slug).first()
+    viewer = viewer_for(request, phase.competition) if phase is not None else None
+    if phase is None or viewer is None or not viewer.sees_competition:
+        return None
+    return phase, viewer
+
+
+def no_phase(competition_slug: str, phase_slug: str) -> JsonResponse:
+    return api_error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
+
+
 def token_required(view, *, optional: bool = False):
     """Authenticate with `Authorization: Token <token>` and nothing else. The views are
     csrf_exempt, so a session cookie must not count here: a page on another site could
@@ -44,35 +59,51 @@ def token_required(view, *, optional: bool = False):
     still refused)."""
     @wraps(view)
     def wrapper(request, *args, **kwargs):
-        raw = token_in(request.headers.get("Authorization", ""))
-        if raw is None and optional and "Authorization" not in request.headers:
+        if optional and "Authorization" not in request.headers:
             request.user = AnonymousUser()
             return view(request, *args, **kwargs)
-        if raw is None:
-            return api_error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
-        # Per token (however its header is spelled), counted before it is looked up: a runaway
-        # script must not hog the web processes, nor may someone trying tokens.
-        wait = throttle_take("api-token", raw)
-        if wait:
-            return api_error(429, "throttled", f"Too many requests with this token; try again in {wait} s.",
-                             retry_after=wait)
-        user = user_from_token(raw)
-        if user is None:
-            return api_error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
-        request.user = user
-        return view(request, *args, **kwargs)
+        return _authenticated(request) or view(request, *args, **kwargs)
     return csrf_exempt(wrapper)
+
+
+def token_or_session(view):
+    """For JSON that a page links and a script reads alike (the leaderboards' exports; GET
+    only, so the session cannot be abused as a POST could): the token's user when
+    `Authorization` is sent (refused when wrong, counted per token), else the session's."""
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if "Authorization" not in request.headers:
+            return view(request, *args, **kwargs)
+        return _authenticated(request) or view(request, *args, **kwargs)
+    return wrapper
+
+
+def _authenticated(request) -> JsonResponse | None:
+    """Set `request.user` from the request's token; the refusal when there is none valid."""
+    raw = token_in(request.headers.get("Authorization", ""))
+    if raw is None:
+        return api_error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
+    # Per token (however its header is spelled), counted before it is looked up: a runaway
+    # script must not hog the web processes, nor may someone trying tokens.
+    wait = throttle_take("api-token", raw)
+    if wait:
+        return api_error(429, "throttled", f"Too many requests with this token; try again in {wait} s.",
+                         retry_after=wait)
+    user = user_from_token(raw)
+    if user is None:
+        return api_error(401, "bad_token", "Send a valid API token: Authorization: Token <token>.")
+    request.user = user
+    return None
 
 
 @token_required
 @require_POST
 def upload(request, competition_slug: str, phase_slug: str):
     """Create a submission from multipart run files; 201 with its state, 200 for a repeat, 400 with errors."""
-    phase = Phase.objects.select_related("competition").filter(
-        competition__slug=competition_slug, slug=phase_slug).first()
-    if phase is None or not viewer_for(request, phase.competition).sees_competition:
-        return api_error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
-    viewer = viewer_for(request, phase.competition)
+    found = phase_seen(request, competition_slug, phase_slug)
+    if found is None:
+        return no_phase(competition_slug, phase_slug)
+    phase, viewer = found
     try:
         data, files = request.POST, request.FILES  # parsed here: Django's limits raise on the first read
     except TooManyFilesSent:
@@ -106,11 +137,10 @@ def upload(request, competition_slug: str, phase_slug: str):
 def definition(request, competition_slug: str, phase_slug: str):
     """A phase's subsets as the caller may see them (never a hidden one) and how it scores:
     what `python -m evaluator` needs to read the phase's files as the server reads them."""
-    phase = Phase.objects.select_related("competition").filter(
-        competition__slug=competition_slug, slug=phase_slug).first()
-    viewer = viewer_for(request, phase.competition) if phase is not None else None
-    if viewer is None or not viewer.sees_competition:
-        return api_error(404, "not_found", f"No phase {phase_slug!r} in competition {competition_slug!r}.")
+    found = phase_seen(request, competition_slug, phase_slug)
+    if found is None:
+        return no_phase(competition_slug, phase_slug)
+    phase, viewer = found
     competition = phase.competition
     subsets = phase_subsets(phase, viewer.subsets)
     return JsonResponse({

@@ -71,6 +71,30 @@ DEFINITION_TYPES: dict[str, dict] = {
         "queries": {"type": "integer"}, "url": {"type": "string", "format": "uri"}}},
         "description": "The topics files the caller may download."},
 }
+URL = {"type": "string", "format": "uri"}
+INSTANT = {"type": "string", "format": "date-time"}
+COMPETITION_TYPES: dict[str, dict] = {
+    "slug": {"type": "string"}, "title": {"type": "string"},
+    "url": {**URL, "description": "The competition's page."}, "starts_at": INSTANT,
+    "phases": {"type": "array", "items": {"$ref": "#/components/schemas/Phase"}, "description": "In their order."},
+}
+PHASE_TYPES: dict[str, dict] = {
+    "slug": {"type": "string"}, "name": {"type": "string"}, "opens": INSTANT, "closes": INSTANT,
+    "is_open": {"type": "boolean", "description": "Open for uploads now."},
+    "is_final": {"type": "boolean", "description": "The phase that decides the competition."},
+    "reveal_at": {"type": ["string", "null"], "format": "date-time",
+                  "description": "When a private leaderboard becomes public (null: live, or never)."},
+    "leaderboard_visible": {"type": "boolean", "description": "The caller may see its leaderboard now."},
+    "definition_url": URL, "submissions_url": {**URL, "description": "The caller's team's submissions to it."},
+    "leaderboard_url": URL, "history_url": URL,
+    "official_url": {"type": ["string", "null"], "format": "uri",
+                     "description": "Its frozen official results, once the caller may see them (else null)."},
+}
+SUBMISSIONS_TYPES: dict[str, dict] = {
+    "competition": {"type": "string"}, "phase": {"type": "string"}, "team": {"type": "string"},
+    "submissions": {"type": "array", "items": {"$ref": "#/components/schemas/Submission"},
+                    "description": "Newest first."},
+}
 CONVERTERS = {"slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"}, "int": {"type": "integer", "minimum": 0}}
 TRY_LATER = {429: "Too many requests with this token", 503: "The service is briefly unavailable (an outage)"}
 
@@ -86,6 +110,8 @@ def openapi_document() -> dict:
             _path(contract.UPLOAD_ROUTE): {"post": _upload()},
             _path(contract.DEFINITION_ROUTE): {"get": _definition()},
             _path(contract.STATUS_ROUTE): {"get": _status()},
+            _path(contract.COMPETITIONS_ROUTE): {"get": _competitions()},
+            _path(contract.SUBMISSIONS_ROUTE): {"get": _submissions()},
         },
         "components": {
             "securitySchemes": {"token": {
@@ -96,6 +122,11 @@ def openapi_document() -> dict:
                 "Submission": _object(ANSWER_TYPES, contract.ANSWER_FIELDS),
                 "Upload": _object(ANSWER_TYPES, contract.UPLOAD_ANSWER_FIELDS),
                 "Definition": _object(DEFINITION_TYPES, contract.DEFINITION_FIELDS),
+                "Competitions": {"type": "object", "required": ["competitions"], "properties": {"competitions": {
+                    "type": "array", "items": {"$ref": "#/components/schemas/Competition"}}}},
+                "Competition": _object(COMPETITION_TYPES, contract.COMPETITION_FIELDS),
+                "Phase": _object(PHASE_TYPES, contract.PHASE_FIELDS),
+                "Submissions": _object(SUBMISSIONS_TYPES, contract.SUBMISSIONS_FIELDS),
                 "Error": {**_object(ERROR_TYPES, contract.ERROR_FIELDS), "additionalProperties": False},
                 "Errors": {"type": "object", "required": ["errors"], "additionalProperties": False, "properties": {
                     "errors": {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/Error"}}}},
@@ -162,6 +193,25 @@ def _status() -> dict:
         "responses": _answers({200: ("The submission's state", "Submission")},
                               errors={401: "No valid token", 404: "No such submission, or another team's",
                                       **TRY_LATER}),
+    }
+
+
+def _competitions() -> dict:
+    return {
+        "operationId": "competitions", "summary": "The competitions the caller may see, with their phases",
+        "security": [TOKEN, {}], "parameters": [],
+        "responses": _answers({200: ("The competitions, newest first", "Competitions")},
+                              errors={401: "A token was sent but is not valid", **TRY_LATER}),
+    }
+
+
+def _submissions() -> dict:
+    return {
+        "operationId": "submissions", "summary": "The caller's team's submissions to a phase, newest first",
+        "security": [TOKEN], "parameters": _parameters(contract.SUBMISSIONS_ROUTE),
+        "responses": _answers({200: ("The team's submissions, each as its status", "Submissions")},
+                              errors={401: "No valid token", 403: "The caller is in no team of the competition",
+                                      404: "No such phase the caller may see", **TRY_LATER}),
     }
 
 
