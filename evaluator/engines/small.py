@@ -19,15 +19,14 @@ import math
 import os
 import re
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
-from itertools import compress
-from operator import gt, lt, ne
+from itertools import compress, groupby
+from operator import gt, lt
 
 from ..io.qrels import read_qrels
 from ..io.sources import GZIP_MAGIC
 from ..io.topics import read_topics
-from ..io.validation import MAX_FIELD_BYTES, TAG_RE, ProblemLog, warn_missing_queries
-from ..measures import SMALL, Kernels, Metric, parse_metric
+from ..io.validation import INT64_MAX, MAX_FIELD_BYTES, TAG_RE, ProblemLog, warn_missing_queries
+from ..measures import SMALL, Kernels, parse_metric
 from ..records import InputError, Qrels, SubsetResult, ValidationReport
 from .coverage import coverage
 from .jobs import Job, Outcome, Scoring
@@ -64,8 +63,10 @@ def score_small_job(job: Job, *, scoring: Scoring) -> Outcome | None:
 
 
 def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: str | None, max_depth: int,
-                   strict: bool) -> tuple[dict[str, list[tuple[str, float]]], ValidationReport] | None:
-    """{qid: [(docid, score), ...] in trec_eval order} and the report, or None to decline."""
+                   strict: bool) -> tuple[dict[str, list[bytes]], ValidationReport] | None:
+    """{qid: its docids in trec_eval order} and the report, or
+    None to decline. Whole-file bytes operations check every line (each a C loop over the
+    file, no Python per line); what is left per query is a few list operations."""
     with open(path, "rb") as handle:
         data = handle.read()
     if not data or not data.isascii() or data.startswith((b" ", b"#")) or b"\n#" in data:
@@ -73,29 +74,28 @@ def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: 
     if not data.endswith(b"\n"):
         data += b"\n"
     lines = data.count(b"\n")
+    # every line five single spaces then its end (no other whitespace), and six non-empty fields
+    if any(space in data for space in _OTHER_SPACES) or data.translate(None, _NOT_SEPARATORS) != _LINE_SEPARATORS * lines:
+        return None
     fields = data.split()
-    if (len(fields) != 6 * lines or data.count(b" ") != 5 * lines or b"  " in data or b" \n" in data
-            or b"\n " in data or len(data.translate(None, b"\t\r\x0b\x0c")) != len(data)):
-        return None  # not six fields split by single spaces on every line
+    if len(fields) != 6 * lines or b"x" * (MAX_FIELD_BYTES + 1) in data.translate(_FIELD_BYTES):
+        return None  # an empty field (two spaces in a row, one leading or trailing); one over 100 bytes
     qids, docids, ranks, scores, tags = fields[0::6], fields[2::6], fields[3::6], fields[4::6], fields[5::6]
-    if max(max(map(len, column)) for column in (qids, fields[1::6], docids, scores, tags)) > MAX_FIELD_BYTES or \
-            max(map(len, ranks)) > 18:  # 18 digits: within 64 bits
-        return None
-    # Only these bytes, then int() and float() accept exactly what RANK_RE and SCORE_RE do
-    # (no letters: no nan, inf or hex; no underscores), and say so by raising.
-    if b"".join(ranks).translate(None, b"0123456789+-") or b"".join(scores).translate(None, b"0123456789.eE+-"):
-        return None
-    try:
-        values, rank_values = list(map(float, scores)), list(map(int, ranks))
-    except ValueError:
-        return None
     if tags.count(tags[0]) != lines or (strict and not TAG_RE.fullmatch(tags[0])):
         return None
     if docid_pattern and not re.fullmatch(rb"(?:(?:" + docid_pattern.encode() + rb")\n)*", b"\n".join(docids) + b"\n"):
         return None
-    if not all(map(math.isfinite, values)):
+    # Only these bytes, then float() accepts exactly what SCORE_RE does (no letters: no nan,
+    # inf or hex; no underscores), and says so by raising; a finite one is below inf.
+    if b"".join(scores).translate(None, b"0123456789.eE+-"):
         return None
-    ranked = _ranked(qids, docids, values, rank_values, max_depth)
+    try:
+        values = list(map(float, scores))
+    except ValueError:
+        return None
+    if not -math.inf < min(values) <= max(values) < math.inf:
+        return None
+    ranked = _ranked(qids, docids, values, ranks, max_depth)
     if ranked is None or topics is not None and not set(ranked) <= set(topics):
         return None
     log = ProblemLog(path)
@@ -104,134 +104,160 @@ def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: 
     return ranked, log.report(lines=lines, queries=len(ranked))
 
 
-def _ranked(qids: list[bytes], docids: list[bytes], scores: list[float], ranks: list[int],
-            max_depth: int) -> dict[str, list[tuple[str, float]]] | None:
-    """Each query's documents in trec_eval order; None (decline) when a query's lines are
-    not together in strictly falling scores with rising ranks (ties, a rank column that
-    disagrees: the other engine warns), a docid repeats, or a query is past the depth
+_OTHER_SPACES = (b"\t", b"\r", b"\x0b", b"\x0c")  # what bytes.split() (and trec_eval) also split on
+_NOT_SEPARATORS = bytes(set(range(256)) - set(b" \n"))
+_LINE_SEPARATORS = b"     \n"
+_FIELD_BYTES = bytes.maketrans(_NOT_SEPARATORS, b"x" * len(_NOT_SEPARATORS))  # a field's bytes as x's
+
+
+def _ranked(qids: list[bytes], docids: list[bytes], scores: list[float], ranks: list[bytes],
+            max_depth: int) -> dict[str, list[bytes]] | None:
+    """Each query's docids in trec_eval order; None (decline) when a query's
+    lines are not together in strictly falling scores with rising ranks (ties, a rank column
+    that disagrees: the other engine warns), a docid repeats, or a query is past the depth
     limit. Runs are written that way, so the check compares neighbours; nothing is sorted."""
-    out: dict[str, list[tuple[str, float]]] = {}
-    cuts = [0, *compress(range(1, len(qids)), map(ne, qids, qids[1:])), len(qids)]  # where the qid changes
-    for start, end in zip(cuts, cuts[1:], strict=False):
-        qid = qids[start].decode()
-        block, order, docs = scores[start:end], ranks[start:end], docids[start:end]
-        if qid in out or end - start > max_depth or len(set(docs)) != end - start:
+    out: dict[str, list[bytes]] = {}
+    counting: list[bytes] = []  # b"1", b"2", ...: the rank column of most runs
+    start = 0
+    for qid_b, group in groupby(qids):
+        end = start + len(list(group))
+        n, qid = end - start, qid_b.decode()
+        block, docs = scores[start:end], docids[start:end]
+        if qid in out or n > max_depth or len(set(docs)) != n or not all(map(gt, block, block[1:])):
             return None
-        if not (all(map(gt, block, block[1:])) and all(map(lt, order, order[1:]))):
+        if len(counting) < n:
+            counting = [b"%d" % rank for rank in range(1, max(n, 2 * len(counting)) + 1)]
+        if ranks[start:end] != counting[:n] and not _rising(ranks[start:end]):
             return None
-        out[qid] = list(zip(map(bytes.decode, docs), block, strict=True))
+        out[qid] = docs
+        start = end
     return out
 
 
-def score_ranked(qrels: Qrels, ranked: dict[str, list[tuple[str, float]]], scoring: Scoring, *,
+def _rising(ranks: list[bytes]) -> bool:
+    """Whether a query's ranks are 64-bit integers as RANK_RE writes them (only these bytes:
+    int() then accepts exactly RANK_RE's shape), each above the one before."""
+    if b"".join(ranks).translate(None, b"0123456789+-"):
+        return False
+    try:
+        values = list(map(int, ranks))
+    except ValueError:
+        return False
+    return -INT64_MAX <= min(values) and max(values) <= INT64_MAX and all(map(lt, values, values[1:]))
+
+
+def score_ranked(qrels: Qrels, ranked: dict[str, list[bytes]], scoring: Scoring, *,
                  subset: str, name: str) -> SubsetResult:
-    """Every metric for every judged query (0 where the run has none), as `Evaluator.score`."""
+    """Every metric for every judged query (0 where the run has none), as `Evaluator.score`.
+    Only where the judged documents stand is looked up (a dict per query, in C); the kernels
+    then walk those few positions, not every retrieved document."""
     metrics = {metric: parse_metric(metric) for metric in scoring.metrics}
     judgments = qrels.judgments
     per_query: dict[str, dict[str, float]] = {metric: {} for metric in metrics}
     for qid, judged in judgments.items():
-        labels = [judged.get(docid) for docid, _ in ranked.get(qid, ())[:scoring.depth]]
+        docs = ranked.get(qid, [])[:scoring.depth]
+        found: list[tuple[int, int]] = []
+        if docs:
+            labels = {docid.encode(): label for docid, label in judged.items()}
+            found = [(i, labels[docs[i]]) for i in compress(range(len(docs)), map(labels.__contains__, docs))]
         for metric, m in metrics.items():
             rel = scoring.relevance_level if m.rel is None else m.rel
-            per_query[metric][qid] = _value(m, labels, judged, rel, m.gain or scoring.gain, scoring.depth)
+            k = m.cutoff or scoring.depth
+            top = found if not found or found[-1][0] < k else [(i, label) for i, label in found if i < k]
+            per_query[metric][qid] = KERNELS[m.family](Query(top, min(len(docs), k), judged, rel,
+                                                              m.gain or scoring.gain, m.cutoff, k))
     means = {metric: summary(m, list(per_query[metric]), per_query[metric].values()) for metric, m in metrics.items()}
     return SubsetResult(subset=subset, means=means, per_query=per_query if scoring.per_query else {},
                         warnings=coverage(set(ranked), list(judgments), name))
 
 
-@dataclass(frozen=True, slots=True)
 class Query:
-    """One query as a small kernel sees it for one metric: the labels of its top k (None:
-    unjudged), which of them are relevant, its judgments and how many are relevant."""
+    """One query as a small kernel sees it for one metric: where its judged documents stand
+    in the top k (0-based, in order) with their labels, how many documents the top k
+    holds, its judgments, and how many of them are relevant."""
 
-    top: list[int | None]
-    hits: list[bool]
-    judged: dict[str, int]
-    rel: int
-    gain: str
-    cutoff: int | None
-    k: int  # the cutoff, or the depth without one
-    relevant: int
+    __slots__ = ("found", "retrieved", "judged", "rel", "gain", "cutoff", "k", "relevant")
+
+    def __init__(self, found: list[tuple[int, int]], retrieved: int, judged: dict[str, int], rel: int, gain: str,
+                 cutoff: int | None, k: int):
+        self.found, self.retrieved, self.judged, self.rel = found, retrieved, judged, rel
+        self.gain, self.cutoff, self.k = gain, cutoff, k  # k: the cutoff, or the depth without one
+        self.relevant = sum(1 for label in judged.values() if label >= rel)
+
+    @property
+    def hits(self) -> list[int]:
+        """Positions of the relevant documents in the top k."""
+        return [i for i, label in self.found if label >= self.rel]
 
 
 SmallKernel = Callable[[Query], float]
 KERNELS: Kernels[SmallKernel] = Kernels(SMALL)
 
 
-def _value(m: Metric, labels: list[int | None], judged: dict[str, int], rel: int, gain: str, depth: int) -> float:
-    """One query's value of one metric; `labels` are the ranked documents' labels (None:
-    unjudged), already cut at the depth."""
-    k = m.cutoff or depth
-    top = labels[:k]
-    hits = [label is not None and label >= rel for label in top]
-    relevant = sum(1 for label in judged.values() if label >= rel)
-    return KERNELS[m.family](Query(top, hits, judged, rel, gain, m.cutoff, k, relevant))
-
-
-def _gain(label: int | None, gain: str) -> float:
-    if label is None or label <= 0:
+def _gain(label: int, gain: str) -> float:
+    if label <= 0:
         return 0.0
     return float(label) if gain == "label" else 2.0 ** label - 1.0
 
 
 @KERNELS.of("nDCG")
 def _ndcg(q: Query) -> float:
-    dcg = sum(_gain(label, q.gain) / math.log2(i + 2) for i, label in enumerate(q.top))
-    ideal = sorted((_gain(label, q.gain) for label in q.judged.values()), reverse=True)[:q.cutoff]
-    best = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    # unjudged documents gain 0, and adding 0.0 changes no float sum: the judged ones suffice
+    dcg = sum(_gain(label, q.gain) / math.log2(i + 2) for i, label in q.found)
+    # the gain grows with the label: the best labels first give the best gains first
+    ideal = sorted(q.judged.values(), reverse=True)[:q.cutoff]
+    best = sum(_gain(label, q.gain) / math.log2(i + 2) for i, label in enumerate(ideal))
     return dcg / best if best > 0 else 0.0
 
 
 @KERNELS.of("P")
 def _precision(q: Query) -> float:
-    return sum(q.hits) / q.k
+    return len(q.hits) / q.k
 
 
 @KERNELS.of("Judged")
 def _judged(q: Query) -> float:
-    return sum(label is not None for label in q.top) / q.k
+    return len(q.found) / q.k
 
 
 @KERNELS.of("Unjudged")
 def _unjudged(q: Query) -> float:
     """trec_eval's unj: -1 and -2 are its "not judged" labels."""
-    return sum(label is None or label in (-1, -2) for label in q.top) / q.k
+    return (q.retrieved - len(q.found) + sum(label in (-1, -2) for _, label in q.found)) / q.k
 
 
 @KERNELS.of("Success")
 def _success(q: Query) -> float:
-    return 1.0 if any(q.hits) else 0.0
+    return 1.0 if q.hits else 0.0
 
 
 @KERNELS.of("RR")
 def _reciprocal_rank(q: Query) -> float:
-    return next((1.0 / (i + 1) for i, hit in enumerate(q.hits) if hit), 0.0)
+    return next((1.0 / (i + 1) for i in q.hits), 0.0)
 
 
 @KERNELS.of("R")
 def _recall(q: Query) -> float:
-    return sum(q.hits) / q.relevant if q.relevant else 0.0
+    return len(q.hits) / q.relevant if q.relevant else 0.0
 
 
 @KERNELS.of("NumRelRet")
 def _relevant_retrieved(q: Query) -> float:
-    return float(sum(q.hits))
+    return float(len(q.hits))
 
 
 @KERNELS.of("Rprec")
 def _r_precision(q: Query) -> float:
-    return sum(q.hits[:q.relevant]) / q.relevant if q.relevant else 0.0
+    return sum(1 for i in q.hits if i < q.relevant) / q.relevant if q.relevant else 0.0
 
 
 @KERNELS.of("AP")
 def _average_precision(q: Query) -> float:
     if not q.relevant:
         return 0.0
-    found, total = 0, 0.0
-    for i, hit in enumerate(q.hits):
-        if hit:
-            found += 1
-            total += found / (i + 1)
+    total = 0.0
+    for found, i in enumerate(q.hits, start=1):
+        total += found / (i + 1)
     return total / q.relevant
 
 
@@ -242,10 +268,10 @@ def _bpref(q: Query) -> float:
         return 0.0
     cap = min(sum(1 for label in q.judged.values() if 0 <= label < q.rel), q.relevant)
     nonrel, total = 0, 0.0
-    for label, hit in zip(q.top, q.hits, strict=True):
-        if hit:
+    for _, label in q.found:
+        if label >= q.rel:
             total += 1.0 - min(nonrel, q.relevant) / cap if nonrel > 0 else 1.0
-        elif label is not None and 0 <= label < q.rel:
+        elif 0 <= label:
             nonrel += 1
     return total / q.relevant
 

@@ -127,3 +127,15 @@ def test_both_engines_store_one_exact_mean_summed_in_qid_order(tmp_path):
     for qid in sorted(qids):
         in_qid_order += big.result.per_query["Judged@10"][qid]
     assert small.result.means["Judged@10"] == big.result.means["Judged@10"] == in_qid_order / 16 == 0.525
+
+
+def test_lines_of_seven_and_five_fields_are_declined_not_read_as_two_of_six(tmp_path):
+    """Split as one list, `q Q0 d1 1 3.0 run q` + `Q0 d2 2 2.0 run` reads as two good lines:
+    the field and space counts of the whole file are those of two six-field lines. Each line
+    is checked on its own, so the small engine declines and the vectorised one says what is
+    wrong (main's small engine scored this file: nDCG@10 1.0, no problem reported)."""
+    job = job_of(tmp_path, "q 0 d1 1\nq 0 d2 0\n", "q Q0 d1 1 3.0 run q\nQ0 d2 2 2.0 run\n", False)
+    assert score_small_job(job, scoring=SCORING) is None
+    big = score_job(job, scoring=SCORING, threads=1)
+    assert [(p.code, p.line) for p in big.errors] == [("columns", 2)]
+    assert [(p.code, p.line) for p in big.warnings] == [("extra-columns", 1)]
