@@ -7,22 +7,28 @@ them, so `--help` and `submit` start quickly.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 
+COMMANDS = ("validate", "score", "fuse", "compare", "submit")
 
-def build_parser() -> argparse.ArgumentParser:
-    from . import compare, fuse, score, submit, validate
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand; of `command`'s alone when given (each subcommand's
+    module imports what it needs: `score` then loads neither the HTTP client nor csv)."""
+    from importlib import import_module
 
     parser = argparse.ArgumentParser(prog="python -m evaluator",
                                      description="Validate, score, fuse and compare TREC runs the way trec_eval does, "
                                                  "and submit them to a cupboard competition.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (validate, score, fuse, compare, submit):
-        module.add_parser(subparsers)
+    for name in (command,) if command in COMMANDS else COMMANDS:
+        import_module(f"{__name__}.{name}").add_parser(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     command: Callable[[argparse.Namespace], int] = args.func
     return command(args)

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from ..benchmarks import BENCHMARKS, Benchmark, get_benchmark
 from ..benchmarks.generic import DEFAULT_SUBSET
-from ..io.naming import expand_inputs
+from ..io.naming import expand_inputs, split_assignment
 from ..io.qrels import read_qrels
 from ..io.topics import read_topics
 from ..records import InputError, Problem, Qrels, Run
@@ -47,7 +47,10 @@ class Inputs:
         generic profile any NAME=PATH is a subset, and one unnamed file is `default`."""
         found: dict[str, str] = {}
         # the generic profile still tells `run.bm25.sw.txt` is sw, by every benchmark's codes
-        known = self.known or self.benchmark.codes or sorted({c for b in BENCHMARKS.values() for c in b.codes})
+        # (loaded only when a file's name must say it: all=run.txt needs no benchmark module)
+        all_named = all(split_assignment(path)[0] for path in paths)
+        known = self.known or self.benchmark.codes or ([] if all_named else sorted(
+            {c for b in BENCHMARKS.values() for c in b.codes}))
         inputs = expand_inputs(paths, known)
         for code, path in inputs:
             if code is None and self.benchmark.open_subsets and len(inputs) == 1 and not self.known:

@@ -22,9 +22,7 @@ from typing import Any
 
 from ..benchmarks import ALL, BENCHMARKS, Benchmark, GroupSpec, SubsetSpec, get_benchmark
 from ..client import api
-from ..client.cupboard import Cupboard
 from ..client.http import CupboardError
-from ..definition import definition_scoring
 from ..records import InputError
 from .common import Inputs, benchmark_of, inputs_of
 
@@ -55,6 +53,8 @@ class PhaseDefinition:
     @classmethod
     def from_file(cls, path: str, phase: str | None) -> PhaseDefinition:
         """InputError naming the file, line and key of each problem."""
+        from ..definition import definition_scoring  # only with --definition: it reads YAML
+
         scoring = definition_scoring(path, phase=phase)
         declared = scoring.benchmark
         return cls(benchmark=declared.key, codes=declared.codes, metrics=declared.metrics,
@@ -111,6 +111,8 @@ def phase_definition(args: argparse.Namespace) -> PhaseDefinition | None:
     if not all(given):
         raise SystemExit("give --server, --competition and --phase together (or none of them)")
     token = getattr(args, "token", None) or os.environ.get(api.TOKEN_ENV, "")
+    from ..client.cupboard import Cupboard  # only when a server is asked
+
     client = Cupboard(args.server, token, timeout=60, patience=0)  # a command asks once: no waiting out a 429
     return PhaseDefinition.from_answer(client.definition(args.competition, args.phase))
 

@@ -7,7 +7,6 @@ JSON output, which scripts rely on: {"subsets": {lang: {metric: mean}}, "groups"
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from collections.abc import Callable
 
@@ -209,6 +208,8 @@ def write_table(subsets: dict[str, dict[str, float]], groups: dict[str, dict[str
         [metric, *(subsets[c].get(metric) for c in subsets), *(groups[g].get(metric) for g in groups)]
         for metric in metrics]
     if csv_out:
+        import csv
+
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(header)
         writer.writerows([[cell if cell is not None else "" for cell in row] for row in rows])

@@ -7,7 +7,6 @@ numpy, pyarrow or argparse. urllib (with http and ssl) is imported on the first 
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,8 @@ class Multipart:
     boundary: str = ""
 
     def __post_init__(self) -> None:
+        import uuid  # here: only an upload needs it, and it is slow to import
+
         self.boundary = self.boundary or uuid.uuid4().hex
 
     @property

@@ -49,3 +49,19 @@ def test_it_describes_the_other_benchmarks():
 def test_it_names_the_known_keys_for_an_unknown_one():
     with pytest.raises(KeyError, match="miracl"):
         get_benchmark("msmarco")
+
+
+def test_the_registry_lists_every_benchmark_module_and_imports_none_to_list_them():
+    """BENCHMARKS imports a benchmark's module when it is first asked for (score --benchmark
+    generic never builds CLIRMatrix's pairs): its list of keys must name every module."""
+    import pkgutil
+    import subprocess
+    import sys
+
+    import evaluator.benchmarks as package
+
+    assert set(BENCHMARKS) == {m.name for m in pkgutil.iter_modules(package.__path__)}
+    script = ("import sys; from evaluator.benchmarks import BENCHMARKS; keys = sorted(BENCHMARKS); "
+              "BENCHMARKS['generic']; print(sorted(m for m in sys.modules if m.startswith('evaluator.benchmarks.')))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['evaluator.benchmarks.generic']"
