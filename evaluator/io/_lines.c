@@ -409,7 +409,52 @@ done:
     return result;
 }
 
+/* Whether any uint64 key occurs twice, by one pass over an open-addressing table of at
+ * least 1.5x as many slots as keys (the keys are hashes already: their top bits pick the
+ * slot). Linear, where sorting the keys to find neighbours is n log n. */
+static PyObject *any_repeated(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "y*", &view))
+        return NULL;
+    const uint64_t *keys = view.buf;
+    Py_ssize_t n = view.len / 8;
+    int bits = 4;
+    while (((Py_ssize_t)1 << bits) < n + n / 2)
+        bits++;
+    uint64_t mask = ((uint64_t)1 << bits) - 1, *table = PyMem_Calloc((size_t)1 << bits, sizeof(uint64_t));
+    if (!table) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    int repeated = 0, seen_zero = 0; /* 0 marks an empty slot, so the key 0 is noted apart */
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n && !repeated; i++) {
+        uint64_t key = keys[i];
+        if (!key) {
+            repeated = seen_zero;
+            seen_zero = 1;
+            continue;
+        }
+        for (uint64_t slot = (key * 0x9E3779B97F4A7C15ULL) >> (64 - bits);; slot = (slot + 1) & mask) {
+            if (!table[slot]) {
+                table[slot] = key;
+                break;
+            }
+            if (table[slot] == key) {
+                repeated = 1;
+                break;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_Free(table);
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(repeated);
+}
+
 static PyMethodDef methods[] = {
+    {"any_repeated", any_repeated, METH_VARARGS, "any_repeated(uint64 keys) -> whether a key occurs twice."},
     {"parse_run", parse_run, METH_VARARGS,
      "parse_run(block, article_passage) -> (qid_values, qid_indices, docid_offsets, docid_bytes, ranks, scores, "
      "hashes, tag, count), or None when any line needs the exact reader."},

@@ -117,3 +117,22 @@ def test_it_reads_synthetic_and_real_qrels_as_the_exact_reader_does(tmp_path):
 @pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
 def test_it_leaves_unusual_qrels_to_the_per_line_reader(data):
     assert qrels_reader._read_compiled(data) is None
+
+
+@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+@pytest.mark.parametrize("size", [0, 1, 2, 17, 1000, 100_000])
+def test_it_finds_a_repeated_key_wherever_it_is(size):
+    """The duplicate-docid check's linear pass: no repeat among distinct keys (0 and the
+    largest included), and any one repeat found, whatever its place."""
+    import numpy as np
+
+    rng = np.random.default_rng(size)
+    keys = np.unique(rng.integers(0, 2**64 - 1, size, dtype=np.uint64, endpoint=True))
+    if size > 2:
+        keys[:2] = (0, 2**64 - 1)
+    assert validation_fast._lines.any_repeated(keys) is False
+    for _ in range(5 if size > 1 else 0):
+        twice = keys.copy()
+        i, j = rng.choice(size, 2, replace=False)
+        twice[j] = twice[i]
+        assert validation_fast._lines.any_repeated(twice) is True
