@@ -5,9 +5,22 @@ over HTTP: what `python -m evaluator submit` calls.
 
 Standard library only, and apart from the scoring library's core (`evaluator.engines`,
 `evaluator.io`), which never talks to a network; pandas is imported by the calls that
-return a DataFrame (`frames.py`), never by the command line.
+return a DataFrame (`frames.py`), never by the command line. `Cupboard` is loaded on first
+use: `python -m evaluator score` imports this package for CupboardError alone.
 """
-from .cupboard import Cupboard
+from typing import TYPE_CHECKING, Any
+
 from .http import CupboardError
 
+if TYPE_CHECKING:
+    from .cupboard import Cupboard
+
 __all__ = ["Cupboard", "CupboardError"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Cupboard":
+        from .cupboard import Cupboard
+
+        return Cupboard
+    raise AttributeError(f"module 'evaluator.client' has no attribute {name!r}")

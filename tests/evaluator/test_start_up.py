@@ -1,0 +1,60 @@
+"""What `python -m evaluator score` imports on a small collection (issue 27: as fast as trec_eval,
+whole process). Start-up is most of a small collection's time, so a module that a change
+makes the command import again (numpy and pyarrow ~0.35 s, pandas more; the HTTP client,
+csv, uuid, the YAML definition reader, the other subcommands, every benchmark's tables:
+each a few ms of a ~0.07 s budget) fails here, with its name, rather than as a slower bench."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+COSTLY = (
+    "numpy", "pyarrow", "pandas", "csv", "uuid", "yaml",
+    "evaluator.api", "evaluator.client.cupboard", "evaluator.definition",
+    "evaluator.engines.parallel", "evaluator.engines.scoring", "evaluator.io.runs",
+    "evaluator.cli.compare", "evaluator.cli.fuse", "evaluator.cli.submit", "evaluator.cli.validate",
+    "evaluator.benchmarks.miracl", "evaluator.benchmarks.mrtydi", "evaluator.benchmarks.dureader",
+    "evaluator.benchmarks.clirmatrix", "evaluator.benchmarks.lareqa",
+)
+
+
+def imported(argv: list[str]) -> tuple[set[str], str]:
+    """The modules a `python -m evaluator` process imports (-X importtime lists each once), and its stdout."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "evaluator", *argv],
+                          capture_output=True, text=True, check=True)
+    names = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    return names, done.stdout
+
+
+@pytest.fixture
+def small_collection(tmp_path):
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"{q} 0 d{d} {d % 3}\n" for q in range(20) for d in range(12)))
+    run.write_text("".join(f"{q} Q0 d{d} {r} {100 - r} bm25\n" for q in range(20)
+                           for r, d in enumerate(range(1, 31), start=1)))
+    return ["--qrels", f"all={qrels}", "--run", f"all={run}"]
+
+
+@pytest.mark.parametrize("fmt", ["json", "trec", "table"])
+def test_score_on_a_small_collection_imports_nothing_costly(small_collection, fmt):
+    names, out = imported(["score", "--benchmark", "generic", "--metrics", "ndcg_cut_10,recall_100",
+                           "--format", fmt, *small_collection])
+    assert "evaluator.engines.small" in names and "evaluator.benchmarks.generic" in names  # the list is read
+    assert sorted(names.intersection(COSTLY)) == []
+    assert not [name for name in names if name.split(".")[0] in {"numpy", "pyarrow", "pandas"}]
+    if fmt == "json":
+        assert set(json.loads(out)["subsets"]["all"]) == {"ndcg_cut_10", "recall_100"}
+    else:
+        assert "ndcg_cut_10" in out
+
+
+def test_a_run_the_small_engine_declines_is_read_by_the_vectorised_one(small_collection, tmp_path):
+    """The guard above is about the small path, not a promise never to import numpy: a run
+    with a tab (which the small engine declines) is read, and scored, by the vectorised engine."""
+    run = tmp_path / "run.txt"
+    run.write_text(run.read_text().replace(" bm25\n", "\tbm25\n", 1))
+    names, out = imported(["score", "--benchmark", "generic", "--metrics", "ndcg_cut_10", "--format", "json",
+                           *small_collection])
+    assert "numpy" in names and "evaluator.io.runs" in names
+    assert json.loads(out)["subsets"]["all"]["ndcg_cut_10"] > 0
