@@ -20,7 +20,7 @@ never going back up; rows of one kind are locked one statement at a time, by pri
     2. topic set      importing a subset's topics (competitions.services.topics_import)
     3. phase          leaderboard refresh; re-scoring; a qrels release (or its removal); a schedule change;
                       a baseline upload (the phase is the baselines' "team"); a pool export's number;
-                      a results archive's number
+                      a results archive's number; a judging round's reassignment (judging.reassignment)
     4. competition    loading a definition; publishing due audit events (competition_publish_due,
                       called after the phase lock by qrels releases and schedule changes)
     5. team           a team's upload (quota under the lock); final selection; a quota grant;

@@ -37,7 +37,7 @@ def ready(scene, *, overlap: int = 50):
     """Two assessors, a pool of depth 3 (sw: q1 u1 u2 x1, q2 u3 x3 x4), its corpus and a round."""
     first, second = make_user("ann"), make_user("bo")
     for person in (first, second):
-        assessor_add(competition=scene.competition, username=person.username)
+        assessor_add(competition=scene.competition, username=person.username, actor=scene.organizer)
     export = pool_export_create(phase=scene.dev, actor=scene.organizer, depth=3)
     assert pool_export_build(export_id=export.pk) == "done"
     export.refresh_from_db()
@@ -50,16 +50,16 @@ def ready(scene, *, overlap: int = 50):
 
 def test_a_participant_is_never_an_assessor_and_an_assessor_never_joins_a_team(scene):
     with pytest.raises(ValidationError, match="is in team Team A"):
-        assessor_add(competition=scene.competition, username=scene.participant.username)
+        assessor_add(competition=scene.competition, username=scene.participant.username, actor=scene.organizer)
     judge = make_user("judge")
-    assessor_add(competition=scene.competition, username="judge")
+    assessor_add(competition=scene.competition, username="judge", actor=scene.organizer)
     with pytest.raises(ValidationError, match="assessor"):
         team_join(invite_code=scene.team_a.invite_code, user=judge)
     with pytest.raises(ValidationError, match="assessor"):
         team_create(competition=scene.competition, user=judge, name="Judges")
     assert not scene.team_a.memberships.filter(user=judge).exists()
     # Another competition's assessor is free to take part here.
-    assessor_add(competition=scene.other_competition, username=scene.outsider.username)
+    assessor_add(competition=scene.other_competition, username=scene.outsider.username, actor=scene.organizer)
 
 
 def test_a_bad_corpus_names_file_line_and_problem_and_stores_nothing(scene):

@@ -4,12 +4,16 @@ reads the agreement, resolves the disagreement and creates the qrels version. No
 than the screen, no console error, no failed request."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 from django.test import Client
 
+from cupboard.competitions.assessors import assessor_add
 from cupboard.judging.assessment import item_label
 from cupboard.judging.models import JudgingItem
 from tests.browser import signed_in_page, too_wide, watch_errors
+from tests.factories import make_user
 from tests.judging.conftest import D, build_scene
 from tests.judging.test_assessment import ready
 from tests.judging.test_pool_pages_in_browser import off_the_loop
@@ -73,6 +77,16 @@ def test_an_assessor_judges_a_task_with_the_keyboard_alone(live_server, judging,
     assert not problems and not errors, "\n".join(problems + errors)
 
 
+@contextmanager
+def organizer_judging(live_server, scene, width: int):
+    """The organizer's judging page of the dev phase, open in chromium: (page, its path, the errors seen)."""
+    path = f"/c/{scene.competition.slug}/manage/dev/judging/"
+    with signed_in_page(cookie_of(scene.organizer, live_server.url), width) as page:
+        errors = watch_errors(page, failed_requests=True)
+        page.goto(live_server.url + path)
+        yield page, path, errors
+
+
 def _both_judge(judging_round) -> bool:
     """Both assessors label every passage alike, but for one: the disagreement to resolve."""
     for item in JudgingItem.objects.filter(assignment__round=judging_round).select_related("assignment__assessor"):
@@ -87,13 +101,9 @@ def _both_judge(judging_round) -> bool:
 def test_an_organizer_reads_agreement_resolves_and_creates_the_qrels_version(live_server, judging, width):
     scene, judging_round, _, _ = judging
     off_the_loop(_both_judge, judging_round)
-    cookie = cookie_of(scene.organizer, live_server.url)
     from playwright.sync_api import expect
 
-    path = f"/c/{scene.competition.slug}/manage/dev/judging/"
-    with signed_in_page(cookie, width) as page:
-        errors = watch_errors(page, failed_requests=True)
-        page.goto(live_server.url + path)
+    with organizer_judging(live_server, scene, width) as (page, path, errors):
         round_card = page.locator(f"#round-{judging_round.pk}")
         expect(round_card.locator("table.progress tbody tr")).to_have_count(2)
         expect(round_card.locator("table.agreement tbody tr td").nth(1)).to_have_text("6")  # judged twice
@@ -106,6 +116,40 @@ def test_an_organizer_reads_agreement_resolves_and_creates_the_qrels_version(liv
         page.locator("button", has_text="Create qrels version").click()
         expect(page.locator(".messages")).to_contain_text("now uses qrels v2")
         expect(page.locator(f"#round-{judging_round.pk}")).to_contain_text("Made qrels v2 from this round")
+        expect(page.locator(f"#round-{judging_round.pk} form.reassign")).to_have_count(0)  # a finished round
         problems += too_wide(page, live_server.url, [path], width)
     assert off_the_loop(lambda: scene.dev.qrels_releases.get(number=2).files.get(subset__code="sw").judgments) == 10
+    assert not problems and not errors, "\n".join(problems + errors)
+
+
+def _ann_judges_two_and_carl_is_named(scene, ann) -> None:
+    for item in JudgingItem.objects.filter(assignment__assessor=ann).order_by("position")[:2]:
+        item_label(item=item, label=1, seconds=3, actor=ann)
+    make_user("carl")
+    assessor_add(competition=scene.competition, username="carl", actor=scene.organizer)
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_an_organizer_reassigns_what_an_assessor_has_left(live_server, judging, width):
+    scene, judging_round, ann, _ = judging
+    off_the_loop(_ann_judges_two_and_carl_is_named, scene, ann)
+    from playwright.sync_api import expect
+
+    with organizer_judging(live_server, scene, width) as (page, path, errors):
+        card = page.locator(f"#round-{judging_round.pk}")
+        card.get_by_label("What").select_option("ann")
+        card.get_by_label("has left to judge goes to").select_option("carl")
+        problems = too_wide(page, live_server.url, [path], width)
+        page.goto(live_server.url + path)
+        card.get_by_label("What").select_option("ann")
+        card.get_by_label("has left to judge goes to").select_option("carl")
+        card.get_by_role("button", name="Reassign").click()
+        expect(page.locator(".messages")).to_contain_text("4 passage(s) ann had left to judge now go to carl")
+        expect(page.locator(".messages")).to_contain_text("The 2 judged stay ann's.")
+        rows = page.locator(f"#round-{judging_round.pk} table.progress tbody tr")
+        expect(rows).to_have_count(3)
+        expect(rows.filter(has_text="ann")).to_contain_text("2 / 2")
+        expect(rows.filter(has_text="carl")).to_contain_text("0 / 4")
+        problems += too_wide(page, live_server.url, [path], width)
+    assert off_the_loop(lambda: judging_round.assignments.get(assessor__username="carl").items.count()) == 4
     assert not problems and not errors, "\n".join(problems + errors)

@@ -434,6 +434,11 @@ def rows(w) -> list[Row]:
             organizers_not_assessor(302, 403)),  # refused: nothing judged yet (a message)
         Row("judging:round_qrels", ("cup", "test-b", 999999), "POST", organizers_not_assessor(404, 403)),
         Row("judging:round_qrels", ("cup", "test-b", w.task_test_b.round_id), "GET", login(405)),
+        Row("judging:round_reassign", ("cup", "test-b", w.task_test_b.round_id), "POST",
+            organizers_not_assessor(302, 403)),  # refused: no assessor named (a message)
+        Row("judging:round_reassign", ("cup", "test-b", 999999), "POST", organizers_not_assessor(404, 403)),
+        Row("judging:round_reassign", ("cup", "dev", w.task_test_b.round_id), "POST", organizers_not_assessor(404, 403)),
+        Row("judging:round_reassign", ("cup", "test-b", w.task_test_b.round_id), "GET", login(405)),
         Row("judging:tasks", ("cup",), "GET", assessor(200, 403)),
         Row("judging:tasks", ("draft",), "GET", assessor(404, 403)),  # the draft's organizers are no assessors
         Row("judging:tasks", ("cup",), "POST", login(405)),

@@ -131,7 +131,7 @@ def build_world() -> World:
     assert pool_export_build(export_id=world.pool_test_b.pk) == "done"
     world.pool_test_b.refresh_from_db()
     world.assessor = make_user("assessor")
-    assessor_add(competition=cast.competition, username="assessor")
+    assessor_add(competition=cast.competition, username="assessor", actor=cast.organizer)
     world.task_test_b = _judging_task(world)
     return world
 

@@ -28,6 +28,9 @@ class AuditEvent(models.Model):
         VERIFIED = "verified"
         RESULTS_FROZEN = "results_frozen"
         RESULTS_ARCHIVED = "results_archived"
+        ASSESSOR_ADDED = "assessor_added"
+        ASSESSOR_REMOVED = "assessor_removed"
+        JUDGING_REASSIGNED = "judging_reassigned"
 
     # Team changes, listed on the organizers' teams page.
     TEAM_ACTIONS = (Action.TEAM_CREATED, Action.TEAM_JOINED, Action.TEAM_LEFT, Action.TEAM_MEMBER_REMOVED,

@@ -13,7 +13,11 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.db import transaction
 
+from cupboard.audit.details import named
+from cupboard.audit.models import AuditEvent
+from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Competition
 from cupboard.competitions.schema import Fail, key
 
@@ -55,10 +59,11 @@ def refuse_assessor(*, competition: Competition, user) -> None:
                               "be in one of its teams.", code="assessor")
 
 
-def assessor_add(*, competition: Competition, username: str):
-    """Name an existing account an assessor of `competition`; refused (ValidationError) for an
-    unknown username and for a member of one of the competition's teams. Naming someone twice
-    changes nothing."""
+@transaction.atomic
+def assessor_add(*, competition: Competition, username: str, actor):
+    """Name an existing account an assessor of `competition`, in the audit log as done by
+    `actor` (None: the demo's loader); refused (ValidationError) for an unknown username and
+    for a member of one of the competition's teams. Naming someone twice changes nothing."""
     user = get_user_model().objects.filter(username=username.strip()).first()
     if user is None:
         raise ValidationError(f"No account is called {username.strip()!r}.", code="unknown_user")
@@ -67,10 +72,17 @@ def assessor_add(*, competition: Competition, username: str):
     if team is not None:
         raise ValidationError(f"{user.username} is in team {team.name} of this competition: a participant "
                               "cannot judge it.", code="participant")
-    competition.assessors.add(user)
+    if not competition.assessors.filter(pk=user.pk).exists():
+        competition.assessors.add(user)
+        audit_record(competition=competition, actor=actor, action=AuditEvent.Action.ASSESSOR_ADDED,
+                     summary=f"{user.username} named an assessor", details=named("assessor", user.pk, user.username))
     return user
 
 
-def assessor_remove(*, competition: Competition, user) -> None:
-    """No longer an assessor; the judgments they gave stay."""
-    competition.assessors.remove(user)
+@transaction.atomic
+def assessor_remove(*, competition: Competition, user, actor) -> None:
+    """No longer an assessor (in the audit log as done by `actor`); the judgments they gave stay."""
+    if competition.assessors.filter(pk=user.pk).exists():
+        competition.assessors.remove(user)
+        audit_record(competition=competition, actor=actor, action=AuditEvent.Action.ASSESSOR_REMOVED,
+                     summary=f"{user.username} no longer an assessor", details=named("assessor", user.pk, user.username))

@@ -38,7 +38,7 @@ FILLER = ("according to the records", "in the early years", "the region is known
 def demo_assessment(*, phase: Phase, organizer, assessors: list, seed: int, log: Callable[[str], None]) -> None:
     """See the module docstring; `assessors` are two accounts, the first the one documented."""
     for person in assessors:
-        assessor_add(competition=phase.competition, username=person.username)
+        assessor_add(competition=phase.competition, username=person.username, actor=organizer)
     export = phase.pool_exports.filter(status=PoolExport.Status.DONE).order_by("-created_at").first()
     codes = [c["code"] for c in (export.counts if export else []) if c["documents"]][:2]
     if not codes:

@@ -160,7 +160,10 @@ def item_label(*, item: JudgingItem, label: int, seconds: float | None, actor) -
         raise ValidationError("These judgments are already a qrels version.", code="released")
     item.label, item.judged_at = label, timezone.now()
     item.seconds = None if seconds is None else max(0.0, min(float(seconds), MAX_SECONDS))
-    item.save(update_fields=["label", "judged_at", "seconds"])
+    # Only while it is still in this task: an organizer may have just reassigned it (reassignment.py).
+    if not JudgingItem.objects.filter(pk=item.pk, assignment_id=item.assignment_id).update(
+            label=item.label, judged_at=item.judged_at, seconds=item.seconds):
+        raise ValidationError("This passage was just reassigned to another assessor.", code="reassigned")
     return item
 
 

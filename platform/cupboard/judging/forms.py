@@ -1,5 +1,6 @@
 """The organizer's pool-export form."""
 from django import forms
+from django.contrib.auth import get_user_model
 
 from .models import PoolExport
 from .pools import MAX_DEPTH
@@ -52,3 +53,25 @@ class JudgingRoundForm(forms.Form):
 
     def by_subset(self) -> dict:
         return {code: list(self.cleaned_data.get(f"assessors_{code}") or []) for code in self.codes}
+
+
+class ReassignForm(forms.Form):
+    """A round's unjudged passages of one assessor, handed to another (judging/reassignment.py).
+    Each round's form has ids of its own: a page shows one per round."""
+
+    assessor = forms.ModelChoiceField(label="What", queryset=None, to_field_name="username",
+                                      empty_label=None, error_messages={
+                                          "invalid_choice": "%(value)s has no task in this round."})
+    to = forms.ModelChoiceField(label="has left to judge goes to", queryset=None, to_field_name="username",
+                                empty_label=None, error_messages={
+                                    "invalid_choice": "%(value)s is not an assessor of this competition: name them "
+                                                      "on the Assessors page first."})
+
+    def __init__(self, *args, judging_round, **kwargs):
+        super().__init__(*args, auto_id=f"id_round{judging_round.pk}_%s", **kwargs)
+        people = judging_round.phase.competition.assessors.order_by("username")
+        self.fields["assessor"].queryset = get_user_model().objects.filter(
+            judging_assignments__round=judging_round).distinct().order_by("username")
+        self.fields["to"].queryset = people
+        for field in self.fields.values():
+            field.label_from_instance = lambda user: user.username

@@ -19,6 +19,8 @@ urlpatterns = [
     path("c/<slug:slug>/manage/<slug:phase_slug>/judging/<int:pk>/resolve/", views_rounds.resolve, name="resolve"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/judging/<int:pk>/qrels/", views_rounds.round_qrels,
          name="round_qrels"),
+    path("c/<slug:slug>/manage/<slug:phase_slug>/judging/<int:pk>/reassign/", views_rounds.round_reassign,
+         name="round_reassign"),
     path("c/<slug:slug>/judge/", views_assess.tasks, name="tasks"),
     path("c/<slug:slug>/judge/<int:pk>/", views_assess.judge, name="judge"),
 ]

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from cupboard.charts import as_html
@@ -17,9 +18,10 @@ from cupboard.competitions.errors import CompetitionError
 
 from .assessment import corpus_upload, judging_round_create
 from .charts import progress_figure
-from .forms import AssessorForm, CorpusForm, JudgingRoundForm
+from .forms import AssessorForm, CorpusForm, JudgingRoundForm, ReassignForm
 from .judgments import qrels_version_create, resolution_set, round_agreement, round_passages, round_progress
 from .models import JudgingRound
+from .reassignment import judging_round_reassign
 
 
 @login_required
@@ -32,11 +34,12 @@ def assessors(request, slug: str):
         try:
             if "remove" in request.POST:
                 user = get_object_or_404(competition.assessors, username=request.POST["remove"])
-                assessor_remove(competition=competition, user=user)
+                assessor_remove(competition=competition, user=user, actor=request.user)
                 messages.success(request, f"{user.username} is no longer an assessor.")
                 return redirect("judging:assessors", slug)
             if form.is_valid():
-                user = assessor_add(competition=competition, username=form.cleaned_data["username"])
+                user = assessor_add(competition=competition, username=form.cleaned_data["username"],
+                                    actor=request.user)
                 messages.success(request, f"{user.username} is an assessor of {competition.title}.")
                 return redirect("judging:assessors", slug)
         except ValidationError as error:
@@ -62,7 +65,8 @@ def _page(request, phase, forms: dict | None = None, *, refusal=None, status: in
         progress = round_progress(found)
         rounds.append({"round": found, "progress": progress, "agreement": round_agreement(found, passages),
                        "disputed": [p for p in passages if p.disputed], "final": sum(p.final is not None for p in passages),
-                       "charts": as_html([progress_figure(progress, title=f"Round #{found.pk}: passages judged")])})
+                       "charts": as_html([progress_figure(progress, title=f"Round #{found.pk}: passages judged")]),
+                       "reassign": ReassignForm(judging_round=found)})
     return render(request, "judging/assessment.html", {
         "competition": phase.competition, "phase": phase, **(forms or _forms(phase)), "rounds": rounds,
         "corpora": phase.corpora.select_related("subset")[:20], "labels": judging_labels(phase.competition),
@@ -152,3 +156,25 @@ def round_qrels(request, slug: str, phase_slug: str, pk: int):
         messages.success(request, f"{found.phase.name} now uses qrels v{release.number}; its scored submissions "
                                   "are queued for scoring again.")
     return redirect("judging:assessment", slug, phase_slug)
+
+
+@login_required
+@require_POST
+def round_reassign(request, slug: str, phase_slug: str, pk: int):
+    """What one assessor has left to judge in the round, to another of the competition's
+    assessors; what they judged stays theirs (judging/reassignment.py). Refusals are a message."""
+    found = _round(request, slug, phase_slug, pk)
+    form = ReassignForm(request.POST, judging_round=found)
+    try:
+        if not form.is_valid():
+            raise ValidationError(" ".join(message for errors in form.errors.values() for message in errors))
+        done = judging_round_reassign(judging_round=found, assessor=form.cleaned_data["assessor"],
+                                      to=form.cleaned_data["to"], actor=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, f"Round #{pk}: {done.moved} passage(s) {form.cleaned_data['assessor'].username} "
+                                  f"had left to judge now go to {form.cleaned_data['to'].username}"
+                                  + (f"; {done.dropped} they judge already are judged once" if done.dropped else "")
+                                  + f". The {done.kept} judged stay {form.cleaned_data['assessor'].username}'s.")
+    return redirect(f"{reverse('judging:assessment', args=[slug, phase_slug])}#round-{pk}")
