@@ -19,8 +19,9 @@ import math
 import os
 import re
 from collections.abc import Callable, Collection
-from itertools import compress, groupby
+from itertools import compress, groupby, islice
 from operator import gt, lt
+from types import ModuleType
 
 from ..io.qrels import read_qrels
 from ..io.sources import GZIP_MAGIC
@@ -64,13 +65,54 @@ def score_small_job(job: Job, *, scoring: Scoring) -> Outcome | None:
 
 def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: str | None, max_depth: int,
                    strict: bool) -> tuple[dict[str, list[bytes]], ValidationReport] | None:
-    """{qid: its docids in trec_eval order} and the report, or
-    None to decline. Whole-file bytes operations check every line (each a C loop over the
-    file, no Python per line); what is left per query is a few list operations."""
+    """{qid: its docids in trec_eval order} and the report, or None to decline. The lines are
+    split by the compiled reader where it is built (evaluator/io/_lines.c), else by
+    whole-file bytes operations (each a C loop over the file, no Python per line); what is
+    left per query is a few list operations."""
     with open(path, "rb") as handle:
         data = handle.read()
     if not data or not data.isascii() or data.startswith((b" ", b"#")) or b"\n#" in data:
         return None
+    columns = (COMPILED and _compiled_columns(data, COMPILED)) or _split_columns(data)
+    if columns is None:
+        return None
+    qids, docids, values, ranks, tag = columns
+    if strict and not TAG_RE.fullmatch(tag):
+        return None
+    if docid_pattern and not re.fullmatch(rb"(?:(?:" + docid_pattern.encode() + rb")\n)*", b"\n".join(docids) + b"\n"):
+        return None
+    if not -math.inf < min(values) <= max(values) < math.inf:
+        return None
+    ranked = _ranked(qids, docids, values, ranks, max_depth)
+    if ranked is None or topics is not None and not set(ranked) <= set(topics):
+        return None
+    log = ProblemLog(path)
+    if topics is not None:
+        warn_missing_queries(log, topics, ranked)
+    return ranked, log.report(lines=len(qids), queries=len(ranked))
+
+
+Columns = tuple[list[str], list[bytes], list[float], "list[int] | list[bytes]", bytes]  # qid, docid, score, rank, tag
+
+
+def _compiled_columns(data: bytes, reader: ModuleType) -> Columns | None:
+    """The compiled reader's columns of a run whose every line is plainly valid (six fields
+    of 1-100 ASCII bytes between single spaces, one tag, ranks of up to 18 digits, finite
+    decimal scores); None when it declines (then the bytes operations try)."""
+    parsed = reader.parse_run(data, False)
+    if parsed is None:
+        return None
+    names, owner, offsets, text, ranks, scores, _, tag, _ = parsed
+    ends = memoryview(offsets).cast("i").tolist()
+    docids = list(map(text.__getitem__, map(slice, ends, islice(ends, 1, None))))
+    qids = list(map(names.__getitem__, memoryview(owner).cast("i").tolist()))
+    values: list[float] = memoryview(scores).cast("d").tolist()  # type: ignore[assignment]  # floats, "d"
+    return qids, docids, values, memoryview(ranks).cast("q").tolist(), tag.encode()
+
+
+def _split_columns(data: bytes) -> Columns | None:
+    """The columns of a run whose every line is five single spaces between six fields of
+    at most 100 bytes, one tag, decimal scores; None to decline."""
     if not data.endswith(b"\n"):
         data += b"\n"
     lines = data.count(b"\n")
@@ -81,9 +123,7 @@ def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: 
     if len(fields) != 6 * lines or b"x" * (MAX_FIELD_BYTES + 1) in data.translate(_FIELD_BYTES):
         return None  # an empty field (two spaces in a row, one leading or trailing); one over 100 bytes
     qids, docids, ranks, scores, tags = fields[0::6], fields[2::6], fields[3::6], fields[4::6], fields[5::6]
-    if tags.count(tags[0]) != lines or (strict and not TAG_RE.fullmatch(tags[0])):
-        return None
-    if docid_pattern and not re.fullmatch(rb"(?:(?:" + docid_pattern.encode() + rb")\n)*", b"\n".join(docids) + b"\n"):
+    if tags.count(tags[0]) != lines:
         return None
     # Only these bytes, then float() accepts exactly what SCORE_RE does (no letters: no nan,
     # inf or hex; no underscores), and says so by raising; a finite one is below inf.
@@ -93,15 +133,7 @@ def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: 
         values = list(map(float, scores))
     except ValueError:
         return None
-    if not -math.inf < min(values) <= max(values) < math.inf:
-        return None
-    ranked = _ranked(qids, docids, values, ranks, max_depth)
-    if ranked is None or topics is not None and not set(ranked) <= set(topics):
-        return None
-    log = ProblemLog(path)
-    if topics is not None:
-        warn_missing_queries(log, topics, ranked)
-    return ranked, log.report(lines=lines, queries=len(ranked))
+    return list(map(bytes.decode, qids)), docids, values, ranks, tags[0]
 
 
 _OTHER_SPACES = (b"\t", b"\r", b"\x0b", b"\x0c")  # what bytes.split() (and trec_eval) also split on
@@ -110,23 +142,23 @@ _LINE_SEPARATORS = b"     \n"
 _FIELD_BYTES = bytes.maketrans(_NOT_SEPARATORS, b"x" * len(_NOT_SEPARATORS))  # a field's bytes as x's
 
 
-def _ranked(qids: list[bytes], docids: list[bytes], scores: list[float], ranks: list[bytes],
+def _ranked(qids: list[str], docids: list[bytes], scores: list[float], ranks: list[int] | list[bytes],
             max_depth: int) -> dict[str, list[bytes]] | None:
     """Each query's docids in trec_eval order; None (decline) when a query's
     lines are not together in strictly falling scores with rising ranks (ties, a rank column
     that disagrees: the other engine warns), a docid repeats, or a query is past the depth
     limit. Runs are written that way, so the check compares neighbours; nothing is sorted."""
     out: dict[str, list[bytes]] = {}
-    counting: list[bytes] = []  # b"1", b"2", ...: the rank column of most runs
+    counting: list[object] = []  # 1, 2, 3...: the rank column of most runs (as the column's type)
     start = 0
-    for qid_b, group in groupby(qids):
+    for qid, group in groupby(qids):
         end = start + len(list(group))
-        n, qid = end - start, qid_b.decode()
-        block, docs = scores[start:end], docids[start:end]
+        n, block, docs = end - start, scores[start:end], docids[start:end]
         if qid in out or n > max_depth or len(set(docs)) != n or not all(map(gt, block, block[1:])):
             return None
         if len(counting) < n:
-            counting = [b"%d" % rank for rank in range(1, max(n, 2 * len(counting)) + 1)]
+            write = (lambda rank: b"%d" % rank) if isinstance(ranks[0], bytes) else int
+            counting = [write(rank) for rank in range(1, max(n, 2 * len(counting)) + 1)]
         if ranks[start:end] != counting[:n] and not _rising(ranks[start:end]):
             return None
         out[qid] = docs
@@ -134,16 +166,33 @@ def _ranked(qids: list[bytes], docids: list[bytes], scores: list[float], ranks: 
     return out
 
 
-def _rising(ranks: list[bytes]) -> bool:
+def _rising(ranks: list[int] | list[bytes]) -> bool:
     """Whether a query's ranks are 64-bit integers as RANK_RE writes them (only these bytes:
     int() then accepts exactly RANK_RE's shape), each above the one before."""
-    if b"".join(ranks).translate(None, b"0123456789+-"):
-        return False
+    if isinstance(ranks[0], bytes):
+        if b"".join(ranks).translate(None, b"0123456789+-"):
+            return False
+        try:
+            ranks = list(map(int, ranks))
+        except ValueError:
+            return False
+    return -INT64_MAX <= min(ranks) and max(ranks) <= INT64_MAX and all(map(lt, ranks, ranks[1:]))
+
+
+def _compiled_reader() -> ModuleType | None:
+    """The C extension (evaluator/io/_lines.c), or None where it was not built or
+    CUPBOARD_PURE_PYTHON=1 asks for the pure-Python reading (the tests run both)."""
+    if os.environ.get("CUPBOARD_PURE_PYTHON", "") not in ("", "0"):
+        return None
     try:
-        values = list(map(int, ranks))
-    except ValueError:
-        return False
-    return -INT64_MAX <= min(values) and max(values) <= INT64_MAX and all(map(lt, values, values[1:]))
+        from ..io import _lines  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    reader: ModuleType = _lines
+    return reader
+
+
+COMPILED = _compiled_reader()
 
 
 def score_ranked(qrels: Qrels, ranked: dict[str, list[bytes]], scoring: Scoring, *,

@@ -1,10 +1,13 @@
 """The pure-Python engine (evaluator.engines.small) and the vectorised one agree: fed the same
 random and malformed files, the small engine either declines (and the vectorised one
-reads the file, reporting any problem) or gives the same report and the same scores."""
+reads the file, reporting any problem) or gives the same report and the same scores. Every
+test runs twice: with the small engine's lines split by the compiled reader, and by its
+bytes operations alone (as where no C compiler built the reader)."""
 import random
 
 import pytest
 
+from evaluator.engines import small
 from evaluator.engines.jobs import Job, Scoring
 from evaluator.engines.parallel import score_job
 from evaluator.engines.small import score_small_job
@@ -14,6 +17,16 @@ from .trec_cases import MEASURES
 SCORING = Scoring(MEASURES + ("Judged@10", "nDCG(gain=exp)@10", "P(rel=2)@5", "RR@10"), depth=100, max_depth=140,
                   strict=False)
 TOPICS = "".join(f"q{i}\tquery {i}\n" for i in range(8))
+
+
+@pytest.fixture(autouse=True, params=["compiled", "pure"])
+def reader(request, monkeypatch):
+    """The small engine's way of splitting lines for this test."""
+    if request.param == "compiled" and small.COMPILED is None:
+        pytest.skip("the compiled reader is not built here")
+    if request.param == "pure":
+        monkeypatch.setattr(small, "COMPILED", None)
+    return request.param
 
 # Ways to spoil one line of a good run; each must be declined or read the same by both.
 SPOIL = [
@@ -139,3 +152,14 @@ def test_lines_of_seven_and_five_fields_are_declined_not_read_as_two_of_six(tmp_
     big = score_job(job, scoring=SCORING, threads=1)
     assert [(p.code, p.line) for p in big.errors] == [("columns", 2)]
     assert [(p.code, p.line) for p in big.warnings] == [("extra-columns", 1)]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_compiled_reader_and_the_bytes_operations_split_good_runs_alike(seed, reader):
+    if reader == "pure":
+        pytest.skip("compares the two")
+    data = "".join(" ".join(line) + "\n" for line in good_run(random.Random(seed))).encode()
+    compiled, split = small._compiled_columns(data, small.COMPILED), small._split_columns(data)
+    assert compiled is not None and split is not None
+    assert compiled[:3] == split[:3] and compiled[4] == split[4] == b"run"
+    assert compiled[3] == [int(rank) for rank in split[3]]
