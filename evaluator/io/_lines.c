@@ -65,10 +65,11 @@ static int parse_rank(const unsigned char *p, Py_ssize_t n, int64_t *out) {
     return 1;
 }
 
-/* A finite decimal score, [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?, into *out;
- * 0 when it is anything else. Short mantissas with small exponents take Clinger's fast
- * path (one exact integer times or over one exact power of ten: correctly rounded, as
- * float() is); the rest go to Python's own correctly rounded, locale-free conversion. */
+/* A finite decimal score, [+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?, into *out:
+ * 1 when read, 0 when it is anything else, 2 when it needs `slow_score` (called with the
+ * GIL held). Short mantissas with small exponents take Clinger's fast path (one exact
+ * integer times or over one exact power of ten: correctly rounded, as float() is); the
+ * rest go to Python's own correctly rounded, locale-free conversion. */
 static int parse_score(const unsigned char *start, Py_ssize_t n, double *out) {
     const unsigned char *p = start, *end = start + n;
     int negative = 0, significant = 0, digits = 0;
@@ -108,23 +109,52 @@ static int parse_score(const unsigned char *start, Py_ssize_t n, double *out) {
     if (p != end)
         return 0;
     long scale = exponent - fraction;
-    double value;
-    if (significant <= EXACT_DIGITS && scale >= -22 && scale <= 22) {
-        value = scale >= 0 ? (double)mantissa * POWERS[scale] : (double)mantissa / POWERS[-scale];
-        value = negative ? -value : value;
-    } else {
-        char text[MAX_FIELD + 1];
-        memcpy(text, start, (size_t)n);
-        text[n] = '\0';
-        value = PyOS_string_to_double(text, NULL, NULL);
-        if (value == -1.0 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return 0;
-        }
+    if (significant > EXACT_DIGITS || scale < -22 || scale > 22)
+        return 2;
+    double value = scale >= 0 ? (double)mantissa * POWERS[scale] : (double)mantissa / POWERS[-scale];
+    *out = negative ? -value : value;
+    return 1; /* finite: at most 15 digits times at most 1e22 */
+}
+
+/* A score parse_score left for Python's conversion; 0 when it is not finite. */
+static int slow_score(const unsigned char *start, Py_ssize_t n, double *out) {
+    char text[MAX_FIELD + 1];
+    memcpy(text, start, (size_t)n);
+    text[n] = '\0';
+    double value = PyOS_string_to_double(text, NULL, NULL);
+    if (value == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
     }
     if (!isfinite(value))
         return 0;
     *out = value;
+    return 1;
+}
+
+/* Spans of the block noted while the GIL is released, for the Python work after it:
+ * where each stretch of one qid starts, and the scores parse_score left to slow_score. */
+typedef struct {
+    Py_ssize_t row;
+    const unsigned char *p;
+    Py_ssize_t n;
+} Span;
+
+typedef struct {
+    Span *items;
+    Py_ssize_t count, capacity;
+} Spans;
+
+static int spans_add(Spans *spans, Py_ssize_t row, const unsigned char *p, Py_ssize_t n) {
+    if (spans->count == spans->capacity) {
+        Py_ssize_t capacity = spans->capacity ? 2 * spans->capacity : 256;
+        Span *items = PyMem_RawRealloc(spans->items, (size_t)capacity * sizeof(Span));
+        if (!items)
+            return 0;
+        spans->items = items;
+        spans->capacity = capacity;
+    }
+    spans->items[spans->count++] = (Span){row, p, n};
     return 1;
 }
 
@@ -204,10 +234,13 @@ static void add_docid(Columns *out, Py_ssize_t row, const unsigned char *p, Py_s
     out->hashes[row] = hash;
 }
 
-/* Parse the line [p, end) into row `row`; 1 when it is plainly valid, 0 to decline, -1 on
- * a Python error. `tag`/`tag_len` hold the block's tag once the first line set it. */
-static int parse_line(const unsigned char *p, const unsigned char *end, Py_ssize_t row, Columns *out, Qids *qids,
-                      const unsigned char **tag, Py_ssize_t *tag_len, int article_passage) {
+/* Parse the line [p, end) into row `row` without touching Python objects (the GIL is
+ * released): 1 when it is plainly valid, 0 to decline, -1 out of memory. The row's qid is
+ * noted in `stretches` when it differs from the line before (qidx holds the stretch
+ * number until the codes are known), a score for slow_score in `slow`. */
+static int parse_line(const unsigned char *p, const unsigned char *end, Py_ssize_t row, Columns *out,
+                      Spans *stretches, Spans *slow, const unsigned char **tag, Py_ssize_t *tag_len,
+                      int article_passage) {
     const unsigned char *field[6];
     Py_ssize_t width[6];
     int count = 0;
@@ -240,15 +273,46 @@ static int parse_line(const unsigned char *p, const unsigned char *end, Py_ssize
         *tag = field[5];
         *tag_len = width[5];
     }
-    if (!parse_rank(field[3], width[3], &out->ranks[row]) || !parse_score(field[4], width[4], &out->scores[row]))
+    if (!parse_rank(field[3], width[3], &out->ranks[row]))
         return 0;
+    int score = parse_score(field[4], width[4], &out->scores[row]);
+    if (!score || (score == 2 && !spans_add(slow, row, field[4], width[4])))
+        return score ? -1 : 0;
     if (article_passage && !is_article_passage(field[2], width[2]))
         return 0;
-    int32_t code = qid_code(qids, field[0], width[0]);
-    if (code < 0)
-        return -1;
-    out->qidx[row] = code;
+    Span *last = stretches->count ? &stretches->items[stretches->count - 1] : NULL;
+    if (!last || last->n != width[0] || memcmp(last->p, field[0], (size_t)width[0]) != 0) {
+        if (!spans_add(stretches, row, field[0], width[0]))
+            return -1;
+    }
+    out->qidx[row] = (int32_t)(stretches->count - 1);
     add_docid(out, row, field[2], width[2]);
+    return 1;
+}
+
+/* After the GIL-free pass: the slow scores converted, each stretch's qid given its code
+ * (in order of first appearance) and every row its code. 1, 0 to decline, -1 on error. */
+static int finish_run(Columns *out, Py_ssize_t lines, Spans *stretches, Spans *slow, Qids *qids) {
+    for (Py_ssize_t i = 0; i < slow->count; i++) {
+        Span *s = &slow->items[i];
+        if (!slow_score(s->p, s->n, &out->scores[s->row]))
+            return 0;
+    }
+    int32_t *codes = PyMem_Malloc((size_t)(stretches->count ? stretches->count : 1) * sizeof(int32_t));
+    if (!codes) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < stretches->count; i++) {
+        codes[i] = qid_code(qids, stretches->items[i].p, stretches->items[i].n);
+        if (codes[i] < 0) {
+            PyMem_Free(codes);
+            return -1;
+        }
+    }
+    for (Py_ssize_t row = 0; row < lines; row++)
+        out->qidx[row] = codes[out->qidx[row]];
+    PyMem_Free(codes);
     return 1;
 }
 
@@ -262,6 +326,7 @@ static PyObject *parse_run(PyObject *self, PyObject *args) {
         return NULL;
     const unsigned char *data = view.buf, *stop = data + view.len;
     PyObject *result = NULL, *values = NULL, *index = NULL, *arrays[6] = {NULL};
+    Spans stretches = {NULL, 0, 0}, slow = {NULL, 0, 0};
     if (view.len == 0 || view.len >= INT32_MAX)
         goto decline; /* offsets are int32, as Arrow's strings */
     Py_ssize_t lines = 0;
@@ -283,17 +348,28 @@ static PyObject *parse_run(PyObject *self, PyObject *args) {
     Qids qids = {values, index, NULL, 0, 0};
     const unsigned char *tag = NULL;
     Py_ssize_t tag_len = 0, row = 0;
-    for (const unsigned char *p = data; p < stop; row++) {
+    int ok = 1;
+    /* The lines are parsed without the GIL, so the reader's other thread (and numpy) run
+     * meanwhile; the bytes stay alive and unchanged: the view holds the buffer. */
+    Py_BEGIN_ALLOW_THREADS
+    for (const unsigned char *p = data; p < stop && ok > 0; row++) {
         const unsigned char *end = memchr(p, '\n', (size_t)(stop - p));
         if (!end)
             end = stop;
-        int ok = parse_line(p, end, row, &out, &qids, &tag, &tag_len, article_passage);
-        if (ok < 0)
-            goto error;
-        if (!ok)
-            goto decline;
+        ok = parse_line(p, end, row, &out, &stretches, &slow, &tag, &tag_len, article_passage);
         p = end + 1;
     }
+    Py_END_ALLOW_THREADS
+    if (ok < 0) {
+        PyErr_NoMemory();
+        goto error;
+    }
+    if (ok > 0)
+        ok = finish_run(&out, lines, &stretches, &slow, &qids);
+    if (ok < 0)
+        goto error;
+    if (!ok)
+        goto decline;
     if (_PyBytes_Resize(&arrays[2], out.offsets[lines]) < 0)
         goto error;
     result = Py_BuildValue("(NNNNNNNs#n)", values, arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5],
@@ -308,6 +384,8 @@ decline:
 error:
     result = NULL;
 done:
+    PyMem_RawFree(stretches.items);
+    PyMem_RawFree(slow.items);
     Py_XDECREF(values);
     Py_XDECREF(index);
     for (int i = 0; i < 6; i++)

@@ -136,3 +136,12 @@ def test_it_finds_a_repeated_key_wherever_it_is(size):
         i, j = rng.choice(size, 2, replace=False)
         twice[j] = twice[i]
         assert validation_fast._lines.any_repeated(twice) is True
+
+
+@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+def test_it_codes_a_qid_that_comes_back_as_its_first_appearance():
+    """Qids are noted by stretch while the GIL is released and coded after: one that
+    returns after another gets its first code again."""
+    block = b"".join(b"%s Q0 %d#1 %d 1.5 t\n" % (q, i, i) for i, q in enumerate([b"b", b"b", b"a", b"b", b"c", b"a"]))
+    parsed = validation_fast.parse_fast(block, topics=None, docid_pattern=None)
+    assert parsed.qid_values == ["b", "a", "c"] and parsed.qid_indices.tolist() == [0, 0, 1, 0, 2, 1]
