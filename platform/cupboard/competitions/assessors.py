@@ -62,7 +62,7 @@ def refuse_assessor(*, competition: Competition, user) -> None:
 @transaction.atomic
 def assessor_add(*, competition: Competition, username: str, actor):
     """Name an existing account an assessor of `competition`, in the audit log as done by
-    `actor` (None: the demo's loader); refused (ValidationError) for an unknown username and
+    `actor` (None: cupboard itself); refused (ValidationError) for an unknown username and
     for a member of one of the competition's teams. Naming someone twice changes nothing."""
     user = get_user_model().objects.filter(username=username.strip()).first()
     if user is None:

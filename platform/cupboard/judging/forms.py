@@ -1,4 +1,4 @@
-"""The organizer's pool-export form."""
+"""The organizers' judging forms: a pool export, an assessor named, a corpus, a round's tasks and their reassignment."""
 from django import forms
 from django.contrib.auth import get_user_model
 

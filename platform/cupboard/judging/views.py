@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST, require_safe
 from cupboard.charts import as_html
 from cupboard.competitions.access import organizer_phase, phase_viewer
 from cupboard.competitions.models import QrelsRelease
-from cupboard.competitions.selectors import ALL
+from cupboard.competitions.selectors import ALL, AVG_LABEL
 from cupboard.competitions.viewer import viewer_for
 
 from .charts import changes_figure, judged_figure, unique_figure
@@ -155,7 +155,7 @@ def qrels_changes(request, slug: str, phase_slug: str, number: int):
     if found is None:
         raise Http404("Nothing was kept of the leaderboard before this version (the phase's first judgments).")
     viewer = viewer_for(request, phase.competition)
-    columns = [(ALL, "Avg")] + [(s.code, s.code) for s in viewer.subsets if s.code in found.new_judgments
+    columns = [(ALL, AVG_LABEL)] + [(s.code, s.code) for s in viewer.subsets if s.code in found.new_judgments
                                 or any(s.code in r["values"] for r in found.before)]
     column = request.GET.get("column", ALL)
     if column not in dict(columns):
