@@ -1,8 +1,10 @@
 """What the page tests ask of every page in Debian's chromium: no console error or script error,
-and no page wider than the screen. One place, so each test says only which pages and widths."""
+and no page wider than the screen. One place, so each test says only which pages and widths.
+Also the steps several tests take the same way: the new-competition form, filled and saved."""
 from __future__ import annotations
 
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 
 
 def watch_errors(page, *, failed_requests: bool = False) -> list[str]:
@@ -60,6 +62,55 @@ def signed_in_page(cookie: dict, width: int, *, height: int = 900):
         context = browser.new_context(viewport={"width": width, "height": height})
         context.add_cookies([cookie])
         yield context.new_page()
+
+
+def competition_form_fill(page, base_url: str, *, title: str, slug: str, metrics: str, max_run_depth: int,
+                          subsets: dict[str, str], **more: str | bool) -> None:
+    """Open the new-competition form and fill a generic competition: its subsets (code: name,
+    one average), one phase `dev` open since yesterday for 30 days, and `more` fields by name
+    (a text, or True to tick it)."""
+    now = datetime.now(UTC)
+    page.goto(base_url + "/competitions/new/")
+    page.fill("input[name=title]", title)
+    page.fill("input[name=slug]", slug)
+    page.select_option("select[name=benchmark]", "generic")
+    page.fill("input[name=metrics]", metrics)
+    page.fill("input[name=max_run_depth]", str(max_run_depth))
+    for name, value in more.items():
+        page.check(f"[name={name}]") if value is True else page.fill(f"[name={name}]", value)
+    for index, (code, name) in enumerate(subsets.items()):
+        if index:
+            page.click("button:text-is('Add a subset')")
+        page.fill(f"input[name=subsets-{index}-code]", code)
+        page.fill(f"input[name=subsets-{index}-name]", name)
+    page.fill("input[name=phases-0-slug]", "dev")
+    page.fill("input[name=phases-0-name]", "Development")
+    page.fill("input[name=phases-0-opens_at]", f"{now - timedelta(days=1):%Y-%m-%d %H:%M}")
+    page.fill("input[name=phases-0-closes_at]", f"{now + timedelta(days=30):%Y-%m-%d %H:%M}")
+
+
+def competition_form_check(page) -> None:
+    """Check the changes: the confirmation shown says it creates the competition."""
+    page.click("form.definition-form > button[name=check]:not(.default-submit)")
+    page.wait_for_selector("#confirm")
+    assert "This creates the competition" in page.locator("#confirm h2").inner_text()
+
+
+def competition_form_save(page, base_url: str, slug: str) -> None:
+    """Confirm and save; the organizer area of the new competition opens."""
+    page.click("button:text-is('Confirm and save')")
+    page.wait_for_url(base_url + f"/c/{slug}/manage/")
+
+
+def dev_files_upload(page, base_url: str, slug: str, kind: str, paths: list) -> None:
+    """Topics or judgments (`kind`) of the dev phase by the organizer area's file input, each
+    file's subset read from its name; the message back names their SHA-256."""
+    page.goto(base_url + f"/c/{slug}/manage/dev/{kind}/")
+    page.set_input_files("input[name=files]", [str(path) for path in paths])
+    page.wait_for_selector("form.upload .chosen-files:not([hidden])")
+    page.click("form.upload button[type=submit]")
+    page.wait_for_url(base_url + f"/c/{slug}/manage/")
+    assert "SHA-256" in page.locator("ul.messages").inner_text()
 
 
 # Boxes of every tick label per chart and axis, and whether two of one axis overlap.

@@ -4,14 +4,18 @@ it will show, confirms what it creates, uploads its topics and judgments through
 input and sees the empty leaderboard; no page wider than the screen, no console error."""
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 from django.test import Client
-from django.utils import timezone
 
 from cupboard.competitions.models import Competition
-from tests.browser import signed_in_page, watch_errors
+from tests.browser import (
+    competition_form_check,
+    competition_form_fill,
+    competition_form_save,
+    dev_files_upload,
+    signed_in_page,
+    watch_errors,
+)
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -40,42 +44,20 @@ def files(tmp_path) -> dict:
 @pytest.mark.parametrize("width", (1366, 390))
 def test_a_small_generic_competition_is_created_filled_and_shows_its_empty_leaderboard(
         live_server, staff_cookie, files, width):
-    now = timezone.now()
     base = live_server.url
     wide = {}
     with signed_in_page(staff_cookie, width) as page:
         errors = watch_errors(page)
-        page.goto(base + "/competitions/new/")
-        page.fill("input[name=title]", "Small generic")
-        page.fill("input[name=slug]", "small")
-        page.select_option("select[name=benchmark]", "generic")
-        page.fill("input[name=metrics]", "nDCG@10, R@100")
-        page.fill("input[name=max_run_depth]", "100")
-        page.fill("input[name=subsets-0-code]", "ha")
-        page.fill("input[name=subsets-0-name]", "Hausa")
-        page.click("button:text-is('Add a subset')")
-        page.fill("input[name=subsets-1-code]", "so")
-        page.fill("input[name=subsets-1-name]", "Somali")
-        page.fill("input[name=phases-0-slug]", "dev")
-        page.fill("input[name=phases-0-name]", "Development")
-        page.fill("input[name=phases-0-opens_at]", f"{now - timedelta(days=1):%Y-%m-%d %H:%M}")
-        page.fill("input[name=phases-0-closes_at]", f"{now + timedelta(days=30):%Y-%m-%d %H:%M}")
-        page.fill("textarea[name=page_overview]", "Passages in **Hausa** and Somali.")
+        competition_form_fill(page, base, title="Small generic", slug="small", metrics="nDCG@10, R@100",
+                              max_run_depth=100, subsets={"ha": "Hausa", "so": "Somali"},
+                              page_overview="Passages in **Hausa** and Somali.")
         page.wait_for_selector("[data-preview-of=id_page_overview] strong:text-is('Hausa')")
         wide["form"] = page.evaluate("document.documentElement.scrollWidth")
-        page.click("form.definition-form > button[name=check]:not(.default-submit)")
-        page.wait_for_selector("#confirm")
-        assert "This creates the competition" in page.locator("#confirm h2").inner_text()
+        competition_form_check(page)
         wide["confirm"] = page.evaluate("document.documentElement.scrollWidth")
-        page.click("button:text-is('Confirm and save')")
-        page.wait_for_url(base + "/c/small/manage/")
+        competition_form_save(page, base, "small")
         for kind, index in (("topics", 0), ("qrels", 1)):
-            page.goto(base + f"/c/small/manage/dev/{kind}/")
-            page.set_input_files("input[name=files]", [str(files[code][index]) for code in ("ha", "so")])
-            page.wait_for_selector("form.upload .chosen-files:not([hidden])")
-            page.click("form.upload button[type=submit]")
-            page.wait_for_url(base + "/c/small/manage/")
-            assert "SHA-256" in page.locator("ul.messages").inner_text()
+            dev_files_upload(page, base, "small", kind, [files[code][index] for code in ("ha", "so")])
         wide["manage"] = page.evaluate("document.documentElement.scrollWidth")
         page.goto(base + "/c/small/dev/leaderboard/")
         board = page.locator("main").inner_text()

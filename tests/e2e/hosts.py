@@ -10,7 +10,9 @@ import os
 import shutil
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
@@ -20,7 +22,7 @@ import pytest
 from evaluator import synthetic
 from tests.conftest import port_open
 from tests.e2e.s3 import S3Endpoint
-from tests.e2e.stack import Stack, prepared_stack
+from tests.e2e.stack import Stack, api_upload, make_participant, prepared_stack
 from tests.e2e.test_broker_outage import RedisServer
 
 RABBITMQ = "amqp://guest:guest@127.0.0.1:5672//"
@@ -64,18 +66,48 @@ def host_env(folder: Path, host: str) -> dict[str, str]:
     return {"CUPBOARD_VAR_DIR": str(var), "TMPDIR": str(var / "tmp")}
 
 
-def spread_stack(folder: Path, s3: S3Endpoint, database_url: str, broker_url: str) -> tuple[Stack, dict]:
-    """A migrated stack holding the E2E Cup over the shared parts; manage.py runs as its own host."""
-    shared = {**s3.env(), "DATABASE_URL": database_url, "CELERY_BROKER_URL": broker_url,
-              "SECRET_KEY": "hosts-test-only", **host_env(folder, "manage")}
-    return prepared_stack(folder, **shared)
+@dataclass
+class SpreadSite:
+    """A spread site while it runs: its stack, the bucket, the database and a participant's API token."""
+    stack: Stack
+    s3: S3Endpoint
+    database_url: str
+    token: str
+
+    def start_workers(self) -> None:
+        """worker-a (with the beat) and worker-b, each on its own disk."""
+        self.stack.start_worker("worker-a", **host_env(self.stack.folder, "worker-a"))
+        self.stack.start_worker("worker-b", beat=False, **host_env(self.stack.folder, "worker-b"))
+
+    def upload(self, runs: list[Path]) -> list[int]:
+        """Each run uploaded by the participant as one submission, each accepted (201); their ids."""
+        pks = []
+        for run in runs:
+            status, answer = api_upload(self.stack, self.token, run, method=run.stem)
+            assert status == 201, answer
+            pks.append(answer["id"])
+        return pks
+
+    def session(self, username: str = "cli-user") -> str:
+        """A session cookie of `username`, as a login would leave it."""
+        return self.stack.manage("shell", "-c", SESSION.format(username=username)).split()[-1]
 
 
-def start_hosts(stack: Stack) -> None:
-    """gunicorn on the web host, worker-a (with the beat) and worker-b, each on its own disk."""
-    stack.start_gunicorn(**PRODUCTION, **host_env(stack.folder, "web"))
-    stack.start_worker("worker-a", **host_env(stack.folder, "worker-a"))
-    stack.start_worker("worker-b", beat=False, **host_env(stack.folder, "worker-b"))
+@contextmanager
+def spread_site(folder: Path, broker: str = "redis", *, workers: bool = True) -> Iterator[SpreadSite]:
+    """The bucket, a fresh database, a broker of the test's own and a migrated stack holding the
+    E2E Cup, manage.py as its own host; gunicorn on the web host, both workers unless `workers`
+    is False (a test starts them later with `start_workers`), a participant in a team."""
+    with S3Endpoint(folder) as s3, fresh_database() as database_url, own_broker(broker, folder) as broker_url:
+        shared = {**s3.env(), "DATABASE_URL": database_url, "CELERY_BROKER_URL": broker_url,
+                  "SECRET_KEY": "hosts-test-only", **host_env(folder, "manage")}
+        stack, _ = prepared_stack(folder, **shared)
+        with stack:
+            stack.start_gunicorn(**PRODUCTION, **host_env(folder, "web"))
+            site = SpreadSite(stack, s3, database_url, make_participant(stack))
+            if workers:
+                site.start_workers()
+            yield site
 
 
 def query(database_url: str, sql: str, *params) -> list[tuple]:

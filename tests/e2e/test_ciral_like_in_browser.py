@@ -9,11 +9,17 @@ same values as the YAML-defined competition's: the runs are the same, seeded).""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from tests.browser import chromium, watch_errors
+from tests.browser import (
+    chromium,
+    competition_form_check,
+    competition_form_fill,
+    competition_form_save,
+    dev_files_upload,
+    watch_errors,
+)
 from tests.e2e.test_ciral_like_from_yaml import (
     SLUG,
     SOURCES,
@@ -31,44 +37,21 @@ NAMES = {"ha": "Hausa", "so": "Somali", "sw": "Swahili", "yo": "Yoruba"}
 def define_in_the_browser(page, base: str, files: dict, password: str) -> None:
     """The first organizer logs in, fills the new-competition form, confirms, and uploads
     every subset's topics and judgments by the file inputs (the subset read from the names)."""
-    now = datetime.now(timezone.utc)
     page.goto(base + "/accounts/login/")
     page.fill("#id_username", "organizer")
     page.fill("#id_password", password)
     page.click("button:text-is('Log in')")
     page.wait_for_url(re.compile(r".*/(?!accounts/login).*"))
-    page.goto(base + "/competitions/new/")
-    page.fill("input[name=title]", "African-language passage retrieval")
-    page.fill("input[name=slug]", SLUG)
-    page.select_option("select[name=benchmark]", "generic")
-    page.fill("textarea[name=description]", "English queries, passages in Hausa, Somali, Swahili and Yoruba.")
-    page.check("input[name=published]")
-    page.fill("input[name=metrics]", "nDCG@20, R@100, R@1000, AP")
-    page.fill("input[name=primary_metric]", "nDCG@20")
-    page.fill("input[name=max_run_depth]", "1000")
-    page.fill("textarea[name=topic_variants]", "en: English queries\nnative: Native-language queries")
-    for index, code in enumerate(SOURCES):
-        if index:
-            page.click("button:text-is('Add a subset')")
-        page.fill(f"input[name=subsets-{index}-code]", code)
-        page.fill(f"input[name=subsets-{index}-name]", NAMES[code])
-    page.fill("input[name=phases-0-slug]", "dev")
-    page.fill("input[name=phases-0-name]", "Development")
-    page.fill("input[name=phases-0-opens_at]", f"{now - timedelta(days=1):%Y-%m-%d %H:%M}")
-    page.fill("input[name=phases-0-closes_at]", f"{now + timedelta(days=30):%Y-%m-%d %H:%M}")
-    page.click("form.definition-form > button[name=check]:not(.default-submit)")
-    page.wait_for_selector("#confirm")
-    assert "This creates the competition" in page.locator("#confirm h2").inner_text()
-    page.click("button:text-is('Confirm and save')")
-    page.wait_for_url(base + f"/c/{SLUG}/manage/")
+    competition_form_fill(page, base, title="African-language passage retrieval", slug=SLUG,
+                          metrics="nDCG@20, R@100, R@1000, AP", max_run_depth=1000, subsets=NAMES,
+                          description="English queries, passages in Hausa, Somali, Swahili and Yoruba.",
+                          published=True, primary_metric="nDCG@20",
+                          topic_variants="en: English queries\nnative: Native-language queries")
+    competition_form_check(page)
+    competition_form_save(page, base, SLUG)
     for kind in ("topics", "qrels"):
-        page.goto(base + f"/c/{SLUG}/manage/dev/{kind}/")
-        chosen = [path for code in SOURCES for path in (files[code]["topics"] if kind == "topics" else [files[code][kind]])]
-        page.set_input_files("input[name=files]", [str(path) for path in chosen])
-        page.wait_for_selector("form.upload .chosen-files:not([hidden])")
-        page.click("form.upload button[type=submit]")
-        page.wait_for_url(base + f"/c/{SLUG}/manage/")
-        assert "SHA-256" in page.locator("ul.messages").inner_text()
+        dev_files_upload(page, base, SLUG, kind, [path for code in SOURCES for path in
+                                                  (files[code]["topics"] if kind == "topics" else [files[code][kind]])])
 
 
 def test_a_ciral_like_competition_defined_in_the_browser_scores_as_trec_eval(tmp_path, trec_eval):

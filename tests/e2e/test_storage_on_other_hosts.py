@@ -14,21 +14,8 @@ import zipfile
 
 import pytest
 
-from tests.e2e.hosts import (
-    SESSION,
-    fresh_database,
-    get,
-    logs,
-    own_broker,
-    query,
-    run_bytes_on_hosts,
-    runs,
-    spread_stack,
-    start_hosts,
-    statuses,
-)
-from tests.e2e.s3 import S3Endpoint
-from tests.e2e.stack import api_upload, make_participant, wait_until
+from tests.e2e.hosts import get, logs, query, run_bytes_on_hosts, runs, spread_site, statuses
+from tests.e2e.stack import wait_until
 from tests.e2e.test_verification_by_worker import ASK, REVEAL
 
 pytestmark = [pytest.mark.worker, pytest.mark.postgres, pytest.mark.slow]
@@ -61,48 +48,41 @@ purge_run_files.delay()
 
 @pytest.mark.parametrize("broker", ["redis", "rabbitmq"])
 def test_web_and_two_workers_share_only_the_database_the_broker_and_the_bucket(tmp_path, broker):
-    with S3Endpoint(tmp_path) as s3, fresh_database() as database_url, own_broker(broker, tmp_path) as broker_url:
-        stack, files = spread_stack(tmp_path, s3, database_url, broker_url)
-        with stack:
-            start_hosts(stack)
-            token = make_participant(stack)
-            uploads = runs(tmp_path, 3)
-            pks = []
-            for run in uploads:
-                status, answer = api_upload(stack, token, run, method=run.stem)
-                assert status == 201, answer
-                pks.append(answer["id"])
-            wait_until(lambda: statuses(database_url) == ["scored"] * 3, seconds=120,
-                       what=f"3 runs scored\n{logs(stack)}")
-            assert "succeeded" in stack.log("worker-a") + stack.log("worker-b")
+    with spread_site(tmp_path, broker) as site:
+        stack, s3, database_url = site.stack, site.s3, site.database_url
+        uploads = runs(tmp_path, 3)
+        pks = site.upload(uploads)
+        wait_until(lambda: statuses(database_url) == ["scored"] * 3, seconds=120,
+                   what=f"3 runs scored\n{logs(stack)}")
+        assert "succeeded" in stack.log("worker-a") + stack.log("worker-b")
 
-            session = stack.manage("shell", "-c", SESSION.format(username="cli-user")).split()[-1]
-            for pk, run in zip(pks, uploads, strict=True):
-                assert get(f"{stack.url}/submissions/{pk}/files/sw/", session) == (200, run.read_bytes())
+        session = site.session()
+        for pk, run in zip(pks, uploads, strict=True):
+            assert get(f"{stack.url}/submissions/{pk}/files/sw/", session) == (200, run.read_bytes())
 
-            number = stack.manage("shell", "-c", POOL).split()[-1]
-            wait_until(lambda: query(database_url, "SELECT status FROM judging_poolexport") == [("done",)],
-                       seconds=90, what=f"the pool export\n{logs(stack)}")
-            organizer = stack.manage("shell", "-c", SESSION.format(username="organizer")).split()[-1]
-            status, body = get(f"{stack.url}/c/cup/manage/dev/pool/{number}.zip", organizer)
-            assert status == 200
-            [member] = zipfile.ZipFile(io.BytesIO(body)).namelist()
-            assert zipfile.ZipFile(io.BytesIO(body)).read(member).count(b"\n") > 30
+        number = stack.manage("shell", "-c", POOL).split()[-1]
+        wait_until(lambda: query(database_url, "SELECT status FROM judging_poolexport") == [("done",)],
+                   seconds=90, what=f"the pool export\n{logs(stack)}")
+        organizer = site.session("organizer")
+        status, body = get(f"{stack.url}/c/cup/manage/dev/pool/{number}.zip", organizer)
+        assert status == 200
+        [member] = zipfile.ZipFile(io.BytesIO(body)).namelist()
+        assert zipfile.ZipFile(io.BytesIO(body)).read(member).count(b"\n") > 30
 
-            stack.manage("shell", "-c", ASK)
-            wait_until(lambda: query(database_url, "SELECT status FROM submissions_verification") == [("passed",)],
-                       seconds=120, what=f"the second engine's verification\n{logs(stack)}")
+        stack.manage("shell", "-c", ASK)
+        wait_until(lambda: query(database_url, "SELECT status FROM submissions_verification") == [("passed",)],
+                   seconds=120, what=f"the second engine's verification\n{logs(stack)}")
 
-            stack.manage("shell", "-c", REVEAL)
-            wait_until(lambda: query(database_url, "SELECT csv_sha256 FROM leaderboards_frozensnapshot"),
-                       seconds=120, what=f"the frozen snapshot at the reveal\n{logs(stack)}")
+        stack.manage("shell", "-c", REVEAL)
+        wait_until(lambda: query(database_url, "SELECT csv_sha256 FROM leaderboards_frozensnapshot"),
+                   seconds=120, what=f"the frozen snapshot at the reveal\n{logs(stack)}")
 
-            stored = s3.objects()
-            expired = query(database_url, "SELECT file FROM submissions_runfile WHERE submission_id = %s", pks[2])[0][0]
-            assert expired in stored
-            stack.manage("shell", "-c", EXPIRE.format(pk=pks[2]))
-            wait_until(lambda: expired not in s3.objects(), seconds=60, what=f"the purge\n{logs(stack)}")
-            assert get(f"{stack.url}/submissions/{pks[2]}/files/sw/", session)[0] == 410
-            assert get(f"{stack.url}/submissions/{pks[0]}/files/sw/", session) == (200, uploads[0].read_bytes())
+        stored = s3.objects()
+        expired = query(database_url, "SELECT file FROM submissions_runfile WHERE submission_id = %s", pks[2])[0][0]
+        assert expired in stored
+        stack.manage("shell", "-c", EXPIRE.format(pk=pks[2]))
+        wait_until(lambda: expired not in s3.objects(), seconds=60, what=f"the purge\n{logs(stack)}")
+        assert get(f"{stack.url}/submissions/{pks[2]}/files/sw/", session)[0] == 410
+        assert get(f"{stack.url}/submissions/{pks[0]}/files/sw/", session) == (200, uploads[0].read_bytes())
 
-        assert run_bytes_on_hosts(tmp_path, [run.read_bytes() for run in uploads]) == []
+    assert run_bytes_on_hosts(tmp_path, [run.read_bytes() for run in uploads]) == []

@@ -10,22 +10,8 @@ import time
 
 import pytest
 
-from tests.e2e.hosts import (
-    PRODUCTION,
-    SESSION,
-    fresh_database,
-    get,
-    host_env,
-    logs,
-    own_broker,
-    query,
-    run_bytes_on_hosts,
-    runs,
-    spread_stack,
-    statuses,
-)
-from tests.e2e.s3 import S3Endpoint
-from tests.e2e.stack import api_upload, make_participant, wait_until
+from tests.e2e.hosts import get, logs, query, run_bytes_on_hosts, runs, spread_site, statuses
+from tests.e2e.stack import api_upload, wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.postgres, pytest.mark.slow]
 
@@ -33,43 +19,35 @@ OUTAGE = 15  # seconds
 
 
 def test_a_storage_outage_answers_503_and_loses_nothing(tmp_path):
-    with S3Endpoint(tmp_path) as s3, fresh_database() as database_url, own_broker("redis", tmp_path) as broker:
-        stack, files = spread_stack(tmp_path, s3, database_url, broker)
-        with stack:
-            stack.start_gunicorn(**PRODUCTION, **host_env(tmp_path, "web"))
-            token = make_participant(stack)
-            before, during = runs(tmp_path, 3)[:2], runs(tmp_path, 3)[2]
-            pks = []
-            for run in before:  # accepted and stored; no worker runs yet, so they wait in the queue
-                status, answer = api_upload(stack, token, run, method=run.stem)
-                assert status == 201, answer
-                pks.append(answer["id"])
-            objects = s3.objects()
-            session = stack.manage("shell", "-c", SESSION.format(username="cli-user")).split()[-1]
+    with spread_site(tmp_path, workers=False) as site:
+        stack, s3, database_url, token = site.stack, site.s3, site.database_url, site.token
+        before, during = runs(tmp_path, 3)[:2], runs(tmp_path, 3)[2]
+        pks = site.upload(before)  # accepted and stored; no worker runs yet, so they wait in the queue
+        objects = s3.objects()
+        session = site.session()
 
-            s3.down()
-            went_down = time.monotonic()
-            stack.start_worker("worker-a", **host_env(tmp_path, "worker-a"))
-            stack.start_worker("worker-b", beat=False, **host_env(tmp_path, "worker-b"))
+        s3.down()
+        went_down = time.monotonic()
+        site.start_workers()
 
-            status, answer = api_upload(stack, token, during, method=during.stem)
-            assert status == 503 and answer["errors"][0]["code"] == "unavailable", answer
-            status, _ = get(f"{stack.url}/submissions/{pks[0]}/files/sw/", session)
-            assert status == 503  # not a download cut short
-            assert query(database_url, "SELECT count(*) FROM submissions_submission") == [(2,)]
-            assert s3.objects() == objects
-            assert set(statuses(database_url)) <= {"queued", "scoring"}, statuses(database_url)
+        status, answer = api_upload(stack, token, during, method=during.stem)
+        assert status == 503 and answer["errors"][0]["code"] == "unavailable", answer
+        status, _ = get(f"{stack.url}/submissions/{pks[0]}/files/sw/", session)
+        assert status == 503  # not a download cut short
+        assert query(database_url, "SELECT count(*) FROM submissions_submission") == [(2,)]
+        assert s3.objects() == objects
+        assert set(statuses(database_url)) <= {"queued", "scoring"}, statuses(database_url)
 
-            time.sleep(max(0.0, OUTAGE - (time.monotonic() - went_down)))
-            s3.up()
-            wait_until(lambda: statuses(database_url) == ["scored"] * 2, seconds=120,
-                       what=f"the runs accepted before the outage to be scored\n{logs(stack)}")
-            assert query(database_url, "SELECT max(attempts) FROM submissions_submission") == [(1,)]
+        time.sleep(max(0.0, OUTAGE - (time.monotonic() - went_down)))
+        s3.up()
+        wait_until(lambda: statuses(database_url) == ["scored"] * 2, seconds=120,
+                   what=f"the runs accepted before the outage to be scored\n{logs(stack)}")
+        assert query(database_url, "SELECT max(attempts) FROM submissions_submission") == [(1,)]
 
-            status, answer = api_upload(stack, token, during, method=during.stem)
-            assert status == 201, answer
-            wait_until(lambda: statuses(database_url) == ["scored"] * 3, seconds=60,
-                       what=f"the run refused during the outage, sent again\n{logs(stack)}")
-            assert "Internal Server Error" not in stack.log("server")
+        status, answer = api_upload(stack, token, during, method=during.stem)
+        assert status == 201, answer
+        wait_until(lambda: statuses(database_url) == ["scored"] * 3, seconds=60,
+                   what=f"the run refused during the outage, sent again\n{logs(stack)}")
+        assert "Internal Server Error" not in stack.log("server")
 
-        assert run_bytes_on_hosts(tmp_path, [run.read_bytes() for run in [*before, during]]) == []
+    assert run_bytes_on_hosts(tmp_path, [run.read_bytes() for run in [*before, during]]) == []
