@@ -415,7 +415,8 @@ def definition_parse(data: Any, *, source: str | Path | None = None, text: str |
 
 
 def definition_values(definition: Definition) -> dict:
-    """The values `competition_load` applies (its digest is of these: keep their shape)."""
+    """The values `competition_load` applies. The diff and the digest (competitions/digest.py)
+    compare them with the rows' `changes.definition_current`: keep the two shapes alike."""
     d = definition
     competition = {
         "slug": d.slug, "title": d.title, "description": d.description, "benchmark": d.benchmark,
@@ -423,23 +424,23 @@ def definition_values(definition: Definition) -> dict:
         "relevance_level": d.resolved_relevance_level(),
         "missing_subset": d.missing_subset, "final_selection_max": d.final_selection_max, "decimals": d.decimals,
         "max_run_depth": d.max_run_depth, "starts_at": d.starts_at, "is_published": d.published,
-        # Only when set, so that the digest of a file without it stays what it was.
+        # Only when set (the rows give None when it is not: the diff and the digest read both as absent).
         **({"scoring_depth": d.scoring_depth} if d.scoring_depth is not None else {}),
         "entry_deadline": d.entry_deadline, "team_size_max": d.team_size_max,
         "pages": {name: text for name in PAGES if (text := getattr(d.pages, name, None)) and text.strip()},
         "run_metadata": run_metadata_specs(d.run_metadata or []),
-        # Only when set, so that the digest of a file without it stays what it was.
+        # Only when set, as changes.definition_current gives it.
         **({"topic_variants": [{"code": v.code, "name": v.name.strip()} for v in d.topic_variants]}
            if d.topic_variants else {}),
         "significance": dataclasses.asdict(d.significance or SignificanceDef()),
-        # Only when set, so that the digest of a file without them stays what it was.
+        # Only when set, as changes.definition_current gives them.
         **({"judging_labels": [dataclasses.asdict(label) for label in d.judging_labels]} if d.judging_labels else {}),
     }
     phases = []
     for position, phase in enumerate(d.phases):
         values = {k.name: getattr(phase, k.name) for k in schema.keys(PhaseDef) if k.name not in PHASE_BOARD_RULES}
         values["ranking"] = phase.ranking or (d.ranking if phase.is_final else Phase.Ranking.BEST)
-        # Only when set, so that the digest of a file without them stays what it was.
+        # Only when set, as changes.definition_current gives them.
         values |= {name: value for name, value in (("freeze_at", phase.frozen_from()), ("ladder", phase.ladder))
                    if value != PHASE_BOARD_RULES[name]}
         phases.append({"slug": phase.slug, "name": phase.name, "position": position} | values)
