@@ -126,7 +126,8 @@ def test_every_engine_a_measure_lists_computes_it(measure):
         assert all(map(math.isfinite, exact[name])), name
     if SMALL in measure.engines:
         scoring = Scoring(tuple(names), depth=DEPTH)
-        result = small.score_ranked(Qrels(JUDGMENTS), RANKED, scoring, subset="x", name="run")
+        ranked = {q: [docid.encode() for docid, _ in docs] for q, docs in RANKED.items()}  # as the reader hands it
+        result = small.score_ranked(Qrels(JUDGMENTS), ranked, scoring, subset="x", name="run")
         for name in names:
             assert list(result.per_query[name].values()) == pytest.approx(exact[name].tolist(), abs=1e-12), name
     trec_names = [trec for name in names if (trec := trec_name(parse_metric(name)))]

@@ -67,7 +67,7 @@ def test_judged_and_unjudged_at_k_on_a_hand_made_run():
     # Query 1 top 5: c d a e (4 retrieved): judged c, a -> Judged@5 2/5; unjudged d, e -> 2/5.
     # Query 2 top 5: z y: y is judged -1 (trec_eval: not in the pool) -> Judged@5 1/5, Unjudged@5 2/5.
     metrics = ("Judged@5", "Unjudged@5", "unj_2")
-    ranked = {qid: [(docid, 0.0) for docid in docids] for qid, docids in top_documents(run(RUN_A), 100).items()}
+    ranked = {qid: [docid.encode() for docid in docids] for qid, docids in top_documents(run(RUN_A), 100).items()}
     for engine in ("vectorised", "small"):
         if engine == "vectorised":
             result = Evaluator(qrels(), list(metrics), depth=100).score(run(RUN_A))
