@@ -2,8 +2,11 @@
 development install, reading numbers exactly as the exact reader does, and never needed.
 The cases that compare it with the numpy/pyarrow reader and with trec_eval are the
 existing reader and differential tests, run both ways (the `run_reader` fixture)."""
+import os
 import random
 import struct
+import subprocess
+import sys
 
 import pytest
 
@@ -145,3 +148,13 @@ def test_it_codes_a_qid_that_comes_back_as_its_first_appearance():
     block = b"".join(b"%s Q0 %d#1 %d 1.5 t\n" % (q, i, i) for i, q in enumerate([b"b", b"b", b"a", b"b", b"c", b"a"]))
     parsed = validation_fast.parse_fast(block, topics=None, docid_pattern=None)
     assert parsed.qid_values == ["b", "a", "c"] and parsed.qid_indices.tolist() == [0, 0, 1, 0, 2, 1]
+
+
+@pytest.mark.parametrize("value, compiled", [("1", False), ("0", True), ("", True)])
+def test_cupboard_pure_python_switches_it_off(value, compiled):
+    """CUPBOARD_PURE_PYTHON=1 runs the numpy/pyarrow path where the extension is built (to
+    compare the two, or to rule the extension out)."""
+    probe = "import evaluator.io.validation_fast as v; print(v.COMPILED is not None)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "CUPBOARD_PURE_PYTHON": value})
+    assert done.stdout.strip() == str(compiled and validation_fast._lines is not None)
