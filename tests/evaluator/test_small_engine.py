@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from evaluator.benchmarks import get_benchmark
 from evaluator.engines import small
 from evaluator.engines.jobs import Job, Scoring
 from evaluator.engines.parallel import score_job
@@ -163,3 +164,37 @@ def test_the_compiled_reader_and_the_bytes_operations_split_good_runs_alike(seed
     assert compiled is not None and split is not None
     assert compiled[:3] == split[:3] and compiled[4] == split[4] == b"run"
     assert compiled[3] == [int(rank) for rank in split[3]]
+
+
+def validated(tmp_path, capsys, run: bytes, *, gzipped: bool, topics: bool) -> dict:
+    """`validate --format json` of the run, file names left out; gzip sends it to the full reader."""
+    import gzip
+    import json
+
+    from evaluator.cli import main
+
+    path = tmp_path / ("run.gz" if gzipped else "run.txt")
+    path.write_bytes(gzip.compress(run) if gzipped else run)
+    (tmp_path / "t").write_text(TOPICS)
+    code = main(["validate", "--benchmark", "generic", "--format", "json", "--max-depth", "140",
+                 "--run", f"x={path}", *(["--topics", f"x={tmp_path / 't'}"] if topics else [])])
+    document = json.loads(capsys.readouterr().out)
+    for entry in document["errors"] + document["warnings"] + document["runs"]:
+        entry.pop("file")
+    return {"exit": code, **document}
+
+
+@pytest.mark.parametrize("seed", range(0, 120, 4))
+def test_validate_reads_small_runs_as_the_full_reader_does(tmp_path, capsys, seed):
+    """validate takes a small plain run through the small engine's reader (no numpy): it
+    declines or says what the full reader says of the same lines (here gzipped)."""
+    from evaluator.cli.common import Inputs
+    from evaluator.cli.validate import read_small_run
+
+    _, run, topics = spoilt(seed)
+    small = validated(tmp_path, capsys, run.encode(), gzipped=False, topics=topics)
+    assert small == validated(tmp_path, capsys, run.encode(), gzipped=True, topics=topics)
+    good = "".join(" ".join(line) + "\n" for line in good_run(random.Random(seed))).encode()
+    (tmp_path / "good.txt").write_bytes(good)
+    taken = read_small_run(Inputs(get_benchmark("generic"), strict=False), f"x={tmp_path / 'good.txt'}", max_depth=140)
+    assert taken is not None and taken["documents"] == good.count(b"\n")

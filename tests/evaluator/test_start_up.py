@@ -58,3 +58,11 @@ def test_a_run_the_small_engine_declines_is_read_by_the_vectorised_one(small_col
                            *small_collection])
     assert "numpy" in names and "evaluator.io.runs" in names
     assert json.loads(out)["subsets"]["all"]["ndcg_cut_10"] > 0
+
+
+def test_validate_on_a_small_run_imports_nothing_costly(small_collection):
+    names, out = imported(["validate", "--benchmark", "generic", "--format", "json", *small_collection[2:]])
+    assert "evaluator.engines.small" in names
+    assert sorted(names.intersection(COSTLY) - {"evaluator.cli.validate"}) == []
+    assert not [name for name in names if name.split(".")[0] in {"numpy", "pyarrow", "pandas"}]
+    assert json.loads(out)["runs"][0]["documents"] == 600
