@@ -81,12 +81,49 @@ class Cupboard:
         """The board as the site's leaderboard.json (or the frozen official.json) gives it."""
         if official and as_of is not None:
             raise ValueError("official results are frozen once: ask for as_of or official, not both")
-        url = leaderboard_url(self.server, competition, phase, official=official)
+        url = api.board_url(self.server, api.OFFICIAL_ROUTE if official else api.LEADERBOARD_ROUTE, competition, phase)
         if as_of is not None:
             url += "?" + urlencode({"as_of": as_of.isoformat() if isinstance(as_of, date) else str(as_of)})
         return self.get(url)
 
+    def competitions_json(self) -> list[dict[str, Any]]:
+        """The competitions the caller may see, each with its phases (api.COMPETITION_FIELDS)."""
+        return list(self.get(api.competitions_url(self.server))["competitions"])
+
     # -- tables ---------------------------------------------------------------------------
+
+    def competitions(self) -> pd.DataFrame:
+        """One row per competition the caller may see: slug, title, url, starts_at and its
+        phases' slugs (`phases(slug)` gives them as a table)."""
+        from .frames import competitions_frame
+
+        return competitions_frame(self.competitions_json())
+
+    def phases(self, competition: str) -> pd.DataFrame:
+        """One row per phase of `competition`, in order: slug, name, opens, closes (UTC
+        timestamps), is_open, is_final, ... and the addresses of its definition and boards."""
+        from .frames import phases_frame
+
+        found = {c["slug"]: c for c in self.competitions_json()}
+        if competition not in found:
+            raise CupboardError(f"no competition {competition!r}; there are {', '.join(found) or 'none'}",
+                                status=404, answer={"errors": [api.error("not_found", f"no competition {competition!r}")]})
+        return phases_frame(found[competition]["phases"])
+
+    def history(self, competition: str, phase: str) -> pd.DataFrame:
+        """The board's history, long: one row per (instant of a change, ranked team) with its
+        rank and primary value (Avg, rounded as the viewer sees it); `.attrs` says the metric."""
+        from .frames import history_frame
+
+        return history_frame(self.get(api.board_url(self.server, api.HISTORY_ROUTE, competition, phase)))
+
+    def submissions(self, competition: str, phase: str) -> pd.DataFrame:
+        """The caller's team's submissions to the phase (token required), newest first: one row
+        each (id, number, method_name, status, created_at...) with its scores as the board's
+        columns ("nDCG@10 Avg", "nDCG@10 sw"); the answers themselves in `.attrs["submissions"]`."""
+        from .frames import submissions_frame
+
+        return submissions_frame(self.get(api.submissions_url(self.server, competition, phase))["submissions"])
 
     def topics(self, competition: str, phase: str, subset: str | None = None,
                variant: str | None = None) -> pd.DataFrame:
@@ -186,11 +223,6 @@ class Cupboard:
                 "errors": [api.error("not_found" if status == 404 else "refused", f"HTTP {status} from {url}")],
                 "retry_after": retry_after})
         return content
-
-
-def leaderboard_url(server: str, competition: str, phase: str, *, official: bool = False) -> str:
-    name = "official.json" if official else "leaderboard.json"
-    return f"{server.rstrip('/')}/c/{competition}/{phase}/{name}"
 
 
 def chosen_topics(definition: dict[str, Any], *, subset: str | None, variant: str | None) -> list[dict[str, Any]]:

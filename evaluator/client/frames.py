@@ -22,6 +22,11 @@ def score_column(metric: str, column: str) -> str:
     return f"{metric} {column}"
 
 
+def score_cells(table: dict[str, dict[str, float | None]]) -> dict[str, float | None]:
+    """{column: {metric: value}} as {"<metric> <column>": value}."""
+    return {score_column(m, column): v for column, by_metric in table.items() for m, v in by_metric.items()}
+
+
 def topics_frame(files: Iterable[tuple[str, dict[str, str]]]) -> pd.DataFrame:
     """(subset, qid, query) for each (subset, {qid: query}) read, in file order."""
     rows = [(subset, qid, query) for subset, topics in files for qid, query in topics.items()]
@@ -41,10 +46,7 @@ def leaderboard_frame(board: dict[str, Any]) -> pd.DataFrame:
     scores = [score_column(m, c) for m in board["metrics"] for c in (*averages, *codes)]
     rows = []
     for row in board.get("rows") or []:
-        values = {score_column(m, label): v for label, by_metric in (row.get("averages") or {}).items()
-                  for m, v in by_metric.items()}
-        values |= {score_column(m, code): v for code, by_metric in (row.get("values") or {}).items()
-                   for m, v in by_metric.items()}
+        values = score_cells({**(row.get("averages") or {}), **(row.get("values") or {})})
         metadata = row.get("metadata") or {}
         rows.append([row["rank"], row["team"], row["method"], row["baseline"], row["qrels_version"],
                      *(metadata.get(name) for name in fields), *(values.get(c) for c in scores)])
@@ -68,4 +70,56 @@ def scores_frame(submission: dict[str, Any]) -> pd.DataFrame:
                          index=pd.Index([name for name, _ in named], name="subset", dtype="object"),
                          columns=metrics, dtype="float64")
     frame.attrs = {"submission": submission, "decimals": submission.get("decimals")}
+    return frame
+
+
+def competitions_frame(competitions: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per competition: slug, title, url, starts_at (UTC) and its phases' slugs."""
+    frame = pd.DataFrame([(c["slug"], c["title"], c["url"], c.get("starts_at"), [p["slug"] for p in c["phases"]])
+                          for c in competitions], columns=["slug", "title", "url", "starts_at", "phases"])
+    return _instants(frame, ["starts_at"])
+
+
+def phases_frame(phases: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per phase, in the competition's order, a column per field the API gives
+    (slug, name, opens, closes, is_open, ... the *_url addresses); instants as UTC timestamps."""
+    columns = list(dict.fromkeys(key for phase in phases for key in phase)) or ["slug", "name", "opens", "closes"]
+    return _instants(pd.DataFrame(phases, columns=columns), ["opens", "closes", "reveal_at"])
+
+
+def history_frame(history: dict[str, Any]) -> pd.DataFrame:
+    """history.json long: one row per (at, team) ranked then, with its rank and value of the
+    board's primary metric (its Avg column); `.attrs`: metric, rounded_to, instants."""
+    frame = pd.DataFrame(history.get("points") or [], columns=["at", "team", "rank", "value"])
+    frame = _instants(frame.astype({"rank": "Int64", "value": "float64"}), ["at"])
+    frame.attrs = {key: history.get(key) for key in ("competition", "phase", "metric", "rounded_to", "decimals",
+                                                     "frozen_since", "instants")}
+    return frame
+
+
+SUBMISSION_COLUMNS = ("id", "number", "method_name", "status", "status_reason", "created_at", "scored_at",
+                      "qrels_release", "is_baseline", "selected_for_final", "disqualified")
+
+
+def submissions_frame(submissions: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per submission as the API lists them (newest first): its state, then its
+    scores as the board's columns ("nDCG@10 Avg", "nDCG@10 sw"; NaN where none is shown)."""
+    rows: list[dict[str, Any]] = []
+    scores: dict[str, None] = {}
+    for answer in submissions:
+        labels = answer.get("average_labels") or {}
+        averages = {labels.get(key, key): values for key, values in (answer.get("averages") or {}).items()}
+        cells = score_cells({**averages, **(answer.get("scores") or {})})
+        scores |= dict.fromkeys(cells)
+        rows.append({**{key: answer.get(key) for key in SUBMISSION_COLUMNS}, **cells})
+    frame = pd.DataFrame(rows, columns=[*SUBMISSION_COLUMNS, *scores]).astype(dict.fromkeys(scores, "float64"))
+    frame.attrs = {"submissions": submissions}
+    return _instants(frame, ["created_at", "scored_at"])
+
+
+def _instants(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """ISO 8601 instants as UTC timestamps (NaT where there is none)."""
+    for column in columns:
+        if column in frame.columns:
+            frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
     return frame

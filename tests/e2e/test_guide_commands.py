@@ -15,7 +15,7 @@ import textwrap
 import pytest
 
 from tests.conftest import SHARED_DATA
-from tests.e2e.stack import BIN, ROOT, Stack, wait_until
+from tests.e2e.stack import BIN, ROOT, Stack, free_port, wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
@@ -62,14 +62,15 @@ def as_run_here(block: str, *, url: str) -> str:
 def test_the_participant_commands_of_the_guides_run(tmp_path):
     blocks = participant_commands()
     assert len(blocks) >= 4 and any("validate" in b for b in blocks) and any("curl" in b for b in blocks)
-    stack = Stack(tmp_path / "stack")
+    port = free_port()  # the site's address is in its answers (the topics files the client fetches)
+    stack = Stack(tmp_path / "stack", CUPBOARD_SITE_URL=f"http://127.0.0.1:{port}")
     (tmp_path / "stack").mkdir()
     work = tmp_path / "participant"
     work.mkdir()
     with stack:
         stack.manage("migrate", "--noinput", timeout=180)
         token = stack.manage("shell", "-c", SETUP).strip().splitlines()[-1]
-        stack.start_server()
+        stack.start_server(port)
         stack.start_worker()
         env = {**os.environ, "CUPBOARD_TOKEN": token}
         for block in blocks:

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from evaluator.client import api
 from evaluator.samples import sample_path
 from tests.e2e.stack import Stack, free_port, make_participant
 from tests.submissions.openapi_check import check_document
@@ -20,6 +21,7 @@ pytestmark = [pytest.mark.worker, pytest.mark.slow]
 METRICS = ["nDCG@10", "R@100"]
 SETUP = """
 from cupboard.competitions.services import qrels_release_create, topics_import
+from evaluator.client import api
 from evaluator.samples import sample_path
 from tests.factories import make_competition, make_user
 
@@ -45,10 +47,26 @@ def stack(tmp_path_factory):
         yield stack
 
 
+# The boards' JSON, which the OpenAPI document leaves out (pages' data, not the API's
+# operations): each answer of theirs is checked for the fields the contract says clients read.
+BOARD_FIELDS = {".json": (api.LEADERBOARD_FIELDS, "rows", api.LEADERBOARD_ROW_FIELDS),
+                "history.json": (api.HISTORY_FIELDS, "points", api.HISTORY_POINT_FIELDS)}
+
+
+def has_the_contracts_fields(path: str, status: int, document: dict) -> bool:
+    if status != 200:
+        return "errors" in document
+    fields, items, item_fields = BOARD_FIELDS["history.json" if path.endswith("history.json") else ".json"]
+    assert set(fields) <= set(document), f"{path} lacks {set(fields) - set(document)}"
+    assert all(set(item_fields) <= set(item) for item in document[items]), f"{path}: {items} lack fields"
+    return True
+
+
 @pytest.fixture
 def checked(stack, monkeypatch):
     """Every (method, path) the client read, each answer checked against the served OpenAPI
-    document: a status it omits or a body off its schema fails the test."""
+    document (a status it omits or a body off its schema fails the test), the boards' JSON
+    against the contract's fields."""
     from evaluator.client import cupboard
 
     with urllib.request.urlopen(f"{stack.url}/api/openapi.json") as answer:
@@ -57,10 +75,11 @@ def checked(stack, monkeypatch):
 
     def call_api(url, token, body=None, *, _original=cupboard.call_api, **kwargs):
         status, document = _original(url, token, body, **kwargs)
-        method = "POST" if body is not None else "GET"
-        described = "retry_after" not in document and check_document(
-            method, urlsplit(url).path, status, document, openapi=served)
-        seen.append((method, urlsplit(url).path, described))
+        method, path = "POST" if body is not None else "GET", urlsplit(url).path
+        described = "retry_after" not in document and check_document(method, path, status, document, openapi=served)
+        if not described and path.endswith(".json"):
+            described = has_the_contracts_fields(path, status, document)
+        seen.append((method, path, described))
         return status, document
     monkeypatch.setattr(cupboard, "call_api", call_api)
     return seen
@@ -104,9 +123,26 @@ def test_it_reads_the_phase_submits_and_brings_back_the_scores(stack, checked):
     assert board.attrs["rounded_to"] == 3 and board.attrs["subsets"] == ["sw", "yo"]
     assert cb.leaderboard("cup", "dev", as_of="2000-01-01").empty  # before any run
 
+    [competition] = cb.competitions().to_dict("records")
+    assert (competition["slug"], competition["title"], competition["phases"]) == ("cup", "Samples Cup", ["dev", "test-b"])
+    phases = cb.phases("cup")
+    assert phases.slug.tolist() == ["dev", "test-b"] and phases.is_open.tolist() == [True, True]
+    assert str(phases.closes.dtype).startswith("datetime64") and phases.closes.dt.tz is not None
+
+    mine = cb.submissions("cup", "dev")
+    assert mine.id.tolist() == [submission["id"]] and mine.status.tolist() == ["scored"]
+    assert mine.loc[0, "nDCG@10 sw"] == scores.loc["sw", "nDCG@10"] and mine.loc[0, "R@100 Avg"] == scores.loc["Avg", "R@100"]
+
+    history = cb.history("cup", "dev")
+    assert history.team.tolist() == ["Lovelace"] and history["rank"].tolist() == [1]
+    assert history.value.iloc[0] == row[f"{history.attrs['metric']} Avg"]
+
     described = {(method, path) for method, path, ok in checked if ok}
     assert {("GET", "/submissions/api/cup/dev/definition/"), ("POST", "/submissions/api/cup/dev/"),
-            ("GET", f"/submissions/api/{submission['id']}/")} <= described
+            ("GET", f"/submissions/api/{submission['id']}/"), ("GET", "/submissions/api/competitions/"),
+            ("GET", "/submissions/api/cup/dev/submissions/"), ("GET", "/c/cup/dev/leaderboard.json"),
+            ("GET", "/c/cup/dev/leaderboard/history.json")} <= described
+    assert all(ok for _, _, ok in checked), [call for call in checked if not call[2]]
 
 
 def test_a_refusal_is_one_error_type_with_the_apis_errors_and_stores_nothing(stack, checked, tmp_path):
@@ -134,3 +170,8 @@ def test_a_refusal_is_one_error_type_with_the_apis_errors_and_stores_nothing(sta
     with pytest.raises(CupboardError) as no_topics:
         cb.topics("cup", "dev", subset="te")
     assert "there are sw, yo" in str(no_topics.value)
+    with pytest.raises(CupboardError) as no_results:  # nothing frozen yet
+        cb.leaderboard("cup", "dev", official=True)
+    assert no_results.value.status == 404
+    with pytest.raises(CupboardError, match="no competition 'nope'; there are cup"):
+        cb.phases("nope")
