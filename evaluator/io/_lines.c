@@ -16,13 +16,18 @@
  * tag, count), the arrays as bytes in native byte order (int32, int32 with count + 1
  * offsets, int64, float64, uint64). qid_values lists the block's qids in order of first
  * appearance and qid_indices points each row into it; hashes are validation_fast's
- * docid_hashes (sum of byte_k * P^k mod 2^64), so blocks read either way mix.
+ * docid_hashes (sum of byte_k * P^k mod 2^64), so blocks read either way mix. The lines
+ * are parsed with the GIL released (qids and the rare long scores are turned into Python
+ * objects after), so read_run's other thread runs meanwhile.
  *
  * parse_qrels(data) -> (qid_values, owner, docid_offsets, docid_bytes, labels, hashes,
  * count) | None: a qrels file of `qid iteration docid label` lines, fields of printable
  * ASCII between runs of spaces and tabs (trailing ones too), qid and docid of 1-100
  * bytes, labels [+-]?[0-9]{1,18}; owner and labels int64, the rest as parse_run's. No
  * comment, blank or CRLF line. Whether a docid is judged twice is the caller's check.
+ *
+ * any_repeated(keys) -> bool: whether a uint64 key occurs twice (the duplicate-docid
+ * check's common case, in one linear pass).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
