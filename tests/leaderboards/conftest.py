@@ -11,6 +11,7 @@ from cupboard.competitions.models import Phase, QrelsRelease
 from cupboard.submissions.models import Score, Submission
 from cupboard.teams.models import Team
 from tests.personas import build_cast
+from tests.submissions.openapi_check import check_every_answer
 
 
 def make_scored(phase: Phase, *, team: Team | None = None, method: str = "bm25",
@@ -41,6 +42,13 @@ def ndcg(**by_subset: float) -> dict[str, dict[str, float]]:
 @pytest.fixture
 def cast(db):
     return build_cast()
+
+
+@pytest.fixture(autouse=True)
+def json_answers_match_the_openapi_document(monkeypatch):
+    """Every leaderboard JSON answer in these tests (leaderboard.json, official.json,
+    history.json) is checked against the OpenAPI document, as the API's are in tests/submissions."""
+    check_every_answer(monkeypatch)
 
 
 # For the browser tests: requested after the module's `board` (its data), since playwright runs

@@ -227,9 +227,9 @@ def rows(w) -> list[Row]:
         Row("submissions:api_submissions", ("cup", "dev"), "GET", every(401), {"session_only": True}),
         Row("submissions:api_submissions", ("cup", "dev"), "POST", login(405, anon=401)),
         # The API's description is public: the OpenAPI document and its page.
-        Row("submissions:api_openapi", (), "GET", every(200)),
-        Row("submissions:api_openapi", (), "POST", every(405)),
-        Row("submissions:api_docs", (), "GET", every(200)),
+        Row("operations:api_openapi", (), "GET", every(200)),
+        Row("operations:api_openapi", (), "POST", every(405)),
+        Row("operations:api_docs", (), "GET", every(200)),
         Row("submissions:api_upload", ("cup", "dev"), "POST", login(400, anon=401), {"method_name": "x"}),
         Row("submissions:api_upload", ("draft", "dev"), "POST", organizers(400, 404, anon=401),
             {"method_name": "x"}),

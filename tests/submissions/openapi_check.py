@@ -2,14 +2,14 @@
 for that path and method, and its JSON body matches that answer's schema (jsonschema)."""
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from functools import cache
 
 from jsonschema import Draft202012Validator
 
-from cupboard.submissions.openapi import openapi_document
-from evaluator.client import api as contract
+from cupboard.operations.openapi import openapi_document
 
 
 @cache
@@ -28,10 +28,14 @@ def _operation(method: str, path: str, openapi: dict) -> dict | None:
 
 def check_answer(method: str, path: str, response) -> bool:
     """Fail when `response` to `method path` is not what the document says; False when the
-    document does not describe that path and method (a page, or a 405)."""
-    retry_after = response.get("Retry-After")
-    return check_document(method, path, response.status_code, json.loads(response.content) if
-                          path.startswith(contract.PREFIX) else None, retry_after=retry_after)
+    document does not describe that path and method (a page, a 405, a HEAD) or the answer has
+    no body to check (304 Not Modified)."""
+    if _operation(method, path, _document()) is None or response.status_code == 304:
+        return False
+    body = response.content
+    if response.get("Content-Encoding") == "gzip":  # a cached leaderboard export, as sent to a browser
+        body = gzip.decompress(body)
+    return check_document(method, path, response.status_code, json.loads(body), retry_after=response.get("Retry-After"))
 
 
 def check_document(method: str, path: str, status: int, document, *, retry_after: str | None = "",
@@ -52,3 +56,17 @@ def check_document(method: str, path: str, status: int, document, *, retry_after
     assert not errors, f"{method} {path} {status} does not match its schema: {errors[0].message} " \
                        f"at {list(errors[0].absolute_path)}"
     return True
+
+
+def check_every_answer(monkeypatch) -> None:
+    """From now on, every answer a Django test client gets is checked against the document:
+    a status it does not list, or a body off its schema, fails the test that got it."""
+    from django.test import Client
+
+    original = Client.request
+
+    def request(self, **environ):
+        response = original(self, **environ)
+        check_answer(environ["REQUEST_METHOD"], environ["PATH_INFO"], response)
+        return response
+    monkeypatch.setattr(Client, "request", request)

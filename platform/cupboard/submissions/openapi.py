@@ -1,4 +1,5 @@
-"""The JSON API's OpenAPI 3.1 document, generated from the code that serves and checks it.
+"""This app's part of the OpenAPI 3.1 document: the JSON API's operations, generated from the
+code that serves and checks them (cupboard/operations/openapi.py joins the apps' parts).
 
 Nothing here restates the API by hand where the code already says it: the paths and their
 parameters come from the contract's routes (evaluator/client/api.py), the upload's fields
@@ -6,8 +7,9 @@ from `ApiUploadForm` (names, required, types, the multipart file fields), the an
 properties from the contract's field tuples and the error shape from `contract.error`. What
 the code cannot say (a field's JSON type, a sentence for a reader) is one table below, keyed
 by the contract's names: a field added to the contract without a type here fails to generate
-(tests/submissions/test_openapi.py). Served at /api/openapi.json, rendered at /api/docs/ and
-checked in as docs/openapi.json (`manage.py openapi`; a test fails when that copy is stale).
+(tests/submissions/test_openapi.py). The helpers that turn routes and tables into the
+document's pieces (`api_path`, `parameters`, `object_schema`, `answers`) serve the other apps'
+parts too.
 """
 from __future__ import annotations
 
@@ -99,58 +101,51 @@ CONVERTERS = {"slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"}, "int": 
 TRY_LATER = {429: "Too many requests with this token", 503: "The service is briefly unavailable (an outage)"}
 
 
-def openapi_document() -> dict:
-    """The whole document, ready for json.dumps: three operations on the contract's routes."""
+def openapi_part() -> dict:
+    """This app's part of the document (cupboard/operations/openapi.py joins the apps' parts):
+    {"paths", "schemas"}, the operations on the contract's API routes and their answers,
+    among them the error shape every part refers to."""
     return {
-        "openapi": "3.1.0",
-        "info": {"title": "cupboard JSON API", "version": VERSION,
-                 "description": "Upload runs and read a submission's state with a per-user token; read a "
-                                "phase's definition. Errors come back as data, in one shape."},
         "paths": {
-            _path(contract.UPLOAD_ROUTE): {"post": _upload()},
-            _path(contract.DEFINITION_ROUTE): {"get": _definition()},
-            _path(contract.STATUS_ROUTE): {"get": _status()},
-            _path(contract.COMPETITIONS_ROUTE): {"get": _competitions()},
-            _path(contract.SUBMISSIONS_ROUTE): {"get": _submissions()},
+            api_path(contract.UPLOAD_ROUTE): {"post": _upload()},
+            api_path(contract.DEFINITION_ROUTE): {"get": _definition()},
+            api_path(contract.STATUS_ROUTE): {"get": _status()},
+            api_path(contract.COMPETITIONS_ROUTE): {"get": _competitions()},
+            api_path(contract.SUBMISSIONS_ROUTE): {"get": _submissions()},
         },
-        "components": {
-            "securitySchemes": {"token": {
-                "type": "apiKey", "in": "header", "name": "Authorization",
-                "description": f"`Authorization: {contract.AUTH_SCHEME} <token>` (the CLI reads "
-                               f"${contract.TOKEN_ENV}). A session cookie does not count."}},
-            "schemas": {
-                "Submission": _object(ANSWER_TYPES, contract.ANSWER_FIELDS),
-                "Upload": _object(ANSWER_TYPES, contract.UPLOAD_ANSWER_FIELDS),
-                "Definition": _object(DEFINITION_TYPES, contract.DEFINITION_FIELDS),
-                "Competitions": {"type": "object", "required": ["competitions"], "properties": {"competitions": {
-                    "type": "array", "items": {"$ref": "#/components/schemas/Competition"}}}},
-                "Competition": _object(COMPETITION_TYPES, contract.COMPETITION_FIELDS),
-                "Phase": _object(PHASE_TYPES, contract.PHASE_FIELDS),
-                "Submissions": _object(SUBMISSIONS_TYPES, contract.SUBMISSIONS_FIELDS),
-                "Error": {**_object(ERROR_TYPES, contract.ERROR_FIELDS), "additionalProperties": False},
-                "Errors": {"type": "object", "required": ["errors"], "additionalProperties": False, "properties": {
-                    "errors": {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/Error"}}}},
-            },
+        "schemas": {
+            "Submission": object_schema(ANSWER_TYPES, contract.ANSWER_FIELDS),
+            "Upload": object_schema(ANSWER_TYPES, contract.UPLOAD_ANSWER_FIELDS),
+            "Definition": object_schema(DEFINITION_TYPES, contract.DEFINITION_FIELDS),
+            "Competitions": {"type": "object", "required": ["competitions"], "properties": {"competitions": {
+                "type": "array", "items": {"$ref": "#/components/schemas/Competition"}}}},
+            "Competition": object_schema(COMPETITION_TYPES, contract.COMPETITION_FIELDS),
+            "Phase": object_schema(PHASE_TYPES, contract.PHASE_FIELDS),
+            "Submissions": object_schema(SUBMISSIONS_TYPES, contract.SUBMISSIONS_FIELDS),
+            "Error": {**object_schema(ERROR_TYPES, contract.ERROR_FIELDS), "additionalProperties": False},
+            "Errors": {"type": "object", "required": ["errors"], "additionalProperties": False, "properties": {
+                "errors": {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/Error"}}}},
         },
     }
 
 
-def _path(route: str) -> str:
-    """A contract route in OpenAPI's syntax: `api/<int:pk>/` -> `/submissions/api/{pk}/`."""
-    return "/" + contract.MOUNT + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+def api_path(route: str, *, mount: str = contract.MOUNT) -> str:
+    """A contract route in OpenAPI's syntax: `api/<int:pk>/` -> `/submissions/api/{pk}/`
+    (`mount=""` for a route at the site's root, as the leaderboards' JSON)."""
+    return "/" + mount + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
 
 
-def _parameters(route: str) -> list[dict]:
+def parameters(route: str) -> list[dict]:
     return [{"name": name, "in": "path", "required": True, "schema": CONVERTERS[converter or "str"]}
             for converter, name in re.findall(r"<(?:(\w+):)?(\w+)>", route)]
 
 
-def _object(types: dict[str, dict], fields: tuple[str, ...]) -> dict:
+def object_schema(types: dict[str, dict], fields: tuple[str, ...]) -> dict:
     """An answer object: every field the contract says clients read is there (more may be)."""
     return {"type": "object", "required": list(fields), "properties": {name: types[name] for name in fields}}
 
 
-def _answers(ok: dict[int, tuple[str, str]], *, errors: dict[int, str]) -> dict:
+def answers(ok: dict[int, tuple[str, str]], *, errors: dict[int, str]) -> dict:
     """{status: response}: `ok` statuses with (description, schema name), the rest the error shape."""
     answers = {str(code): {"description": text, "content": {"application/json": {"schema": {
         "$ref": f"#/components/schemas/{schema}"}}}} for code, (text, schema) in ok.items()}
@@ -166,9 +161,9 @@ def _answers(ok: dict[int, tuple[str, str]], *, errors: dict[int, str]) -> dict:
 def _upload() -> dict:
     return {
         "operationId": "upload", "summary": "Upload run files as a new submission", "security": [TOKEN],
-        "parameters": _parameters(contract.UPLOAD_ROUTE),
+        "parameters": parameters(contract.UPLOAD_ROUTE),
         "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": upload_form_schema()}}},
-        "responses": _answers({201: ("Created: the new submission", "Upload"),
+        "responses": answers({201: ("Created: the new submission", "Upload"),
                                200: ("A repeat: these files are already stored as this submission", "Upload")},
                               errors={400: "The request or a run file is refused; nothing is stored",
                                       401: "No valid token", 404: "No such phase the caller may see",
@@ -179,8 +174,8 @@ def _upload() -> dict:
 def _definition() -> dict:
     return {
         "operationId": "definition", "summary": "A phase's subsets, scoring and topics, as the caller may see them",
-        "security": [TOKEN, {}], "parameters": _parameters(contract.DEFINITION_ROUTE),
-        "responses": _answers({200: ("The phase's definition", "Definition")},
+        "security": [TOKEN, {}], "parameters": parameters(contract.DEFINITION_ROUTE),
+        "responses": answers({200: ("The phase's definition", "Definition")},
                               errors={401: "A token was sent but is not valid", 404: "No such phase the caller may see",
                                       **TRY_LATER}),
     }
@@ -189,8 +184,8 @@ def _definition() -> dict:
 def _status() -> dict:
     return {
         "operationId": "status", "summary": "A submission's state and the scores the caller may see",
-        "security": [TOKEN], "parameters": _parameters(contract.STATUS_ROUTE),
-        "responses": _answers({200: ("The submission's state", "Submission")},
+        "security": [TOKEN], "parameters": parameters(contract.STATUS_ROUTE),
+        "responses": answers({200: ("The submission's state", "Submission")},
                               errors={401: "No valid token", 404: "No such submission, or another team's",
                                       **TRY_LATER}),
     }
@@ -200,7 +195,7 @@ def _competitions() -> dict:
     return {
         "operationId": "competitions", "summary": "The competitions the caller may see, with their phases",
         "security": [TOKEN, {}], "parameters": [],
-        "responses": _answers({200: ("The competitions, newest first", "Competitions")},
+        "responses": answers({200: ("The competitions, newest first", "Competitions")},
                               errors={401: "A token was sent but is not valid", **TRY_LATER}),
     }
 
@@ -208,8 +203,8 @@ def _competitions() -> dict:
 def _submissions() -> dict:
     return {
         "operationId": "submissions", "summary": "The caller's team's submissions to a phase, newest first",
-        "security": [TOKEN], "parameters": _parameters(contract.SUBMISSIONS_ROUTE),
-        "responses": _answers({200: ("The team's submissions, each as its status", "Submissions")},
+        "security": [TOKEN], "parameters": parameters(contract.SUBMISSIONS_ROUTE),
+        "responses": answers({200: ("The team's submissions, each as its status", "Submissions")},
                               errors={401: "No valid token", 403: "The caller is in no team of the competition",
                                       404: "No such phase the caller may see", **TRY_LATER}),
     }
@@ -266,40 +261,3 @@ def _yes_no_pattern() -> str:
     words = sorted(TRUE | FALSE, key=lambda word: (-len(word), word))
     spelled = ("".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in word) for word in words)
     return rf"^\s*(?:{'|'.join(spelled)})\s*$"
-
-
-def docs_operations(document: dict) -> list[dict]:
-    """The document's operations, flattened for the /api/docs/ page: what a reader scans."""
-    return [{"method": method.upper(), "path": path, "summary": op["summary"],
-             "token": "optional" if {} in op["security"] else "required",
-             "parameters": [(p["name"], _type_of(p["schema"])) for p in op["parameters"]],
-             "fields": _fields(op["requestBody"]["content"]["multipart/form-data"]["schema"])
-             if "requestBody" in op else [],
-             "responses": [(code, answer["description"], answer["content"]["application/json"]["schema"]["$ref"]
-                            .rsplit("/", 1)[1]) for code, answer in sorted(op["responses"].items())]}
-            for path, methods in document["paths"].items() for method, op in methods.items()]
-
-
-def docs_schemas(document: dict) -> list[tuple[str, list]]:
-    """(name, fields) for each answer schema, fields as (name, type, required, description)."""
-    return [(name, _fields(schema)) for name, schema in document["components"]["schemas"].items()]
-
-
-def _fields(schema: dict) -> list[tuple[str, str, bool, str]]:
-    required = set(schema.get("required", ()))
-    named = [(name, _type_of(s), name in required, s.get("description", ""))
-             for name, s in schema.get("properties", {}).items()]
-    return named + [(pattern, _type_of(s), False, s.get("description", ""))
-                    for pattern, s in schema.get("patternProperties", {}).items()]
-
-
-def _type_of(schema: dict) -> str:
-    if "$ref" in schema:
-        return schema["$ref"].rsplit("/", 1)[1]
-    kind = schema.get("type", "any")
-    kind = " or ".join(kind) if isinstance(kind, list) else kind
-    if kind == "array":
-        return f"array of {_type_of(schema['items'])}"
-    if schema.get("contentMediaType"):
-        return "file"
-    return kind + (f" ({schema['format']})" if "format" in schema else "")

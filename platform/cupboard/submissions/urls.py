@@ -2,7 +2,7 @@ from django.urls import path
 
 from evaluator.client import api as contract
 
-from . import api, api_lists, views, views_guide, views_manage, views_openapi, views_per_topic
+from . import api, api_lists, views, views_guide, views_manage, views_per_topic
 
 # A submission is at submissions/<pk>/ (its address names no competition); a competition's
 # submission pages are under the competition's root, c/<slug>/ (the old submissions/<slug>/...
@@ -25,8 +25,6 @@ urlpatterns = [
     path(contract.MOUNT + contract.DEFINITION_ROUTE, api.definition, name="api_definition"),
     path(contract.MOUNT + contract.SUBMISSIONS_ROUTE, api_lists.submissions, name="api_submissions"),
     path(contract.MOUNT + contract.COMPETITIONS_ROUTE, api_lists.competitions, name="api_competitions"),
-    path("api/openapi.json", views_openapi.openapi_json, name="api_openapi"),
-    path("api/docs/", views_openapi.api_docs, name="api_docs"),
     path("c/<slug:competition_slug>/mine/", views.mine, name="mine"),
     path("c/<slug:competition_slug>/<slug:phase_slug>/upload/", views.upload, name="upload"),
     path("c/<slug:competition_slug>/<slug:phase_slug>/rescore/", views.rescore, name="rescore"),

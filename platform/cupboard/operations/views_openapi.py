@@ -8,7 +8,7 @@ from .openapi import docs_operations, docs_schemas, openapi_document
 
 @require_GET
 def openapi_json(request):
-    """The OpenAPI 3.1 document, generated from the contract and the forms (docs/openapi.json is a copy)."""
+    """The OpenAPI 3.1 document, joined from the apps' parts (docs/openapi.json is a copy)."""
     return JsonResponse(openapi_document(), json_dumps_params={"indent": 2})
 
 
@@ -16,5 +16,5 @@ def openapi_json(request):
 def api_docs(request):
     """The API's reference for people: every operation, its fields and answers, from the same document."""
     document = openapi_document()
-    return render(request, "submissions/api_docs.html", {
+    return render(request, "operations/api_docs.html", {
         "info": document["info"], "operations": docs_operations(document), "schemas": docs_schemas(document)})
