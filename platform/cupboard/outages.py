@@ -4,8 +4,8 @@ When PostgreSQL, the broker or the S3 storage endpoint cannot be reached, every 
 that needs them fails with a connection error (botocore's connection errors, after its own
 retries, for the storage of sites on several hosts). `OutageMiddleware` (first in MIDDLEWARE, so it wraps all the
 others) turns those errors into HTTP 503 with `Retry-After`: the API's JSON error shape
-(`{"errors": [{"code": "unavailable", ...}]}`) under /submissions/api/ or when the client
-asks for JSON, a short page that needs neither the database nor templates elsewhere.
+(`{"errors": [{"code": "unavailable", ...}]}`) under /submissions/api/, for a JSON export
+(a path ending in .json) or when the client asks for JSON, a short page that needs neither the database nor templates elsewhere.
 
 Errors raised by the view reach `process_exception`. Errors raised by another middleware
 (the session saved after the view) are turned into a 500 response by Django before this
@@ -63,11 +63,17 @@ def _drain(request: HttpRequest) -> None:
         pass
 
 
+def _wants_json(request: HttpRequest) -> bool:
+    """The API, a JSON export (a leaderboard's .json, which scripts read), or a client asking for JSON."""
+    return (request.path.startswith(API_PREFIX) or request.path.endswith(".json")
+            or "application/json" in request.headers.get("Accept", ""))
+
+
 def unavailable(request: HttpRequest, error: BaseException) -> HttpResponse:
     """The 503 answer for `request`, JSON or HTML."""
     logger.warning("503 for %s %s: %s: %s", request.method, request.path, type(error).__name__, error)
     _drain(request)
-    if request.path.startswith(API_PREFIX) or "application/json" in request.headers.get("Accept", ""):
+    if _wants_json(request):
         response = JsonResponse({"errors": [contract.error("unavailable", MESSAGE)]}, status=503)
     else:
         response = HttpResponse(PAGE, status=503, content_type="text/html; charset=utf-8")

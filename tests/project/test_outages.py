@@ -47,6 +47,18 @@ def test_an_error_raised_by_a_middleware_below_is_a_503_too():
     assert json.loads(response.content)["errors"][0]["code"] == "unavailable"
 
 
+@pytest.mark.django_db
+def test_a_leaderboards_json_answers_json_503_to_a_browser_too(monkeypatch):
+    """leaderboard.json (a script's read, linked from the page) answers the API's shape even
+    to a client that asks for HTML: a parser never meets the outage page."""
+    def unreachable(**kwargs):
+        raise OperationalError("connection refused")
+    monkeypatch.setattr("cupboard.leaderboards.views.board_state", unreachable)
+    response = Client().get("/c/cup/dev/leaderboard.json", HTTP_ACCEPT="text/html")
+    assert (response.status_code, response["Retry-After"]) == (503, "30")
+    assert json.loads(response.content)["errors"][0]["code"] == "unavailable"
+
+
 def test_other_errors_are_left_to_django():
     def bug(request):
         raise ZeroDivisionError

@@ -14,6 +14,7 @@ from cupboard.competitions.run_metadata import PREFIX, TYPES
 from cupboard.competitions.selectors import AVG_LABEL
 from cupboard.leaderboards.selectors import Bands
 from cupboard.submissions.openapi import TOKEN, answers, api_path, object_schema, parameters
+from cupboard.submissions.openapi import TRY_LATER as OUTAGE
 from evaluator.client import api as contract
 
 NUMBER = {"type": ["number", "null"]}
@@ -21,7 +22,8 @@ INSTANT = {"type": "string", "format": "date-time"}
 ROUNDED = ("Rounded to `rounded_to` decimals as the site shows them, or full precision for the "
            "competition's organizers (`rounded_to` null).")
 SCORES = {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": NUMBER}}
-TRY_LATER = {429: "Too many requests: with this token, or past boards (?as_of=) from this address"}
+TRY_LATER = {429: "Too many requests: with this token, or past boards (?as_of=) from this address",
+             503: OUTAGE[503]}
 NOT_PUBLIC = "The caller may not see this leaderboard now (a private phase before its reveal): code leaderboard-not-public"
 NOT_FOUND = "No such phase, or one the caller may not see (a draft's), in the error shape"
 BAD_TOKEN = "A token was sent but is not valid"
@@ -143,15 +145,19 @@ def openapi_part() -> dict:
                 contract.OFFICIAL_ROUTE, "official", "A final phase's frozen official results",
                 ok=("The public's leaderboard as frozen at the reveal, byte for byte", "OfficialResults"),
                 errors={404: "No official results the caller may see (not a final phase, not revealed or not "
-                             "frozen yet), or no such phase", 429: TRY_LATER[429]})},
+                             "frozen yet), or no such phase", **TRY_LATER})},
             api_path(contract.HISTORY_ROUTE, mount=""): {"get": _operation(
                 contract.HISTORY_ROUTE, "history", "A phase's leaderboard over time: each team's primary value and "
                                                    "rank after each change", ok=("The history", "History"),
-                errors={403: NOT_PUBLIC, 404: NOT_FOUND, 429: TRY_LATER[429]})},
+                errors={403: NOT_PUBLIC, 404: NOT_FOUND, **TRY_LATER})},
         },
         "schemas": {
             "Leaderboard": _closed(BOARD_TYPES, contract.LEADERBOARD_FIELDS, "as_of", "frozen_since"),
-            "OfficialResults": _closed(BOARD_TYPES, ("frozen_at", *contract.LEADERBOARD_FIELDS), "frozen_since"),
+            # Open: the file is served byte for byte as frozen, with the keys of the code that froze it.
+            "OfficialResults": {**_closed(BOARD_TYPES, ("frozen_at", *contract.LEADERBOARD_FIELDS), "frozen_since"),
+                                "additionalProperties": True,
+                                "description": "leaderboard.json as the public saw it at the freeze, with frozen_at; "
+                                               "a key added to the leaderboard since is not in older results."},
             "LeaderboardRow": _closed(ROW_TYPES, contract.LEADERBOARD_ROW_FIELDS, "standings"),
             "History": _closed(HISTORY_TYPES, contract.HISTORY_FIELDS),
             "HistoryPoint": _closed(POINT_TYPES, contract.HISTORY_POINT_FIELDS),
