@@ -52,18 +52,24 @@ def _manifest(path) -> dict:
         return json.load(opened.extractfile("manifest.json"))
 
 
+def _rows(path) -> list[dict]:
+    """The archive's rows: database.jsonl holds one a line."""
+    with tarfile.open(path) as opened:
+        return [json.loads(line) for line in opened.extractfile("database.jsonl")]
+
+
 def test_it_holds_every_stored_file_and_row_with_their_hashes(archive):
     manifest = _manifest(archive)
     storage = storages["private"]
     names = list(stored_names(storage))
     assert any(name.startswith("runs/") for name in names) and any("qrels" in name for name in names)
-    assert set(manifest["members"]) == {"database.json"} | {f"files/{name}" for name in names}
+    assert set(manifest["members"]) == {"database.jsonl"} | {f"files/{name}" for name in names}
+    assert manifest["format"] == 2
     for name in names:
         with storage.open(name, "rb") as stored:
             body = stored.read()
         assert manifest["members"][f"files/{name}"] == {"size": len(body), "sha256": hashlib.sha256(body).hexdigest()}
-    with tarfile.open(archive) as opened:
-        rows = json.load(opened.extractfile("database.json"))
+    rows = _rows(archive)
     assert sum(row["model"] == "audit.auditevent" for row in rows) == AuditEvent.objects.count() > 0
     # Every microsecond kept: Django's own JSON would cut it to milliseconds.
     event = AuditEvent.objects.order_by("pk").first()
@@ -95,8 +101,8 @@ def test_a_changed_byte_is_refused_naming_the_member(archive, tmp_path):
 
 
 def test_a_missing_member_or_manifest_is_refused(archive, tmp_path):
-    _rewritten(archive, tmp_path / "short.tar", lambda member, body: None if member.name == "database.json" else body)
-    with pytest.raises(RestoreRefused, match="database.json is in the manifest but not in the archive"):
+    _rewritten(archive, tmp_path / "short.tar", lambda member, body: None if member.name == "database.jsonl" else body)
+    with pytest.raises(RestoreRefused, match="database.jsonl is in the manifest but not in the archive"):
         archive_verify(archive_path=tmp_path / "short.tar")
     (tmp_path / "cut.tar").write_bytes(archive.read_bytes()[:archive.stat().st_size // 3])
     with pytest.raises(RestoreRefused, match="truncated"):
@@ -122,7 +128,7 @@ def test_force_erases_the_site_and_brings_back_the_archive(archive):
     storage.save("runs/after-the-backup.txt", io.BytesIO(b"1 Q0 d 1 1 t\n"))
     out = io.StringIO()
     call_command("restore", str(archive), force=True, stdout=out)
-    assert "--force: every row and" in out.getvalue()
+    assert "--force: every row deleted" in out.getvalue() and "stored file(s) deleted" in out.getvalue()
     assert list(AuditEvent.objects.order_by("pk").values_list("pk", "created_at")) == sorted(events)
     assert list(stored_names(storage)) == files
 
@@ -138,3 +144,71 @@ def test_an_archive_of_other_migrations_is_refused_naming_the_app(archive, tmp_p
     _rewritten(archive, tmp_path / "older.tar", older)
     with pytest.raises(CommandError, match=r"other migrations than this database's \(apps audit\)"):
         call_command("restore", str(tmp_path / "older.tar"), force=True, stdout=io.StringIO())
+
+
+def _resealed(path, target, change) -> None:
+    """A copy of the archive with members changed by `change(name, body)` -> (name, body) and a
+    manifest that vouches for them: what passes archive_verify and is still wrong."""
+    manifest = _manifest(path)
+    members = {}
+    with tarfile.open(path) as source, tarfile.open(target, "w") as copy:
+        for member in source:
+            if member.name == "manifest.json":
+                continue
+            name, body = change(member.name, source.extractfile(member).read())
+            member.name, member.size = name, len(body)
+            copy.addfile(member, io.BytesIO(body))
+            members[name] = {"size": len(body), "sha256": hashlib.sha256(body).hexdigest()}
+        manifest["members"] = members
+        manifest.update(change("manifest.json", manifest)[1])
+        body = json.dumps(manifest).encode()
+        info = tarfile.TarInfo("manifest.json")
+        info.size = len(body)
+        copy.addfile(info, io.BytesIO(body))
+
+
+def _as_format_1(name, body):
+    """What a cupboard before JSON Lines wrote: database.json, one JSON document, format 1."""
+    if name == "database.jsonl":
+        return "database.json", json.dumps([json.loads(line) for line in body.splitlines()], indent=2).encode()
+    return name, {"format": 1} if name == "manifest.json" else body
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_archive_of_format_1_still_restores(archive, tmp_path):
+    storage = storages["private"]
+    events, files = list(AuditEvent.objects.values_list("pk", "created_at")), list(stored_names(storage))
+    _resealed(archive, tmp_path / "format-1.tar", _as_format_1)
+    AuditEvent.objects.create(action=AuditEvent.Action.VERIFIED, summary="after the backup",
+                              competition=AuditEvent.objects.first().competition)
+    out = io.StringIO()
+    call_command("restore", str(tmp_path / "format-1.tar"), force=True, stdout=out)
+    assert f"database: {len(_rows(archive))} rows loaded" in out.getvalue()
+    assert list(AuditEvent.objects.order_by("pk").values_list("pk", "created_at")) == sorted(events)
+    assert list(stored_names(storage)) == files
+
+
+def test_an_archive_of_a_newer_format_is_refused(archive, tmp_path):
+    _resealed(archive, tmp_path / "format-3.tar", lambda name, body: (name, {"format": 3} if name == "manifest.json" else body))
+    with pytest.raises(CommandError, match="backup format 3, this cupboard reads formats 1, 2"):
+        call_command("restore", str(tmp_path / "format-3.tar"), force=True, stdout=io.StringIO())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_that_cannot_be_restored_is_refused_naming_its_line_and_changes_nothing(archive, tmp_path):
+    storage = storages["private"]
+    events, files = AuditEvent.objects.count(), list(stored_names(storage))
+    lines = {}
+
+    def one_row_broken(name, body):
+        if name != "database.jsonl":
+            return name, {} if name == "manifest.json" else body
+        rows = body.splitlines()
+        lines["broken"] = next(number for number, line in enumerate(rows, 1) if b'"audit.auditevent"' in line)
+        rows[lines["broken"] - 1] = rows[lines["broken"] - 1].replace(b'"created_at": "', b'"created_at": "not a time')
+        return name, b"\n".join(rows) + b"\n"
+
+    _resealed(archive, tmp_path / "bad-row.tar", one_row_broken)
+    with pytest.raises(CommandError, match=f"database.jsonl line {lines['broken']}: .*not a time.*nothing restored"):
+        call_command("restore", str(tmp_path / "bad-row.tar"), force=True, stdout=io.StringIO())
+    assert AuditEvent.objects.count() == events and list(stored_names(storage)) == files

@@ -9,43 +9,20 @@ Django's test client), as on the machine an operator restores to."""
 import io
 import json
 import os
-import subprocess
-import sys
 import tarfile
-from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
-import time_machine
 from django.core.management import call_command
 from django.db import connection
 
-from cupboard.flows.tasks import publish_due_events_task
-from cupboard.judging.pools import pool_export_build, pool_export_create
-from cupboard.leaderboards.models import FrozenSnapshot
-from cupboard.leaderboards.releases import final_results_release_due
-from tests.judging.conftest import build_scene, submit
+from tests.judging.conftest import build_scene
 from tests.operations.export_hashes import export_hashes
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.operations.site_world import compared_at, run, site_env, world
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-def _world():
-    """The judging scene on test B (hidden judgments, three scored runs, topics and qrels on
-    both phases), a dev run, a pool export, and test B revealed: frozen results, commitments."""
-    scene = build_scene("test-b")
-    submit(scene.dev, team=scene.team_a, user=scene.participant, key="A")
-    export = pool_export_create(phase=scene.test_b, actor=scene.organizer)
-    assert pool_export_build(export_id=export.pk) == "done"
-    with time_machine.travel(scene.test_b.reveal_at + timedelta(seconds=1), tick=False):
-        publish_due_events_task()  # commitments, the reveal, and the final results frozen
-        final_results_release_due()
-    assert FrozenSnapshot.objects.filter(phase=scene.test_b).exists()
-    return scene
 
 
 @pytest.fixture
@@ -63,17 +40,6 @@ def second_database():
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _run(env: dict, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-
-
-def _restored_env(database_url: str, var_dir: Path) -> dict:
-    env = {key: value for key, value in os.environ.items()
-           if key not in {"CUPBOARD_PRIVATE_ROOT", "CUPBOARD_CACHE_URL"}}
-    env.update(DATABASE_URL=database_url, CUPBOARD_VAR_DIR=str(var_dir), DJANGO_SETTINGS_MODULE="cupboard.settings")
-    return env
-
-
 def _tampered(archive: Path, target: Path) -> str:
     """A copy of `archive` with one byte of its first run file changed; that member's name."""
     with tarfile.open(archive) as source, tarfile.open(target, "w:gz") as copy:
@@ -88,33 +54,32 @@ def _tampered(archive: Path, target: Path) -> str:
 
 
 def test_a_restored_site_gives_every_export_byte_identical(second_database, tmp_path):
-    scene = _world()
-    at = scene.test_b.reveal_at + timedelta(days=1)
+    at = compared_at(world())
     before = export_hashes(at)
     archive = tmp_path / "site.tar.gz"
     call_command("backup", str(archive), stdout=open(os.devnull, "w"))
     with tarfile.open(archive) as opened:
         manifest = json.load(opened.extractfile("manifest.json"))
-    assert "database.json" in manifest["members"] and any("qrels" in name for name in manifest["members"])
+    assert "database.jsonl" in manifest["members"] and any("qrels" in name for name in manifest["members"])
 
-    env = _restored_env(second_database, tmp_path / "restored-var")
-    migrated = _run(env, "manage.py", "migrate", "-v0")
+    env = site_env(second_database, tmp_path / "restored-var")
+    migrated = run(env, "manage.py", "migrate", "-v0")
     assert migrated.returncode == 0, migrated.stderr
 
     member = _tampered(archive, tmp_path / "tampered.tar.gz")
-    refused = _run(env, "manage.py", "restore", str(tmp_path / "tampered.tar.gz"))
+    refused = run(env, "manage.py", "restore", str(tmp_path / "tampered.tar.gz"))
     assert refused.returncode == 1 and f"{member} is corrupt" in refused.stderr, refused.stderr
     (tmp_path / "cut.tar.gz").write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
-    refused = _run(env, "manage.py", "restore", str(tmp_path / "cut.tar.gz"))
+    refused = run(env, "manage.py", "restore", str(tmp_path / "cut.tar.gz"))
     assert refused.returncode == 1 and "truncated" in refused.stderr, refused.stderr
 
-    restored = _run(env, "manage.py", "restore", str(archive))
+    restored = run(env, "manage.py", "restore", str(archive))
     assert restored.returncode == 0, restored.stderr
     assert "members match the manifest" in restored.stdout
-    again = _run(env, "manage.py", "restore", str(archive))
+    again = run(env, "manage.py", "restore", str(archive))
     assert again.returncode == 1 and "the database is not empty" in again.stderr, again.stderr
 
-    after = _run(env, "-m", "tests.operations.export_hashes", at.isoformat())
+    after = run(env, "-m", "tests.operations.export_hashes", at.isoformat())
     assert after.returncode == 0, after.stderr
     assert json.loads(after.stdout) == before
 
@@ -140,7 +105,7 @@ def test_rows_written_while_it_reads_are_left_out_together(monkeypatch, tmp_path
     monkeypatch.setattr(backup, "applied_migrations", then_another_process_writes)
     call_command("backup", str(tmp_path / "site.tar"), stdout=open(os.devnull, "w"))
     with tarfile.open(tmp_path / "site.tar") as opened:
-        rows = json.load(opened.extractfile("database.json"))
+        rows = [json.loads(line) for line in opened.extractfile("database.jsonl")]
     assert AuditEvent.objects.filter(summary="written meanwhile").count() == 1
     dumped = [row for row in rows if row["model"] == "audit.auditevent"]
     assert dumped and not any(row["fields"]["summary"] == "written meanwhile" for row in dumped)

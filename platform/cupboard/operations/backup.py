@@ -2,21 +2,28 @@
 
 The archive is a tar file (gzipped when its name ends in .gz) holding
 
-    database.json      every row, Django's `dumpdata` (JSON with every microsecond kept, foreign
-                       keys to content types by natural key, every primary key), read in ONE snapshot
+    database.jsonl     every row, one a line, model by model: Django's `dumpdata` in JSON Lines
+                       (every microsecond kept, foreign keys to content types by natural key,
+                       every primary key), read in ONE snapshot
     files/<name>       every file of storages["private"] (run files, topics, qrels, pool
                        exports, ...), read through the storage API, local disk or S3 alike
-    manifest.json      last: size and SHA-256 of every member above, cupboard's version and
-                       the applied migrations, so `restore` can refuse what it cannot trust
+    manifest.json      last: size and SHA-256 of every member above, the archive's format,
+                       cupboard's version and the applied migrations, so `restore` can refuse
+                       what it cannot trust
+
+Format 2 is this one; format 1 (older cupboards) held `database.json`, one JSON
+document, which `restore` still reads (whole, in memory).
 
 Why dumpdata and not pg_dump: the archive restores with cupboard's own command onto any
 database Django runs on (SQLite for a look at home, PostgreSQL of another major version), and
-`loaddata` checks every foreign key before it commits. On PostgreSQL the dump runs inside one
+the restore checks every foreign key before it commits. On PostgreSQL the dump runs inside one
 REPEATABLE READ, READ ONLY transaction: rows that arrive while it reads are left out
 together, so a leaderboard row never outlives its submission in the archive.
 
-Nothing is held in memory whole: the dump is written to a temporary file and every member is
-copied into the tar in chunks, hashed as it passes.
+Nothing is held in memory whole: dumpdata reads each model's rows through a cursor
+(`QuerySet.iterator`) and writes each row as it comes to a temporary file, then every member
+is copied into the tar in chunks, hashed as it passes (docs/benchmarks.md: the peak memory
+stays flat as the database grows).
 """
 from __future__ import annotations
 
@@ -37,14 +44,14 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django.db.migrations.recorder import MigrationRecorder
 
-FORMAT = 1
-DATABASE_MEMBER = "database.json"
+FORMAT = 2
+DATABASE_MEMBER = "database.jsonl"
 MANIFEST_MEMBER = "manifest.json"
 FILES_PREFIX = "files/"
 # Rebuilt by `migrate` on every database with their own primary keys; rows point at them by natural key.
 NOT_DUMPED = ["contenttypes", "auth.permission"]
 
-EXACT_JSON = "cupboard-exact-json"  # JSON that keeps microseconds (exact_json.py); loaddata reads it as json
+EXACT_JSON = "cupboard-exact-jsonl"  # JSON Lines that keep microseconds (exact_json.py); read as "jsonl"
 serializers.register_serializer(EXACT_JSON, "cupboard.operations.exact_json")
 
 Log = Callable[[str], None]

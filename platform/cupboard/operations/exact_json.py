@@ -1,15 +1,17 @@
-"""Django's JSON serialization with every microsecond kept, for backups (`dumpdata --format`).
+"""Django's JSON Lines serialization with every microsecond kept, for backups (`dumpdata --format`).
 
+JSON Lines (one row a line) so that a restore reads the rows one at a time: Django's JSON
+deserializer parses the whole document at once, and its memory grows with the database.
 DjangoJSONEncoder cuts datetimes to milliseconds: a restored site then shows other instants
 on its audit log and may order events of the same millisecond differently. The standard JSON
-deserializer reads the full ISO form, so only the writing side differs."""
+Lines deserializer reads the full ISO form, so only the writing side differs."""
 import datetime
 from typing import Any
 
-from django.core.serializers import json
+from django.core.serializers import jsonl
 from django.core.serializers.json import DjangoJSONEncoder
 
-Deserializer = json.Deserializer
+Deserializer = jsonl.Deserializer
 
 
 class ExactJSONEncoder(DjangoJSONEncoder):
@@ -19,7 +21,7 @@ class ExactJSONEncoder(DjangoJSONEncoder):
         return super().default(o)
 
 
-class Serializer(json.Serializer):
+class Serializer(jsonl.Serializer):
     def _init_options(self) -> None:
         super()._init_options()
         self.json_kwargs["cls"] = ExactJSONEncoder

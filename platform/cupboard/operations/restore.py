@@ -2,30 +2,33 @@
 
 Every member is checked against the manifest before anything is written: a corrupt,
 truncated or foreign archive is refused naming the member, and nothing changes. The rows
-are loaded in one transaction (`loaddata` checks every foreign key before it commits), the
-sequences are moved past the restored primary keys, then the files are written through the
-storage API under their own names.
+are loaded in one transaction, as `loaddata` loads a fixture (each row saved raw, every
+foreign key checked before the commit), but read one line at a time straight from the
+archive: memory stays flat however many rows there are. The sequences are then moved past
+the restored primary keys, and the files written through the storage API under their own
+names. An archive of format 1 (`database.json`, one JSON document) is still read, whole.
 """
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-import shutil
 import tarfile
-import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from django.apps import apps
+from django.core import serializers
 from django.core.files import File
 from django.core.files.storage import Storage, storages
 from django.core.management import call_command
 from django.core.management.color import no_style
-from django.db import connection, transaction
+from django.core.serializers.base import DeserializationError
+from django.db import DatabaseError, connection, transaction
 
 from .backup import (
     DATABASE_MEMBER,
     FILES_PREFIX,
-    FORMAT,
     MANIFEST_MEMBER,
     NOT_DUMPED,
     Log,
@@ -34,6 +37,8 @@ from .backup import (
 )
 
 CHUNK = 1 << 20
+# {archive format: (its rows member, the deserializer that reads it)}; format 1 is read whole.
+ROWS_MEMBERS = {1: ("database.json", "json"), 2: (DATABASE_MEMBER, "jsonl")}
 
 
 class RestoreRefused(Exception):
@@ -64,9 +69,13 @@ def archive_verify(*, archive_path: Path) -> dict:
     if manifest_body is None:
         raise RestoreRefused(f"{archive_path}: no {MANIFEST_MEMBER} (truncated, or not a cupboard backup)")
     manifest = json.loads(manifest_body)
-    if manifest.get("format") != FORMAT:
-        raise RestoreRefused(f"{archive_path}: backup format {manifest.get('format')!r}, this cupboard reads {FORMAT}")
+    if manifest.get("format") not in ROWS_MEMBERS:
+        raise RestoreRefused(f"{archive_path}: backup format {manifest.get('format')!r}, this cupboard reads formats "
+                             f"{', '.join(map(str, ROWS_MEMBERS))} (a newer cupboard wrote it: restore with that one)")
     _compare(archive_path, manifest["members"], found)
+    rows_member = ROWS_MEMBERS[manifest["format"]][0]
+    if next(iter(found), None) != rows_member:  # a --force restore erases the files once the rows are in
+        raise RestoreRefused(f"{archive_path}: {rows_member} is not the archive's first member")
     return manifest
 
 
@@ -114,13 +123,12 @@ def _check_target(*, manifest: dict, storage: Storage, force: bool) -> None:
                              "storage, or pass --force to DELETE every stored file first")
 
 
-def _erase(storage: Storage, log: Log) -> None:
-    """--force: every row and every stored file gone, the schema kept."""
-    call_command("flush", interactive=False, verbosity=0)
+def _erase_files(storage: Storage, log: Log) -> None:
+    """--force, once the rows are in: every stored file gone, so that each is written under its own name."""
     names = list(stored_names(storage))
     for name in names:
         storage.delete(name)
-    log(f"--force: every row and {len(names)} stored file(s) deleted")
+    log(f"--force: {len(names)} stored file(s) deleted")
 
 
 def site_restore(*, archive_path: Path, force: bool = False, log: Log = print) -> dict:
@@ -130,28 +138,66 @@ def site_restore(*, archive_path: Path, force: bool = False, log: Log = print) -
     manifest = archive_verify(archive_path=archive_path)
     log(f"archive: {len(manifest['members'])} members match the manifest (cupboard {manifest['cupboard_version']})")
     _check_target(manifest=manifest, storage=storage, force=force)
-    if force:
-        _erase(storage, log)
-    with tempfile.TemporaryDirectory(prefix="cupboard-restore-") as scratch, \
-            tarfile.open(archive_path, "r|*") as archive:
-        for member in archive:
+    rows_member, deserializer = ROWS_MEMBERS[manifest["format"]]
+    with tarfile.open(archive_path, "r|*") as archive:
+        for member in archive:  # the rows come first (archive_verify checked it), then the files
             source = archive.extractfile(member)
-            if member.name == DATABASE_MEMBER:
-                _load_rows(source, Path(scratch), log)
+            if member.name == rows_member:
+                _load_rows(source, rows_member, deserializer, erase=force, log=log)
+                if force:
+                    _erase_files(storage, log)
             elif member.name.startswith(FILES_PREFIX):
                 _write_file(storage, member.name.removeprefix(FILES_PREFIX), source, member.size)
     log(f"files: {sum(name.startswith(FILES_PREFIX) for name in manifest['members'])} written")
     return manifest
 
 
-def _load_rows(source, scratch: Path, log: Log) -> None:
-    dump = scratch / DATABASE_MEMBER  # loaddata knows the format by the name's suffix
-    with dump.open("wb") as target:
-        shutil.copyfileobj(source, target, CHUNK)
+def _load_rows(source, name: str, deserializer: str, *, erase: bool, log: Log) -> None:
+    """Save every row of the member as `loaddata` does (raw, foreign keys checked at the end), in
+    one transaction, after erasing every row first (--force) in the same one: a row that cannot
+    be saved is refused naming its line, and the database is left as it was."""
+    lines = _Lines(source)
+    models: set = set()
     with transaction.atomic():
-        call_command("loaddata", str(dump), verbosity=0)
+        if erase:
+            call_command("flush", interactive=False, verbosity=0)
+            log("--force: every row deleted (undone if a row cannot be restored)")
+        with connection.constraint_checks_disabled():
+            deferred = []
+            try:
+                for row in serializers.deserialize(deserializer, lines, handle_forward_references=True):
+                    models.add(type(row.object))
+                    row.save(force_insert=True)  # the target is empty (or erased): no UPDATE tried first
+                    if row.deferred_fields:
+                        deferred.append(row)
+                    lines.rows += 1
+                for row in deferred:
+                    row.save_deferred_fields()
+            except (DeserializationError, DatabaseError) as error:
+                raise RestoreRefused(f"{name} line {lines.number}: {error}; nothing restored") from error
+        try:
+            connection.check_constraints(table_names=[model._meta.db_table for model in models])
+        except DatabaseError as error:
+            raise RestoreRefused(f"{name}: a row points at one the archive does not hold ({error}); "
+                                 "nothing restored") from error
         _reset_sequences()
-    log("database: every row loaded, sequences reset")
+    log(f"database: {lines.rows} rows loaded, sequences reset")
+
+
+class _Lines:
+    """The member's lines, counted (format 1's one document is read whole: one "line")."""
+
+    def __init__(self, source):
+        self.source, self.number, self.rows = source, 0, 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for line in self.source:
+            self.number += 1
+            yield line
+
+    def read(self) -> bytes:
+        self.number = 1
+        return self.source.read()
 
 
 def _reset_sequences() -> None:
@@ -162,8 +208,25 @@ def _reset_sequences() -> None:
             cursor.execute(statement)
 
 
+class ForwardReader(io.RawIOBase):
+    """A member's bytes read once, front to back. The archive is read as a stream, which cannot
+    seek nor say so (tarfile's member raises AttributeError): S3's upload asks `seekable()`."""
+
+    def __init__(self, raw):
+        super().__init__()
+        self.raw = raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        chunk = self.raw.read(len(buffer))
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
+
+
 def _write_file(storage: Storage, name: str, source, size: int) -> None:
-    content = File(source, name=name)
+    content = File(ForwardReader(source), name=name)
     content.size = size  # else File guesses it from a path of that name on this disk
     saved = storage.save(name, content)
     if saved != name:  # the storage renamed it: something was there after all
