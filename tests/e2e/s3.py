@@ -6,7 +6,7 @@ them, which no real outage of S3 does).
     with S3Endpoint(tmp_path) as s3:
         env = s3.env()            # CUPBOARD_STORAGE=s3 and the CUPBOARD_S3_* of every host
         s3.down(); ...; s3.up()   # connections refused meanwhile, as with an unreachable endpoint
-        s3.objects()              # {key: bytes} of the bucket, read past the relay
+        s3.objects()              # {key: bytes} of the bucket (or objects(other)), read past the relay
 """
 from __future__ import annotations
 
@@ -144,9 +144,9 @@ class S3Endpoint:
         port = self.moto_port if direct else self.relay.port
         return boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", **CREDENTIALS)
 
-    def objects(self) -> dict[str, bytes]:
+    def objects(self, bucket: str = BUCKET) -> dict[str, bytes]:
         """Every object of the bucket, read from moto directly (whether the relay is up or not)."""
         client = self.client(direct=True)
-        keys = [item["Key"] for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET)
+        keys = [item["Key"] for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket)
                 for item in page.get("Contents", [])]
-        return {key: client.get_object(Bucket=BUCKET, Key=key)["Body"].read() for key in keys}
+        return {key: client.get_object(Bucket=bucket, Key=key)["Body"].read() for key in keys}
