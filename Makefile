@@ -7,7 +7,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/cupboard
 REDIS_URL ?= redis://127.0.0.1:6379/14
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
-.PHONY: install browser services lint test test-fast test-sqlite test-postgres demo serve bench bench-web bench-per-topic loadtest clean
+.PHONY: install browser services lint test test-fast test-sqlite test-postgres demo serve bench bench-web bench-per-topic bench-backup loadtest clean
 
 $(VENV)/.installed: pyproject.toml setup.py evaluator/io/_lines.c
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,10 @@ bench-web: install
 ## Not part of `make test`: the per-topic CSVs on a TREC-sized phase, on its own PostgreSQL database (docs/benchmarks.md).
 bench-per-topic: install
 	$(PY) -m scripts.bench_per_topic
+
+## Not part of `make test`: peak memory of backup and restore, the demo and a larger database (docs/benchmarks.md, "Backup and restore").
+bench-backup: install
+	$(PY) -m scripts.bench_backup
 
 ## Not part of `make test`: 10-12 min on its own PostgreSQL and Redis (docs/benchmarks.md, "Load test").
 ## LOADTEST_ARGS=--quick for a short run; --data DIR where ../shared/data is elsewhere.
