@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import os
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
@@ -30,7 +31,9 @@ from .http import CupboardError, Multipart, Reporter, call_api, fetch
 if TYPE_CHECKING:
     import pandas as pd
 
-RunFiles = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]], Mapping[str, Union[str, "os.PathLike[str]"]]]
+# A path (a folder, "code=path"), a list of them, or {code: run}, a run being a path, a
+# DataFrame (ir_measures' or PyTerrier's columns) or {qid: {docid: score}}.
+RunFiles = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]], Mapping[str, Any]]
 Watch = Callable[[int, dict[str, Any]], None]  # (HTTP status, answer) of each poll while waiting
 
 
@@ -150,18 +153,21 @@ class Cupboard:
     def upload(self, competition: str, phase: str, runs: RunFiles, *, method_name: str, description: str = "",
                paper_url: str = "", code_url: str = "", meta: Mapping[str, object] | None = None,
                progress: Reporter | None = None) -> dict[str, Any]:
-        """Send run files as a new submission; the server's answer (its id, number, status,
-        url; `repeat` when these files were already stored). Raises CupboardError with the
-        API's errors (file, line) when refused, nothing stored."""
+        """Send runs as a new submission; the server's answer (its id, number, status, url;
+        `repeat` when these files were already stored). `runs`: paths (the language read from
+        each name, as the server does), or {code: path, DataFrame or dict} (`run_files`).
+        Raises CupboardError with the API's errors (file, line) when refused, nothing stored."""
         fields = {api.METHOD_NAME: method_name, api.DESCRIPTION: description, api.PAPER_URL: paper_url,
                   api.CODE_URL: code_url, **{f"{api.META_PREFIX}{k}": _text(v) for k, v in (meta or {}).items()}}
-        files = run_files(runs)
-        missing = [str(path) for _, path in files if not path.is_file()]
-        if missing:
-            raise CupboardError(f"no such file: {', '.join(missing)}",
-                                answer={"errors": [api.error("no_such_file", f"no such file: {m}") for m in missing]})
-        url = api.upload_url(self.server, competition, phase)
-        status, answer = call_api(url, self.token, Multipart(fields, files), progress=progress, timeout=self.timeout)
+        with tempfile.TemporaryDirectory(prefix="cupboard-runs-") as folder:
+            files = run_files(runs, folder=Path(folder))
+            missing = [str(path) for _, path in files if not path.is_file()]
+            if missing:
+                raise CupboardError(f"no such file: {', '.join(missing)}", answer={
+                    "errors": [api.error("no_such_file", f"no such file: {m}") for m in missing]})
+            url = api.upload_url(self.server, competition, phase)
+            status, answer = call_api(url, self.token, Multipart(fields, files), progress=progress,
+                                      timeout=self.timeout)
         if status >= 400:
             raise CupboardError.refused(url, status, answer)
         return answer
@@ -243,16 +249,39 @@ def chosen_topics(definition: dict[str, Any], *, subset: str | None, variant: st
     return files
 
 
-def run_files(runs: RunFiles) -> list[tuple[str, Path]]:
+def run_files(runs: RunFiles, *, folder: Path | None = None) -> list[tuple[str, Path]]:
     """(form field, path) per run file: `files` when the server tells the language from the
-    name, `file_<code>` when given as {code: path} or "code=path"; a folder stands for its files."""
+    name, `file_<code>` when given as {code: run} or "code=path"; a folder stands for its files.
+    A run given as a DataFrame (ir_measures' or PyTerrier's columns, what `evaluator.fuse`
+    returns) or a dict is written to `folder` as a TREC file first (evaluator.io's writer)."""
     from ..io.naming import expand_inputs
 
     if isinstance(runs, Mapping):
-        return [(f"{api.FILE_PREFIX}{code}", Path(path)) for code, path in runs.items()]
+        return [(f"{api.FILE_PREFIX}{code}", Path(run) if isinstance(run, (str, os.PathLike))
+                 else _written(run, code, folder)) for code, run in runs.items()]
     given = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
     return [(f"{api.FILE_PREFIX}{code}" if code else api.FILES, Path(path))
             for code, path in expand_inputs([os.fspath(p) for p in given], known=(), kind="run")]
+
+
+def _written(run: Any, code: str, folder: Path | None) -> Path:
+    """A run held in Python as a TREC file in `folder`: ranks 1..n in trec_eval's order."""
+    from ..inputs import run_of
+    from ..io.runs import write_run
+    from ..records import InputError
+
+    if folder is None:
+        raise TypeError(f"the run for {code!r} is not a path: a folder to write it in is needed")
+    try:
+        parsed = run_of(run)
+    except InputError as error:  # a frame without its columns, a repeated document: nothing is sent
+        problems = [{**problem.as_dict(), "file": f"{problem.file} for {code}"} for problem in error.problems]
+        raise CupboardError(f"the run for {code!r}: {'; '.join(p['message'] for p in problems)}",
+                            answer={"errors": problems}) from None
+    path = folder / f"run.python.{code}.txt"
+    with path.open("w", encoding="utf-8") as handle:
+        write_run(parsed, handle, tag="python")
+    return path
 
 
 def _text(value: object) -> str:

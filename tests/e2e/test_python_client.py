@@ -145,6 +145,21 @@ def test_it_reads_the_phase_submits_and_brings_back_the_scores(stack, checked):
     assert all(ok for _, _, ok in checked), [call for call in checked if not call[2]]
 
 
+def test_a_fused_dataframe_is_submitted_as_it_is_scored_here(stack, checked):
+    """evaluator.fuse's DataFrame goes up as a run ({code: frame}): the site's scores are the
+    local scores of that frame."""
+    import evaluator
+    from evaluator.client import Cupboard
+
+    fused = {code: evaluator.fuse([sample_path("run", code, tag) for tag in ("bm25", "mdpr")], method="hybrid")
+             for code in ("sw", "yo")}
+    scores = Cupboard(stack.url, stack.token).submit("cup", "dev", fused, method_name="BM25 + mDPR", poll=0.3)
+    for code, run in fused.items():
+        local = evaluator.evaluate(sample_path("qrels", code), run, METRICS).aggregates
+        assert scores.loc[code].to_dict() == {m: round(v, 3) for m, v in local.items()}
+    assert scores.loc["sw"].to_dict() != {m: round(v, 3) for m, v in local_scores("sw").items()}  # not BM25's
+
+
 def test_a_refusal_is_one_error_type_with_the_apis_errors_and_stores_nothing(stack, checked, tmp_path):
     from evaluator.client import Cupboard, CupboardError
 
@@ -175,3 +190,7 @@ def test_a_refusal_is_one_error_type_with_the_apis_errors_and_stores_nothing(sta
     assert no_results.value.status == 404
     with pytest.raises(CupboardError, match="no competition 'nope'; there are cup"):
         cb.phases("nope")
+    with pytest.raises(CupboardError, match="the run for 'sw': ") as no_scores:  # checked here, never sent
+        cb.upload("cup", "dev", {"sw": {"1": {"10#0": "high"}}}, method_name="x")
+    assert no_scores.value.status is None and no_scores.value.errors[0]["code"] == "bad-score"
+    assert stack.query("SELECT count(*) FROM submissions_submission") == before

@@ -91,3 +91,23 @@ def test_the_client_loads_pandas_only_for_a_table():
     """`python -m evaluator submit` is built on the client: importing it must not cost pandas."""
     code = "import sys, evaluator.client, evaluator.cli.submit; print('pandas' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
+def test_a_run_held_in_python_is_written_as_a_trec_file_that_scores_the_same(tmp_path):
+    import evaluator
+    from evaluator.samples import sample_path
+
+    fused = evaluator.fuse([sample_path("run", "sw", tag) for tag in ("bm25", "mdpr")], method="rrf")
+    [(field, path)] = run_files({"sw": fused}, folder=tmp_path)
+    assert field == "file_sw" and path.parent == tmp_path
+    qrels = sample_path("qrels", "sw")
+    assert evaluator.evaluate(qrels, path, ["nDCG@10", "AP"]).aggregates == \
+        evaluator.evaluate(qrels, fused, ["nDCG@10", "AP"]).aggregates
+    assert evaluator.evaluate(qrels, path, ["nDCG@10"], strict=True).aggregates  # a valid competition run
+
+
+def test_a_bad_run_frame_is_a_cupboard_error_naming_it(tmp_path):
+    frame = pd.DataFrame({"qid": ["1"], "doc": ["10#0"], "score": [1.0]})
+    with pytest.raises(CupboardError, match="the run for 'sw': ") as refused:
+        run_files({"sw": frame}, folder=tmp_path)
+    assert refused.value.errors[0]["file"] == "<DataFrame> for sw" and list(tmp_path.iterdir()) == []
