@@ -94,6 +94,28 @@ def test_it_applies_the_phase_rule_until_the_reveal(personas, rule, own, baselin
     assert organizer.sees_scores(mine) and organizer.sees_scores(base) and organizer.sees_per_query(mine)
 
 
+@pytest.mark.parametrize("hidden, visible, before, after", [
+    (False, True, True, True),    # open judgments, shown: as the runs come (rule "everything")
+    (False, False, False, False),  # open judgments, the organizers keep them back: never
+    (True, False, False, True),   # the Cup's Test B: hidden judgments, from their reveal on
+    (True, True, False, True),    # hidden judgments marked "visible": closed while hidden all the same
+])
+def test_per_query_values_the_table_compare_and_reports_follow_one_rule(personas, hidden, visible, before, after):
+    """`phase_shows_per_query` says it for the per-query table, Compare and the per-topic
+    reports alike (these add only what their best/median/worst need: the board, unfrozen)."""
+    from cupboard.submissions.models import Submission
+
+    phase = personas.competition.phases.get(slug="test-b")
+    phase.before_reveal, phase.hidden_qrels, phase.per_query_visible = Phase.BeforeReveal.EVERYTHING, hidden, visible
+    mine = Submission(phase=phase, team=personas.team_a, number=1)
+    for now, shown in ((phase.reveal_at - timedelta(days=1), before), (phase.reveal_at + timedelta(seconds=1), after)):
+        viewer = Viewer(personas.participant, personas.competition, now=now)
+        assert (viewer.phase_shows_per_query(phase), viewer.sees_per_query(mine)) == (shown, shown)
+        assert viewer.sees_topic_reports(phase) == (shown and viewer.sees_leaderboard(phase))
+        organizer = Viewer(personas.organizer, personas.competition, now=now)
+        assert organizer.sees_per_query(mine) and organizer.sees_topic_reports(phase)
+
+
 def test_pages_and_charts_show_the_competitions_decimals(personas):
     """`_table.html` and the charts showed 3 decimals whatever `decimals` said."""
     from tests.leaderboards.conftest import make_scored, ndcg

@@ -26,7 +26,7 @@ from cupboard.competitions.commitments import publish_due_everywhere
 from cupboard.competitions.models import Phase
 from cupboard.competitions.services import qrels_release_create
 from cupboard.submissions.errors import SubmissionRefused
-from cupboard.submissions.models import Submission
+from cupboard.submissions.models import QueryScores, Submission
 from cupboard.submissions.quota import quota_grant, quota_status
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create, submission_select_final
@@ -180,8 +180,9 @@ def check_new_qrels_version_rescores(w: World, django_capture_on_commit_callback
 
 
 def check_private_until_reveal_then_public(w: World, time_machine) -> None:
-    """Participants: nothing of test-b's leaderboard before reveal_at, then aggregates only,
-    rounded to 3 decimals, public by itself; organizers always see full precision."""
+    """Participants: nothing of test-b's leaderboard before reveal_at, then its aggregates,
+    rounded to 3 decimals, public by itself, and a team's own runs' per-query values (the
+    judgments are public now: `Viewer.phase_shows_per_query`); organizers always see full precision."""
     reveal_at = w.test_b.reveal_at
     time_machine.move_to(reveal_at - timedelta(seconds=1), tick=False)
     closed = get(w, "participant", "leaderboards:export_json", "cup", "test-b")
@@ -195,7 +196,14 @@ def check_private_until_reveal_then_public(w: World, time_machine) -> None:
         for value in [v for by in (*row["values"].values(), *row["averages"].values()) for v in by.values()]:
             assert value is None or round(value, 3) == value
     own = client_for(w.participant).get(reverse("submissions:status", args=[w.sub_a_test_b.pk])).json()
-    assert own["per_query"] == {} and all(round(v, 3) == v for by in own["scores"].values() for v in by.values())
+    assert all(round(v, 3) == v for by in own["scores"].values() for v in by.values())
+    stored = {qs.subset.code: qs.values for qs in QueryScores.objects.filter(submission=w.sub_a_test_b)
+              .select_related("subset")}
+    assert own["per_query"] and own["per_query"] == {code: stored[code] for code in own["per_query"]}
+    time_machine.move_to(reveal_at - timedelta(seconds=1), tick=False)
+    closed = client_for(w.participant).get(reverse("submissions:status", args=[w.sub_a_test_b.pk])).json()
+    assert closed["per_query"] == {}
+    time_machine.move_to(reveal_at, tick=False)
 
 
 def check_commitments_match_revealed_files(w: World) -> None:

@@ -1,7 +1,9 @@
 """Hidden test-B judgments never leave the platform: not in a response, an export, an API
 field, an error message or a log line, while scoring and while everyone browses, before
 and after the reveal of the scores (the qrels files themselves are published at the reveal
-on purpose, through their one download URL, and are left out of the sweep for that reason).
+on purpose, through their one download URL, and are left out of the sweep for that reason;
+so are, from then on, to a team, the per-query values of its runs and of the baselines it
+compares them with: `Viewer.phase_shows_per_query`).
 
 Log records are captured at DEBUG from the first line of set-up, so the scoring that
 `build_world` runs is covered too.
@@ -15,6 +17,7 @@ from django.urls import reverse
 
 from cupboard.accounts.services import api_token_create
 from cupboard.submissions.errors import SubmissionRefused
+from cupboard.submissions.models import QueryScores
 from cupboard.submissions.services import submission_create
 from tests.personas import client_for
 from tests.rules.test_permissions_matrix import NON_ORGANIZERS, _body, request, rows
@@ -38,6 +41,10 @@ def test_it_never_logs_or_serves_test_b_judgments(logged, time_machine):
     world = build_world()
     markers = hidden_markers(world)
     secrets = markers["test-B docids"] + markers["test-B qrels lines"] + markers["test-B per-query values"]
+    # From the reveal, team A reads its own test-B run's per-query values, and Compare sets it
+    # against the test-B baseline (whose run and judgments are public by then); nobody else does.
+    own = {repr(v) for qs in QueryScores.objects.filter(submission__in=[world.sub_a_test_b, world.baseline_test_b])
+           for by_qid in qs.values.values() for v in by_qid.values()}
     found = []
     for moment in (None, world.test_b.reveal_at):
         if moment is not None:
@@ -46,7 +53,8 @@ def test_it_never_logs_or_serves_test_b_judgments(logged, time_machine):
             if row.name == "competitions:qrels":
                 continue
             for persona in NON_ORGANIZERS:
-                leaked = judgments_in(_body(request(world, row, persona)), secrets)
+                opened = own if moment is not None and persona in ("participant", "teammate") else set()
+                leaked = judgments_in(_body(request(world, row, persona)), [s for s in secrets if s not in opened])
                 found += [f"{row.name}{row.args} as {persona} at {moment}: {leaked}"] if leaked else []
     assert not found, "\n".join(found)
     lines = [record.getMessage() + (record.exc_text or "") for record in logged.records]

@@ -108,7 +108,8 @@ class PhaseDef:
                                   "its own scores); status (only 'valid and scored')")
     hidden_qrels: bool = key(False, help="judgments never served until `reveal_at`; their SHA-256 are public "
                                          "from `starts_at`")
-    per_query_visible: bool = key(True, help="participants may see their per-query values")
+    per_query_visible: bool = key(True, help="participants may see their per-query values (with hidden_qrels: "
+                                              "none before reveal_at, all from it, whatever this says)")
     daily_limit: int | None = key(None, minimum=0, help="uploads per team per UTC day", shown_default="no limit")
     total_limit: int | None = key(None, minimum=0, help="uploads per team in the phase", shown_default="no limit")
     is_final: bool = key(False, help="the phase that decides the competition")

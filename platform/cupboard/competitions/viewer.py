@@ -182,7 +182,7 @@ class Viewer:
         values of the phase's judgments (with a published resampling seed), so participants
         get them only where those judgments are public, as Judged@10 (`sees_judged`): a live
         phase's scores are public at once, its hidden judgments only from their reveal.
-        Nobody but organizers ever gets the per-query values themselves."""
+        Nobody but organizers ever gets other runs' per-query values themselves."""
         if self.is_organizer:
             return True
         return (self.sees_leaderboard(phase) and self.before_reveal(phase) == Phase.BeforeReveal.EVERYTHING
@@ -233,10 +233,16 @@ class Viewer:
         return False
 
     def phase_shows_per_query(self, phase: Phase) -> bool:
-        """Participants may see per-query values (or figures derived from them) on this phase:
-        it shows everything now, is set to show them, and its judgments are not hidden."""
-        return (self.before_reveal(phase) == Phase.BeforeReveal.EVERYTHING
-                and phase.per_query_visible and not phase.hidden_qrels)
+        """Participants may see per-query values, or figures derived from them, on this phase
+        now: the one rule of the per-query table (`sees_per_query`), Compare
+        (submissions/comparison.py) and the per-topic reports (`sees_topic_reports`). The
+        phase shows everything now (`before_reveal`), its judgments are public, and it is set
+        to show them (`per_query_visible`) or its judgments were hidden: a hidden-judgments
+        phase sets `per_query_visible` false for while it runs, as per-query values would
+        let a team probe the judgments; once they are revealed there is nothing left to
+        probe, and TREC's per-topic figures come with the judgments."""
+        return (self.before_reveal(phase) == Phase.BeforeReveal.EVERYTHING and phase.qrels_are_public(self.now)
+                and (phase.per_query_visible or phase.hidden_qrels))
 
     def sees_per_query(self, submission) -> bool:
         """Per-query values of a submission: organizers; else the team, where the phase shows them."""
@@ -248,15 +254,12 @@ class Viewer:
     def sees_topic_reports(self, phase: Phase) -> bool:
         """Per-topic reports of the phase (submissions/topic_reports.py: each run's value per
         topic beside the best, median and worst of all the phase's runs). Organizers always.
-        Others only once the judgments are public and they see every run's scores
-        (`sees_standings`), not while the board is frozen (the range would move with runs the
-        frozen board does not show), and where the phase shows per-query values: set to, or
-        its judgments were hidden and are public now (a hidden-judgments phase sets
-        `per_query_visible` false for while it runs; TREC's reports come with the judgments)."""
+        Others where the phase shows per-query values (`phase_shows_per_query`) and, as the
+        best, median and worst are over every run, where they see the leaderboard and it is
+        not frozen (the range would move with runs the frozen board does not show)."""
         if self.is_organizer:
             return True
-        return (self.sees_standings(phase) and self.frozen_since(phase) is None
-                and (phase.per_query_visible or phase.hidden_qrels))
+        return self.phase_shows_per_query(phase) and self.sees_leaderboard(phase) and self.frozen_since(phase) is None
 
     def sees_topic_report(self, submission) -> bool:
         """One run's per-topic report: organizers, any run; a team, its own runs where the

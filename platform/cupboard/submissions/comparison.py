@@ -3,9 +3,10 @@ difference, and whether it is significant (paired t-test and randomization test 
 per-query values the worker kept).
 
 Every figure here is derived from per-query values, so comparing is allowed exactly where
-those values may be seen: organizers always; participants only on phases that show
-per-query values and whose judgments are not hidden, and only between submissions they may
-open (their team's and the public baselines).
+those values may be seen: organizers always; participants only where the phase shows
+per-query values (`Viewer.phase_shows_per_query`: never while its judgments are hidden, from
+their reveal on), and only between submissions they may open (their team's and the public
+baselines).
 """
 from __future__ import annotations
 
