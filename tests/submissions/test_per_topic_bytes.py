@@ -160,4 +160,9 @@ def test_the_run_csv_reads_a_few_queries_whatever_the_languages(world, runs):
     with CaptureQueriesContext(connection) as warm:
         run_csv(world.organizer, runs[1])
     assert len(warm) < len(cold)  # the ranges came from the cache
+    warm_count = len(warm)
+    run_csv(world.organizer, runs[0])
+    with CaptureQueriesContext(connection) as one_language:
+        assert b"\r\nte," not in run_csv(world.organizer, runs[0])
+    assert len(one_language) == warm_count  # sw alone, or sw and te: the same queries
     assert not any(module.QueryScores._meta.db_table in q["sql"] and "IN (" in q["sql"] for q in warm.captured_queries)
