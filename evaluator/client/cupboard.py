@@ -80,14 +80,15 @@ class Cupboard:
         return self.get(api.status_url(self.server, submission_id))
 
     def leaderboard_json(self, competition: str, phase: str, *, as_of: str | date | None = None,
-                         official: bool = False) -> dict[str, Any]:
+                         official: bool = False, meta: Mapping[str, object] | None = None) -> dict[str, Any]:
         """The board as the site's leaderboard.json (or the frozen official.json) gives it."""
-        if official and as_of is not None:
-            raise ValueError("official results are frozen once: ask for as_of or official, not both")
+        if official and (as_of is not None or meta):
+            raise ValueError("official results are frozen as published: no as_of or meta filter")
         url = api.board_url(self.server, api.OFFICIAL_ROUTE if official else api.LEADERBOARD_ROUTE, competition, phase)
+        query = {f"{api.META_PREFIX}{name}": _text(value) for name, value in (meta or {}).items()}
         if as_of is not None:
-            url += "?" + urlencode({"as_of": as_of.isoformat() if isinstance(as_of, date) else str(as_of)})
-        return self.get(url)
+            query["as_of"] = as_of.isoformat() if isinstance(as_of, date) else str(as_of)
+        return self.get(url + ("?" + urlencode(query) if query else ""))
 
     def competitions_json(self) -> list[dict[str, Any]]:
         """The competitions the caller may see, each with its phases (api.COMPETITION_FIELDS)."""
@@ -141,12 +142,15 @@ class Cupboard:
                                                              name=entry["name"])) for entry in files])
 
     def leaderboard(self, competition: str, phase: str, *, as_of: str | date | None = None,
-                    official: bool = False) -> pd.DataFrame:
+                    official: bool = False, meta: Mapping[str, object] | None = None) -> pd.DataFrame:
         """One row per run on the board (frames.leaderboard_frame says the columns); the
-        board's facts (metrics, subsets, averages, rounded_to, as_of...) in `.attrs`."""
+        board's facts (metrics, subsets, averages, rounded_to, as_of, filter...) in `.attrs`.
+        `as_of`: the board at a past instant (a date or ISO 8601 text); `official`: the frozen
+        official results; `meta`: the runs whose run metadata has these values, as the page's
+        filter ({"training": "zero-shot"})."""
         from .frames import leaderboard_frame
 
-        return leaderboard_frame(self.leaderboard_json(competition, phase, as_of=as_of, official=official))
+        return leaderboard_frame(self.leaderboard_json(competition, phase, as_of=as_of, official=official, meta=meta))
 
     # -- submitting -----------------------------------------------------------------------
 

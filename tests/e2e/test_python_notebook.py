@@ -53,6 +53,10 @@ def test_the_pages_cells_run_in_order_and_the_board_shows_the_local_scores(stack
     assert "miracl-wsdm-cup" in set(namespace["cb"].competitions().slug)
     assert list(namespace["topics"].columns) == ["subset", "qid", "query"]
     assert stack.query("SELECT count(*) FROM submissions_submission WHERE method_name = 'not a run'") == [(0,)]
+    zero_shot = namespace["cb"].leaderboard("miracl-wsdm-cup", "dev", meta={"training": "zero-shot"})
+    trained = namespace["cb"].leaderboard("miracl-wsdm-cup", "dev", meta={"training": "miracl-train"})
+    assert zero_shot.method.tolist() == ["BM25 from a notebook"] and trained.empty  # the page's filter
+    assert zero_shot.attrs["filter"] == {"training": "zero-shot"} and zero_shot["meta:training"].tolist() == ["zero-shot"]
 
     shown = {code: out for code, out in page}
     said = {m: f"{v:.4f}" for m, v in local["sw"].aggregates.items()}
