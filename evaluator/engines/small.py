@@ -23,6 +23,7 @@ from itertools import compress, groupby, islice
 from operator import gt, lt
 from types import ModuleType
 
+from ..io import compiled
 from ..io.qrels import read_qrels
 from ..io.sources import GZIP_MAGIC
 from ..io.topics import read_topics
@@ -73,7 +74,8 @@ def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: 
         data = handle.read()
     if not data or not data.isascii() or data.startswith((b" ", b"#")) or b"\n#" in data:
         return None
-    columns = (COMPILED and _compiled_columns(data, COMPILED)) or _split_columns(data)
+    reader = compiled.COMPILED
+    columns = (reader and _compiled_columns(data, reader)) or _split_columns(data)
     if columns is None:
         return None
     qids, docids, values, ranks, tag = columns
@@ -177,22 +179,6 @@ def _rising(ranks: list[int] | list[bytes]) -> bool:
         except ValueError:
             return False
     return -INT64_MAX <= min(ranks) and max(ranks) <= INT64_MAX and all(map(lt, ranks, ranks[1:]))
-
-
-def _compiled_reader() -> ModuleType | None:
-    """The C extension (evaluator/io/_lines.c), or None where it was not built or
-    CUPBOARD_PURE_PYTHON=1 asks for the pure-Python reading (the tests run both)."""
-    if os.environ.get("CUPBOARD_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    try:
-        from ..io import _lines  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    reader: ModuleType = _lines
-    return reader
-
-
-COMPILED = _compiled_reader()
 
 
 def score_ranked(qrels: Qrels, ranked: dict[str, list[bytes]], scoring: Scoring, *,

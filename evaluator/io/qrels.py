@@ -90,7 +90,7 @@ def _read_fast(data: bytes) -> Qrels | None:
 def _read_compiled(data: bytes) -> Qrels | None:
     """Qrels read by the C extension (`_lines.parse_qrels`), or None when it is not built
     or anything needs the per-line reader."""
-    from .validation_fast import COMPILED
+    from .compiled import COMPILED
 
     parsed = None if COMPILED is None else COMPILED.parse_qrels(data)
     if parsed is None:
@@ -111,7 +111,7 @@ def _maybe_judged_twice(hashes: np.ndarray, codes: np.ndarray) -> bool:
     twice for a query (or a hash collision), which the exact reader tells apart."""
     import numpy as np
 
-    from .validation_fast import COMPILED
+    from .compiled import COMPILED
 
     with np.errstate(over="ignore"):
         keys = hashes + codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..records import Run
-from . import validation_fast
+from . import compiled
 from .columns import column, numbers, take
 from .validation import ProblemLog, warn_missing_queries
 from .validation_fast import Rows
@@ -172,7 +172,7 @@ class RunCollector:
         """Same docid twice for one query: (query, docid hash) keys sorted once; keys that
         repeat are confirmed on the docid strings."""
         ordered = np.concatenate(self.keys)
-        if validation_fast.COMPILED is not None and not validation_fast.COMPILED.any_repeated(ordered):
+        if compiled.COMPILED is not None and not compiled.COMPILED.any_repeated(ordered):
             return  # the common case found in one linear pass; the sort below is what finds the lines
         ordered.sort()  # in place: one copy of the keys, not two
         repeated = ordered[1:][ordered[1:] == ordered[:-1]]

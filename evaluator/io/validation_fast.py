@@ -8,25 +8,27 @@ unknown qid...), and the caller hands the block to `rows_exact`, which walks it 
 line with `LineRules` and reports each problem with its line and column. Per-line Python
 is ~10x slower, so it only ever runs on blocks that need it.
 
-Where the optional C extension `_lines` was built (see setup.py), it is the fast path:
+Where the optional C extension `_lines` was built (see setup.py and io/compiled.py), it is the fast path:
 the same checks in one pass over the bytes, 2.5x quicker than pyarrow's parser plus numpy.
 `CUPBOARD_PURE_PYTHON=1` keeps to the numpy/pyarrow path, which
 is what runs where the extension could not be built; both give identical rows.
 """
 from __future__ import annotations
 
-import importlib
-import os
 from dataclasses import dataclass
-from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from . import compiled
 from .columns import numbers, strings
 from .validation import MAX_FIELD_BYTES, TAG_RE, LineRules, ProblemLog
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,19 +41,6 @@ class Rows:
     scores: np.ndarray  # float64
     lines: np.ndarray  # int64, 1-based line numbers in the file
     hashes: np.ndarray  # uint64 docid_hashes(docids), for the duplicate check
-
-
-def _compiled_reader() -> ModuleType | None:
-    """The C extension, or None where it was not built (no C compiler at install time)."""
-    try:
-        return importlib.import_module("._lines", __package__)
-    except ImportError:
-        return None
-
-
-_lines = _compiled_reader()
-# What parse_fast uses; the tests set it to None to run every case the numpy/pyarrow way too.
-COMPILED = _lines if os.environ.get("CUPBOARD_PURE_PYTHON", "") in ("", "0") else None
 
 
 _NAMES = ["qid", "q0", "docid", "rank", "score", "tag"]
@@ -217,19 +206,19 @@ def _query_codes(qid: pa.Array) -> tuple[list[str], np.ndarray]:
 def parse_fast(block: bytes, *, topics: frozenset[str] | None, docid_pattern: str | None) -> Parsed | None:
     """Parse a block when every line in it is plainly valid; None when any line needs a
     closer look. Touches no shared state, so blocks can be parsed on worker threads."""
-    if COMPILED is not None:
-        return _parse_compiled(COMPILED, block, topics=topics, docid_pattern=docid_pattern)
+    if compiled.COMPILED is not None:
+        return _parse_compiled(compiled.COMPILED, block, topics=topics, docid_pattern=docid_pattern)
     return _parse_arrow(block, topics=topics, docid_pattern=docid_pattern)
 
 
 _ARTICLE_PASSAGE = r"[0-9]+#[0-9]+"
 
 
-def _parse_compiled(compiled: ModuleType, block: bytes, *, topics: frozenset[str] | None,
+def _parse_compiled(reader: ModuleType, block: bytes, *, topics: frozenset[str] | None,
                     docid_pattern: str | None) -> Parsed | None:
     """`parse_fast` by the C extension (it releases nothing: the GIL is held, but a block
     takes it ~5 ms). It checks the docid pattern itself only for article#passage ids."""
-    parsed = compiled.parse_run(block, docid_pattern == _ARTICLE_PASSAGE)
+    parsed = reader.parse_run(block, docid_pattern == _ARTICLE_PASSAGE)
     if parsed is None:
         return None
     qid_values, qid_indices, offsets, text, ranks, scores, hashes, tag, count = parsed

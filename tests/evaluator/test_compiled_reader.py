@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
+from evaluator.io import compiled, validation_fast
 from evaluator.io import qrels as qrels_reader
-from evaluator.io import validation_fast
 from evaluator.io.validation import LineRules, ProblemLog, is_finite_decimal, is_integer
 from evaluator.io.validation_fast import rows_exact
 from evaluator.synthetic import make_qrels
@@ -22,12 +22,12 @@ from ..conftest import SHARED_DATA
 def test_it_is_built_in_the_development_install():
     """A silent build failure (the build is optional) must not pass unnoticed: `make install`
     compiles it here, and without it every `compiled` case of the reader tests is skipped."""
-    assert validation_fast._lines is not None, "evaluator/io/_lines.c was not built: run make install"
-    assert validation_fast.COMPILED is validation_fast._lines
+    assert compiled.BUILT is not None, "evaluator/io/_lines.c was not built: run make install"
+    assert compiled.COMPILED is compiled.BUILT
 
 
 def parse_one(score: bytes, rank: bytes = b"1"):
-    return validation_fast._lines.parse_run(b"q1 Q0 d1 " + rank + b" " + score + b" tag\n", False)
+    return compiled.BUILT.parse_run(b"q1 Q0 d1 " + rank + b" " + score + b" tag\n", False)
 
 
 def _score_texts(rng: random.Random) -> list[bytes]:
@@ -48,7 +48,7 @@ def _score_texts(rng: random.Random) -> list[bytes]:
                     b"1e309", b"0e999999999999", b"123456789012345.6", b"0.000000000000000000001"]
 
 
-@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+@pytest.mark.skipif(compiled.BUILT is None, reason="the C run reader is not built")
 def test_it_reads_scores_as_the_exact_reader_does():
     """Every score it takes is one the exact reader takes, with the same float, bit for bit."""
     taken = 0
@@ -63,7 +63,7 @@ def test_it_reads_scores_as_the_exact_reader_does():
     assert taken > 3000
 
 
-@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+@pytest.mark.skipif(compiled.BUILT is None, reason="the C run reader is not built")
 @pytest.mark.parametrize("rank", [b"0", b"7", b"-3", b"+12", b"000123", b"999999999999999999",
                                   b"1234567890123456789", b"3.0", b"-", b"1e3", b"0x1"])
 def test_it_reads_ranks_as_the_exact_reader_does_or_leaves_them_to_it(rank):
@@ -75,7 +75,7 @@ def test_it_reads_ranks_as_the_exact_reader_does_or_leaves_them_to_it(rank):
         assert len(rank.lstrip(b"+-")) > 18 or not is_integer(rank)
 
 
-@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+@pytest.mark.skipif(compiled.BUILT is None, reason="the C run reader is not built")
 def test_it_gives_the_exact_readers_rows_and_the_same_docid_hashes():
     lines = [b"%d Q0 %d#%d %d %s t.1\n" % (q, d, d % 7, r, repr(1 / (r + 1)).encode())
              for q in (3, 1, 2) for r, d in enumerate(range(q * 1000, q * 1000 + 50))]
@@ -89,7 +89,7 @@ def test_it_gives_the_exact_readers_rows_and_the_same_docid_hashes():
     assert [parsed.qid_values[i] for i in parsed.qid_indices] == [line.split()[0].decode() for line in lines]
 
 
-@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+@pytest.mark.skipif(compiled.BUILT is None, reason="the C run reader is not built")
 @pytest.mark.parametrize("data", [
     b"1\tQ0\td1\t1\n1\tQ0\td2\t0\n2\tQ0\td1\t3\n",
     b"1 0 d1 1\n2 0 d9 -1\n1 0 d2 +0",  # no final newline, signed labels
@@ -102,7 +102,7 @@ def test_it_reads_plain_qrels_as_the_exact_reader_does(data):
     assert compiled.judgments == exact.judgments and compiled.qids == list(exact.judgments)
 
 
-@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+@pytest.mark.skipif(compiled.BUILT is None, reason="the C run reader is not built")
 def test_it_reads_synthetic_and_real_qrels_as_the_exact_reader_does(tmp_path):
     paths = [make_qrels(tmp_path / "q.tsv", language="ja", count=300), *sorted(SHARED_DATA.glob("*/qrels.*"))]
     for path in paths:
@@ -117,12 +117,12 @@ def test_it_reads_synthetic_and_real_qrels_as_the_exact_reader_does(tmp_path):
     b"1 Q0 d1 1\n\n2 Q0 d1 1\n", b"1 Q0 d1\n", b"1 Q0 d1 1 x\n", b"1 Q0 d1 1.5\n", "1 Q0 dé 1\n".encode(),
     b"1 Q0 " + b"d" * 101 + b" 1\n", b"1 Q0 d1 1234567890123456789\n", b"",
 ])
-@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+@pytest.mark.skipif(compiled.BUILT is None, reason="the C run reader is not built")
 def test_it_leaves_unusual_qrels_to_the_per_line_reader(data):
     assert qrels_reader._read_compiled(data) is None
 
 
-@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+@pytest.mark.skipif(compiled.BUILT is None, reason="the C run reader is not built")
 @pytest.mark.parametrize("size", [0, 1, 2, 17, 1000, 100_000])
 def test_it_finds_a_repeated_key_wherever_it_is(size):
     """The duplicate-docid check's linear pass: no repeat among distinct keys (0 and the
@@ -133,15 +133,15 @@ def test_it_finds_a_repeated_key_wherever_it_is(size):
     keys = np.unique(rng.integers(0, 2**64 - 1, size, dtype=np.uint64, endpoint=True))
     if size > 2:
         keys[:2] = (0, 2**64 - 1)
-    assert validation_fast._lines.any_repeated(keys) is False
+    assert compiled.BUILT.any_repeated(keys) is False
     for _ in range(5 if size > 1 else 0):
         twice = keys.copy()
         i, j = rng.choice(size, 2, replace=False)
         twice[j] = twice[i]
-        assert validation_fast._lines.any_repeated(twice) is True
+        assert compiled.BUILT.any_repeated(twice) is True
 
 
-@pytest.mark.skipif(validation_fast._lines is None, reason="the C run reader is not built")
+@pytest.mark.skipif(compiled.BUILT is None, reason="the C run reader is not built")
 def test_it_codes_a_qid_that_comes_back_as_its_first_appearance():
     """Qids are noted by stretch while the GIL is released and coded after: one that
     returns after another gets its first code again."""
@@ -150,11 +150,11 @@ def test_it_codes_a_qid_that_comes_back_as_its_first_appearance():
     assert parsed.qid_values == ["b", "a", "c"] and parsed.qid_indices.tolist() == [0, 0, 1, 0, 2, 1]
 
 
-@pytest.mark.parametrize("value, compiled", [("1", False), ("0", True), ("", True)])
-def test_cupboard_pure_python_switches_it_off(value, compiled):
+@pytest.mark.parametrize("value, used", [("1", False), ("0", True), ("", True)])
+def test_cupboard_pure_python_switches_it_off(value, used):
     """CUPBOARD_PURE_PYTHON=1 runs the numpy/pyarrow path where the extension is built (to
     compare the two, or to rule the extension out)."""
-    probe = "import evaluator.io.validation_fast as v; print(v.COMPILED is not None)"
+    probe = "import evaluator.io.compiled as c; print(c.COMPILED is not None)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "CUPBOARD_PURE_PYTHON": value})
-    assert done.stdout.strip() == str(compiled and validation_fast._lines is not None)
+    assert done.stdout.strip() == str(used and compiled.BUILT is not None)

@@ -12,6 +12,7 @@ from evaluator.engines import small
 from evaluator.engines.jobs import Job, Scoring
 from evaluator.engines.parallel import score_job
 from evaluator.engines.small import score_small_job
+from evaluator.io import compiled
 
 from .trec_cases import MEASURES
 
@@ -23,10 +24,10 @@ TOPICS = "".join(f"q{i}\tquery {i}\n" for i in range(8))
 @pytest.fixture(autouse=True, params=["compiled", "pure"])
 def reader(request, monkeypatch):
     """The small engine's way of splitting lines for this test."""
-    if request.param == "compiled" and small.COMPILED is None:
+    if request.param == "compiled" and compiled.COMPILED is None:
         pytest.skip("the compiled reader is not built here")
     if request.param == "pure":
-        monkeypatch.setattr(small, "COMPILED", None)
+        monkeypatch.setattr(compiled, "COMPILED", None)
     return request.param
 
 # Ways to spoil one line of a good run; each must be declined or read the same by both.
@@ -160,10 +161,10 @@ def test_the_compiled_reader_and_the_bytes_operations_split_good_runs_alike(seed
     if reader == "pure":
         pytest.skip("compares the two")
     data = "".join(" ".join(line) + "\n" for line in good_run(random.Random(seed))).encode()
-    compiled, split = small._compiled_columns(data, small.COMPILED), small._split_columns(data)
-    assert compiled is not None and split is not None
-    assert compiled[:3] == split[:3] and compiled[4] == split[4] == b"run"
-    assert compiled[3] == [int(rank) for rank in split[3]]
+    by_c, split = small._compiled_columns(data, compiled.COMPILED), small._split_columns(data)
+    assert by_c is not None and split is not None
+    assert by_c[:3] == split[:3] and by_c[4] == split[4] == b"run"
+    assert by_c[3] == [int(rank) for rank in split[3]]
 
 
 def validated(tmp_path, capsys, run: bytes, *, gzipped: bool, topics: bool) -> dict:

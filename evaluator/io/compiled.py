@@ -1,0 +1,25 @@
+"""The optional compiled reader (`evaluator/io/_lines.c`, built by setup.py where a C compiler is found).
+
+One place decides whether it is used, so the run reader, the qrels reader and the small
+engine never disagree: `BUILT` is the extension or None (no compiler at install time);
+`COMPILED` is what the readers use, None also when `CUPBOARD_PURE_PYTHON=1` asks for the
+pure-Python and numpy/pyarrow paths (to compare them, or to rule the extension out). The
+tests set `COMPILED` to None to run every case both ways.
+"""
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+
+def _built() -> ModuleType | None:
+    try:
+        from . import _lines  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    reader: ModuleType = _lines
+    return reader
+
+
+BUILT = _built()
+COMPILED = BUILT if os.environ.get("CUPBOARD_PURE_PYTHON", "") in ("", "0") else None
