@@ -7,14 +7,12 @@ raised at the user, so one bad file lists every problem of every file at once.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..benchmarks import BENCHMARKS, Benchmark, get_benchmark
 from ..benchmarks.generic import DEFAULT_SUBSET
@@ -23,6 +21,9 @@ from ..io.qrels import read_qrels
 from ..io.topics import read_topics
 from ..records import InputError, Problem, Qrels, Run
 from .progress import Progress
+
+if TYPE_CHECKING:
+    import argparse
 
 GENERIC = "generic"
 T = TypeVar("T")
@@ -164,5 +165,7 @@ def report_problems(inputs: Inputs, fmt: str) -> None:
 
 
 def print_json(document: dict[str, Any]) -> None:
+    import json
+
     json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")

@@ -12,19 +12,19 @@ only the subsets the caller may see. A local file gives what the server would de
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..benchmarks import ALL, BENCHMARKS, Benchmark, GroupSpec, SubsetSpec, get_benchmark
-from ..client import api
-from ..client.http import CupboardError
 from ..records import InputError
 from .common import Inputs, benchmark_of, inputs_of
+
+if TYPE_CHECKING:
+    import argparse
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +110,8 @@ def phase_definition(args: argparse.Namespace) -> PhaseDefinition | None:
         return None
     if not all(given):
         raise SystemExit("give --server, --competition and --phase together (or none of them)")
+    from ..client import api
+
     token = getattr(args, "token", None) or os.environ.get(api.TOKEN_ENV, "")
     from ..client.cupboard import Cupboard  # only when a server is asked
 
@@ -120,6 +122,8 @@ def phase_definition(args: argparse.Namespace) -> PhaseDefinition | None:
 def phase_definition_or_none(args: argparse.Namespace) -> PhaseDefinition | None:
     """As `phase_definition`, but a server that cannot say (an older one without the endpoint,
     a network problem) is a warning: the built-in benchmarks' codes are used instead."""
+    from ..client.http import CupboardError  # the HTTP client only when a phase is asked for
+
     try:
         return phase_definition(args)
     except CupboardError as error:
@@ -139,6 +143,10 @@ def inputs_for(args: argparse.Namespace, phase: PhaseDefinition | None) -> Input
 def phase_inputs(args: argparse.Namespace, command: str) -> tuple[PhaseDefinition | None, Inputs] | None:
     """(the phase's definition or None, the command's Inputs); None when the server was asked
     and could not say, which is printed (the command then exits 2: nothing was read)."""
+    if not any(getattr(args, name, None) for name in ("definition", "server", "competition", "phase")):
+        return None, inputs_for(args, None)  # no phase asked for: the HTTP client stays unloaded
+    from ..client.http import CupboardError
+
     try:
         phase = phase_definition(args)
     except CupboardError as error:

@@ -6,16 +6,15 @@ JSON output, which scripts rely on: {"subsets": {lang: {metric: mean}}, "groups"
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..aggregate import MISSING_RULES, group_means
 from ..benchmarks import ALL, Benchmark
 from ..engines.jobs import Job, Outcome, Scoring
 from ..measures import UNLIMITED, parse_metric, parse_metrics, scoring_depth
 from ..records import Problem, SubsetResult
-from ..trec_format import trec_lines
 from .common import (
     Inputs,
     add_common,
@@ -25,6 +24,9 @@ from .common import (
 )
 from .phase import add_phase_options, phase_inputs
 from .progress import Progress
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -232,6 +234,8 @@ def write_per_query(results: dict[str, SubsetResult]) -> None:
 def write_trec(results: dict[str, SubsetResult], digits: int | None) -> None:
     """`trec_eval -q -c` lines (evaluator.trec_format); several subsets print one block
     each, as several trec_eval calls would."""
+    from ..trec_format import trec_lines
+
     for result in results.values():
         for line in trec_lines(result, digits):
             print(line)
