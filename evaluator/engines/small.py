@@ -19,7 +19,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Collection
-from itertools import compress, groupby, islice
+from itertools import chain, compress, groupby
 from operator import gt, lt
 from types import ModuleType
 
@@ -75,41 +75,51 @@ def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: 
     if not data or not data.isascii() or data.startswith((b" ", b"#")) or b"\n#" in data:
         return None
     reader = compiled.COMPILED
-    columns = (reader and _compiled_columns(data, reader)) or _split_columns(data)
-    if columns is None:
+    read = (reader and _compiled_ranked(data, reader, max_depth)) or _split_ranked(data, max_depth)
+    if read is None:
         return None
-    qids, docids, values, ranks, tag = columns
+    ranked, lines, tag = read
     if strict and not TAG_RE.fullmatch(tag):
         return None
-    if docid_pattern and not re.fullmatch(rb"(?:(?:" + docid_pattern.encode() + rb")\n)*", b"\n".join(docids) + b"\n"):
+    if docid_pattern and not re.fullmatch(rb"(?:(?:" + docid_pattern.encode() + rb")\n)*",
+                                          b"\n".join(chain.from_iterable(ranked.values())) + b"\n"):
         return None
-    if not -math.inf < min(values) <= max(values) < math.inf:
-        return None
-    ranked = _ranked(qids, docids, values, ranks, max_depth)
-    if ranked is None or topics is not None and not set(ranked) <= set(topics):
+    if topics is not None and not set(ranked) <= set(topics):
         return None
     log = ProblemLog(path)
     if topics is not None:
         warn_missing_queries(log, topics, ranked)
-    return ranked, log.report(lines=len(qids), queries=len(ranked))
+    return ranked, log.report(lines=lines, queries=len(ranked))
 
 
 Columns = tuple[list[str], list[bytes], list[float], "list[int] | list[bytes]", bytes]  # qid, docid, score, rank, tag
+Ranked = tuple[dict[str, list[bytes]], int, bytes]  # {qid: docids in order}, lines, tag
 
 
-def _compiled_columns(data: bytes, reader: ModuleType) -> Columns | None:
-    """The compiled reader's columns of a run whose every line is plainly valid (six fields
+def _compiled_ranked(data: bytes, reader: ModuleType, max_depth: int) -> Ranked | None:
+    """The compiled reader's reading of a run whose every line is plainly valid (six fields
     of 1-100 ASCII bytes between single spaces, one tag, ranks of up to 18 digits, finite
-    decimal scores); None when it declines (then the bytes operations try)."""
+    decimal scores) and whose queries are as `_ranked` takes them, grouped in C
+    (`group_ranked`); None when it declines (then the bytes operations try)."""
     parsed = reader.parse_run(data, False)
     if parsed is None:
         return None
-    names, owner, offsets, text, ranks, scores, _, tag, _ = parsed
-    ends = memoryview(offsets).cast("i").tolist()
-    docids = list(map(text.__getitem__, map(slice, ends, islice(ends, 1, None))))
-    qids = list(map(names.__getitem__, memoryview(owner).cast("i").tolist()))
-    values: list[float] = memoryview(scores).cast("d").tolist()  # type: ignore[assignment]  # floats, "d"
-    return qids, docids, values, memoryview(ranks).cast("q").tolist(), tag.encode()
+    names, owner, offsets, text, ranks, scores, hashes, tag, lines = parsed
+    ranked = reader.group_ranked(names, owner, offsets, text, ranks, scores, hashes, max_depth)
+    return None if ranked is None else (ranked, lines, tag.encode())
+
+
+def _split_ranked(data: bytes, max_depth: int) -> Ranked | None:
+    """The bytes operations' reading (`_split_columns`, `_ranked`), where the compiled reader
+    is not built or declined."""
+    columns = _split_columns(data)
+    if columns is None:
+        return None
+    qids, docids, values, ranks, tag = columns
+    if not -math.inf < min(values) <= max(values) < math.inf:
+        return None
+    ranked = _ranked(qids, docids, values, ranks, max_depth)
+    return None if ranked is None else (ranked, len(qids), tag)
 
 
 def _split_columns(data: bytes) -> Columns | None:

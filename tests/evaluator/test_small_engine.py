@@ -161,10 +161,9 @@ def test_the_compiled_reader_and_the_bytes_operations_split_good_runs_alike(seed
     if reader == "pure":
         pytest.skip("compares the two")
     data = "".join(" ".join(line) + "\n" for line in good_run(random.Random(seed))).encode()
-    by_c, split = small._compiled_columns(data, compiled.COMPILED), small._split_columns(data)
-    assert by_c is not None and split is not None
-    assert by_c[:3] == split[:3] and by_c[4] == split[4] == b"run"
-    assert by_c[3] == [int(rank) for rank in split[3]]
+    by_c, split = small._compiled_ranked(data, compiled.COMPILED, 140), small._split_ranked(data, 140)
+    assert by_c is not None and by_c == split and by_c[2] == b"run"
+    assert sum(map(len, by_c[0].values())) == by_c[1] == data.count(b"\n")
 
 
 def validated(tmp_path, capsys, run: bytes, *, gzipped: bool, topics: bool) -> dict:
@@ -199,3 +198,31 @@ def test_validate_reads_small_runs_as_the_full_reader_does(tmp_path, capsys, see
     (tmp_path / "good.txt").write_bytes(good)
     taken = read_small_run(Inputs(get_benchmark("generic"), strict=False), f"x={tmp_path / 'good.txt'}", max_depth=140)
     assert taken is not None and taken["documents"] == good.count(b"\n")
+
+
+GOOD = ["q1 Q0 a 1 3.5 run", "q1 Q0 b 2 2.5 run", "q1 Q0 c 3 1.5 run", "q2 Q0 a 1 9 run", "q2 Q0 d 2 8 run"]
+NOT_PLAIN = {  # what the small engine declines, grouped in C or by the bytes operations
+    "a tie": ["q1 Q0 a 1 3.5 run", "q1 Q0 b 2 3.5 run"],
+    "a docid twice": ["q1 Q0 a 1 3.5 run", "q1 Q0 a 2 2.5 run"],
+    "a query back after another": [*GOOD, "q1 Q0 z 4 0.5 run"],
+    "scores rising": ["q1 Q0 a 1 1.5 run", "q1 Q0 b 2 2.5 run"],
+    "ranks falling": ["q1 Q0 a 2 3.5 run", "q1 Q0 b 1 2.5 run"],
+    "a score past float": ["q1 Q0 a 1 1e999 run", "q1 Q0 b 2 2.5 run"],
+    "past the depth limit": [f"q1 Q0 d{i} {i} {100 - i} run" for i in range(1, 5)],
+}
+
+
+@pytest.mark.parametrize("case", NOT_PLAIN)
+def test_it_declines_runs_that_are_not_plainly_ordered(tmp_path, case, reader):
+    (tmp_path / "r").write_text("\n".join(NOT_PLAIN[case]) + "\n")
+    if reader == "compiled":  # declined by group_ranked itself, not only by the bytes operations after it
+        assert small._compiled_ranked((tmp_path / "r").read_bytes(), compiled.COMPILED, 3) is None
+    assert small.read_plain_run(str(tmp_path / "r"), topics=None, docid_pattern=None, max_depth=3, strict=False) is None
+
+
+def test_it_groups_a_plain_run_by_query_in_file_order(tmp_path):
+    (tmp_path / "r").write_text("\n".join(GOOD) + "\n")
+    ranked, report = small.read_plain_run(str(tmp_path / "r"), topics=None, docid_pattern=None, max_depth=3,
+                                          strict=False)
+    assert ranked == {"q1": [b"a", b"b", b"c"], "q2": [b"a", b"d"]}
+    assert (report.lines, report.queries) == (5, 2)
