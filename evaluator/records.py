@@ -102,23 +102,28 @@ class Run:
     descending, as trec_eval does. Readers keep only the top `keep_depth` documents of each
     query and build the run from columns (`Run.from_columns`: query codes into a small qid
     table, docids as Arrow strings), so scoring never makes a Python str per row; the
-    object arrays are made on first use, for callers that want them.
+    object arrays are made on first use, for callers that want them. From the compiled
+    reader the docids are `io.texts.Texts` with their 64-bit hashes (`hashes`), which the
+    scorer matches to judgments without pyarrow; `docid_array()` is Arrow either way.
     """
 
-    __slots__ = ("_qids", "_docids", "_names", "_codes", "_docid_array", "scores", "tag")
+    __slots__ = ("_qids", "_docids", "_names", "_codes", "_docid_array", "_docid_column", "hashes", "scores", "tag")
 
     def __init__(self, qids: np.ndarray | None, docids: np.ndarray | None, scores: np.ndarray, tag: str = ""):
         self._qids, self._docids, self.scores, self.tag = qids, docids, scores, tag
         self._names: np.ndarray | None = None
         self._codes: np.ndarray | None = None
         self._docid_array: pa.Array | None = None
+        self._docid_column: Any = None
+        self.hashes: np.ndarray | None = None  # validation_fast.docid_hashes of the docids, where known
 
     @classmethod
-    def from_columns(cls, *, names: "np.ndarray", codes: "np.ndarray", docids: "pa.Array",
-                     scores: "np.ndarray", tag: str = "") -> "Run":
-        """Row i has qid `names[codes[i]]`, docid `docids[i]` (Arrow string) and `scores[i]`."""
+    def from_columns(cls, *, names: "np.ndarray", codes: "np.ndarray", docids: Any,
+                     scores: "np.ndarray", tag: str = "", hashes: "np.ndarray | None" = None) -> "Run":
+        """Row i has qid `names[codes[i]]`, docid `docids[i]` (an Arrow string array, or
+        `io.texts.Texts`), `scores[i]` and, when given, the docid's hash `hashes[i]`."""
         run = cls(None, None, scores, tag)
-        run._names, run._codes, run._docid_array = names, codes, docids
+        run._names, run._codes, run._docid_column, run.hashes = names, codes, docids, hashes
         return run
 
     @property
@@ -151,9 +156,14 @@ class Run:
         """The docids as an Arrow string array."""
         if self._docid_array is None:
             from .io.columns import strings
+            from .io.texts import arrow
 
-            self._docid_array = strings(self._docids)
+            self._docid_array = strings(self._docids) if self._docid_column is None else arrow(self._docid_column)
         return self._docid_array
+
+    def docid_column(self) -> Any:
+        """The docids as the reader gave them: `io.texts.Texts`, or an Arrow string array."""
+        return self.docid_array() if self._docid_column is None else self._docid_column
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -165,12 +175,14 @@ class Run:
 @dataclass(frozen=True, slots=True)
 class JudgedColumns:
     """Qrels as columns, one row per judgment: `owner[i]` indexes `qids` (in order of first
-    appearance), `docids` is an Arrow string array, `labels` int64."""
+    appearance), `docids` is an Arrow string array (or `io.texts.Texts` from the compiled
+    reader, with `hashes`, their validation_fast.docid_hashes), `labels` int64."""
 
     qids: list[str]
     owner: np.ndarray
-    docids: pa.Array
+    docids: Any
     labels: np.ndarray
+    hashes: np.ndarray | None = None
 
 
 class Qrels:
@@ -194,12 +206,12 @@ class Qrels:
         if self._judgments is None:
             import numpy as np
 
-            from .io.columns import take
+            from .io.texts import take_rows
 
             c = self.columns  # stored: there are no judgments without columns
             order = np.argsort(c.owner, kind="stable")
             bounds = np.searchsorted(c.owner[order], np.arange(len(c.qids) + 1)).tolist()
-            docids, labels = take(c.docids, order).to_pylist(), c.labels[order].tolist()
+            docids, labels = take_rows(c.docids, order).to_pylist(), c.labels[order].tolist()
             self._judgments = {q: dict(zip(docids[a:b], labels[a:b], strict=True))
                                for q, a, b in zip(c.qids, bounds[:-1], bounds[1:], strict=True)}
         return self._judgments

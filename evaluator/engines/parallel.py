@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import TypeVar
-
-import pyarrow as pa
 
 from ..io.qrels import read_qrels
 from ..io.runs import keep_freed_memory, read_run
@@ -136,8 +135,12 @@ def _start_worker() -> None:
     """Allocator settings for a worker process, which reads files one after another and
     exits: glibc keeps what it frees for the next file (see `keep_freed_memory`), and
     Arrow's buffers come from jemalloc where pyarrow has it, which at depth 1000 peaks
-    ~40 MB lower per worker than the default mimalloc, at the same speed."""
+    ~40 MB lower per worker than the default mimalloc, at the same speed. (Only where
+    pyarrow is loaded already: the compiled reader's path does without it.)"""
     keep_freed_memory()
+    pa = sys.modules.get("pyarrow")
+    if pa is None:
+        return
     try:
         pa.set_memory_pool(pa.jemalloc_memory_pool())
     except NotImplementedError:

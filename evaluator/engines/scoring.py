@@ -6,6 +6,12 @@ one Arrow sort (query, score descending, docid descending: trec_eval's order), i
 matched to judgments with two hash lookups and a binary search, and every metric is a
 handful of `np.bincount` reductions over all queries at once (see `evaluator.engines.metrics`).
 
+Where the compiled reader read both files, docids come as `io.texts.Texts` with 64-bit
+hashes, and a run without tied scores is ranked and matched with numpy alone (pyarrow is
+never imported): rows are matched by (query number, docid hash) with a binary search, and
+each match is confirmed on the docid bytes, so a hash collision can never count a document
+as judged. Tied scores are ordered by docid bytes as `read_run` orders them.
+
 The test suite checks every metric, query by query, against trec_eval 10 built from its
 source (%.17g output) on a seeded corpus, and against pytrec_eval (float32 scores, so only
 on scores float32 holds exactly) on the MIRACL and Mr. TyDi qrels.
@@ -13,22 +19,33 @@ on scores float32 holds exactly) on the MIRACL and Mr. TyDi qrels.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from ..io.columns import column, numbers, numbers_or, strings, take
+from ..io.texts import Texts, same_values
+from ..io.validation_collect import trec_order as order_with_ties
+from ..io.validation_fast import docid_hashes
 from ..measures import GAIN_ALIASES, GAINS, Metric, parse_metrics
-from ..records import Qrels, Run, SubsetResult
+from ..records import JudgedColumns, Qrels, Run, SubsetResult
 from .coverage import coverage
 from .metrics import KERNELS, Ranked, gains
 from .summary import summary
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+_QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads query numbers over the 64-bit key space
 
 
 def trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> np.ndarray:
     """Row indices sorted as trec_eval ranks: by query number, score descending, then docid
     descending (byte order, as trec_eval's strcmp)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..io.columns import column, numbers, strings
+
     table = pa.table({"q": column(queries), "s": column(np.asarray(scores, np.float64)), "d": strings(docids)})
     return numbers(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
                                                      ("d", "descending")]))
@@ -43,27 +60,54 @@ def positions(sorted_queries: np.ndarray) -> np.ndarray:
     return np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
 
 
+def grouped_descending(queries: np.ndarray, scores: np.ndarray) -> bool:
+    """Whether rows come one block per query, each by score descending (ties aside)."""
+    same = queries[1:] == queries[:-1]
+    heads = np.sort(queries[np.r_[True, ~same]])  # not np.unique: its first call imports numpy.ma (~10 ms)
+    return not (np.any(heads[1:] == heads[:-1]) or np.any(same & (scores[1:] > scores[:-1])))
+
+
+def tied(queries: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Rows i (of rows grouped by query) whose score equals row i + 1's in the same query."""
+    return np.flatnonzero((queries[1:] == queries[:-1]) & (scores[1:] == scores[:-1]))
+
+
 def in_trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> bool:
     """Whether rows already come one block per query, each in trec_eval order (what
     `read_run` produces), so the sort can be skipped; kernels only need each query's rows
     together and ranked, not queries in any particular order."""
-    same = queries[1:] == queries[:-1]
-    heads = np.sort(queries[np.r_[True, ~same]])  # not np.unique: its first call imports numpy.ma (~10 ms)
-    if np.any(heads[1:] == heads[:-1]) or np.any(same & (scores[1:] > scores[:-1])):
+    if not grouped_descending(queries, scores):
         return False
-    ties = np.flatnonzero(same & (scores[1:] == scores[:-1]))
-    return not ties.size or pc.all(pc.greater(take(docids, ties), take(docids, ties + 1))).as_py()
+    ties = tied(queries, scores)
+    if not ties.size:
+        return True
+    import pyarrow.compute as pc
+
+    from ..io.columns import take
+
+    return bool(pc.all(pc.greater(take(docids, ties), take(docids, ties + 1))).as_py())
 
 
 class JudgmentIndex:
     """The qrels as arrays: query i is `qids[i]`; a judged pair is the int64 key
-    `i * len(docids) + docid number`, kept sorted with its label alongside."""
+    `i * len(docids) + docid number`, kept sorted with its label alongside. From the
+    compiled reader (`hashed`), the key is the uint64 `docid hash + i * _QUERY_MIX` instead,
+    each key unique, with `rows` (each key's judgment) to confirm a match on the docid."""
 
     def __init__(self, qrels: Qrels):
         columns = qrels.columns
         self.qids = columns.qids
         self.number = {qid: i for i, qid in enumerate(self.qids)}
-        encoded = pc.dictionary_encode(columns.docids)
+        self._cache: dict[tuple[object, ...], np.ndarray] = {}
+        self.hashed = isinstance(columns.docids, Texts) and columns.hashes is not None and self._index_hashes(columns)
+        if self.hashed:
+            return
+        import pyarrow.compute as pc
+
+        from ..io.columns import numbers
+
+        encoded = pc.dictionary_encode(columns.docids if not isinstance(columns.docids, Texts)
+                                       else columns.docids.arrow())
         self.docid_values = encoded.dictionary
         self.n_docs = max(len(self.docid_values), 1)
         owner = columns.owner
@@ -73,7 +117,20 @@ class JudgmentIndex:
         self.keys = key[order]
         self.labels = labels[order]
         self.owner = owner[order]
-        self._cache: dict[tuple[object, ...], np.ndarray] = {}
+
+    def _index_hashes(self, columns: JudgedColumns) -> bool:
+        """Index by (query, docid hash) keys; False when two judgments share a key (then
+        the dictionary of docids is the index)."""
+        assert columns.hashes is not None
+        with np.errstate(over="ignore"):
+            key = columns.hashes + columns.owner.astype(np.uint64) * _QUERY_MIX
+        order = np.argsort(key)
+        keys = key[order]
+        if np.any(keys[1:] == keys[:-1]):
+            return False
+        self.keys, self.rows, self.docids = keys, order, columns.docids
+        self.labels, self.owner = columns.labels[order], columns.owner[order]
+        return True
 
     @property
     def n_queries(self) -> int:
@@ -109,10 +166,33 @@ class JudgmentIndex:
         return np.bincount(owner[top], weights=g[top] / np.log2(rank[top] + 2.0),
                            minlength=self.n_queries)
 
+    def lookup_hashed(self, qidx: np.ndarray, hashes: np.ndarray, docids: Texts,
+                      rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`lookup` on the hashed index: row i is (query `qidx[i]`, docid `docids[rows[i]]`
+        of hash `hashes[i]`). The judgments' keys are unique, so a judged pair's key finds its
+        own judgment; a key found is confirmed on the query and the docid bytes (another
+        pair with the same key means this one is unjudged)."""
+        label, judged = np.zeros(len(qidx), np.int64), np.zeros(len(qidx), bool)
+        if not len(self.keys):
+            return label, judged
+        with np.errstate(over="ignore"):
+            key = hashes + qidx.astype(np.uint64) * _QUERY_MIX
+        where = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+        found = np.flatnonzero(self.keys[where] == key)
+        at = where[found]
+        sure = (self.owner[at] == qidx[found]) & same_values(docids, rows[found], self.docids, self.rows[at])
+        found, at = found[sure], at[sure]
+        label[found], judged[found] = self.labels[at], True
+        return label, judged
+
     def lookup(self, qidx: np.ndarray, docids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(label, judged) of each (query number, docid) row; unjudged rows get label 0."""
         if not len(self.keys):
             return np.zeros(len(qidx), np.int64), np.zeros(len(qidx), bool)
+        import pyarrow.compute as pc
+
+        from ..io.columns import numbers_or
+
         found = numbers_or(pc.index_in(docids, value_set=self.docid_values), -1)
         # only rows whose docid is judged somewhere need the binary search
         rows = np.flatnonzero(found >= 0)
@@ -156,7 +236,12 @@ class Evaluator:
         names, codes = run.query_codes()
         number = self.index.number
         qidx = np.fromiter((number.get(q, -1) for q in names), np.int64, len(names))[codes]
-        scores, docids = np.asarray(run.scores, dtype=np.float64), run.docid_array()
+        scores = np.asarray(run.scores, dtype=np.float64)
+        if index.hashed:
+            return self._rank_hashed(run, qidx, scores)
+        from ..io.columns import take
+
+        docids = run.docid_array()
         inside = qidx >= 0
         if not inside.all():
             rows = np.flatnonzero(inside)
@@ -172,6 +257,31 @@ class Evaluator:
             rows = np.flatnonzero(keep)
             qidx, rank, docids = qidx[rows], rank[rows], take(docids, rows)
         label, judged = index.lookup(qidx, docids)
+        return Ranked(index.n_queries, self.depth, qidx, rank, label, judged, index)
+
+    def _rank_hashed(self, run: Run, qidx: np.ndarray, scores: np.ndarray) -> Ranked:
+        """`rank` on the hashed index: with numpy alone for a run from the compiled reader
+        (tied rows are ordered by their docid bytes as the reader orders them). `rows`
+        follows each kept row back to the run's own, so no docid is copied."""
+        index = self.index
+        docids = run.docid_column()
+        if not isinstance(docids, Texts):  # a run not read by the compiled reader
+            docids = Texts.from_arrow(docids)
+        hashes = docid_hashes(docids) if run.hashes is None else run.hashes
+        rows = np.flatnonzero(qidx >= 0)
+        qidx, scores = qidx[rows], scores[rows]
+        if not len(qidx):
+            return self.rank(None)
+        if not grouped_descending(qidx, scores):
+            order = np.lexsort((-scores, qidx))  # no ties, so the docids would not change the order
+            rows, qidx, scores = rows[order], qidx[order], scores[order]
+        if tied(qidx, scores).size:
+            order, _, _ = order_with_ties(qidx, scores, docids.take(rows))
+            rows, qidx = rows[order], qidx[order]
+        rank = positions(qidx)
+        keep = np.flatnonzero(rank < self.depth)
+        rows, qidx, rank = rows[keep], qidx[keep], rank[keep]
+        label, judged = index.lookup_hashed(qidx, hashes[rows], docids, rows)
         return Ranked(index.n_queries, self.depth, qidx, rank, label, judged, index)
 
     def per_query_arrays(self, run: Run | None) -> dict[str, np.ndarray]:

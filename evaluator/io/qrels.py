@@ -32,8 +32,8 @@ def read_qrels(source: Source, *, name: str | None = None, strict: bool = True, 
     `strict=False` (the generic profile) also takes what trec_eval takes and warns: any
     label, read as C's atol reads it (`1.5` is 1, `x` is 0), and fields over 100 bytes.
     `as_columns=True` is for the vectorised engine, which scores columns: a plain file of
-    any size is then read by the compiled reader where it is built (numpy and pyarrow are
-    loaded already there; the pure-Python dicts would only be turned into columns again)."""
+    any size is then read by the compiled reader where it is built (numpy is loaded already
+    there; the pure-Python dicts would only be turned into columns again)."""
     file = source_name(source, name)
     data = b"".join(iter_blocks(source, file=file))
     warnings = []
@@ -96,14 +96,15 @@ def _read_compiled(data: bytes) -> Qrels | None:
     if parsed is None:
         return None
     import numpy as np
-    import pyarrow as pa
 
-    qids, owner, offsets, text, labels, hashes, count = parsed
-    codes = np.frombuffer(owner, np.int64)
-    if _maybe_judged_twice(np.frombuffer(hashes, np.uint64), codes):
+    from .texts import Texts
+
+    qids, owner, offsets, text, labels, hashes, _ = parsed
+    codes, docid_hashes = np.frombuffer(owner, np.int64), np.frombuffer(hashes, np.uint64)
+    if _maybe_judged_twice(docid_hashes, codes):
         return None
-    docids = pa.Array.from_buffers(pa.string(), count, [None, pa.py_buffer(offsets), pa.py_buffer(text)])
-    return Qrels(columns=JudgedColumns(qids, codes, docids, np.frombuffer(labels, np.int64)))
+    return Qrels(columns=JudgedColumns(qids, codes, Texts.from_buffers(offsets, text), np.frombuffer(labels, np.int64),
+                                       docid_hashes))
 
 
 def _maybe_judged_twice(hashes: np.ndarray, codes: np.ndarray) -> bool:

@@ -11,13 +11,13 @@ import ctypes
 import ctypes.util
 import os
 import re
+import sys
 from collections import deque
 from collections.abc import Callable, Collection
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, TextIO, TypeVar
 
 import numpy as np
-import pyarrow as pa
 
 from ..records import InputError, Run, ValidationReport
 from .sources import BLOCK_SIZE, DEFAULT_MAX_BYTES, GZIP_MAGIC, Source, iter_blocks, source_name
@@ -158,7 +158,9 @@ def _give_back_memory() -> None:
     """Return the freed parsing temporaries to the system. Each parsing thread allocates
     from its own malloc arena, and what one arena keeps free the next file's threads may
     not reuse, so without this the peak of a many-file submission drifts up by tens of MB."""
-    pa.default_memory_pool().release_unused()
+    pa = sys.modules.get("pyarrow")  # not loaded on the compiled reader's path
+    if pa is not None:
+        pa.default_memory_pool().release_unused()
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
 

@@ -4,19 +4,19 @@ Blocks of parsed rows (`validation_fast.Rows`) arrive one at a time. Each block 
 once to its own top `keep_depth` rows per query in trec_eval order; the file's top k of a
 query is always among the blocks' top k, so a depth-1000 run never holds more than its
 scored rows plus, for every row, 16 bytes of bookkeeping (duplicate key, query, line) and
-its docid bytes (to confirm a suspected duplicate exactly).
+its docid bytes (to confirm a suspected duplicate exactly). Docids are `texts.Texts` from
+the compiled reader (no pyarrow unless scores tie) and Arrow arrays from the other.
 """
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..records import Run
 from . import compiled
-from .columns import column, numbers, take
+from .texts import Texts, arrow, join, sorted_descending, take_rows, whole
 from .validation import ProblemLog, warn_missing_queries
 from .validation_fast import Rows
 
@@ -24,7 +24,7 @@ _QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads query codes over the 64-bi
 _SLICE_ROWS = 4096  # repeated rows whose docids are fetched at once when reporting duplicates
 
 
-def trec_order(q: np.ndarray, scores: np.ndarray, docids: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, int, int]:
+def trec_order(q: np.ndarray, scores: np.ndarray, docids: Any) -> tuple[np.ndarray, int, int]:
     """Row order grouped by query, score descending, docid descending (trec_eval's order);
     also how many queries have tied scores and the row of the first tie."""
     n = q.size
@@ -43,11 +43,24 @@ def trec_order(q: np.ndarray, scores: np.ndarray, docids: pa.Array | pa.ChunkedA
     member[1:] |= tied
     group = np.cumsum(member & ~np.concatenate(([False], tied)))
     at = np.flatnonzero(member)
-    ties = pa.table({"group": column(group[at]), "docid": take(docids, order[at])})
-    within = numbers(pc.sort_indices(ties, sort_keys=[("group", "ascending"), ("docid", "descending")]))
+    tied_docids = take_rows(docids, order[at])
+    within = sorted_descending(group[at], tied_docids) if isinstance(tied_docids, Texts) else None
+    if within is None:
+        within = _arrow_order(group[at], tied_docids)
     order[at] = order[at][within]
     tied_qs = qs[at]  # grouped by query, so each query's rows are one stretch (np.unique would import numpy.ma)
     return order, 1 + int(np.count_nonzero(tied_qs[1:] != tied_qs[:-1])), int(order[at].min())
+
+
+def _arrow_order(groups: np.ndarray, docids: Any) -> np.ndarray:
+    """`texts.sorted_descending` by Arrow's sort, for Arrow arrays (and what numpy declines)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .columns import column, numbers
+
+    ties = pa.table({"group": column(groups), "docid": arrow(docids)})
+    return numbers(pc.sort_indices(ties, sort_keys=[("group", "ascending"), ("docid", "descending")]))
 
 
 def position_in_query(qs: np.ndarray) -> np.ndarray:
@@ -78,7 +91,7 @@ def _top(rows: Rows, k: int) -> Rows:
     keep = order[ss >= np.repeat(kth, sizes)]
     if keep.size > 1 and not np.all(keep[1:] > keep[:-1]):
         keep.sort()  # back in file order
-    return Rows(q[keep], take(rows.docids, keep), rows.ranks[keep], scores[keep],
+    return Rows(q[keep], take_rows(rows.docids, keep), rows.ranks[keep], scores[keep],
                 rows.lines[keep], rows.hashes[keep])
 
 
@@ -99,7 +112,7 @@ class RunCollector:
         self.q: list[tuple[np.ndarray, np.ndarray]] = []
         self.keys: list[np.ndarray] = []
         self.lines: list[tuple[np.ndarray, np.ndarray]] = []
-        self.docids: list[pa.Array] = []
+        self.docids: list[Any] = []
         self.kept: list[Rows] = []
         self.too_deep: list[tuple[int, int]] = []  # (query code, line of its first row past max_depth)
 
@@ -136,7 +149,8 @@ class RunCollector:
         scores = np.concatenate([k.scores for k in self.kept])
         ranks = np.concatenate([k.ranks for k in self.kept])
         klines = np.concatenate([k.lines for k in self.kept])
-        docids = pa.chunked_array([k.docids for k in self.kept], pa.string())
+        hashes = np.concatenate([k.hashes for k in self.kept])
+        docids = join([k.docids for k in self.kept])
         order, tied_queries, first_tie = trec_order(kq, scores, docids)
         if tied_queries:
             log.warn("score-ties", f"{tied_queries} queries have scored documents with equal scores; they are "
@@ -147,8 +161,9 @@ class RunCollector:
         keep = order[position_in_query(kq[order]) < self.keep_depth]
         unmoved = keep.size == kq.size and bool(np.all(keep[1:] > keep[:-1]))  # no copy needed
         run = Run.from_columns(names=names, codes=kq if unmoved else kq[keep],
-                               docids=(docids if unmoved else take(docids, keep)).combine_chunks(),
-                               scores=scores if unmoved else scores[keep], tag=tag)
+                               docids=whole(docids if unmoved else take_rows(docids, keep)),
+                               scores=scores if unmoved else scores[keep], tag=tag,
+                               hashes=hashes if unmoved else hashes[keep])
         return run, queries
 
     def _rows(self) -> tuple[np.ndarray, np.ndarray]:
@@ -182,11 +197,12 @@ class RunCollector:
         q, lines = self._rows()
         rows = np.flatnonzero(np.isin(np.concatenate(self.keys), repeated))  # file order
         first: dict[tuple[int, str], int] = {}
+        every = join(self.docids)
         # In slices, and only until the log is full: a file of one line repeated has every
         # row in `rows`, and only the first 25 repeats are ever reported.
         for start in range(0, rows.size, _SLICE_ROWS):
             part = rows[start:start + _SLICE_ROWS]
-            docids = take(pa.chunked_array(self.docids, pa.string()), part).to_pylist()
+            docids = take_rows(every, part).to_pylist()
             for row, docid in zip(part.tolist(), docids, strict=True):
                 seen = first.setdefault((int(q[row]), docid), row)
                 if seen != row:

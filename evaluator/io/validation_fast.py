@@ -11,24 +11,28 @@ is ~10x slower, so it only ever runs on blocks that need it.
 Where the optional C extension `_lines` was built (see setup.py and io/compiled.py), it is the fast path:
 the same checks in one pass over the bytes, 2.5x quicker than pyarrow's parser plus numpy.
 `CUPBOARD_PURE_PYTHON=1` keeps to the numpy/pyarrow path, which
-is what runs where the extension could not be built; both give identical rows.
+is what runs where the extension could not be built; both give identical rows. The
+compiled path keeps docids as `texts.Texts` and never imports pyarrow; the other as Arrow arrays.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pcsv
 
 from . import compiled
-from .columns import numbers, strings
+from .texts import Texts
 from .validation import MAX_FIELD_BYTES, TAG_RE, LineRules, ProblemLog
 
 if TYPE_CHECKING:
     from types import ModuleType
+
+    import pyarrow as pa
+
+if compiled.COMPILED is None:  # the numpy/pyarrow reader: load pyarrow here, before any worker process forks
+    import pyarrow  # noqa: F401
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +40,7 @@ class Rows:
     """The valid lines of one block as columns; qids are codes into the reader's qid table."""
 
     qcodes: np.ndarray  # int32
-    docids: pa.Array  # string
+    docids: Any  # Texts from the compiled reader, else an Arrow string array
     ranks: np.ndarray  # int64
     scores: np.ndarray  # float64
     lines: np.ndarray  # int64, 1-based line numbers in the file
@@ -44,17 +48,26 @@ class Rows:
 
 
 _NAMES = ["qid", "q0", "docid", "rank", "score", "tag"]
-# One parser block per reader block (no chunks to stitch) and no threads: on a busy
-# two-core worker, threads cost more than they bring.
-_READ = pcsv.ReadOptions(column_names=_NAMES, block_size=1 << 24, use_threads=False)
-_PARSE = pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False)
-# Every column is read as text: converting afterwards with compute kernels is ~2x faster
-# than the CSV reader's own typed conversion, and lets the rank bytes be checked first.
-# No UTF-8 check: `parse_fast` only parses blocks it has already found to be all ASCII.
 _KEPT = ["qid", "docid", "rank", "score"]
-_CONVERT = pcsv.ConvertOptions(column_types={name: pa.string() for name in _KEPT}, include_columns=_KEPT,
-                               check_utf8=False, null_values=[], strings_can_be_null=False,
-                               quoted_strings_can_be_null=False)
+
+
+@cache
+def _csv_options() -> tuple[Any, Any, Any]:
+    """pyarrow's CSV read, parse and convert options for `_parse_arrow`."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    # One parser block per reader block (no chunks to stitch) and no threads: on a busy
+    # two-core worker, threads cost more than they bring.
+    read = pcsv.ReadOptions(column_names=_NAMES, block_size=1 << 24, use_threads=False)
+    parse = pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False)
+    # Every column is read as text: converting afterwards with compute kernels is ~2x faster
+    # than the CSV reader's own typed conversion, and lets the rank bytes be checked first.
+    # No UTF-8 check: `parse_fast` only parses blocks it has already found to be all ASCII.
+    convert = pcsv.ConvertOptions(column_types={name: pa.string() for name in _KEPT}, include_columns=_KEPT,
+                                  check_utf8=False, null_values=[], strings_can_be_null=False,
+                                  quoted_strings_can_be_null=False)
+    return read, parse, convert
 
 
 _SLICE = 1 << 18  # bytes scanned per numpy call: small temporaries stay in the allocator's cache
@@ -102,17 +115,24 @@ def _powers(n: int) -> np.ndarray:
     return table[:n]
 
 
-def docid_hashes(docids: pa.Array) -> np.ndarray:
+def docid_hashes(docids: pa.Array | Texts) -> np.ndarray:
     """A 64-bit polynomial hash of each value (sum of byte_k * P^k, mod 2^64), computed over
     all bytes at once: prefix sums of byte * P^position, shifted back by P^-start. Equal
     strings get equal hashes; a shared hash is only a candidate and is confirmed exactly.
     Works through `_HASH_ROWS` values at a time, so its 8-byte-per-byte temporaries stay small."""
     if len(docids) > _HASH_ROWS:
+        if isinstance(docids, Texts):
+            return np.concatenate([docid_hashes(Texts(docids.offsets[i:i + _HASH_ROWS + 1], docids.data))
+                                   for i in range(0, len(docids), _HASH_ROWS)])
         return np.concatenate([docid_hashes(docids.slice(i, _HASH_ROWS)) for i in range(0, len(docids), _HASH_ROWS)])
-    _, offsets, _ = docids.buffers()
-    bounds = np.frombuffer(offsets, np.int32, count=len(docids) + 1, offset=docids.offset * 4).astype(np.int64)
-    bounds -= bounds[0]
-    text = text_bytes(docids)
+    if isinstance(docids, Texts):
+        bounds = docids.offsets.astype(np.int64)
+        text = docids.data[bounds[0]:bounds[-1]]
+    else:
+        _, offsets, _ = docids.buffers()
+        bounds = np.frombuffer(offsets, np.int32, count=len(docids) + 1, offset=docids.offset * 4).astype(np.int64)
+        text = text_bytes(docids)
+    bounds = bounds - bounds[0]
     if not text.size:
         return np.zeros(len(docids), dtype=np.uint64)
     prefix = np.empty(text.size + 1, dtype=np.uint64)
@@ -124,7 +144,8 @@ def docid_hashes(docids: pa.Array) -> np.ndarray:
     # P^-start for each start, as running products of P^-length (lengths are short)
     step = _INVERSE_POWERS[lengths[:-1]] if short else np.power(_PRIME_INVERSE, lengths[:-1].astype(np.uint64))
     shift = np.cumprod(np.concatenate(([np.uint64(1)], step)), dtype=np.uint64)
-    return (prefix[bounds[1:]] - prefix[bounds[:-1]]) * shift
+    hashes: np.ndarray = (prefix[bounds[1:]] - prefix[bounds[:-1]]) * shift
+    return hashes
 
 
 def _is_article_passage(docids: pa.Array) -> bool:
@@ -149,6 +170,8 @@ def _docids_match(docids: pa.Array, pattern: str | None) -> bool:
         return True
     if pattern in VECTOR_PATTERNS:
         return VECTOR_PATTERNS[pattern](docids)
+    import pyarrow.compute as pc
+
     return bool(pc.all(pc.match_substring_regex(docids, f"^(?:{pattern})$")).as_py())
 
 
@@ -158,7 +181,7 @@ class Parsed:
 
     qid_values: list[str]
     qid_indices: np.ndarray
-    docids: pa.Array
+    docids: Any  # as Rows.docids
     ranks: np.ndarray
     scores: np.ndarray
     hashes: np.ndarray
@@ -196,6 +219,10 @@ def _tag_of(block: bytes, ends: np.ndarray) -> str | None:
 def _query_codes(qid: pa.Array) -> tuple[list[str], np.ndarray]:
     """The distinct qids of a block and each row's index into them. Rows of a query come
     together, so the qids are run-length encoded first (half the cost of hashing each row)."""
+    import pyarrow.compute as pc
+
+    from .columns import numbers
+
     runs = pc.run_end_encode(qid)
     local: dict[str, int] = {}
     values = runs.values.to_pylist()
@@ -217,15 +244,16 @@ _ARTICLE_PASSAGE = r"[0-9]+#[0-9]+"
 def _parse_compiled(reader: ModuleType, block: bytes, *, topics: frozenset[str] | None,
                     docid_pattern: str | None) -> Parsed | None:
     """`parse_fast` by the C extension (it releases nothing: the GIL is held, but a block
-    takes it ~5 ms). It checks the docid pattern itself only for article#passage ids."""
+    takes it ~5 ms). It checks the docid pattern itself only for article#passage ids; the
+    docids are Texts, so no pyarrow is needed (but for another pattern's regex)."""
     parsed = reader.parse_run(block, docid_pattern == _ARTICLE_PASSAGE)
     if parsed is None:
         return None
     qid_values, qid_indices, offsets, text, ranks, scores, hashes, tag, count = parsed
     if topics is not None and not topics.issuperset(qid_values):
         return None
-    docids = pa.Array.from_buffers(pa.string(), count, [None, pa.py_buffer(offsets), pa.py_buffer(text)])
-    if docid_pattern not in (None, _ARTICLE_PASSAGE) and not _docids_match(docids, docid_pattern):
+    docids = Texts.from_buffers(offsets, text)
+    if docid_pattern not in (None, _ARTICLE_PASSAGE) and not _docids_match(docids.arrow(), docid_pattern):
         return None
     return Parsed(qid_values, np.frombuffer(qid_indices, np.int32), docids, np.frombuffer(ranks, np.int64),
                   np.frombuffer(scores, np.float64), np.frombuffer(hashes, np.uint64), tag, count)
@@ -237,6 +265,12 @@ def _parse_arrow(block: bytes, *, topics: frozenset[str] | None, docid_pattern: 
     The CSV parser checks that every line has six space-separated fields; the Q0 and tag
     columns are not materialised (a third of the parse time): the tag is checked on the
     raw bytes before each line end, and Q0's width is what is left of the line."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    from .columns import numbers
+
     arr = np.frombuffer(block, np.uint8)
     if arr.size == 0 or arr.max() >= 0x80:
         return None
@@ -247,7 +281,7 @@ def _parse_arrow(block: bytes, *, topics: frozenset[str] | None, docid_pattern: 
     if tag is None:
         return None
     try:
-        table = pcsv.read_csv(pa.py_buffer(block), _READ, _PARSE, _CONVERT)
+        table = pcsv.read_csv(pa.py_buffer(block), *_csv_options())
     except pa.ArrowInvalid:
         return None  # a line without exactly six fields (an empty line, a double space...)
     if table.num_rows != ends.size:
@@ -314,7 +348,12 @@ def rows_exact(block: bytes, first_line: int, rules: LineRules, codes: dict[str,
             numbers.append(number)
         if log.full:
             break
-    array = strings(docids)
+    if compiled.COMPILED is not None:
+        array = Texts.from_strings(docids)
+    else:
+        from .columns import strings
+
+        array = strings(docids)
     rows = Rows(np.array(qcodes, dtype=np.int32), array, np.array(ranks, dtype=np.int64),
                 np.array(scores, dtype=np.float64), np.array(numbers, dtype=np.int64), docid_hashes(array))
     return rows, crlf

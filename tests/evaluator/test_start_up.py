@@ -6,6 +6,7 @@ each a few ms of a ~0.07 s budget) fails here, with its name, rather than as a s
 The usual command lines are read without argparse (evaluator/cli/score_argv.py), the HTTP
 client is loaded only for a phase, json only for JSON output and trec_format only for trec's."""
 import json
+import os
 import subprocess
 import sys
 
@@ -78,3 +79,32 @@ def test_validate_on_a_small_run_imports_nothing_costly(small_collection):
     assert sorted(names.intersection(COSTLY) - {"evaluator.cli.validate", "argparse", "gettext"}) == []
     assert not [name for name in names if name.split(".")[0] in {"numpy", "pyarrow", "pandas"}]
     assert json.loads(out)["runs"][0]["documents"] == 600
+
+
+def test_scoring_a_large_plain_submission_with_the_compiled_reader_imports_no_pyarrow(tmp_path):
+    """Past the small engine's size, with the C reader built, the vectorised engine scores a
+    plainly valid submission (tied scores included) with numpy alone: pyarrow (~0.08 s CPU
+    in the parent before the workers fork) is not imported. The numpy/pyarrow reader
+    (CUPBOARD_PURE_PYTHON=1) gives the same output."""
+    from evaluator.io import compiled
+
+    if compiled.BUILT is None:
+        pytest.skip("the C reader is not built (test_compiled_reader says why)")
+    argv = ["score", "--benchmark", "generic", "--metrics", "ndcg_cut_10,recall_100", "--format", "json"]
+    qrels, runs = [], []
+    for language in ("aa", "bb"):
+        (tmp_path / f"qrels.{language}.tsv").write_text(
+            "".join(f"{language}{q}\t0\t{d}#0\t{(q + d) % 3}\n" for q in range(1600) for d in range(0, 400, 37)))
+        (tmp_path / f"run.{language}.txt").write_text(
+            "".join(f"{language}{q} Q0 {d}#0 {r} {50 - r // 2} bm25\n" for q in range(1600)
+                    for r, d in enumerate(range(5, 405, 4), start=1)))
+        qrels.append(f"{language}={tmp_path / f'qrels.{language}.tsv'}")
+        runs.append(f"{language}={tmp_path / f'run.{language}.txt'}")
+    argv += ["--qrels", *qrels, "--run", *runs]
+    names, out = imported(argv)
+    assert "evaluator.engines.parallel" in names and "numpy" in names  # the vectorised engine ran
+    assert not [name for name in names if name.split(".")[0] in {"pyarrow", "pandas"}]
+    fallback = subprocess.run([sys.executable, "-m", "evaluator", *argv], capture_output=True, text=True, check=True,
+                              env={**os.environ, "CUPBOARD_PURE_PYTHON": "1"})
+    assert json.loads(out) == json.loads(fallback.stdout)
+    assert json.loads(out)["subsets"]["aa"]["ndcg_cut_10"] > 0
