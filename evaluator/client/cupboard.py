@@ -58,10 +58,15 @@ class Cupboard:
     def get(self, url: str) -> dict[str, Any]:
         """The JSON answer of a GET of `url` (absolute, or a path on the server); a 429 or 503
         is waited out up to `patience` seconds, any other refusal raised."""
-        url = url if "://" in url else self.server + url
-        deadline = time.monotonic() + self.patience
+        return self._answer(url if "://" in url else self.server + url, patience=self.patience)
+
+    def _answer(self, url: str, body: Multipart | None = None, *, patience: float,
+                progress: Reporter | None = None) -> dict[str, Any]:
+        """The JSON answer to a GET, or a POST of `body`; "not now" (429, 503: nothing was
+        done) asked again after its Retry-After while `patience` lasts, any refusal raised."""
+        deadline = time.monotonic() + patience
         while True:
-            status, answer = call_api(url, self.token, timeout=self.timeout)
+            status, answer = call_api(url, self.token, body, progress=progress, timeout=self.timeout)
             if status < 400:
                 return answer
             pause = answer.get("retry_after")
@@ -156,11 +161,13 @@ class Cupboard:
 
     def upload(self, competition: str, phase: str, runs: RunFiles, *, method_name: str, description: str = "",
                paper_url: str = "", code_url: str = "", meta: Mapping[str, object] | None = None,
-               progress: Reporter | None = None) -> dict[str, Any]:
+               progress: Reporter | None = None, patience: float = 0) -> dict[str, Any]:
         """Send runs as a new submission; the server's answer (its id, number, status, url;
         `repeat` when these files were already stored). `runs`: paths (the language read from
         each name, as the server does), or {code: path, DataFrame or dict} (`run_files`).
-        Raises CupboardError with the API's errors (file, line) when refused, nothing stored."""
+        Raises CupboardError with the API's errors (file, line) when refused, nothing stored;
+        a 429 or 503 (nothing stored either) is sent again after its Retry-After while
+        `patience` seconds last (none by default: the command line exits 3 and says when)."""
         fields = {api.METHOD_NAME: method_name, api.DESCRIPTION: description, api.PAPER_URL: paper_url,
                   api.CODE_URL: code_url, **{f"{api.META_PREFIX}{k}": _text(v) for k, v in (meta or {}).items()}}
         with tempfile.TemporaryDirectory(prefix="cupboard-runs-") as folder:
@@ -169,12 +176,8 @@ class Cupboard:
             if missing:
                 raise CupboardError(f"no such file: {', '.join(missing)}", answer={
                     "errors": [api.error("no_such_file", f"no such file: {m}") for m in missing]})
-            url = api.upload_url(self.server, competition, phase)
-            status, answer = call_api(url, self.token, Multipart(fields, files), progress=progress,
-                                      timeout=self.timeout)
-        if status >= 400:
-            raise CupboardError.refused(url, status, answer)
-        return answer
+            return self._answer(api.upload_url(self.server, competition, phase), Multipart(fields, files),
+                                patience=patience, progress=progress)
 
     def wait(self, submission: dict[str, Any], *, timeout: float = 900, poll: float = 1.0, backoff: float = 1.5,
              max_poll: float = 15.0, watch: Watch | None = None) -> dict[str, Any]:
@@ -206,7 +209,8 @@ class Cupboard:
     def submit(self, competition: str, phase: str, runs: RunFiles, *, method_name: str,
                meta: Mapping[str, object] | None = None, wait: bool = True, progress: Reporter | None = None,
                timeout: float = 900, poll: float = 1.0, **fields: str) -> pd.DataFrame:
-        """Upload, wait for the score (unless `wait=False`; `timeout` and `poll` as in `wait`)
+        """Upload (a 429 or 503 sent again after its Retry-After, within `patience`), wait for
+        the score (unless `wait=False`; `timeout` and `poll` as in `wait`)
         and return it as a DataFrame: one row per average (the site's labels: K.Avg, Avg) and
         subset, one column per metric, as rounded as the site shows it; the submission's state
         in `.attrs["submission"]`. A rejected or failed submission raises CupboardError with
@@ -214,7 +218,7 @@ class Cupboard:
         from .frames import scores_frame
 
         answer = self.upload(competition, phase, runs, method_name=method_name, meta=meta, progress=progress,
-                             **fields)
+                             patience=self.patience, **fields)
         if wait:
             answer = {**self.wait(answer, timeout=timeout, poll=poll), "url": answer["url"]}
         if answer["status"] in api.UNSUCCESSFUL:

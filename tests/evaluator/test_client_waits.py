@@ -34,6 +34,10 @@ class Scripted(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))  # an upload: read, then answered as a GET
+        self.do_GET()
+
     def log_message(self, *args):
         pass
 
@@ -83,3 +87,22 @@ def test_waiting_gives_up_after_its_timeout(server):
     with pytest.raises(CupboardError, match="still queued after 1 s: http://x/submissions/7/") as late:
         Cupboard(server, "t").wait(queued, timeout=1, poll=0.2, backoff=1)
     assert late.value.status is None and late.value.errors[0]["code"] == "timeout"
+
+
+def test_submit_sends_again_after_a_503_and_upload_alone_does_not(server, tmp_path):
+    run = tmp_path / "run.mine.sw.dev.txt"
+    run.write_text("1 Q0 10#0 1 2.0 mine\n")
+    stored = {"id": 7, "number": 1, "status": "queued", "progress": 0, "url": "http://x/submissions/7/",
+              "scores": {}, "averages": {}}
+    Scripted.script = [(503, ERRORS, "1"), (201, stored, None)]
+    with pytest.raises(CupboardError) as not_now:  # the command line's way: exit 3, "try again in 1 s"
+        Cupboard(server, "t").upload("cup", "dev", run, method_name="BM25")
+    assert not_now.value.status == 503 and not_now.value.retry_after == 1 and len(Scripted.asked) == 1
+
+    scores = Cupboard(server, "t").submit("cup", "dev", run, method_name="BM25", wait=False)
+    assert scores.attrs["submission"] == stored and scores.empty  # queued: no score yet
+    assert len(Scripted.asked) == 2  # the 503 was the first upload's; this one was taken at once
+
+    Scripted.script, Scripted.asked = [(503, ERRORS, "1"), (201, stored, None)], []
+    Cupboard(server, "t").submit("cup", "dev", run, method_name="BM25", wait=False)
+    assert len(Scripted.asked) == 2 and Scripted.asked[1] - Scripted.asked[0] >= 0.9  # after its Retry-After
