@@ -162,6 +162,11 @@ class Viewer:
         """Organizers always; anyone else once the phase is revealed (a live phase always is)."""
         return self.is_organizer or phase.is_revealed(self.now)
 
+    def sees_official_results(self, phase: Phase) -> bool:
+        """The phase's frozen official results (leaderboards/snapshots.py), where they exist:
+        only a final phase with a reveal has them, seen by whoever sees its leaderboard."""
+        return phase.is_final and phase.reveal_at is not None and self.sees_leaderboard(phase)
+
     @staticmethod
     def closed_message(phase: Phase) -> str:
         if phase.reveal_at is None:

@@ -64,6 +64,6 @@ def snapshot_freeze(*, phase: Phase, now: datetime) -> FrozenSnapshot | None:
 def official_snapshot(phase: Phase, viewer: Viewer) -> FrozenSnapshot | None:
     """The phase's frozen snapshot (without its files' text) when the viewer may see the
     leaderboard now; else None, like the leaderboard itself."""
-    if not phase.is_final or phase.reveal_at is None or not viewer.sees_leaderboard(phase):
+    if not viewer.sees_official_results(phase):
         return None  # only revealed final phases have one: other pages ask nothing
     return FrozenSnapshot.objects.filter(phase=phase).defer("csv", "json", "per_query").first()

@@ -46,11 +46,11 @@ def _competition(viewer: Viewer) -> dict:
 
 def _phase(viewer: Viewer, phase: Phase) -> dict:
     """A phase with its window and the addresses of what a client reads of it. `official_url`
-    only once its frozen official results are there for the caller (leaderboards/snapshots.py:
-    a revealed final phase's)."""
+    only once its frozen official results are there for the caller (`Viewer.sees_official_results`,
+    the rule of leaderboards/snapshots.py)."""
     slugs = {"competition_slug": viewer.competition.slug, "phase_slug": phase.slug}
     board = viewer.sees_leaderboard(phase)
-    official = board and phase.is_final and phase.reveal_at is not None and phase.has_official
+    official = viewer.sees_official_results(phase) and phase.has_official
     return {
         "slug": phase.slug, "name": phase.name, "opens": phase.opens_at.isoformat(),
         "closes": phase.closes_at.isoformat(), "is_open": phase.is_open(viewer.now), "is_final": phase.is_final,
