@@ -66,19 +66,22 @@ class TopicReport:
         return sum(row.difference < 0 for row in self.rows)
 
 
+def _counted(phase: Phase) -> QuerySet:
+    """The phase's runs that count (see the module docstring), on whichever subsets they ran."""
+    return Submission.objects.filter(phase=phase, status=Submission.Status.SCORED, disqualified=False,
+                                     qrels_release=current_qrels_release(phase))
+
+
 def counted_runs(phase: Phase, subset: Subset):
     """The submissions the best, median and worst are over on `subset` (see the module docstring)."""
-    return Submission.objects.filter(phase=phase, status=Submission.Status.SCORED, disqualified=False,
-                                     qrels_release=current_qrels_release(phase), run_files__subset=subset)
+    return _counted(phase).filter(run_files__subset=subset)
 
 
 def _counted_by_subset(phase: Phase) -> dict[int, list[tuple[int, datetime | None]]]:
     """{subset id: [(id, scored_at)]} of the runs counted on each subset (`counted_runs` of
     every subset at once), in one query."""
     found: dict[int, list[tuple[int, datetime | None]]] = {}
-    rows = Submission.objects.filter(phase=phase, status=Submission.Status.SCORED, disqualified=False,
-                                     qrels_release=current_qrels_release(phase))
-    for pk, scored_at, subset_id in rows.values_list("pk", "scored_at", "run_files__subset_id"):
+    for pk, scored_at, subset_id in _counted(phase).values_list("pk", "scored_at", "run_files__subset_id"):
         if subset_id is not None:
             found.setdefault(subset_id, []).append((pk, scored_at))
     return found
