@@ -42,7 +42,8 @@ FILTERABLE = ("choice", "boolean")
 PREFIX = "meta_"  # the form/API field and the leaderboard's query parameter: meta_<name>
 NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 TEXT_MAX = 200
-_YES, _NO = {"yes", "true", "1", "on"}, {"no", "false", "0", "off"}
+# How yes and no may be spelled, here and by the upload's own yes/no fields (submissions/forms.py).
+YES, NO = frozenset({"yes", "true", "1", "on"}), frozenset({"no", "false", "0", "off"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +143,8 @@ def _value(field: MetadataField, value):
     if field.type == "boolean":
         if isinstance(value, bool):
             return value
-        if str(value).lower() in _YES | _NO:
-            return str(value).lower() in _YES
+        if str(value).lower() in YES | NO:
+            return str(value).lower() in YES
         raise ValueError(f"say yes or no, not {value!r}")
     if field.type == "integer":
         if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and value.isascii() and value.isdigit())):

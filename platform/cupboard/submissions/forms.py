@@ -4,9 +4,10 @@ from collections.abc import Sequence
 from django import forms
 
 from cupboard.competitions.forms import MultipleFileField
-from cupboard.competitions.run_metadata import MetadataError, MetadataField, metadata_clean
+from cupboard.competitions.run_metadata import NO, YES, MetadataError, MetadataField, metadata_clean
 
-TRUE, FALSE = frozenset({"1", "true", "on", "yes"}), frozenset({"0", "false", "off", "no", ""})
+# Spelled as a run-metadata yes/no of the same form is; nothing sent is no.
+TRUE, FALSE = YES, NO | {""}
 
 
 class YesNoCheckbox(forms.CheckboxInput):
