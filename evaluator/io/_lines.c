@@ -30,6 +30,9 @@
  * max_depth) -> {qid: [docid bytes]} | None: parse_run's columns grouped by query for the
  * small engine (evaluator/engines/small.py), declining what it declines.
  *
+ * group_qrels(qid_values, owner, docid_offsets, docid_bytes, labels) -> {qid: {docid: label}}
+ * | None: parse_qrels' columns as dicts for the small engine (None: a docid judged twice).
+ *
  * any_repeated(keys) -> bool: whether a uint64 key occurs twice (the duplicate-docid
  * check's common case, in one linear pass).
  */
@@ -622,6 +625,53 @@ static PyObject *group_ranked(PyObject *self, PyObject *args) {
     return ok < 0 || PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
 }
 
+/* group_qrels(qid_values, owner, docid_offsets, docid_bytes, labels) -> {qid: {docid: label}}
+ * | None: parse_qrels' columns as the small engine scores them (evaluator.io.qrels), in
+ * file order; None (decline) when a docid is judged twice for a query. */
+static PyObject *group_qrels(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *names;
+    Py_buffer owner, offsets, text, labels;
+    if (!PyArg_ParseTuple(args, "O!y*y*y*y*", &PyList_Type, &names, &owner, &offsets, &text, &labels))
+        return NULL;
+    const int64_t *code = owner.buf, *label = labels.buf;
+    const int32_t *at = offsets.buf;
+    const char *bytes = text.buf;
+    Py_ssize_t lines = owner.len / 8, count = PyList_GET_SIZE(names);
+    PyObject *result = PyDict_New();
+    int ok = result != NULL;
+    for (Py_ssize_t i = 0; ok > 0 && i < count; i++) { /* qids in order of first appearance */
+        PyObject *judged = PyDict_New();
+        ok = judged && PyDict_SetItem(result, PyList_GET_ITEM(names, i), judged) == 0 ? 1 : -1;
+        Py_XDECREF(judged);
+    }
+    for (Py_ssize_t row = 0; ok > 0 && row < lines; row++) {
+        if (code[row] < 0 || code[row] >= count) {
+            ok = -1;
+            PyErr_SetString(PyExc_ValueError, "a qid code out of range");
+            break;
+        }
+        PyObject *judged = PyDict_GetItem(result, PyList_GET_ITEM(names, code[row]));
+        PyObject *docid = PyUnicode_DecodeASCII(bytes + at[row], at[row + 1] - at[row], NULL);
+        PyObject *value = PyLong_FromLongLong(label[row]);
+        Py_ssize_t before = judged ? PyDict_GET_SIZE(judged) : 0;
+        if (!judged || !docid || !value || PyDict_SetItem(judged, docid, value) < 0)
+            ok = -1;
+        else if (PyDict_GET_SIZE(judged) == before)
+            ok = 0; /* judged twice: the exact reader says where */
+        Py_XDECREF(docid);
+        Py_XDECREF(value);
+    }
+    PyBuffer_Release(&owner);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&text);
+    PyBuffer_Release(&labels);
+    if (ok > 0)
+        return result;
+    Py_XDECREF(result);
+    return ok < 0 ? NULL : Py_NewRef(Py_None);
+}
+
 static PyMethodDef methods[] = {
     {"any_repeated", any_repeated, METH_VARARGS, "any_repeated(uint64 keys) -> whether a key occurs twice."},
     {"parse_run", parse_run, METH_VARARGS,
@@ -630,6 +680,9 @@ static PyMethodDef methods[] = {
     {"group_ranked", group_ranked, METH_VARARGS,
      "group_ranked(qid_values, qid_indices, docid_offsets, docid_bytes, ranks, scores, hashes, max_depth) -> "
      "{qid: [docid bytes]}, or None when a query's lines are not together, too many or not plainly ordered."},
+    {"group_qrels", group_qrels, METH_VARARGS,
+     "group_qrels(qid_values, owner, docid_offsets, docid_bytes, labels) -> {qid: {docid: label}}, or None when "
+     "a docid is judged twice for a query."},
     {"parse_qrels", parse_qrels, METH_VARARGS,
      "parse_qrels(data) -> (qid_values, owner, docid_offsets, docid_bytes, labels, hashes, count), or None when "
      "any line needs the exact reader."},

@@ -11,14 +11,19 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
+FUNCTIONS = ("parse_run", "group_ranked", "parse_qrels", "group_qrels", "any_repeated")
+
 
 def _built() -> ModuleType | None:
+    """The extension; None where it was not built, or was built from an older _lines.c
+    without every function the readers call (`make install` rebuilds it; until then the
+    pure-Python paths answer, and test_compiled_reader fails to say so)."""
     try:
         from . import _lines  # type: ignore[attr-defined]
     except ImportError:
         return None
     reader: ModuleType = _lines
-    return reader
+    return reader if all(hasattr(reader, name) for name in FUNCTIONS) else None
 
 
 BUILT = _built()

@@ -42,7 +42,7 @@ def read_qrels(source: Source, *, name: str | None = None, strict: bool = True, 
         warnings.append(Problem("bom", "the file starts with a UTF-8 byte order mark; it was ignored", file, 1,
                                 severity="warning"))
     small = len(data) <= SMALL_QRELS_BYTES
-    qrels = ((as_columns and _read_compiled(data)) or (_read_plain(data) if small else _read_fast(data))
+    qrels = ((as_columns and _read_compiled(data)) or (_read_small(data) if small else _read_fast(data))
              or _read_exact(data, file, strict=strict))
     qrels.warnings = (*warnings, *qrels.warnings)
     return qrels
@@ -120,6 +120,20 @@ def _maybe_judged_twice(hashes: np.ndarray, codes: np.ndarray) -> bool:
         return bool(COMPILED.any_repeated(keys))
     keys.sort()
     return bool(np.any(keys[1:] == keys[:-1]))
+
+
+def _read_small(data: bytes) -> Qrels | None:
+    """A small plain file as dicts: parsed and grouped by the compiled reader where it is
+    built (`parse_qrels`, `group_qrels`), else split by `_read_plain`; None when anything
+    needs the per-line reader."""
+    from .compiled import COMPILED as reader
+
+    parsed = None if reader is None else reader.parse_qrels(data)
+    if reader is None or parsed is None:
+        return _read_plain(data)
+    qids, owner, offsets, text, labels, _, _ = parsed
+    judgments = reader.group_qrels(qids, owner, offsets, text, labels)
+    return Qrels(judgments) if judgments else None  # None: a docid judged twice (or no line)
 
 
 _PLAIN = re.compile(rb"(?:[!-~]+[ \t]+[!-~]+[ \t]+[!-~]+[ \t]+[+-]?[0-9]{1,18}[ \t]*\n)*")
