@@ -144,11 +144,11 @@ def score_jobs(jobs: list[Job], *, scoring: Scoring, workers: int | None, progre
     """Small plain runs by the pure-Python engine when `small` (no numpy or pyarrow to
     import: a small collection takes about trec_eval's time), the others, and any it
     declines, by the vectorised one on every core."""
-    from ..engines.small import SMALL_RUN_BYTES, score_small_job
+    from ..engines.small import score_small_job, small_run_bytes
 
     done, outcomes = _progress(jobs, progress), {}
     # past a few MB in all, numpy on every core is quicker than Python on one, imports included
-    small = small and sum(job.run_bytes() for job in jobs) <= SMALL_RUN_BYTES
+    small = small and sum(job.run_bytes() for job in jobs) <= small_run_bytes()
     for job in jobs if small else ():
         outcome = score_small_job(job, scoring=scoring)
         if outcome is not None:
