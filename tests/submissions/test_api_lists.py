@@ -2,7 +2,9 @@
 competitions and phases the caller may see with the addresses a client goes on to, and the
 caller's team's submissions to a phase, each as the status answer gives it."""
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import resolve
 from django.utils import timezone
 
@@ -125,6 +127,23 @@ def test_a_team_gets_its_own_submissions_newest_first_as_the_status_answer(world
     teammate = _client(world.teammate).get(_submissions(world)).json()["submissions"]
     assert [s["id"] for s in teammate] == [s.pk for s in reversed(mine)]
     assert len(_client(world.outsider).get(_submissions(world)).json()["submissions"]) == 1
+
+
+def test_a_longer_list_reads_run_files_and_scores_once(world):
+    """Each further submission costs its topic counts and per-query values (2 queries), not
+    also its run files (twice) and scores: those are read once for the list (selectors.RUN_FILES)."""
+    client = _client(world.participant)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(_submissions(world)).status_code == 200
+        return len(captured.captured_queries)
+    make_scored(world.dev, team=world.team_a, scores=ndcg(sw=0.1, te=0.2), minutes_ago=10)
+    one = queries()
+    for n in range(4):
+        make_scored(world.dev, team=world.team_a, scores=ndcg(sw=0.2 + 0.1 * n, te=0.2), minutes_ago=9 - n)
+    assert len(client.get(_submissions(world)).json()["submissions"]) == 5
+    assert queries() - one <= 2 * 4
 
 
 def test_a_private_phase_lists_what_the_team_sees_of_its_runs(world):

@@ -21,7 +21,7 @@ from evaluator.client import api as contract
 
 from .api import no_phase, phase_seen, token_required
 from .models import Submission
-from .selectors import status_payload
+from .selectors import RUN_FILES, status_payload
 
 
 @partial(token_required, optional=True)
@@ -77,7 +77,7 @@ def submissions(request, competition_slug: str, phase_slug: str):
     if team is None:
         return api_error(403, "no_team", f"You are in no team of competition {competition_slug!r}: only a "
                                          "team's members see its submissions.")
-    runs = (Submission.objects.filter(phase=phase, team=team)
-            .select_related("phase__competition", "team", "qrels_release").order_by("-created_at", "-pk"))
+    runs = (Submission.objects.filter(phase=phase, team=team).select_related("phase__competition", "team", "qrels_release")
+            .prefetch_related(RUN_FILES, "scores").order_by("-created_at", "-pk"))
     return JsonResponse({"competition": phase.competition.slug, "phase": phase.slug, "team": team.name,
                          "submissions": [status_payload(viewer, submission) for submission in runs]})

@@ -3,7 +3,7 @@
 Which submissions, files, scores and per-query values a person may see is their `Viewer`'s
 answer (competitions/viewer.py); this module only reads what it allows.
 """
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Prefetch, Q, prefetch_related_objects
 from django.utils import timezone
 
 from cupboard.audit.models import AuditEvent
@@ -14,9 +14,14 @@ from cupboard.competitions.viewer import Viewer
 from cupboard.teams.models import Membership, Team
 
 from .coverage import incomplete, run_files_coverage
-from .models import QueryScores, QuotaGrant, RunFile, Score, Submission
+from .models import QueryScores, QuotaGrant, RunFile, Submission
 from .queue import queue_place
 from .topic_reports import has_report
+
+# A submission's run files with what its pages and answers read of each: prefetch a list's
+# with it (`Submission.objects.prefetch_related(RUN_FILES, "scores")`) and `status_payload`
+# reads no run file or score again per submission.
+RUN_FILES = Prefetch("run_files", queryset=RunFile.objects.select_related("subset__group", "subset__competition"))
 
 
 def visible_run_files(viewer: Viewer, submission: Submission) -> list[RunFile]:
@@ -24,8 +29,8 @@ def visible_run_files(viewer: Viewer, submission: Submission) -> list[RunFile]:
     still hidden from them: a baseline's run for a surprise language is as hidden as the language."""
     if not viewer.sees_runs(submission):
         return []
-    run_files = submission.run_files.select_related("subset__group", "subset__competition")
-    return [f for f in run_files if viewer.sees_subset(f.subset)]
+    prefetch_related_objects([submission], RUN_FILES)  # nothing to do when a list prefetched them
+    return [f for f in submission.run_files.all() if viewer.sees_subset(f.subset)]
 
 
 def score_tables(viewer: Viewer, submission: Submission) -> tuple[list[dict], list[dict]]:
@@ -40,7 +45,7 @@ def score_tables(viewer: Viewer, submission: Submission) -> tuple[list[dict], li
         return [], []
     subsets = phase_subsets(submission.phase, viewer.subsets)
     values: dict[int, dict[str, float]] = {}
-    for score in Score.objects.filter(submission=submission):
+    for score in submission.scores.all():  # prefetched by a list
         values.setdefault(score.subset_id, {})[score.metric] = score.value
     return _rows(viewer, submission, subsets, values), _averages(viewer, subsets, values)
 
