@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..io.texts import Texts, same_values
+from ..io.texts import Texts, all_greater, same_values
 from ..io.validation_collect import trec_order as order_with_ties
 from ..io.validation_fast import docid_hashes
 from ..measures import GAIN_ALIASES, GAINS, Metric, parse_metrics
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 _QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads query numbers over the 64-bit key space
+_NEAR_SHIFT = np.uint64(44)  # keys' top 20 bits: a 1 MB table filters the rows to search for
 
 
 def trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> np.ndarray:
@@ -129,6 +130,8 @@ class JudgmentIndex:
         if np.any(keys[1:] == keys[:-1]):
             return False
         self.keys, self.rows, self.docids = keys, order, columns.docids
+        self.near = np.zeros(1 << (64 - int(_NEAR_SHIFT)), bool)  # which key prefixes are judged
+        self.near[keys >> _NEAR_SHIFT] = True
         self.labels, self.owner = columns.labels[order], columns.owner[order]
         return True
 
@@ -177,9 +180,10 @@ class JudgmentIndex:
             return label, judged
         with np.errstate(over="ignore"):
             key = hashes + qidx.astype(np.uint64) * _QUERY_MIX
-        where = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
-        found = np.flatnonzero(self.keys[where] == key)
-        at = where[found]
+        maybe = np.flatnonzero(self.near[key >> _NEAR_SHIFT])  # a few % of the rows: the search is for those
+        where = np.minimum(np.searchsorted(self.keys, key[maybe]), len(self.keys) - 1)
+        hit = self.keys[where] == key[maybe]
+        found, at = maybe[hit], where[hit]
         sure = (self.owner[at] == qidx[found]) & same_values(docids, rows[found], self.docids, self.rows[at])
         found, at = found[sure], at[sure]
         label[found], judged[found] = self.labels[at], True
@@ -272,10 +276,13 @@ class Evaluator:
         qidx, scores = qidx[rows], scores[rows]
         if not len(qidx):
             return self.rank(None)
-        if not grouped_descending(qidx, scores):
-            order = np.lexsort((-scores, qidx))  # no ties, so the docids would not change the order
+        ordered = grouped_descending(qidx, scores)
+        if not ordered:
+            order = np.lexsort((-scores, qidx))  # ties aside, the docids would not change the order
             rows, qidx, scores = rows[order], qidx[order], scores[order]
-        if tied(qidx, scores).size:
+        ties = tied(qidx, scores)
+        # the reader's runs come in trec_eval's order already, ties by docid descending
+        if ties.size and not (ordered and all_greater(docids, rows[ties], rows[ties + 1])):
             order, _, _ = order_with_ties(qidx, scores, docids.take(rows))
             rows, qidx = rows[order], qidx[order]
         rank = positions(qidx)

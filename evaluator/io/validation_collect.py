@@ -43,10 +43,9 @@ def trec_order(q: np.ndarray, scores: np.ndarray, docids: Any) -> tuple[np.ndarr
     member[1:] |= tied
     group = np.cumsum(member & ~np.concatenate(([False], tied)))
     at = np.flatnonzero(member)
-    tied_docids = take_rows(docids, order[at])
-    within = sorted_descending(group[at], tied_docids) if isinstance(tied_docids, Texts) else None
+    within = sorted_descending(group[at], docids, order[at]) if isinstance(docids, Texts) else None
     if within is None:
-        within = _arrow_order(group[at], tied_docids)
+        within = _arrow_order(group[at], take_rows(docids, order[at]))
     order[at] = order[at][within]
     tied_qs = qs[at]  # grouped by query, so each query's rows are one stretch (np.unique would import numpy.ma)
     return order, 1 + int(np.count_nonzero(tied_qs[1:] != tied_qs[:-1])), int(order[at].min())

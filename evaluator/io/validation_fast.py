@@ -122,12 +122,11 @@ def docid_hashes(docids: pa.Array | Texts) -> np.ndarray:
     Works through `_HASH_ROWS` values at a time, so its 8-byte-per-byte temporaries stay small."""
     if len(docids) > _HASH_ROWS:
         if isinstance(docids, Texts):
-            return np.concatenate([docid_hashes(Texts(docids.offsets[i:i + _HASH_ROWS + 1], docids.data))
+            return np.concatenate([docid_hashes(docids.take(np.arange(i, min(i + _HASH_ROWS, len(docids)))))
                                    for i in range(0, len(docids), _HASH_ROWS)])
         return np.concatenate([docid_hashes(docids.slice(i, _HASH_ROWS)) for i in range(0, len(docids), _HASH_ROWS)])
     if isinstance(docids, Texts):
-        bounds = docids.offsets.astype(np.int64)
-        text = docids.data[bounds[0]:bounds[-1]]
+        bounds, text = docids.compact()
     else:
         _, offsets, _ = docids.buffers()
         bounds = np.frombuffer(offsets, np.int32, count=len(docids) + 1, offset=docids.offset * 4).astype(np.int64)

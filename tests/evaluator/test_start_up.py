@@ -90,13 +90,16 @@ def test_scoring_a_large_plain_submission_with_the_compiled_reader_imports_no_py
 
     if compiled.BUILT is None:
         pytest.skip("the C reader is not built (test_compiled_reader says why)")
+    from evaluator.engines.small import SMALL_RUN_BYTES
+
     argv = ["score", "--benchmark", "generic", "--metrics", "ndcg_cut_10,recall_100", "--format", "json"]
     qrels, runs = [], []
+    queries = SMALL_RUN_BYTES // (2 * 100 * 24) + 1  # two runs of 100 lines (24+ bytes) a query: past the small engine
     for language in ("aa", "bb"):
         (tmp_path / f"qrels.{language}.tsv").write_text(
-            "".join(f"{language}{q}\t0\t{d}#0\t{(q + d) % 3}\n" for q in range(1600) for d in range(0, 400, 37)))
+            "".join(f"{language}{q}\t0\t{d}#0\t{(q + d) % 3}\n" for q in range(queries) for d in range(0, 400, 37)))
         (tmp_path / f"run.{language}.txt").write_text(
-            "".join(f"{language}{q} Q0 {d}#0 {r} {50 - r // 2} bm25\n" for q in range(1600)
+            "".join(f"{language}{q} Q0 {d}#0 {r} {50 - r // 2} bm25\n" for q in range(queries)
                     for r, d in enumerate(range(5, 405, 4), start=1)))
         qrels.append(f"{language}={tmp_path / f'qrels.{language}.tsv'}")
         runs.append(f"{language}={tmp_path / f'run.{language}.txt'}")
