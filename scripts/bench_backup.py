@@ -7,17 +7,23 @@ same name + "_restored", dropped and made afresh on the server at 127.0.0.1:5432
   demo     `load_demo` with the shipped samples (BENCH_BACKUP_DATA=real: ../shared/data);
   larger   the demo plus BENCH_BACKUP_SUBMISSIONS (default 2,000) copies of its scored
            submissions, each with per-query values of 2 metrics x BENCH_BACKUP_QUERIES
-           (default 1,000) queries, the rows that grow with a real competition.
+           (default 1,000) queries, the rows that grow with a real competition;
+  s3       an empty site whose bucket (moto's server) holds one run file of BENCH_BACKUP_S3_MB
+           (default 600) MB, restored into an empty bucket.
 
-Each is backed up, then restored into the fresh second database and an empty folder, each
-command in its own process, debug off as on a site; the peak resident memory is that
-process's (wait4's ru_maxrss).
+BENCH_BACKUP_PARTS (default "rows,s3") picks the parts: rows (demo and larger), s3.
+
+Each is backed up, then restored into the fresh second database and an empty folder (bucket),
+each command in its own process, debug off as on a site; the peak resident memory is that
+process's (wait4's ru_maxrss; this script stays small, for a child forked from a large process
+would report that one's peak).
 """
 from __future__ import annotations
 
 import os
 import resource
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -28,6 +34,8 @@ DB = os.environ.get("BENCH_BACKUP_DATABASE", "cupboard_bench_backup")
 SUBMISSIONS = int(os.environ.get("BENCH_BACKUP_SUBMISSIONS", "2000"))
 QUERIES = int(os.environ.get("BENCH_BACKUP_QUERIES", "1000"))
 DATA = ROOT.parent / "shared" / "data" if os.environ.get("BENCH_BACKUP_DATA") == "real" else ROOT / "no-shared-data"
+PARTS = os.environ.get("BENCH_BACKUP_PARTS", "rows,s3").split(",")  # rows: demo and larger; s3
+S3_MB = int(os.environ.get("BENCH_BACKUP_S3_MB", "600"))
 WORK = ROOT / "bench-data" / "backup"  # var folders and archives: emptied each run
 
 
@@ -95,11 +103,11 @@ def _rows(env: dict) -> int:
     return int(out.stdout.split()[-1])
 
 
-def _round_trip(name: str, env: dict) -> list[str]:
-    archive = WORK / f"{name}.tar.gz"
+def _round_trip(name: str, env: dict, **restored_more: str) -> list[str]:
+    archive = WORK / f"{name.split()[0]}.tar.gz"
     backup_mb, backup_s = _measured(env, "backup", str(archive))
     _fresh(f"{DB}_restored")
-    restored = _env(f"{DB}_restored", WORK / f"{name}-restored-var")
+    restored = {**_env(f"{DB}_restored", WORK / f"{name.split()[0]}-restored-var"), **restored_more}
     _manage(restored, "migrate", "--noinput")
     restore_mb, restore_s = _measured(restored, "restore", str(archive))
     row = [name, f"{_rows(env):,}", f"{archive.stat().st_size / 2**20:.1f}", f"{backup_mb:.0f}", f"{backup_s:.1f}",
@@ -111,17 +119,54 @@ def _round_trip(name: str, env: dict) -> list[str]:
 def main() -> None:
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
-    env = _env(DB, WORK / "var")
-    _fresh(DB)
-    _manage(env, "migrate", "--noinput")
-    _manage(env, "load_demo", "--data", str(DATA))
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"(this script: {baseline:.0f} MB; {SUBMISSIONS:,} copies x {QUERIES:,} queries x 2 metrics in 'larger')")
+    print(f"({SUBMISSIONS:,} copies x {QUERIES:,} queries x 2 metrics in 'larger')")
     print("| database | rows | archive MB (gz) | backup peak RSS MB | backup s | restore peak RSS MB | restore s |")
     print("|---|---|---|---|---|---|---|", flush=True)
-    _round_trip("demo", env)
-    _manage(env, "shell", "-c", GROW.replace("SUBMISSIONS", str(SUBMISSIONS)).replace("QUERIES", str(QUERIES)))
-    _round_trip("larger", env)
+    if "rows" in PARTS:
+        env = _env(DB, WORK / "var")
+        _fresh(DB)
+        _manage(env, "migrate", "--noinput")
+        _manage(env, "load_demo", "--data", str(DATA))
+        _round_trip("demo", env)
+        _manage(env, "shell", "-c", GROW.replace("SUBMISSIONS", str(SUBMISSIONS)).replace("QUERIES", str(QUERIES)))
+        _round_trip("larger", env)
+    if "s3" in PARTS:
+        _s3_round_trip()
+    print(f"(this script's own peak: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)")
+
+
+def _s3_round_trip() -> None:
+    """One large run file in moto's bucket, backed up and restored into an empty bucket."""
+    import boto3
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    moto = subprocess.Popen([str(Path(sys.executable).parent / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        client = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", aws_access_key_id="bench",
+                              aws_secret_access_key="bench", region_name="us-east-1")
+        for _ in range(100):
+            try:
+                client.create_bucket(Bucket="site")
+                break
+            except Exception:  # not listening yet
+                time.sleep(0.3)
+        client.create_bucket(Bucket="restored")
+        subprocess.run(["dd", "if=/dev/urandom", f"of={WORK / 'run.bin'}", "bs=1M", f"count={S3_MB}", "status=none"],
+                       check=True)
+        client.upload_file(str(WORK / "run.bin"), "site", "runs/2026/11/large.txt")  # in parts: this process stays small
+        s3 = {"CUPBOARD_STORAGE": "s3", "CUPBOARD_S3_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+              "CUPBOARD_S3_ACCESS_KEY": "bench", "CUPBOARD_S3_SECRET_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
+        _fresh(DB)
+        env = {**_env(DB, WORK / "s3-var"), **s3, "CUPBOARD_S3_BUCKET": "site"}
+        _manage(env, "migrate", "--noinput")
+        _round_trip(f"s3 ({S3_MB} MB file)", env, **s3, CUPBOARD_S3_BUCKET="restored")
+        assert client.head_object(Bucket="restored", Key="runs/2026/11/large.txt")["ContentLength"] == S3_MB * 2**20
+    finally:
+        moto.terminate()
+        moto.wait()
 
 
 if __name__ == "__main__":

@@ -157,6 +157,9 @@ elif _STORAGE_BACKEND == "s3":
             "default_acl": "private",
             "querystring_auth": True,
             "file_overwrite": False,
+            # An object read past this goes to a temporary file (TMPDIR), not memory: the
+            # default, 0, kept every object read whole in memory (a backup held each run file).
+            "max_memory_size": 5 * 1024 * 1024,
         },
     }
 else:
