@@ -34,10 +34,10 @@ def test_it_installs_and_scores_when_the_extension_cannot_build(tmp_path):
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     [wheel] = (tmp_path / "dist").glob("cupboard-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "evaluator/io/validation_fast.py" in names and not any(name.endswith(".so") for name in names)
+    assert "evaluator/io/compiled.py" in names and not any(name.endswith(".so") for name in names)
     python = _fresh_venv(tmp_path / "venv")
     _run([python, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", str(wheel)], cwd=tmp_path)
-    probe = "import evaluator.io.validation_fast as v; print(v.__file__, v._lines)"
+    probe = "import evaluator.io.compiled as c; print(c.__file__, c.BUILT)"
     where, extension = _run([python, "-c", probe], cwd=tmp_path).split()
     assert "site-packages" in where and extension == "None"
     assert _score(python, tmp_path) == _score(sys.executable, tmp_path)
