@@ -148,8 +148,9 @@ class RunCollector:
         scores = np.concatenate([k.scores for k in self.kept])
         ranks = np.concatenate([k.ranks for k in self.kept])
         klines = np.concatenate([k.lines for k in self.kept])
-        hashes = np.concatenate([k.hashes for k in self.kept])
         docids = join([k.docids for k in self.kept])
+        # the scorer's hashed index uses them; the Arrow path (docids not Texts) does not
+        hashes = np.concatenate([k.hashes for k in self.kept]) if isinstance(docids, Texts) else None
         order, tied_queries, first_tie = trec_order(kq, scores, docids)
         if tied_queries:
             log.warn("score-ties", f"{tied_queries} queries have scored documents with equal scores; they are "
@@ -162,7 +163,7 @@ class RunCollector:
         run = Run.from_columns(names=names, codes=kq if unmoved else kq[keep],
                                docids=whole(docids if unmoved else take_rows(docids, keep)),
                                scores=scores if unmoved else scores[keep], tag=tag,
-                               hashes=hashes if unmoved else hashes[keep])
+                               hashes=hashes if unmoved or hashes is None else hashes[keep])
         return run, queries
 
     def _rows(self) -> tuple[np.ndarray, np.ndarray]:
