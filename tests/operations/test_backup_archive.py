@@ -3,9 +3,13 @@ changes anything (the whole round trip on PostgreSQL: test_backup_restore.py).""
 import hashlib
 import io
 import json
+import os
+import stat
 import tarfile
 
 import pytest
+from django.contrib.auth.models import User
+from django.contrib.sessions.models import Session
 from django.core.files.storage import FileSystemStorage, storages
 from django.core.management import CommandError, call_command
 
@@ -76,6 +80,24 @@ def test_it_holds_every_stored_file_and_row_with_their_hashes(archive):
     [dumped] = [row for row in rows if row["model"] == "audit.auditevent" and row["pk"] == event.pk]
     assert dumped["fields"]["created_at"].startswith(event.created_at.isoformat()[:26])
     assert manifest["migrations"]["audit"] and manifest["cupboard_version"]
+
+
+@pytest.mark.parametrize("name", ["site.tar", "site.tar.gz"])
+def test_it_holds_no_log_in_and_only_its_owner_reads_it(client, tmp_path, name):
+    """A session row is a log-in: the archive must not hand one out, nor be readable by others."""
+    build_scene()
+    client.force_login(User.objects.create_user("admin-reader", password="pw-1234567", is_staff=True))
+    assert Session.objects.exists()
+    path, umask = tmp_path / name, os.umask(0o022)
+    try:
+        call_command("backup", str(path), stdout=io.StringIO())
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    models = {row["model"] for row in _rows(path)}
+    assert "auth.user" in models and "sessions.session" not in models
+    with tarfile.open(path) as opened:
+        assert {member.mode for member in opened} == {0o600}
 
 
 def test_it_never_overwrites_an_archive(archive):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import tarfile
 import tempfile
 import time
@@ -49,7 +50,9 @@ DATABASE_MEMBER = "database.jsonl"
 MANIFEST_MEMBER = "manifest.json"
 FILES_PREFIX = "files/"
 # Rebuilt by `migrate` on every database with their own primary keys; rows point at them by natural key.
-NOT_DUMPED = ["contenttypes", "auth.permission"]
+# Sessions are live log-ins: whoever read an archive holding them would act as every logged-in
+# user (an admin's session key as a cookie opens /admin/), so a restored site asks people to log in.
+NOT_DUMPED = ["contenttypes", "auth.permission", "sessions"]
 
 EXACT_JSON = "cupboard-exact-jsonl"  # JSON Lines that keep microseconds (exact_json.py); read as "jsonl"
 serializers.register_serializer(EXACT_JSON, "cupboard.operations.exact_json")
@@ -151,7 +154,8 @@ def site_backup(*, archive_path: Path, log: Log = print) -> Manifest:
         log("database: reading every row in one snapshot")
         manifest = _snapshot_rows(dump)
         gzipped = archive_path.name.endswith(".gz")
-        with tarfile.open(archive_path, "w:gz") if gzipped else tarfile.open(archive_path, "w") as archive:
+        with _private_file(archive_path) as stream, \
+                tarfile.open(fileobj=stream, mode="w:gz") if gzipped else tarfile.open(fileobj=stream, mode="w") as archive:
             with dump.open("rb") as raw:
                 _add(archive, manifest, DATABASE_MEMBER, raw, dump.stat().st_size)
             log(f"database: {dump.stat().st_size} bytes")
@@ -162,6 +166,12 @@ def site_backup(*, archive_path: Path, log: Log = print) -> Manifest:
             archive.addfile(info, io.BytesIO(body))
     log(f"archive: {archive_path} ({archive_path.stat().st_size} bytes, {len(manifest.members)} members)")
     return manifest
+
+
+def _private_file(path: Path):
+    """`path`, new and readable by its owner alone (0600 whatever the umask): the archive holds
+    hidden judgments, every team's runs and password hashes. O_EXCL: never another's file."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb")
 
 
 def _add_files(archive: tarfile.TarFile, manifest: Manifest, storage: Storage, log: Log) -> None:
