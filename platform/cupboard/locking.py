@@ -22,7 +22,9 @@ never going back up; rows of one kind are locked one statement at a time, by pri
                       a baseline upload (the phase is the baselines' "team"); a pool export's number;
                       a results archive's number; a judging round's reassignment (judging.reassignment)
     4. competition    loading a definition; publishing due audit events (competition_publish_due,
-                      called after the phase lock by qrels releases and schedule changes)
+                      called after the phase lock by qrels releases and schedule changes);
+                      granting a role: naming an assessor, creating or joining a team (then
+                      the team, 5), so no one is both (competitions/roles.py)
     5. team           a team's upload (quota under the lock); final selection; a quota grant;
                       a join, leave or member removal (so an upload records exactly its members);
                       a merge locks both teams, by primary key

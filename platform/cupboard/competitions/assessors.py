@@ -3,7 +3,7 @@ they give.
 
 An assessor is never a participant of the same competition: naming a member of one of its
 teams is refused here, and joining or creating a team as its assessor is refused by the
-teams app (`refuse_assessor`). Whether someone is an assessor is a question of the Viewer
+teams app (`roles.refuse_role_holder`); both lock the competition row first (roles.py). Whether someone is an assessor is a question of the Viewer
 (`Viewer.is_assessor`), so every page asks it in one place. The judging itself (tasks, the
 judging page, agreement) is the judging app's.
 """
@@ -19,6 +19,7 @@ from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Competition
+from cupboard.competitions.roles import lock_roles, teams_of
 from cupboard.competitions.schema import Fail, key
 
 # Without `judging_labels` in the definition: binary judgments, as MIRACL's.
@@ -52,13 +53,6 @@ def is_graded(competition: Competition) -> bool:
     return len(judging_labels(competition)) > 2
 
 
-def refuse_assessor(*, competition: Competition, user) -> None:
-    """Refuse a team for one of the competition's assessors: they judge its runs."""
-    if competition.assessors.filter(pk=user.pk).exists():
-        raise ValidationError("You are an assessor of this competition: an assessor judges its runs and cannot "
-                              "be in one of its teams.", code="assessor")
-
-
 @transaction.atomic
 def assessor_add(*, competition: Competition, username: str, actor):
     """Name an existing account an assessor of `competition`, in the audit log as done by
@@ -67,10 +61,10 @@ def assessor_add(*, competition: Competition, username: str, actor):
     user = get_user_model().objects.filter(username=username.strip()).first()
     if user is None:
         raise ValidationError(f"No account is called {username.strip()!r}.", code="unknown_user")
-    # The teams app is above this one: its rows are read through the competition's reverse relation.
-    team = competition.teams.filter(memberships__user=user).first()
+    lock_roles(competition.pk)  # a team join racing this one waits, then sees the assessor (roles.py)
+    team = teams_of(competition, [user]).get(user.pk)
     if team is not None:
-        raise ValidationError(f"{user.username} is in team {team.name} of this competition: a participant "
+        raise ValidationError(f"{user.username} is in team {team} of this competition: a participant "
                               "cannot judge it.", code="participant")
     if not competition.assessors.filter(pk=user.pk).exists():
         competition.assessors.add(user)

@@ -19,8 +19,8 @@ from cupboard.accounts.lookalikes import name_key
 from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
-from cupboard.competitions.assessors import refuse_assessor
 from cupboard.competitions.models import Competition
+from cupboard.competitions.roles import lock_roles, refuse_role_holder
 from cupboard.competitions.viewer import Viewer
 from cupboard.locking import locked
 
@@ -67,7 +67,8 @@ def team_create(*, competition: Competition, user: AbstractBaseUser, name: str, 
     if not slug:
         raise ValidationError("A team name needs at least one letter or digit.", code="bad_name")
     _refuse_after_entry_deadline(competition=competition, now=now)
-    refuse_assessor(competition=competition, user=user)
+    lock_roles(competition.pk)  # an assessor or organizer named at this moment waits (competitions/roles.py)
+    refuse_role_holder(competition=competition, user=user)
     _refuse_second_team(competition=competition, user=user)
     key = name_key(name)
     if Team.objects.filter(competition=competition, slug=slug).exists() or \
@@ -103,10 +104,12 @@ def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None 
         raise ValidationError("This invite link is not valid (it may have been replaced).", code="bad_invite")
     if Membership.objects.filter(team=team, user=user).exists():
         return team
-    # Lock the team row: uploads lock it too, so no submission is made while members change.
+    # The competition's roles first (competitions/roles.py), then the team row: uploads lock it
+    # too, so no submission is made while members change.
+    lock_roles(team.competition_id)
     locked(Team.objects).get(pk=team.pk)
     _refuse_after_entry_deadline(competition=team.competition, now=now)
-    refuse_assessor(competition=team.competition, user=user)
+    refuse_role_holder(competition=team.competition, user=user)
     _refuse_second_team(competition=team.competition, user=user)
     _refuse_too_many(team=team, newcomers=1)
     # What the newcomer used in earlier teams counts here (cupboard/flows/team_changed.py): may refuse.

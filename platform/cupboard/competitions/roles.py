@@ -1,0 +1,40 @@
+"""One role per person in a competition: its assessors never play in it.
+
+An assessor makes the judgments: in a team they would score against answers they know. So
+naming an assessor who is in one of the competition's teams is refused, and so is creating
+or joining a team as one. The two sides of each rule run in different requests, so every grant of a role
+(naming an assessor, creating or joining a team) first locks the
+competition row (`lock_roles`, level 4 of cupboard/locking.py): the second of two racing
+grants waits, then sees the first's role and is refused.
+
+The teams app is above this one: its rows are read through the competition's reverse
+relation (`competition.teams`).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.core.exceptions import ValidationError
+
+from cupboard.competitions.models import Competition
+from cupboard.locking import locked
+
+
+def lock_roles(competition_id: int) -> None:
+    """Lock the competition row until the transaction ends, before a role is granted (call
+    inside `transaction.atomic()`, before any team row: the competition comes first)."""
+    locked(Competition.objects.filter(pk=competition_id)).exists()
+
+
+def teams_of(competition: Competition, users: Iterable) -> dict[int, str]:
+    """{user id: name of their team in `competition`} for those of `users` in a team."""
+    ids = [user.pk for user in users]
+    found = competition.teams.filter(memberships__user__in=ids).values_list("memberships__user", "name")
+    return dict(found)
+
+
+def refuse_role_holder(*, competition: Competition, user) -> None:
+    """Refuse a team for one of the competition's assessors (call under `lock_roles`)."""
+    if competition.assessors.filter(pk=user.pk).exists():
+        raise ValidationError("You are an assessor of this competition: an assessor judges its runs and cannot "
+                              "be in one of its teams.", code="assessor")
