@@ -17,6 +17,7 @@ from django.utils import timezone
 from cupboard.competitions.digest import competition_digest
 from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
+from cupboard.competitions.roles import participant_organizers
 from cupboard.competitions.schedule import (
     PHASE_SCHEDULE_FIELDS,
     leaderboard_is_public,
@@ -88,8 +89,21 @@ class PhaseInline(admin.StackedInline):
     readonly_fields = PHASE_SCHEDULE_FIELDS  # new phases get theirs on their own add page
 
 
+class CompetitionForm(forms.ModelForm):
+    """A member of one of its teams is not made an organizer here either (the YAML's rule,
+    competitions/roles.py)."""
+
+    def clean_organizers(self):
+        organizers = list(self.cleaned_data["organizers"])
+        problems = participant_organizers(self.instance, organizers)
+        if problems:
+            raise forms.ValidationError([problem.split(": ", 1)[1] for problem in problems], code="organizer-in-team")
+        return self.cleaned_data["organizers"]
+
+
 @admin.register(Competition)
 class CompetitionAdmin(_GuardedDelete, admin.ModelAdmin):
+    form = CompetitionForm
     list_display = ("slug", "title", "benchmark", "primary_metric", "starts_at", "is_published", "config_version")
     list_filter = ("benchmark", "is_published")
     search_fields = ("slug", "title")

@@ -1,9 +1,10 @@
-"""One role per person in a competition: its assessors never play in it.
+"""One role per person in a competition: its organizers and assessors never play in it.
 
-An assessor makes the judgments: in a team they would score against answers they know. So
-naming an assessor who is in one of the competition's teams is refused, and so is creating
-or joining a team as one. The two sides of each rule run in different requests, so every grant of a role
-(naming an assessor, creating or joining a team) first locks the
+An organizer sees every run and the hidden judgments, an assessor makes the judgments: either
+in a team would score against answers they know. So naming an organizer or an assessor who
+is in one of the competition's teams is refused, and so is creating or joining a team as one
+of them. The two sides of each rule run in different requests, so every grant of a role
+(naming organizers, naming an assessor, creating or joining a team) first locks the
 competition row (`lock_roles`, level 4 of cupboard/locking.py): the second of two racing
 grants waits, then sees the first's role and is refused.
 
@@ -34,7 +35,22 @@ def teams_of(competition: Competition, users: Iterable) -> dict[int, str]:
 
 
 def refuse_role_holder(*, competition: Competition, user) -> None:
-    """Refuse a team for one of the competition's assessors (call under `lock_roles`)."""
+    """Refuse a team for one of the competition's assessors or organizers (call under `lock_roles`)."""
     if competition.assessors.filter(pk=user.pk).exists():
         raise ValidationError("You are an assessor of this competition: an assessor judges its runs and cannot "
                               "be in one of its teams.", code="assessor")
+    if competition.organizers.filter(pk=user.pk).exists():
+        raise ValidationError("You are an organizer of this competition: an organizer sees its runs and judgments "
+                              "and cannot be in one of its teams.", code="organizer")
+
+
+def participant_organizers(competition: Competition, users: list) -> list[str]:
+    """Why each of `users` (the organizers a definition or the admin names) cannot organize
+    `competition`: "alice is in team Lab of this competition", by position; [] when none is."""
+    if competition.pk is None:
+        return []
+    in_teams = teams_of(competition, users)
+    return [f"organizers[{index}]: {user.username} is in team {in_teams[user.pk]} of this competition; "
+            "a participant cannot organize it (they would see every run and the hidden judgments): "
+            "remove them from the team first, or leave them out"
+            for index, user in enumerate(users) if user.pk in in_teams]

@@ -28,6 +28,7 @@ from cupboard.competitions.digest import competition_digest, definition_digest
 from cupboard.competitions.errors import CompetitionError, DefinitionError
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
 from cupboard.competitions.private_files import removed_on_error
+from cupboard.competitions.roles import participant_organizers
 from cupboard.competitions.schedule import (
     PHASE_SCHEDULE_FIELDS,
     group_reveal_refusal,
@@ -92,6 +93,7 @@ def _load(*, data: dict | str | Path, actor: User | None,
             definition = _kept(definition, competition)
             if _same_version(competition, definition):
                 return competition, []
+            _refuse_participant_organizers(competition, organizers)
         fields = definition["competition"]
         created = competition is None
         if not created:
@@ -159,6 +161,14 @@ def _organizers(usernames: list[str]) -> list[User]:
     if missing:
         raise DefinitionError(missing)
     return [users[name] for name in usernames]
+
+
+def _refuse_participant_organizers(competition: Competition, organizers: list[User]) -> None:
+    """A member of one of its teams never becomes its organizer (competitions/roles.py); the
+    competition row is locked, so a team join at this moment waits and is then refused."""
+    problems = participant_organizers(competition, organizers)
+    if problems:
+        raise DefinitionError(problems, code="organizer-in-team", message="an organizer would also be a participant")
 
 
 def _refuse_hiding_public(competition: Competition, definition: dict, *, now) -> None:
