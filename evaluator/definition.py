@@ -114,10 +114,16 @@ def definition_scoring(path: str | Path, *, phase: str | None = None) -> Definit
     problem."""
     import yaml
 
+    from .yaml_bounded import yaml_bounded_load
+
     source = Path(path)
     try:
         text = source.read_text(encoding="utf-8")
-        data = yaml.safe_load(text)
+        data = yaml_bounded_load(text)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        raise InputError([Problem("bad-definition", f"cannot read the definition: {error.problem}", str(path),
+                                  mark.line + 1 if mark is not None else None)]) from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise InputError([Problem("bad-definition", f"cannot read the definition: {error}", str(path))]) from None
     if not isinstance(data, dict):

@@ -21,8 +21,10 @@ def key_lines(text: str) -> dict[str, int]:
     """{key path: 1-based line} of every key and list item of a YAML text (`phases[1].slug`)."""
     import yaml
 
+    from .yaml_bounded import LOADER
+
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=LOADER)
     except yaml.YAMLError:
         return {}
     lines: dict[str, int] = {}

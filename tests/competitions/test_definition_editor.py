@@ -194,6 +194,22 @@ def test_text_that_is_not_yaml_is_named_by_its_line(ciral, organizer):
     assert row["file"] == "definition.yaml" and row["line"] in (4, 5) and "not YAML" in row["message"]
 
 
+@pytest.mark.parametrize(("body", "code", "message"), [
+    ("x: " + "[" * 20_000 + "]" * 20_000, "yaml-too-deep", "nested more than 32 deep"),
+    ("version: " + "7" * 5_000, "yaml-long-number", "a number of 5,000 characters"),
+    ("version: 2\nopens: 2026-13-45", "bad-yaml", "month must be in 1..12"),
+])
+def test_a_deep_or_huge_value_is_refused_at_its_line_at_once(ciral, organizer, body, code, message):
+    """Each was a 500 (RecursionError after minutes of CPU at 20,000 deep; int's digit limit; a
+    date the constructor cannot build), for any organizer to send."""
+    text = f"schema: 1\nslug: {ciral.slug}\n{body}\n"
+    response = client(organizer).post(reverse("competitions:definition_yaml", args=[ciral.slug]), {"definition": text})
+    assert response.status_code == 400 and response.context["refusal"]["code"] == code
+    (row,) = response.context["refusal"]["problems"]
+    assert row["line"] == text.count("\n", 0, text.index(body.splitlines()[-1])) + 1 and message in row["message"]
+    assert Competition.objects.get().config_version == 1
+
+
 def test_the_loaders_own_refusals_are_named_by_line_too(ciral, organizer):
     text = definition_yaml(ciral, version=2).replace("- organizer", "- nobody")
     response = client(organizer).post(reverse("competitions:definition_yaml", args=[ciral.slug]), {"definition": text})

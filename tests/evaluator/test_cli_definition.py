@@ -169,6 +169,17 @@ def test_a_problem_in_the_file_is_named_with_its_line_and_nothing_is_scored(task
     assert lines[1] == f"{path}:11: error: phases: has no phase 'test' (it has dev) [bad-definition]"
 
 
+def test_a_file_nested_too_deep_is_refused_at_its_line_at_once(task):
+    """Read with the platform's bounds: 20,000 brackets were minutes of CPU, then RecursionError."""
+    files = task()
+    path = Path(files["definition"])
+    path.write_text(path.read_text().replace("benchmark: generic", "benchmark: generic\nx: " + "[" * 20_000 + "]" * 20_000))
+    code, out, err = _cli("score", "--definition", str(path), "--phase", "dev", "--qrels", *files["qrels"],
+                          "--run", *files["runs"])
+    assert code == 2 and out == ""
+    assert err.splitlines()[0].startswith(f"{path}:6: error: cannot read the definition: nested more than 32 deep")
+
+
 def test_a_definition_and_a_server_together_are_refused(task):
     files = task()
     with pytest.raises(SystemExit, match="not both"):

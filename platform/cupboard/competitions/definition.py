@@ -38,6 +38,7 @@ from evaluator.definition import (
     definition_relevance_level,
     definition_subsets,
 )
+from evaluator.yaml_bounded import yaml_bounded_load
 
 SCHEMA_VERSION = 1
 # One file per benchmark competition, e.g. DEFINITIONS_DIR / "miracl-wsdm-cup.yaml" (for `make demo`).
@@ -397,9 +398,9 @@ def definition_load(source: dict | str | Path) -> Definition:
         return definition_read(source)
     text = Path(source).read_text(encoding="utf-8")
     try:
-        data = yaml.safe_load(text)
+        data = yaml_bounded_load(text)
     except yaml.YAMLError as error:
-        raise DefinitionError([f"{Path(source).name}: {error}"], code="bad-yaml") from error
+        raise DefinitionError([f"{Path(source).name}: {error}"], code=getattr(error, "code", "bad-yaml")) from error
     return definition_read(data, source=source, text=text)
 
 

@@ -19,6 +19,7 @@ from cupboard.competitions.definition_lines import located
 from cupboard.competitions.errors import CompetitionError, DefinitionError
 from cupboard.competitions.models import Competition
 from cupboard.competitions.services import competition_load_changes
+from evaluator.yaml_bounded import YamlRefused, yaml_bounded_load
 
 CREATE_PERMISSION = "competitions.add_competition"
 MAX_TEXT = 1_000_000  # characters of a definition typed or uploaded (the Cup's, pages and all: ~12,000)
@@ -34,17 +35,15 @@ def may_create_competition(user) -> bool:
 
 def definition_text_read(text: str, *, name: str) -> dict:
     """The YAML data of a definition's text, checked against the schema; DefinitionError with
-    every problem as `name:line: key.path: message` otherwise. Aliases (`*name`) are refused:
-    a file needs none, and a few nested ones make a page's check walk billions of items."""
+    every problem as `name:line: key.path: message` otherwise. Read with bounds (nesting,
+    aliases, numbers' length: evaluator/yaml_bounded.py), so that no text costs a web process
+    more than its reading or answers anything but a refusal at its line."""
     if len(text) > MAX_TEXT:
         raise DefinitionError([f"{name}: {len(text):,} characters; a definition may have {MAX_TEXT:,}"], code="too-long")
     try:
-        alias = next((event for event in yaml.parse(text, Loader=yaml.SafeLoader)
-                      if isinstance(event, yaml.AliasEvent)), None)
-        if alias is not None:
-            raise DefinitionError([f"{name}:{alias.start_mark.line + 1}: aliases (*{alias.anchor}) are not read "
-                                   "here; write the value out"], code="yaml-alias")
-        data = yaml.safe_load(text)
+        data = yaml_bounded_load(text)
+    except YamlRefused as error:
+        raise DefinitionError([f"{name}:{error.problem_mark.line + 1}: {error.problem}"], code=error.code) from error
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{name}:{mark.line + 1}" if mark is not None else name
