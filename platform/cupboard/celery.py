@@ -4,9 +4,11 @@ from typing import Any
 
 from celery import Celery
 
+from cupboard import broker
 from cupboard.heartbeat import HeartbeatStep
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cupboard.settings")
+broker.register()  # filesystem:// in order (broker.py)
 
 app = Celery("cupboard")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -17,8 +17,8 @@ EVALUATOR = Path(evaluator.__file__).parent
 # finds each app's tasks lazily, by name). A lower floor never imports a higher one; the top
 # floor is the project itself (its root urls.py, settings, wsgi and package).
 FLOORS = [
-    {"accounts", "audit", "celery", "charts", "csp", "csvexport", "envconfig", "events", "health", "heartbeat", "jobs",
-     "links", "locking", "outages", "readonly_admin", "refusals", "staticfiles", "supervise", "tallies",
+    {"accounts", "audit", "broker", "celery", "charts", "csp", "csvexport", "envconfig", "events", "health", "heartbeat",
+     "jobs", "links", "locking", "outages", "readonly_admin", "refusals", "staticfiles", "supervise", "tallies",
      "throttle"},
     {"competitions"},
     {"teams"},
