@@ -51,7 +51,8 @@ test-postgres: install
 ## The demo runs as a site would (debug off, static files collected), on plain http (scripts/run-demo).
 demo: install
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py load_demo
+	@# Loaded for the address it is served at (scripts/processes.sh): the archive and mails name it.
+	CUPBOARD_SITE_URL=$${CUPBOARD_SITE_URL:-http://127.0.0.1:$${PORT:-8000}} $(PY) manage.py load_demo
 	scripts/run-demo
 
 ## An empty site of your own (debug off, gunicorn, worker, beat; the first organizer asked for): docs/organizers.md.

@@ -3,6 +3,7 @@
 (for the release's "what changed") and a new leaderboard version (the qrels version shown
 changed); after the commit, the phase's submissions are scored again."""
 from cupboard import events
+from cupboard.competitions.selectors import current_qrels_release
 from cupboard.judging.standings import release_standings_record
 from cupboard.leaderboards.services import leaderboard_bump
 from cupboard.submissions.services import phase_rescore
@@ -18,8 +19,13 @@ def _leaderboard_bump(*, phase, **_) -> None:
 
 
 def _rescore(*, phase, actor, **_) -> None:
-    # Scored ones are scored again; queued ones may be waiting for exactly these judgments.
-    if phase.submissions.filter(status__in=("scored", "queued")).exists():
+    # Scored ones are scored again; queued ones may be waiting for exactly these judgments. Runs
+    # already scored with the current judgments (made and scored in the release's own
+    # transaction, as the demo loads a phase) need nothing: re-queuing them would only take
+    # them off the board until a worker scored them to the same values.
+    behind = phase.submissions.filter(status__in=("scored", "queued")).exclude(
+        status="scored", qrels_release=current_qrels_release(phase))
+    if behind.exists():
         phase_rescore(phase=phase, actor=actor)
 
 
