@@ -201,6 +201,13 @@ class Qrels:
         self._judgments, self._columns = judgments, columns
         self.warnings = warnings  # what the reader skipped or fixed (a BOM, comment lines)
 
+    def max_label(self) -> int:
+        """The largest label (0 without judgments), read from whichever form is held."""
+        if self._judgments is not None:
+            return max((label for docs in self._judgments.values() for label in docs.values()), default=0)
+        labels = self.columns.labels
+        return int(labels.max()) if len(labels) else 0
+
     @property
     def judgments(self) -> dict[str, dict[str, int]]:
         if self._judgments is None:

@@ -83,7 +83,9 @@ def read_plain_run(path: str, *, topics: Collection[str] | None, docid_pattern: 
     left per query is a few list operations."""
     with open(path, "rb") as handle:
         data = handle.read()
-    if not data or not data.isascii() or data.startswith((b" ", b"#")) or b"\n#" in data:
+    # A NUL byte is refused by the exact reader ("line contains a NUL byte"); bytes.split()
+    # and the C reader's fallback would take it inside a docid, so such a file is declined.
+    if not data or not data.isascii() or data.startswith((b" ", b"#")) or b"\n#" in data or b"\x00" in data:
         return None
     reader = compiled.COMPILED
     read = (reader and _compiled_ranked(data, reader, max_depth)) or _split_ranked(data, max_depth)

@@ -44,8 +44,42 @@ def read_qrels(source: Source, *, name: str | None = None, strict: bool = True, 
     small = len(data) <= SMALL_QRELS_BYTES
     qrels = ((as_columns and _read_compiled(data)) or (_read_small(data) if small else _read_fast(data))
              or _read_exact(data, file, strict=strict))
+    if not strict:
+        warnings += _trec_eval_levels(qrels, data, file)
     qrels.warnings = (*warnings, *qrels.warnings)
     return qrels
+
+
+# trec_eval (form_res_rels.c) counts each query's judgments per level in an array of
+# largest label + 1 longs. For a label of 2^63 - 1 (what atol makes of one beyond 64 bits)
+# that size overflows and it always stops with "Can't calculate measure"; past 2^27 levels
+# (1 GiB) whether it can allocate them depends on the machine.
+TREC_EVAL_LEVELS = 2**27
+
+
+def _line_of_label(data: bytes, label: int) -> tuple[int | None, str]:
+    """(line number, text) of the first label atol reads as `label` (rare: only for the largest)."""
+    for number, fields in enumerate(map(bytes.split, data.split(b"\n")), start=1):
+        if len(fields) == 4 and atol(text := fields[3].decode(errors="replace")) == label:
+            return number, text
+    return None, str(label)
+
+
+def _trec_eval_levels(qrels: Qrels, data: bytes, file: str) -> list[Problem]:
+    """Where the generic profile, trec_eval's drop-in, cannot do as trec_eval does with the
+    largest label: refused as trec_eval refuses it (2^63 - 1 and beyond), or a warning
+    that trec_eval may fail where this scores (a label of 2^27 or more)."""
+    top = qrels.max_label()
+    if top < TREC_EVAL_LEVELS:
+        return []
+    number, text = _line_of_label(data, top)
+    if top == LONG_MAX:
+        raise InputError([Problem("label-overflow", f"label {text[:40]!r} is 2^63 - 1 or more: trec_eval cannot score "
+                                  "it (\"Can't calculate measure\": it counts judgments per level up to the largest "
+                                  "label, and that many levels overflow), so neither does its drop-in", file, number, 4)])
+    return [Problem("large-label", f"label {text[:40]!r} on line {number}: trec_eval counts judgments per level up to "
+                    f"the largest label ({(top + 1) * 8 / 2**30:,.0f} GiB here) and stops (\"Can't calculate measure\") "
+                    "where it cannot allocate them; scored here", file, number, 4, severity="warning")]
 
 
 def _read_fast(data: bytes) -> Qrels | None:
