@@ -92,6 +92,7 @@ class SubsetResult:
     means: dict[str, float]
     per_query: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> qid -> value
     warnings: tuple[Problem, ...] = ()  # how the run's queries met the judged ones
+    removed: dict[str, list[str]] = field(default_factory=dict)  # residual scoring: qid -> docids removed
 
 
 class Run:

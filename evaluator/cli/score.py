@@ -38,6 +38,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--run", nargs="+", required=True, metavar="PATH")
     parser.add_argument("--topics", nargs="*", default=[], metavar="PATH",
                         help="topic files: with them, every run qid must be a query of its language")
+    parser.add_argument("--residual-qrels", nargs="+", default=[], metavar="PATH",
+                        help="earlier rounds' qrels (repeatable per language, LANG=PATH): the documents they judged "
+                             "for a topic are removed from its run before scoring, as Anserini's "
+                             "filter_run_with_qrels and TREC-COVID's rounds 2+ (the residual collection)")
     parser.add_argument("--metrics", help="comma-separated, e.g. nDCG@10,R@100 (default: the benchmark's)")
     parser.add_argument("--group", action="append", default=[], metavar="NAME=LANG,LANG...",
                         help="an average column; repeatable (default: the benchmark's groups)")
@@ -130,6 +134,8 @@ def score_command(args: argparse.Namespace) -> int:
         document = {"subsets": subsets, "groups": groups, **inputs.problems_as_dict()}
         if args.per_query:
             document["per_query"] = {code: result.per_query for code, result in results.items()}
+        if args.residual_qrels:
+            document["removed"] = {code: result.removed for code, result in results.items()}
         print_json(document)
     else:
         write_table(subsets, groups, metrics, benchmark, csv_out=args.format == "csv")
@@ -176,7 +182,19 @@ def plan_jobs(inputs: Inputs, args: argparse.Namespace) -> list[Job]:
             inputs.errors.append(Problem("no-topics", f"no topics were given for {code!r}", path))
         else:
             runs[code] = path
-    return [Job(code, qrels.get(code), runs.get(code), topics.get(code)) for code in {**qrels, **topics}]
+    judged = residual_by_subset(inputs, args.residual_qrels)
+    return [Job(code, qrels.get(code), runs.get(code), topics.get(code), tuple(judged.get(code, ())))
+            for code in {**qrels, **topics}]
+
+
+def residual_by_subset(inputs: Inputs, paths: list[str]) -> dict[str, list[str]]:
+    """{code: earlier rounds' qrels}: each file's language told as --qrels tells it; one
+    language may have several (one per earlier round)."""
+    judged: dict[str, list[str]] = {}
+    for path in paths:
+        for code, found in inputs.by_subset([path]).items():
+            judged.setdefault(code, []).append(found)
+    return judged
 
 
 def _collect(inputs: Inputs, outcome: Outcome) -> None:

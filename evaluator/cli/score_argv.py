@@ -15,12 +15,12 @@ from types import SimpleNamespace
 
 # score's options with their parser's defaults (cli/score.py, common.py and phase.py)
 DEFAULTS: dict[str, object] = {
-    "qrels": None, "run": None, "topics": [], "metrics": None, "group": [], "missing": None, "depth": None,
+    "qrels": None, "run": None, "topics": [], "residual_qrels": [], "metrics": None, "group": [], "missing": None, "depth": None,
     "max_depth": None, "per_query": False, "check": False, "engine": "auto", "digits": None, "workers": None,
     "benchmark": None, "format": "table", "progress": None, "strict": False, "server": None, "competition": None,
     "phase": None, "token": None, "definition": None,
 }
-LISTS = ("--qrels", "--run")  # nargs="+"
+LISTS = ("--qrels", "--run", "--residual-qrels")  # nargs="+"
 TEXT = ("--metrics",)
 INTEGERS = ("--depth", "--max-depth")
 CHOICES = {"--format": ("table", "json", "csv", "trec"), "--benchmark": ("generic",)}

@@ -20,6 +20,7 @@ class Job:
     qrels: str | None
     run: str | None = None
     topics: str | None = None
+    judged: tuple[str, ...] = ()  # earlier rounds' qrels: their documents are removed from the run (residual.py)
 
     def run_bytes(self) -> int:
         """The run file's size on disk; 0 without a run or when it cannot be read."""

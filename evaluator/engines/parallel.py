@@ -20,7 +20,8 @@ from typing import TypeVar
 from ..io.qrels import read_qrels
 from ..io.runs import keep_freed_memory, read_run
 from ..io.topics import read_topics
-from ..records import InputError, Problem, SubsetResult
+from ..records import InputError, Problem, Qrels, SubsetResult
+from ..residual import residual_keep_depth, residual_result, residual_run
 from .jobs import Job as Job  # Job, Outcome and Scoring: the names callers import from here
 from .jobs import Outcome as Outcome
 from .jobs import Scoring as Scoring
@@ -109,18 +110,38 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
             topics_errors = exc.problems
     if job.run is None:
         return Outcome(job.subset, qrels_errors, topics_errors)
+    judged, judged_errors = _judged(job, scoring)
+    keep_depth = residual_keep_depth(scoring.max_depth) if job.judged else scoring.depth
     run, report = read_run(job.run, topics=topics, docid_pattern=scoring.docid_pattern,
-                           max_depth=scoring.max_depth, keep_depth=scoring.depth, threads=threads,
+                           max_depth=scoring.max_depth, keep_depth=keep_depth, threads=threads,
                            strict=scoring.strict)
     result: SubsetResult | None = None
     checked: tuple[Problem, ...] = ()
-    if run is not None and evaluator is not None and not topics_errors:
+    qrels_errors += judged_errors
+    if run is not None and evaluator is not None and not topics_errors and not judged_errors:
+        removed = None
+        if job.judged:
+            run, removed = residual_run(run, judged, sources=job.judged)
         result = evaluator.score(run, subset=job.subset, per_query=scoring.per_query, name=job.run)
+        if removed is not None:
+            result = residual_result(result, removed, file=job.run)
         if scoring.check:
             from .check import check_with_pytrec_eval
 
             checked = tuple(check_with_pytrec_eval(evaluator, qrels, run, file=job.run))
     return Outcome(job.subset, qrels_errors, topics_errors, report, result, qrels_warnings, checked)
+
+
+def _judged(job: Job, scoring: Scoring) -> tuple[list[Qrels], tuple[Problem, ...]]:
+    """The earlier rounds' qrels of a residual job, and their problems."""
+    judged: list[Qrels] = []
+    errors: list[Problem] = []
+    for path in job.judged:
+        try:
+            judged.append(read_qrels(path, strict=scoring.strict, as_columns=True))
+        except InputError as exc:
+            errors += exc.problems
+    return judged, tuple(errors)
 
 
 def usable_cores() -> int:

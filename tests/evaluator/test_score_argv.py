@@ -12,6 +12,7 @@ READ = [
     ["--run", "a=r1", "b=r2", "--qrels", "a=q1", "b=q2", "--format", "trec", "--per-query"],
     ["--qrels", "q", "--run", "r", "--depth", "10", "--max-depth", "1000", "--strict", "--format", "csv"],
     ["--format", "table", "--qrels", "q", "--run", "r", "--metrics", "P@5"],
+    ["--qrels", "q", "--run", "r", "--residual-qrels", "round1", "sw=round2"],
 ]
 LEFT = [
     ["--help"], ["-h"], ["--qrels", "q"], ["--run", "r"], [],

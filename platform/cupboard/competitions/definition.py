@@ -122,6 +122,10 @@ class PhaseDef:
                                                 "runs' scores, organizers the live board", shown_default="never")
     freeze_days: int | None = key(None, minimum=1, help="instead of `freeze_at`: freeze this many days before "
                                                         "`closes_at`", shown_default="never")
+    residual_of: list[str] | None = key(None, help="slugs of earlier phases (rounds): the documents their current "
+                                                   "judgments hold for a topic are removed from this phase's runs "
+                                                   "before scoring, Judged@k and pools (a residual collection, as "
+                                                   "TREC-COVID's rounds 2+)", shown_default="none")
     ladder: bool = key(False, help="The Ladder (Blum & Hardt 2015): a team's shown score changes only when a run "
                                    "beats its shown best by more than the standard error of their per-query "
                                    "differences; needs `ranking: best`")
@@ -300,6 +304,7 @@ class Definition:
         _unique(self.groups, "groups", "name", "group {!r} is defined twice", fail)
         _unique(self.subsets, "subsets", "code", "subset {!r} is listed twice", fail)
         _unique(self.phases, "phases", "slug", "phase {!r} is defined twice", fail)
+        self._check_residual(fail)
         known = {s.code for s in getattr(self.benchmark_spec(), "subsets", ())}
         names = {g["name"] for g in self.resolved_groups()}
         for index, subset in enumerate(self.subsets or ()):
@@ -314,6 +319,18 @@ class Definition:
                                                 "one average over every subset)")
         if self.phases is not None and not self.phases:
             fail("phases", "at least one phase is required")
+
+    def _check_residual(self, fail: Fail) -> None:
+        """A residual phase removes what phases before it judged: never its own, a later one's or an unknown one's."""
+        earlier: list[str] = []
+        for index, phase in enumerate(self.phases or ()):
+            if phase is None:
+                continue
+            for at, slug in enumerate(phase.residual_of or ()):
+                if slug not in earlier:
+                    fail(f"phases[{index}].residual_of[{at}]", f"{slug!r} is not a phase before {phase.slug!r}"
+                                                               f" (earlier: {', '.join(earlier) or 'none'})")
+            earlier.append(phase.slug)
 
     # --- the values a competition gets, defaults resolved -----------------------------------------
     def benchmark_spec(self):

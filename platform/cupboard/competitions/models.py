@@ -205,6 +205,9 @@ class Phase(models.Model):
                                  help_text="The Ladder (leaderboards/ladder.py): a team's shown best changes only when "
                                            "a run beats it by more than the standard error of their per-query "
                                            "differences")
+    residual_of = models.JSONField(null=True, blank=True, default=None,
+                                   help_text="Slugs of earlier phases whose current judgments are removed from this "
+                                             "phase's runs before scoring (a residual collection); empty = none")
     # Bumped by every leaderboard refresh or update and qrels release: the key of cached
     # leaderboard pages and exports (leaderboards/cache.py), and their Last-Modified.
     leaderboard_version = models.PositiveIntegerField(default=0, editable=False)

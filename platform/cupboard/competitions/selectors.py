@@ -72,6 +72,19 @@ def qrels_files(release: QrelsRelease) -> dict[str, QrelsFile]:
     return {f.subset.code: f for f in release.files.select_related("subset")}
 
 
+def earlier_judgments(phase: Phase) -> dict[str, list[QrelsFile]]:
+    """subset code -> the current qrels files of the phases `phase.residual_of` names, in
+    their order: what a residual phase removes from its runs (evaluator/residual.py). A named
+    phase without judgments yet removes nothing."""
+    found: dict[str, list[QrelsFile]] = {}
+    for slug in phase.residual_of or ():
+        earlier = phase.competition.phases.filter(slug=slug).first()
+        release = current_qrels_release(earlier) if earlier is not None else None
+        for code, qrels_file in sorted(qrels_files(release).items()) if release is not None else ():
+            found.setdefault(code, []).append(qrels_file)
+    return found
+
+
 def phase_downloads(viewer: Viewer) -> list[dict]:
     """Per phase, the topics and qrels files this viewer may download, for the detail page:
     files of the subsets they see, topics once `sees_topics`, qrels once `sees_qrels`."""

@@ -4,8 +4,8 @@ The organizer chooses the runs (every team's counted run plus what it selected f
 final, or the counted runs of the top N teams; the baselines or not) and the depth k.
 `pool_export_create` freezes that choice in a `PoolExport` row and nudges a worker;
 `pool_export_build` (the worker) reads each chosen run file once, keeps each query's top k
-documents, and writes per subset the union of those that the current judgments do not
-hold, one TSV per subset (`qid`, query text, `docid`) in a zip, with counts per subset and
+documents (on a residual phase, of the run without what earlier rounds judged), and writes
+per subset the union of those that the current judgments do not hold, one TSV per subset (`qid`, query text, `docid`) in a zip, with counts per subset and
 the pool-contribution table (relevant documents only one team's runs retrieved) from the
 same top documents. Building is a job kind of the engine (cupboard.jobs, `POOL_EXPORT`): the
 row is the truth and the task only carries its id; a second delivery finds the row claimed
@@ -27,7 +27,7 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase, TopicSet
-from cupboard.competitions.selectors import current_qrels_release, qrels_files
+from cupboard.competitions.selectors import current_qrels_release, earlier_judgments, qrels_files
 from cupboard.competitions.topic_variants import one_per_subset
 from cupboard.csvexport import tsv_text
 from cupboard.jobs import Claim, JobKind, job_claim, job_enqueue, job_sweep
@@ -132,10 +132,11 @@ def _group(submission: Submission) -> str:
 
 def _top_documents(export: PoolExport, topics: dict[str, dict[str, str]], claim: Claim) -> tuple[dict, dict]:
     """({subset code: [tops of each run]}, {subset code: {group: [tops]}}), reading each run once."""
-    from cupboard.submissions.runfiles import read_run_file
+    from cupboard.submissions.runfiles import read_scored_run
     from evaluator.pooling import top_documents
 
     competition = export.phase.competition
+    earlier = earlier_judgments(export.phase)  # a residual phase: what earlier rounds judged is not pooled again
     submissions = {s.pk: s for s in Submission.objects.filter(pk__in=export.submission_ids).select_related("team")}
     run_files = [rf for s in submissions.values() for rf in s.run_files.select_related("subset") if rf.file]
     tops: dict[str, list] = defaultdict(list)
@@ -143,8 +144,9 @@ def _top_documents(export: PoolExport, topics: dict[str, dict[str, str]], claim:
     for done, run_file in enumerate(run_files, start=1):
         code = run_file.subset.code
         with run_file.file.open("rb") as stored:
-            run, _ = read_run_file(source=stored, name=run_file.original_name, competition=competition,
-                                   topics=set(topics.get(code, {})) or None, keep_depth=export.depth)
+            run, _, _ = read_scored_run(source=stored, name=run_file.original_name, competition=competition,
+                                        topics=set(topics.get(code, {})) or None, keep_depth=export.depth,
+                                        judged=earlier.get(code, ()))
         if run is not None:  # a run that no longer validates was rejected: it is not in the pool
             found = top_documents(run, export.depth)
             tops[code].append(found)

@@ -158,6 +158,8 @@ class QueryScores(models.Model):
     subset = models.ForeignKey("competitions.Subset", on_delete=models.CASCADE, related_name="+")
     values = models.JSONField()
     seconds = models.FloatField(null=True, blank=True, help_text="How long scoring this subset took (operators' metrics)")
+    # A residual phase's run lost these documents before scoring: {qid: [docid, ...]}, score order.
+    removed = models.JSONField(default=dict, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["submission", "subset"], name="unique_query_scores")]

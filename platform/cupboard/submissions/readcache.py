@@ -44,3 +44,4 @@ class ContentCache:
 
 topic_ids = ContentCache()
 evaluators = ContentCache()
+judged = ContentCache()  # earlier rounds' qrels of residual phases (runfiles.judged_qrels)

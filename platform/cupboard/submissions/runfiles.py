@@ -15,7 +15,7 @@ import gzip
 import hashlib
 import shutil
 import tempfile
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,12 +23,14 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files import File
 
-from cupboard.competitions.models import Competition, Phase, Subset, TopicSet
+from cupboard.competitions.models import Competition, Phase, QrelsFile, Subset, TopicSet
 from cupboard.competitions.topic_variants import one_per_subset
 from evaluator.benchmarks import get_benchmark
+from evaluator.io.qrels import read_qrels
 from evaluator.io.runs import read_run, run_query_ids
 from evaluator.io.topics import read_topics
 from evaluator.records import Problem
+from evaluator.residual import residual_keep_depth, residual_run
 
 from . import readcache
 from .errors import SubmissionRefused
@@ -134,6 +136,32 @@ def read_run_file(*, source, name: str, competition: Competition, topics: Collec
     return read_run(source, name=name, topics=topics, docid_pattern=benchmark.docid_pattern,
                     max_depth=competition.max_run_depth, keep_depth=keep_depth or competition.scored_depth(),
                     threads=1 if _size(source) < SMALL else 2)
+
+
+def read_scored_run(*, source, name: str, competition: Competition, topics: Collection[str] | None,
+                    judged: Sequence[QrelsFile] = (), keep_depth: int | None = None):
+    """`read_run_file`, and on a residual phase (`judged`: its earlier rounds' qrels of this
+    subset) the run without the documents they judged: (Run or None, report, Removed or None).
+    A residual run is read whole first, so documents below the removed ones move up."""
+    if not judged:
+        run, report = read_run_file(source=source, name=name, competition=competition, topics=topics,
+                                    keep_depth=keep_depth)
+        return run, report, None
+    run, report = read_run_file(source=source, name=name, competition=competition, topics=topics,
+                                keep_depth=residual_keep_depth(competition.max_run_depth))
+    if run is None:
+        return None, report, None
+    residual, removed = residual_run(run, [judged_qrels(f) for f in judged],
+                                     sources=[f"{f.release.phase.name} qrels v{f.release.number}" for f in judged])
+    return residual, report, removed
+
+
+def judged_qrels(qrels_file: QrelsFile):
+    """An earlier round's judgments, read once per process for their content (readcache)."""
+    def load():
+        with qrels_file.file.open("rb") as stored:
+            return read_qrels(stored, name=qrels_file.original_name, as_columns=True)
+    return readcache.judged.get((qrels_file.sha256, qrels_file.file.name), load)
 
 
 def _size(source) -> int:

@@ -87,7 +87,7 @@ def _store(*, submission: Submission, release: QrelsRelease, results: list, clai
                                for metric, value in result.means.items() if metric in shown])
     QueryScores.objects.bulk_create([QueryScores(submission=submission, subset=subset,
                                                  values={m: v for m, v in result.per_query.items() if m in shown},
-                                                 seconds=(seconds or {}).get(subset.pk))
+                                                 seconds=(seconds or {}).get(subset.pk), removed=result.removed)
                                      for subset, result in results if result is not None])
     events.run_scores_stored.send(submission=submission, results=results)  # Judged@10 (cupboard/flows/)
     claim.update(status=Submission.Status.SCORED, qrels_release=release, scored_at=timezone.now(), progress=100,

@@ -27,16 +27,17 @@ from functools import partial
 from django.conf import settings
 
 from cupboard.competitions.models import Competition, QrelsFile, Subset, TopicSet
-from cupboard.competitions.selectors import qrels_files
+from cupboard.competitions.selectors import earlier_judgments, qrels_files
 from cupboard.competitions.topic_variants import one_per_subset
 from evaluator.benchmarks import get_benchmark
 from evaluator.engines.parallel import map_forked
 from evaluator.engines.scoring import Evaluator
 from evaluator.io.qrels import read_qrels
+from evaluator.residual import residual_result
 
 from . import readcache
 from .models import JUDGED_DEPTH, JUDGED_METRIC, RunFile
-from .runfiles import read_run_file, topic_set_ids
+from .runfiles import read_scored_run, topic_set_ids
 
 
 class RunRejected(Exception):
@@ -51,6 +52,7 @@ class SubsetJob:
     qrels_file: QrelsFile
     run_file: RunFile | None
     topic_set: TopicSet | None
+    judged: tuple[QrelsFile, ...] = ()  # a residual phase's earlier judgments of this subset
 
 
 def subset_jobs(*, submission, release) -> tuple[list[SubsetJob], list[Subset]]:
@@ -60,6 +62,7 @@ def subset_jobs(*, submission, release) -> tuple[list[SubsetJob], list[Subset]]:
     competition = submission.phase.competition
     runs = {rf.subset.code: rf for rf in submission.run_files.select_related("subset")}
     topic_sets = one_per_subset(TopicSet.objects.filter(phase=submission.phase), competition)
+    judged = earlier_judgments(submission.phase)
     jobs, skipped = [], []
     for code, qrels_file in sorted(qrels_files(release).items()):
         run_file = runs.get(code)
@@ -67,7 +70,7 @@ def subset_jobs(*, submission, release) -> tuple[list[SubsetJob], list[Subset]]:
             skipped.append(qrels_file.subset)
             continue
         jobs.append(SubsetJob(subset=qrels_file.subset, qrels_file=qrels_file, run_file=run_file,
-                              topic_set=topic_sets.get(qrels_file.subset_id)))
+                              topic_set=topic_sets.get(qrels_file.subset_id), judged=tuple(judged.get(code, ()))))
     return jobs, skipped
 
 
@@ -85,22 +88,31 @@ def score_job(job: SubsetJob, competition: Competition) -> tuple:
     """(the job's SubsetResult, seconds it took): no run scores 0 on every query. The time is
     the operator's scoring time per subset (QueryScores.seconds, the metrics). Raises RunRejected."""
     started = time.monotonic()
-    result = _evaluator(job.qrels_file, competition=competition).score(job_run(job, competition), subset=job.subset.code)
+    run, removed = job_residual_run(job, competition)
+    result = _evaluator(job.qrels_file, competition=competition).score(run, subset=job.subset.code)
+    if removed is not None and job.run_file is not None:
+        result = residual_result(result, removed, file=job.run_file.original_name)
     return result, time.monotonic() - started
 
 
 def job_run(job: SubsetJob, competition: Competition):
-    """The job's stored run, read and validated as at upload (None: no run). Raises RunRejected."""
+    """The job's stored run as it is scored (None: no run). Raises RunRejected."""
+    return job_residual_run(job, competition)[0]
+
+
+def job_residual_run(job: SubsetJob, competition: Competition):
+    """(the job's stored run, read and validated as at upload, what a residual phase removed
+    from it or None). Raises RunRejected."""
     if job.run_file is None:
-        return None
+        return None, None
     topics = None if job.topic_set is None else topic_set_ids(job.topic_set)
     with job.run_file.file.open("rb") as stored:
-        run, report = read_run_file(source=stored, name=job.run_file.original_name, competition=competition,
-                                    topics=topics)
+        run, report, removed = read_scored_run(source=stored, name=job.run_file.original_name,
+                                               competition=competition, topics=topics, judged=job.judged)
     if run is None:
         reasons = "; ".join(p.for_people for p in report.errors[:5])
         raise RunRejected(f"{job.run_file.original_name} no longer validates: {reasons}")
-    return run
+    return run, removed
 
 
 def scored_metrics(competition: Competition, depth: int) -> list[str]:

@@ -242,3 +242,15 @@ def _phase_rows(subset: Subset, metric: str, ranges: dict[str, TopicRange], colu
         head = csv_text([[subset.code, qid, metric, _number(found.best), _number(found.median), _number(found.worst)]])
         lines.append(",".join([head[:-2], *(column[index] for column in cells)]) + "\r\n")
     return "".join(lines)
+
+
+def removed_documents(submission: Submission, subset: Subset) -> dict[str, list[str]]:
+    """{qid: docids} a residual phase removed from the run on `subset` before scoring."""
+    stored = QueryScores.objects.filter(submission=submission, subset=subset).values_list("removed", flat=True).first()
+    return stored or {}
+
+
+def residual_phase_names(phase: Phase) -> list[str]:
+    """The names of the earlier phases whose judgments a residual phase removes, in its order."""
+    names = dict(phase.competition.phases.filter(slug__in=phase.residual_of or ()).values_list("slug", "name"))
+    return [names.get(slug, slug) for slug in phase.residual_of or ()]

@@ -11,10 +11,19 @@ from django.views.decorators.http import require_GET, require_safe
 from cupboard.charts import as_html
 from cupboard.competitions.access import organizer_phase
 from cupboard.competitions.viewer import Viewer
+from evaluator.per_topic import topic_key
 
 from .charts import topic_figure
 from .models import Submission
-from .topic_reports import has_report, phase_topics_csv, report_subsets, run_topics_csv, topic_reports
+from .topic_reports import (
+    has_report,
+    phase_topics_csv,
+    removed_documents,
+    report_subsets,
+    residual_phase_names,
+    run_topics_csv,
+    topic_reports,
+)
 from .views import _get_submission_for_user, _label
 
 
@@ -43,7 +52,10 @@ def per_topic(request, pk: int):
     if subset is None or metric not in competition.metrics:
         raise Http404("No such language or measure in this report.")
     report = next(r for r in topic_reports(viewer, submission, subset) if r.metric == metric)
+    removed = removed_documents(submission, subset)
     return render(request, "submissions/per_topic.html", {
+        "removed": sorted(removed.items(), key=lambda item: topic_key(item[0])),
+        "removed_count": sum(map(len, removed.values())), "residual_of": residual_phase_names(submission.phase),
         "submission": submission, "competition": competition, "phase": submission.phase, "label": _label(submission),
         "subsets": subsets, "subset": subset, "metrics": competition.metrics, "metric": metric, "report": report,
         "decimals": viewer.decimals, "charts": as_html([topic_figure(report, decimals=viewer.decimals)])})
