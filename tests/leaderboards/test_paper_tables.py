@@ -1,6 +1,8 @@
 """The overview paper's tables from the frozen official results: LaTeX whose structure holds
 (and which compiles where a TeX engine is installed), Markdown that parses as a table, marks
 equal to the evaluator's own test run pair by pair, and nothing changed by a later re-scoring."""
+import csv
+import io
 import json
 import re
 import shutil
@@ -24,16 +26,30 @@ pytestmark = pytest.mark.django_db
 NASTY = r"R&D %$#_{}~^\ Lab"
 
 
+HOSTILE_TEAM = "<img src=x onerror=alert(1)> [Click](https://evil.example)"
+HOSTILE_METHOD = '=HYPERLINK("https://evil.example") \\input{/etc/passwd} *www.evil.example*'
+
+
 @pytest.fixture
 def snapshot(cast):
-    """Test B frozen at its reveal: a strong team, a nasty-named one, one near the baselines."""
+    return _frozen(cast, NASTY, "hybrid_v2")
+
+
+@pytest.fixture
+def hostile(cast):
+    """Test B frozen with a team and a method named to become markup, links and formulas."""
+    return _frozen(cast, HOSTILE_TEAM, HOSTILE_METHOD)
+
+
+def _frozen(cast, name: str, method: str):
+    """Test B frozen at its reveal: a strong team, one named `name`, one near the baselines."""
     cast.competition.run_metadata = [{"name": "training", "label": "Training", "type": "choice",
                                       "choices": [["zero-shot", "Zero-shot"], ["trained", "Trained"]]}]
     cast.competition.save()
     phase = cast.competition.phases.get(slug="test-b")
-    team_c = make_team(cast.competition, name=NASTY, members=[make_user()])
+    team_c = make_team(cast.competition, name=name, members=[make_user()])
     strong = scored_with_queries(phase, team=cast.team_a, method="dense", levels={"sw": 0.8, "te": 0.8, "yo": 0.8}, seed=1)
-    scored_with_queries(phase, team=team_c, method="hybrid_v2", levels={"sw": 0.6, "te": 0.4, "yo": 0.5}, seed=2)
+    scored_with_queries(phase, team=team_c, method=method, levels={"sw": 0.6, "te": 0.4, "yo": 0.5}, seed=2)
     scored_with_queries(phase, team=cast.team_b, method="sparse", levels={"sw": 0.41, "te": 0.3, "yo": 0.3}, seed=3)
     scored_with_queries(phase, method="BM25", levels={"sw": 0.4, "te": 0.3, "yo": 0.3}, seed=4)
     scored_with_queries(phase, method="mDPR", levels={"sw": 0.5, "te": 0.5, "yo": 0.2}, seed=5)
@@ -84,7 +100,8 @@ def test_the_latex_compiles(snapshot, tmp_path):
 
 
 def _md_rows(text: str) -> list[list[str]]:
-    """The cells of each row of the one table in `text`, as a CommonMark + tables parser reads them."""
+    """The text of each cell of each row of the one table in `text`, as a CommonMark + tables
+    parser reads it (escapes undone, emphasis markers gone)."""
     markdown_it = pytest.importorskip("markdown_it")
     tokens = markdown_it.MarkdownIt("commonmark").enable("table").parse(text)
     assert [t.type for t in tokens].count("table_open") == 1
@@ -93,7 +110,7 @@ def _md_rows(text: str) -> list[list[str]]:
         if token.type == "tr_open":
             rows.append([])
         elif token.type == "inline" and token.level > 3:  # a cell's text, not the caption or the notes
-            rows[-1].append(token.content)
+            rows[-1].append("".join(child.content for child in token.children))
     return rows
 
 
@@ -103,7 +120,7 @@ def test_the_markdown_parses_as_one_table_with_a_row_per_run(snapshot):
     header, *body = rows
     assert header[:5] == ["Rank", "Band", "Tier", "Team", "Run"] and header[-1] == "Avg"
     assert len(body) == len(data["rows"]) and all(len(row) == len(header) for row in body)
-    assert any(row[3] == NASTY.replace("\\", "\\\\") for row in body)  # the pipe-free name, its backslash escaped
+    assert any(row[3] == NASTY for row in body)
     assert body[0][1] == data["rows"][0]["standings"]["Avg"]["band"]
 
 
@@ -137,7 +154,7 @@ def _table_marks(snapshot) -> dict[tuple[str, str], set[int]]:
     for table in ("languages", "averages"):
         header, *body = _md_rows(paper_table(snapshot, table=table, fmt="md", metadata=[]))
         for cells in body:
-            team = cells[header.index("Team")].replace("\\\\", "\\")
+            team = cells[header.index("Team")]
             for heading, cell in zip(header, cells, strict=True):
                 if heading in ("sw", "te", "yo", "K.Avg", "S.Avg", "Avg") and any(m in cell for m in marks):
                     found[(team, heading)] = {marks[m] for m in cell if m in marks}
@@ -167,3 +184,34 @@ def test_an_unknown_table_format_or_field_is_refused_by_name(snapshot):
                          ({"table": "averages", "fmt": "md", "metadata": ["size"]}, "no run metadata field size")]:
         with pytest.raises(TableError, match=said):
             paper_table(snapshot, **kwargs)
+
+
+def test_participants_words_stay_text_in_every_export(hostile, client):
+    """A team's name and a run's method are the participants' own: no table, file or page made
+    of them may carry their markup, links or formulas (the Markdown table carried an <img> and
+    a link the organizer then published)."""
+    markdown_it = pytest.importorskip("markdown_it")
+    for table in ("languages", "averages"):
+        text = paper_table(hostile, table=table, fmt="md", metadata=[])
+        html = markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
+        assert "<img" not in html and "<a " not in html and "<em>" not in html
+        assert "https://" not in text and "www.evil" not in text  # a linkifying renderer finds no link
+        header, *body = _md_rows(text)
+        assert [row[header.index("Team")] for row in body].count(HOSTILE_TEAM) == 1
+        assert [row[header.index("Run")] for row in body].count(HOSTILE_METHOD) == 1
+        tex = paper_table(hostile, table=table, fmt="tex", metadata=[])
+        assert r"\textbackslash{}input\{/etc/passwd\}" in tex and r"\input" not in tex.replace(r"\textbackslash{}input", "")
+        assert r"\textless{}img src=x onerror=alert(1)\textgreater{}" in tex
+    assert "<img" not in hostile.json and {HOSTILE_TEAM, HOSTILE_METHOD} <= {
+        value for row in json.loads(hostile.json)["rows"] for value in (row["team"], row["method"])}
+    assert f"'{HOSTILE_METHOD}" in list(csv.reader(io.StringIO(hostile.csv)))[2] + list(csv.reader(io.StringIO(hostile.csv)))[3]
+    slug = hostile.phase.competition.slug
+    with time_machine.travel(hostile.phase.reveal_at + timedelta(seconds=2), tick=False):
+        for address in (f"/c/{slug}/test-b/leaderboard.json", f"/c/{slug}/test-b/official.json"):
+            answer = client.get(address)
+            assert answer.status_code == 200 and b"<img" not in answer.content
+            assert HOSTILE_TEAM in [row["team"] for row in answer.json()["rows"]]
+        for address in (f"/c/{slug}/test-b/leaderboard/", f"/c/{slug}/test-b/results/"):
+            page = client.get(address)
+            assert page.status_code == 200, address
+            assert "<img src=x" not in page.content.decode() and "&lt;img src=x onerror=alert(1)&gt;" in page.content.decode()

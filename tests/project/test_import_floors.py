@@ -18,8 +18,8 @@ EVALUATOR = Path(evaluator.__file__).parent
 # floor is the project itself (its root urls.py, settings, wsgi and package).
 FLOORS = [
     {"accounts", "audit", "broker", "celery", "charts", "csp", "csvexport", "envconfig", "events", "health", "heartbeat",
-     "jobs", "links", "locking", "outages", "readonly_admin", "refusals", "staticfiles", "supervise", "tallies",
-     "throttle"},
+     "jobs", "jsonexport", "links", "locking", "outages", "readonly_admin", "refusals", "staticfiles", "supervise",
+     "tallies", "throttle"},
     {"competitions"},
     {"teams"},
     {"submissions"},

@@ -29,7 +29,6 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 
 from django.core.files import File
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
@@ -38,6 +37,7 @@ from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, QrelsFile, TopicSet
 from cupboard.jobs import Claim, JobKind, job_claim, job_enqueue, job_sweep
+from cupboard.jsonexport import json_text
 from cupboard.leaderboards.archive_text import bibtex, readme
 from cupboard.leaderboards.models import FrozenSnapshot, ResultsArchive
 from cupboard.leaderboards.paper_tables import FORMATS, TABLES, paper_table
@@ -172,7 +172,7 @@ def _runs_json(runs: list[Submission], files: dict[int, list[RunFile]], snapshot
     for submission_id, code, metric, value in Score.objects.filter(submission__in=runs, subset__code__in=codes).values_list(
             "submission_id", "subset__code", "metric", "value"):
         scores.setdefault(submission_id, {}).setdefault(code, {})[metric] = value
-    return json.dumps({"frozen_at": snapshot.frozen_at, "runs": [{
+    return json_text({"frozen_at": snapshot.frozen_at, "runs": [{
         "team": None if run.is_baseline else run.team.name, "baseline": run.is_baseline, "number": run.number,
         "method": run.method_name, "description": run.description, "paper_url": run.paper_url,
         "code_url": run.code_url, "metadata": run.metadata, "submitted_at": run.created_at,
@@ -180,7 +180,7 @@ def _runs_json(runs: list[Submission], files: dict[int, list[RunFile]], snapshot
         "scores": scores.get(run.pk, {}),
         "files": [{"subset": rf.subset.code, "path": _run_path(run, rf) if rf.file else None,
                    "sha256": rf.sha256, "lines": rf.lines} for rf in files.get(run.pk, [])],
-    } for run in runs]}, ensure_ascii=False, indent=1, cls=DjangoJSONEncoder)
+    } for run in runs]}, indent=1)
 
 
 def _write(zipped: zipfile.ZipFile, name: str, chunks: Iterable[bytes]) -> str:

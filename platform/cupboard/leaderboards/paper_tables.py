@@ -19,7 +19,12 @@ FORMATS = ("tex", "md")
 # One mark per baseline, in the order the baselines appear in the table; then numbers.
 MARKS = (("†", r"\dag"), ("‡", r"\ddag"), ("§", r"\S"), ("¶", r"\P"))
 _TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+                "\n": " ", "\r": " ", "\t": " ", "\f": " ", "\v": " "}
+# Every ASCII punctuation character: CommonMark lets each be backslash-escaped, and then none
+# can open markup (<img>, [link](url), *emphasis*, `code`, an autolink's "://" or "www.").
+_MD_SPECIAL = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 TEST_NAMES = {"randomization": "paired randomization test", "t-test": "paired t-test"}
 CORRECTION_NAMES = {"holm": "Holm-Bonferroni correction", "bonferroni": "Bonferroni correction", "none": "no correction"}
 
@@ -29,13 +34,16 @@ class TableError(ValueError):
 
 
 def tex_escape(text: str) -> str:
-    """`text` safe inside a LaTeX cell: the ten special characters written as commands."""
+    """`text` safe inside a LaTeX cell: the ten special characters written as commands (and
+    `< > |`, which the default font encoding prints as other signs), line breaks as spaces."""
     return "".join(_TEX_ESCAPES.get(char, char) for char in text)
 
 
 def md_escape(text: str) -> str:
-    """`text` safe inside a Markdown table cell: pipes and backslashes escaped, no newline."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """`text` shown as written inside a Markdown table cell: a team named `<img src=x>
+    [Click](https://...)` stays text, not an image and a link in the organizer's published
+    tables. Every ASCII punctuation character is backslash-escaped; line breaks become spaces."""
+    return "".join("\\" + char if char in _MD_SPECIAL else " " if char in "\r\n" else char for char in text)
 
 
 def mark(k: int, fmt: str) -> str:
@@ -176,8 +184,8 @@ def latex(table: Table) -> str:
     return "\n".join(lines)
 
 
-def _md_cell(text: str, marks: list[int], best: bool) -> str:
-    cell = md_escape(text)
+def _md_cell(text: str, marks: list[int], best: bool, numeric: bool) -> str:
+    cell = text if numeric else md_escape(text)  # a number is written here ("0.309", "–"), never typed
     if best:
         cell = f"**{cell}**"
     return cell + "".join(mark(k, "md") for k in marks)
@@ -189,7 +197,8 @@ def markdown(table: Table) -> str:
              "| " + " | ".join(md_escape(h) for h in table.header) + " |",
              "|" + "|".join("---:" if numeric else "---" for numeric in table.numeric) + "|"]
     for row, marks, best in zip(table.rows, table.marks, table.best, strict=True):
-        lines.append("| " + " | ".join(_md_cell(text, m, b) for text, m, b in zip(row, marks, best, strict=True)) + " |")
+        lines.append("| " + " | ".join(_md_cell(text, m, b, n) for text, m, b, n
+                                       in zip(row, marks, best, table.numeric, strict=True)) + " |")
     return "\n".join([*lines, "", *table.notes, ""])
 
 

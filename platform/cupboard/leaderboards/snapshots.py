@@ -14,7 +14,6 @@ import hashlib
 import json
 from datetime import datetime
 
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
 from cupboard.audit.details import named
@@ -22,6 +21,7 @@ from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase
 from cupboard.competitions.viewer import Viewer
+from cupboard.jsonexport import json_text
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
 from cupboard.leaderboards.frozen_queries import frozen_queries
 from cupboard.leaderboards.models import FrozenSnapshot
@@ -46,7 +46,7 @@ def snapshot_freeze(*, phase: Phase, now: datetime) -> FrozenSnapshot | None:
         if not leaderboard.visible:
             return None
         data = {"frozen_at": now, **leaderboard_json(leaderboard)}
-        csv, body = leaderboard_csv(leaderboard), json.dumps(data, ensure_ascii=False, indent=1, cls=DjangoJSONEncoder)
+        csv, body = leaderboard_csv(leaderboard), json_text(data, indent=1)
         snapshot = FrozenSnapshot.objects.create(
             phase=phase, frozen_at=now, qrels_release_number=leaderboard.qrels_version, csv=csv, json=body,
             csv_sha256=sha256(csv), json_sha256=sha256(body),

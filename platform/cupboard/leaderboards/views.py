@@ -2,14 +2,12 @@
 see and renders exactly that; no view reads scores itself. What a viewer class sees is
 rendered once per leaderboard version and served from the cache (leaderboards/cache.py)."""
 import functools
-import json
 import re
 from collections.abc import Callable
 from datetime import datetime, time
 from datetime import timezone as dt_timezone
 
 from django.conf import settings
-from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
@@ -23,6 +21,7 @@ from django.views.decorators.http import require_GET, require_safe
 from cupboard.competitions.access import seen
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.viewer import Viewer, viewer_for
+from cupboard.jsonexport import json_text
 from cupboard.leaderboards.cache import BoardKey, BoardState, Rendered, board_state, cached, cached_response, viewer_class
 from cupboard.leaderboards.charts import leaderboard_charts
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
@@ -232,8 +231,7 @@ def _csv(leaderboard: Leaderboard) -> tuple[int, str, str]:
 def _json(leaderboard: Leaderboard) -> tuple[int, str, str]:
     if not leaderboard.visible:
         return 403, "application/json", error_body("leaderboard-not-public", leaderboard.message)
-    return 200, "application/json", json.dumps(leaderboard_json(leaderboard), ensure_ascii=False,
-                                               cls=DjangoJSONEncoder)
+    return 200, "application/json", json_text(leaderboard_json(leaderboard))
 
 
 @require_safe

@@ -3,9 +3,7 @@
 What a viewer sees is decided as for the live leaderboard (selectors.history_for,
 snapshots.official_snapshot): nobody but organizers sees a private leaderboard's history
 from before its reveal, or a column hidden at the instant of a point."""
-import json
 
-from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.utils.http import content_disposition_header
@@ -13,6 +11,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_safe
 
 from cupboard.charts import as_html
+from cupboard.jsonexport import json_text
 from cupboard.leaderboards.cache import cached, viewer_class
 from cupboard.leaderboards.charts import history_figures
 from cupboard.leaderboards.exports import history_json as history_body
@@ -67,7 +66,7 @@ def history_json(request, competition_slug: str, phase_slug: str):
         if not found.visible:
             return 403, error_body("leaderboard-not-public", found.message)
         body = history_body(found, rounded_to=viewer.rounded_to, frozen_since=viewer.frozen_since(phase))
-        return 200, json.dumps(body, ensure_ascii=False, cls=DjangoJSONEncoder)
+        return 200, json_text(body)
     status, body = cached(state.key(viewer_class(viewer), what="history-json"), build)
     return HttpResponse(body, status=status, content_type="application/json")
 
