@@ -1,5 +1,9 @@
 """A submission's place in the scoring queue and the estimate of when it is scored (queue.py)."""
 import json
+import os
+import socket
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
@@ -71,7 +75,19 @@ def test_the_estimate_is_the_median_scoring_time_spread_over_the_live_workers(wo
     place = queue_place(line[2])
     assert (place.ahead, place.workers, place.seconds_each) == (2, 2, 20)
     assert place.estimate_seconds == (2 / 2 + 0.5) * 20 + 20
-    assert "2 runs ahead of it in the queue; likely scored in about 50 s" in place.text(timezone.now())
+    assert "2 runs across the site ahead of it in the queue; likely scored in about 50 s" in place.text(timezone.now())
+
+
+def test_a_process_of_this_host_that_ended_is_no_worker(world, line):
+    """load_demo scores the demo's runs in its own process and ends: its scorings give the pace,
+    but it is not a worker the queue waits on (the demo's first estimate was 5x short)."""
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    _scored_earlier(world, "by load_demo", seconds=10, worker=f"{socket.gethostname()}:{ended.pid}")
+    _scored_earlier(world, "by a worker", seconds=10, worker=f"{socket.gethostname()}:{os.getpid()}")
+    place = queue_place(line[2])
+    assert (place.workers, place.seconds_each) == (1, 10)
+    assert place.estimate_seconds == (2 / 1 + 0.5) * 10 + 10
 
 
 def test_a_phase_with_few_scorings_borrows_the_site_s_pace(world, line):
@@ -85,7 +101,7 @@ def test_a_phase_with_few_scorings_borrows_the_site_s_pace(world, line):
 def test_no_estimate_without_a_scoring_to_go_by_or_a_worker_seen_lately(world, line):
     now = timezone.now()
     assert queue_place(line[1]).estimate_seconds is None
-    assert queue_place(line[1]).text(now) == "1 run ahead of it in the queue; an estimate follows once a run has been scored."
+    assert queue_place(line[1]).text(now) == "1 run across the site ahead of it in the queue; an estimate follows once a run has been scored."
     _scored_earlier(world, "long ago", seconds=30, worker="a:1", minutes_ago=60)
     place = queue_place(line[1])
     assert (place.seconds_each, place.workers, place.estimate_seconds) == (30, 0, None)
@@ -109,6 +125,6 @@ def test_the_status_json_and_the_page_show_the_place(world, line):
     assert (answer["queue"]["position"], answer["queue"]["ahead"], answer["queue"]["workers"]) == (3, 2, 1)
     assert answer["queue"]["estimate_seconds"] == (2 + 0.5) * 60 + 60
     page = client.get(f"/submissions/{line[2].pk}/").content.decode()
-    assert "2 runs ahead of it in the queue; likely scored in about 4 min" in page
+    assert "2 runs across the site ahead of it in the queue; likely scored in about 4 min" in page
     _set(line[2], status=Submission.Status.SCORED)
     assert json.loads(client.get(f"/submissions/{line[2].pk}/status/").content)["queue"] is None

@@ -1,6 +1,9 @@
-"""The queue estimate against the truth: a real worker, slowed to a few seconds a run
-(CUPBOARD_JOB_PAUSE), scores a line of runs; the estimate given for the last one while the
-others wait is within a factor of two of when it is really scored (issue 26's bar)."""
+"""The queue estimate against the truth: a real worker scores a line of runs, at its own pace
+and slowed to a few seconds a run (CUPBOARD_JOB_PAUSE); the estimate given for the last one
+while the others wait is within a factor of two of when it is really scored (issue 26's bar).
+At its own pace what a worker does around a scoring (the board's update after it, taking the
+next message) weighs as much as the scoring itself (issue 32: "45 runs ahead; about 22 s",
+scored after 112 s)."""
 import time
 
 import pytest
@@ -16,12 +19,14 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytes
               pytest.mark.django_db(transaction=True)]
 
 
-def test_the_estimate_is_within_a_factor_of_two_of_the_truth(world, broker, tmp_path):
+@pytest.mark.parametrize("pause", ["0", "2"])
+def test_the_estimate_is_within_a_factor_of_two_of_the_truth(world, broker, tmp_path, pause):
     with open(tmp_path / "worker.log", "wb") as log:
-        worker = start_worker(log, "--pool=solo", CUPBOARD_JOB_PAUSE="2")
+        worker = start_worker(log, "--pool=solo", CUPBOARD_JOB_PAUSE=pause)
         try:
-            line = [_baseline(world, f"run {i}") for i in range(5)]
-            wait_for(line[0], Submission.Status.SCORED, seconds=90)
+            line = [_baseline(world, f"run {i}") for i in range(10)]
+            # Two scored to go by, the rest waiting in line.
+            wait_for(line[1], Submission.Status.SCORED, seconds=90)
             place = queue_place(line[-1])
             asked = time.monotonic()
             assert place is not None and place.estimate_seconds is not None, place
@@ -30,4 +35,5 @@ def test_the_estimate_is_within_a_factor_of_two_of_the_truth(world, broker, tmp_
         finally:
             stop(worker)
     print(f"\nestimated {place.estimate_seconds:.1f} s ({place.ahead} ahead, {place.workers} worker), took {truth:.1f} s")
-    assert place.estimate_seconds / 2 <= truth <= place.estimate_seconds * 2
+    assert place.estimate_seconds / 2 <= truth <= place.estimate_seconds * 2, \
+        f"estimated {place.estimate_seconds:.1f} s, scored after {truth:.1f} s: not within 2x"

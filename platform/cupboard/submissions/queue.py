@@ -3,14 +3,18 @@
 Every worker takes from one queue, so the line is site-wide: the queued submissions of every
 competition that joined it before this one (`waiting_since`, set at upload and re-score; a run
 put back after a worker died keeps its place). Those waiting for judgments are not in line.
+The sentence says so ("runs across the site"): the count includes competitions the reader
+may not know of, and only a count of them, never which.
 
 The estimate is arithmetic on what the database already knows:
 - how long a scoring takes: the median, from claim to scored, of the phase's last `RECENT`
   scorings (the site's when the phase has fewer than `ENOUGH`); none yet, no estimate;
 - how many workers score at once: the worker processes holding a scoring claim with a fresh
   heartbeat, or that finished a scoring in the last `SEEN` (a worker process is `host:pid`,
-  so each prefork child counts once). None seen: no estimate, and the page says no worker
-  has scored lately rather than guess.
+  so each prefork child counts once), but for processes of this host that no longer exist
+  (`load_demo` scores the demo's runs in its own process, which then ends: counted, it made
+  the demo's first estimates several times too short). None seen: no estimate, and the page
+  says no worker has scored lately rather than guess.
 Then a queued run waits about (ahead / workers + 1/2) scorings for a free worker (the runs
 being scored are half done on average) and one more for its own. A run being scored has
 (1 - progress) of a scoring left.
@@ -24,6 +28,8 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import DurationField, ExpressionWrapper, F, Q, QuerySet
 from django.utils import timezone
+
+from cupboard.jobs.workers import is_gone
 
 from .models import Submission
 
@@ -54,7 +60,8 @@ class QueuePlace:
         if self.ahead is None:
             return "Being scored" + (f"; about {_duration(self.estimate_seconds)} left." if self.estimate_seconds
                                      is not None else ".")
-        line = "Next in line" if self.ahead == 0 else f"{self.ahead} run{'s'[:self.ahead != 1]} ahead of it in the queue"
+        line = ("Next in line" if self.ahead == 0
+                else f"{self.ahead} run{'s'[:self.ahead != 1]} across the site ahead of it in the queue")
         if self.estimate_seconds is not None:
             at = self.estimated_at(now)
             return (f"{line}; likely scored in about {_duration(self.estimate_seconds)} "
@@ -83,7 +90,8 @@ def live_workers(now: datetime) -> int:
     fresh = now - timedelta(seconds=settings.CUPBOARD_STALE_AFTER)
     alive = (Q(status=Submission.Status.SCORING, heartbeat_at__gte=fresh)
              | Q(status=Submission.Status.SCORED, scored_at__gte=now - SEEN))
-    return Submission.objects.filter(alive).exclude(claimed_by="").values("claimed_by").distinct().count()
+    seen = Submission.objects.filter(alive).exclude(claimed_by="").order_by().values_list("claimed_by", flat=True).distinct()
+    return sum(not is_gone(process) for process in seen)
 
 
 def scoring_seconds(phase_id: int | None = None) -> float | None:
