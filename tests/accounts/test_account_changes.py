@@ -1,9 +1,13 @@
 """A person changes their own password and e-mail address from the profile; both ask for the
 current password, and a wrong one changes nothing."""
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
+
+from cupboard.accounts.models import ApiToken
+from cupboard.accounts.services import api_token_create
 
 pytestmark = pytest.mark.django_db
 
@@ -52,3 +56,36 @@ def test_a_new_address_needs_the_current_password(signed_in):
     assert "Mails now go to new@example.org." in page.content.decode()
     user.refresh_from_db()
     assert user.email == "new@example.org"
+
+
+@pytest.mark.parametrize(("name", "field", "values"), [
+    ("password_change", "old_password", {"new_password1": "a-New-passw0rd-2", "new_password2": "a-New-passw0rd-2"}),
+    ("email_change", "password", {"email": "new@example.org"}),
+])
+def test_wrong_current_passwords_are_limited_then_even_the_right_one_waits(signed_in, name, field, values):
+    """40 wrong, then the right one, changed the password (or the address) of a session left open."""
+    user, client = signed_in
+    url = reverse(f"accounts:{name}")
+    with override_settings(CUPBOARD_RATES=settings.CUPBOARD_RATES | {"current-password-account": "5/15m"}):
+        assert [client.post(url, values | {field: f"guess-{i}"}).status_code for i in range(5)] == [200] * 5
+        refused = client.post(url, values | {field: PASSWORD})
+        assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+        assert "Too many wrong current passwords" in refused.content.decode()
+        # The other change checks the same secret: it waits too.
+        other = "email_change" if name == "password_change" else "password_change"
+        assert client.post(reverse(f"accounts:{other}"), {"password": PASSWORD, "old_password": PASSWORD}).status_code == 429
+    user.refresh_from_db()
+    assert user.check_password(PASSWORD) and user.email == "hana@example.org"
+
+
+def test_a_new_password_ends_the_api_token_as_a_reset_does(signed_in):
+    user, client = signed_in
+    token = api_token_create(user=user)
+    status = reverse("submissions:api_status", args=[999999])
+    assert Client(HTTP_AUTHORIZATION=f"Token {token}").get(status).status_code == 404
+    new = "a-New-passw0rd-2"
+    page = client.post(reverse("accounts:password_change"),
+                       {"old_password": PASSWORD, "new_password1": new, "new_password2": new}, follow=True)
+    assert "API token, if you had one, was revoked" in page.content.decode()
+    assert not ApiToken.objects.filter(user=user).exists()
+    assert Client(HTTP_AUTHORIZATION=f"Token {token}").get(status).status_code == 401

@@ -1,8 +1,9 @@
 """Sign-up, log-in, password reset by e-mail, profile and API token; log-out is Django's own view.
 
 Log-in failures are counted per account and per address, sign-ups per address, password
-resets per e-mail address and per client address (cupboard/throttle.py): past the rate the page answers 429 and says when to try again,
-whether the password is right or not."""
+resets per e-mail address and per client address, wrong current passwords on the profile's
+changes per account (cupboard/throttle.py): past the rate the page answers 429 and says when
+to try again, whether the password is right or not."""
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -131,26 +132,59 @@ def profile(request):
     return _profile(request)
 
 
+# Wrong current passwords on the profile's changes, per account: a session left open on a shared
+# machine must not become a way to guess the password it lacks (as many tries as a log-in has).
+SECRET_SCOPE = "current-password-account"
+SECRET_REFUSED = "Too many wrong current passwords for this account"
+
+
+def _secret_wait(request) -> int:
+    return throttle_wait(SECRET_SCOPE, str(request.user.pk))
+
+
+def _secret_failed(request, form, field: str) -> None:
+    if form.has_error(field, "password_incorrect"):
+        throttle_count(SECRET_SCOPE, str(request.user.pk))
+
+
 class PasswordChangeView(auth_views.PasswordChangeView):
-    """Django's own (old password, new one twice; the session stays signed in), on the profile."""
+    """Django's own (old password, new one twice; the session stays signed in), on the profile.
+    The new password ends the API token, as a reset does: whoever knew the old one may have made it."""
 
     template_name = "accounts/password_change.html"
     success_url = reverse_lazy("accounts:profile")
 
+    def post(self, request, *args, **kwargs):
+        wait = _secret_wait(request)
+        if wait:
+            return throttled(request, wait, what=SECRET_REFUSED)
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form):
+        _secret_failed(self.request, form, "old_password")
+        return super().form_invalid(form)
+
     def form_valid(self, form):
-        messages.success(self.request, "Your password was changed.")
-        return super().form_valid(form)
+        response = super().form_valid(form)
+        api_token_revoke(user=form.user)
+        messages.success(self.request, "Your password was changed. Your API token, if you had one, was "
+                                        "revoked: create a new one below.")
+        return response
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def email_change(request):
-    """A new e-mail address, confirmed with the current password."""
+    """A new e-mail address, confirmed with the current password (its wrong tries limited)."""
+    if request.method == "POST" and (wait := _secret_wait(request)):
+        return throttled(request, wait, what=SECRET_REFUSED)
     form = EmailChangeForm(request.user, request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        account_email_change(user=request.user, email=form.cleaned_data["email"])
-        messages.success(request, f"Mails now go to {form.cleaned_data['email']}.")
-        return redirect("accounts:profile")
+    if request.method == "POST":
+        if form.is_valid():
+            account_email_change(user=request.user, email=form.cleaned_data["email"])
+            messages.success(request, f"Mails now go to {form.cleaned_data['email']}.")
+            return redirect("accounts:profile")
+        _secret_failed(request, form, "password")
     return render(request, "accounts/email_change.html", {"form": form})
 
 
