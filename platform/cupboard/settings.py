@@ -72,6 +72,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Before anything reads it: X-Forwarded-Proto from our proxies only (proxies.py).
+    "cupboard.proxies.ProxyHeadersMiddleware",
     # First: /healthz and /readyz for load balancers and orchestrators, before host checks (health.py).
     "cupboard.health.HealthMiddleware",
     # Every answer counted by status class for the operators' metrics (tallies.py).
@@ -302,8 +304,9 @@ EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", "false")
 SESSION_COOKIE_SECURE = not DEBUG and envbool("CUPBOARD_SECURE_COOKIES", "true")
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = not DEBUG and envbool("CUPBOARD_SSL_REDIRECT", "true")
-# Behind a TLS proxy (CUPBOARD_TRUSTED_PROXIES, none by default): trust its X-Forwarded-Proto,
-# and the client address it appends to X-Forwarded-For (throttle.client_address), from it only.
+# Behind a TLS proxy (CUPBOARD_TRUSTED_PROXIES, none by default): trust its X-Forwarded-Proto
+# (anyone else's is dropped before Django reads it: proxies.ProxyHeadersMiddleware), and the
+# client address it appends to X-Forwarded-For (throttle.client_address), from it only.
 CUPBOARD_TRUSTED_PROXIES = trusted_proxies_from_env()
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if CUPBOARD_TRUSTED_PROXIES else None
 SECURE_HSTS_SECONDS = 0 if DEBUG else envint("CUPBOARD_HSTS_SECONDS", "31536000")

@@ -18,7 +18,6 @@ Rates are "count/period" (`10/15m`, `5/h`, `60/m`, `3/30s`), from `settings.CUPB
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import math
 import time
 from dataclasses import dataclass
@@ -26,6 +25,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
+
+from cupboard.proxies import trusted_proxy
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -53,26 +54,17 @@ def rate_of(scope: str) -> Rate:
     return Rate.parse(settings.CUPBOARD_RATES[scope])
 
 
-def _trusted(address: str) -> bool:
-    """Whether `address` is one of our proxies (CUPBOARD_TRUSTED_PROXIES)."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return False
-    return any(ip in network for network in settings.CUPBOARD_TRUSTED_PROXIES)
-
-
 def client_address(request) -> str:
     """The client's IP address: the peer's, unless the peer is one of our proxies
     (CUPBOARD_TRUSTED_PROXIES); then the last X-Forwarded-For entry that is not one of them,
     the client our proxies appended. Entries before it are whatever the client sent, and the
     header of anyone else is ignored: anyone can write it."""
     address = request.META.get("REMOTE_ADDR", "")
-    if not _trusted(address):
+    if not trusted_proxy(address):
         return address
     forwarded = [part.strip() for part in request.headers.get("X-Forwarded-For", "").split(",") if part.strip()]
     for hop in reversed(forwarded):
-        if not _trusted(hop):
+        if not trusted_proxy(hop):
             return hop
     return address
 

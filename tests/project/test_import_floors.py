@@ -18,7 +18,7 @@ EVALUATOR = Path(evaluator.__file__).parent
 # floor is the project itself (its root urls.py, settings, wsgi and package).
 FLOORS = [
     {"accounts", "audit", "broker", "celery", "charts", "csp", "csvexport", "envconfig", "events", "health", "heartbeat",
-     "jobs", "jsonexport", "links", "locking", "outages", "readonly_admin", "refusals", "staticfiles", "supervise",
+     "jobs", "jsonexport", "links", "locking", "outages", "proxies", "readonly_admin", "refusals", "staticfiles", "supervise",
      "tallies", "throttle"},
     {"competitions"},
     {"teams"},

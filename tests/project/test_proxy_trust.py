@@ -6,8 +6,10 @@ import json
 import os
 import subprocess
 import sys
+from ipaddress import ip_network
 
 import pytest
+from django.test import Client, override_settings
 
 from .dockerfile import ROOT, compose, shipped_env
 
@@ -96,3 +98,17 @@ def test_a_bad_address_fails_loudly(tmp_path):
     result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode != 0 and "CUPBOARD_TRUSTED_PROXIES" in result.stderr and "172.30.0.300" in result.stderr
+
+
+@pytest.mark.django_db
+def test_x_forwarded_proto_is_believed_from_the_proxy_only():
+    """SECURE_PROXY_SSL_HEADER believes anyone's header: a client straight at gunicorn saying
+    "https" over plain HTTP was answered as if over TLS (here: not sent to https)."""
+    with override_settings(CUPBOARD_TRUSTED_PROXIES=(ip_network("10.0.0.2"),), SECURE_SSL_REDIRECT=True,
+                           SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https"), ALLOWED_HOSTS=["cup.example"]):
+        direct = Client(REMOTE_ADDR="198.51.100.7", HTTP_X_FORWARDED_PROTO="https", HTTP_HOST="cup.example").get("/")
+        assert direct.status_code == 301 and direct["Location"] == "https://cup.example/"
+        proxied = Client(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_PROTO="https", HTTP_HOST="cup.example").get("/")
+        assert proxied.status_code == 200
+        plain = Client(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_PROTO="http", HTTP_HOST="cup.example").get("/")
+        assert plain.status_code == 301
