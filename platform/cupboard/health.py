@@ -7,16 +7,24 @@
   its JSON body. One that cannot: 503 with Retry-After, so the balancer sends visitors to
   another process until it is back.
 
+`/readyz` is open to anyone and each check costs the parts something (a database connection,
+three billable calls to a bucket, a broker connection): 125 requests a second were 125 new
+PostgreSQL connections a second. So a process checks at most once every `FRESH_SECONDS`, one
+round at a time (requests meanwhile wait for the round under way, or get the last answer), and
+never starts a part's check while that part's previous one is still running: a part that
+hangs holds one thread, named as down, instead of one more thread per request.
+
 Both are answered by `HealthMiddleware`, first in MIDDLEWARE: before host validation (a
 probe addresses the process by its IP, not by a name in ALLOWED_HOSTS), before the HTTPS
 redirect, sessions and the outage page. Their bodies name a failing part and the kind of its
 error, never a host, a URL or a credential; the log has the whole error.
 """
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FuturesTimeout
 
 from django.core.cache import cache
@@ -30,6 +38,7 @@ logger = logging.getLogger(__name__)
 TIMEOUT = 3.0  # seconds for each part; a probe's own timeout is usually a little longer
 RETRY_AFTER = 10
 PROBE_NAME = "health/readyz-probe"
+FRESH_SECONDS = 1.0  # how long a process answers /readyz with its last round's result
 
 
 def check_database() -> None:
@@ -91,15 +100,26 @@ def _timed(check: Callable[[], None]) -> float:
     return round((time.monotonic() - started) * 1000, 1)
 
 
+# Each part's check still running from an earlier round (one that hung past its timeout).
+_running: dict[str, Future] = {}
+
+
 def readiness(checks: dict[str, Callable[[], None]] | None = None, timeout: float = TIMEOUT) -> dict:
     """Each part's state: {"ok": True, "ms": 1.2} or {"ok": False, "error": "..."}.
 
-    The checks run side by side in threads, so a part that hangs costs `timeout`, not the sum.
+    The checks run side by side in threads, so a part that hangs costs `timeout`, not the sum;
+    one whose previous check is still running is not checked again (it is down).
     """
     checks = CHECKS if checks is None else checks
     results: dict[str, dict] = {}
     pool = ThreadPoolExecutor(max_workers=len(checks), thread_name_prefix="readyz")
-    futures = {name: pool.submit(_timed, check) for name, check in checks.items()}
+    futures = {}
+    for name, check in checks.items():
+        earlier = _running.get(name)
+        if earlier is not None and not earlier.done():
+            results[name] = {"ok": False, "error": "its previous check has not answered yet"}
+        else:
+            futures[name] = _running[name] = pool.submit(_timed, check)
     deadline = time.monotonic() + timeout
     for name, future in futures.items():
         try:
@@ -111,7 +131,7 @@ def readiness(checks: dict[str, Callable[[], None]] | None = None, timeout: floa
             logger.warning("readyz: %s failed: %s: %s", name, type(error).__name__, error)
             results[name] = {"ok": False, "error": type(error).__name__}
     pool.shutdown(wait=False, cancel_futures=True)  # a hung check must not hold the answer
-    return results
+    return {name: results[name] for name in checks}
 
 
 def _answer(body: dict, status: int) -> HttpResponse:
@@ -126,11 +146,21 @@ def healthz() -> HttpResponse:
     return _answer({"status": "ok"}, 200)
 
 
+_round = threading.Lock()
+_last: tuple[float, dict, int] | None = None  # (when, body, status) of the last round
+
+
 def readyz() -> HttpResponse:
-    parts = readiness()
-    down = [name for name, state in parts.items() if not state["ok"]]
-    body = {"status": "unavailable" if down else "ok", "down": down, "checks": parts}
-    return _answer(body, 503 if down else 200)
+    """The last round's answer while it is fresh; else a new round, one at a time."""
+    global _last
+    with _round:
+        if _last is None or time.monotonic() - _last[0] >= FRESH_SECONDS:
+            parts = readiness()
+            down = [name for name, state in parts.items() if not state["ok"]]
+            _last = (time.monotonic(), {"status": "unavailable" if down else "ok", "down": down, "checks": parts},
+                     503 if down else 200)
+        body, status = _last[1], _last[2]
+    return _answer(body, status)
 
 
 ANSWERS = {"/healthz": healthz, "/readyz": readyz}

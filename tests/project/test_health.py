@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -95,6 +96,44 @@ def test_a_part_that_hangs_costs_the_timeout_not_more():
     states = health.readiness({"fast": lambda: None, "hangs": hangs}, timeout=0.3)
     assert time.monotonic() - started < 2
     assert states["fast"]["ok"] and states["hangs"] == {"ok": False, "error": "no answer within 0.3 s"}
+
+
+def test_readyz_checks_once_while_its_answer_is_fresh(monkeypatch):
+    """Each /readyz opened a database connection, a broker connection and three bucket calls:
+    125 requests a second were 125 rounds. A process now checks once a second at most."""
+    rounds = []
+    monkeypatch.setattr(health, "CHECKS", {"database": lambda: rounds.append(1)})
+    monkeypatch.setattr(health, "_last", None)
+    monkeypatch.setattr(health, "FRESH_SECONDS", 3600.0)  # fresh for the whole test, however slow the machine
+    answers = [Client(SERVER_NAME="10.1.2.3").get("/readyz") for _ in range(20)]
+    assert {a.status_code for a in answers} == {200} and len(rounds) == 1
+    monkeypatch.setattr(health, "FRESH_SECONDS", 0.0)
+    assert Client(SERVER_NAME="10.1.2.3").get("/readyz").status_code == 200 and len(rounds) == 2
+
+
+def _readyz_threads() -> int:
+    return sum(thread.name.startswith("readyz") for thread in threading.enumerate())
+
+
+def test_a_part_that_hangs_holds_one_thread_however_often_it_is_asked():
+    released = threading.Event()
+    before = _readyz_threads()
+    try:
+        for _ in range(5):
+            states = health.readiness({"fast": lambda: None, "stuck": released.wait}, timeout=0.2)
+            assert states["fast"]["ok"] and not states["stuck"]["ok"]
+        assert states["stuck"]["error"] == "its previous check has not answered yet"
+        deadline = time.monotonic() + 10  # the fast checks' idle threads end on their own, soon
+        while _readyz_threads() - before > 1:
+            assert time.monotonic() < deadline, f"{_readyz_threads() - before} threads: one per request was left behind"
+            time.sleep(0.05)
+    finally:
+        released.set()
+    deadline = time.monotonic() + 30
+    while _readyz_threads() > before:
+        assert time.monotonic() < deadline, "the released check's thread did not end within 30 s"
+        time.sleep(0.05)
+    assert health.readiness({"stuck": released.wait}, timeout=5)["stuck"]["ok"]
 
 
 def test_a_beat_is_fresh_then_stale(tmp_path):
