@@ -22,6 +22,9 @@ from .sources import Source, iter_lines, source_name
 from .validation import MAX_FIELD_BYTES, ProblemLog, decoded_lines
 
 TSV_HEADER = ("docid", "title", "text")
+# Characters of one line (a passage with its docid and title): an assessor reads it on a page,
+# and a passage of 30 MB was stored and then sent whole to every assessor's browser.
+MAX_PASSAGE_CHARS = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +45,8 @@ class Corpus:
 def read_corpus(source: Source, *, name: str | None = None, wanted: Collection[str] | None = None) -> Corpus:
     """Check every line of a corpus file and keep the passages whose docid is in `wanted`
     (all of them when None). Raises InputError listing up to 25 problems: a line that is
-    neither shape, an empty docid or text, a docid over 100 bytes or given twice, bad UTF-8."""
+    neither shape (JSON nested too deep included), an empty docid or text, a docid over 100
+    bytes or given twice, a line over MAX_PASSAGE_CHARS, bad UTF-8."""
     file = source_name(source, name)
     log = ProblemLog(file)
     seen: set[str] = set()
@@ -53,6 +57,10 @@ def read_corpus(source: Source, *, name: str | None = None, wanted: Collection[s
             shape = "jsonl" if text.lstrip().startswith("{") else "tsv"
             if shape == "tsv" and tuple(c.strip().lower() for c in text.split("\t")) == TSV_HEADER:
                 continue
+        if len(text) > MAX_PASSAGE_CHARS:
+            log.error("passage-too-long", f"the line has {len(text):,} characters; a passage may have "
+                      f"{MAX_PASSAGE_CHARS:,}", number)
+            continue
         passage = _jsonl_passage(text, number, log) if shape == "jsonl" else _tsv_passage(text, number, log)
         if passage is None:
             continue
@@ -95,6 +103,9 @@ def _jsonl_passage(text: str, number: int, log: ProblemLog) -> Passage | None:
         row = json.loads(text)
     except ValueError as error:
         log.error("bad-json", f"not a JSON object ({error})", number)
+        return None
+    except RecursionError:  # `[[[...]]]` nested past the decoder's depth: a 500 before
+        log.error("bad-json", "not a JSON object (nested too deep)", number)
         return None
     if not isinstance(row, dict):
         log.error("bad-json", "not a JSON object", number)

@@ -78,6 +78,22 @@ def test_a_bad_corpus_names_file_line_and_problem_and_stores_nothing(scene):
     assert stored.documents == len(D) and stored.file.name.startswith("corpora/")
 
 
+def test_a_corpus_line_nested_deep_or_a_huge_passage_is_refused_at_its_line(scene):
+    """A JSONL line nested 5,000 deep was a 500 (RecursionError); a 30 MB passage was stored."""
+    from evaluator.io.corpus import MAX_PASSAGE_CHARS
+
+    sw = scene.competition.subsets.get(code="sw")
+    jsonl = "".join(f'{{"docid": "{docid}", "title": "", "text": "passage {short}"}}\n' for short, docid in D.items())
+    bad = jsonl + '{"docid": "deep", "text": ' + "[" * 5_000 + "]" * 5_000 + "}\n" + \
+        '{"docid": "huge", "text": "' + "w" * MAX_PASSAGE_CHARS + '"}\n'
+    with pytest.raises(CompetitionError) as caught:
+        corpus_upload(phase=scene.dev, subset=sw, file=corpus_file(bad, "c.jsonl"), name="c.jsonl", actor=scene.organizer)
+    problems = [(p["line"], p["code"], p["message"]) for p in caught.value.problem_rows()]
+    assert [(line, code) for line, code, _ in problems] == [(len(D) + 1, "bad-json"), (len(D) + 2, "passage-too-long")]
+    assert "nested too deep" in problems[0][2] and f"may have {MAX_PASSAGE_CHARS:,}" in problems[1][2]
+    assert not Corpus.objects.exists()
+
+
 def test_a_pool_is_dealt_by_whole_queries_with_the_overlap_judged_twice_in_a_seeded_order(scene):
     judging_round, ann, bo = ready(scene, overlap=50)
     tasks = {t.assessor.username: list(t.items.all()) for t in judging_round.assignments.all()}

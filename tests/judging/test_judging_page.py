@@ -58,3 +58,16 @@ def test_the_page_never_says_which_run_or_team_retrieved_a_passage(scene):
         for submission in (scene.sub_a, scene.sub_b, scene.baseline):
             assert f"/submissions/{submission.pk}/".encode() not in page
     assert JudgingItem.objects.filter(assignment__round=judging_round).count() == 12
+
+
+@pytest.mark.parametrize("position", ["1e3", "²", "9" * 5_000, "-1", " 1", ""])
+def test_a_position_that_is_no_number_is_not_found(scene, position):
+    """`position=1e3` in a judging POST, `?at=²` or a 5,000-digit one were a 500."""
+    judging_round, ann, _ = ready(scene, overlap=0)
+    task = judging_round.assignments.get(assessor=ann)
+    url = reverse("judging:judge", args=[scene.competition.slug, task.pk])
+    client = client_for(ann)
+    assert client.post(url, {"position": position, "label": "1"}).status_code == 404
+    if position:
+        assert client.get(url, {"at": position}).status_code == 404
+    assert not task.items.filter(label__isnull=False).exists()

@@ -9,6 +9,7 @@ score (tests/judging/test_judging_page.py reads the bytes for them).
 """
 from __future__ import annotations
 
+import re
 import time
 
 from django.contrib.auth.decorators import login_required
@@ -54,7 +55,7 @@ def judge(request, slug: str, pk: int):
     task = _own_task(request, slug, pk)
     items = task.items
     if request.method == "POST":
-        item = get_object_or_404(items, position=request.POST.get("position", 0) or 0)
+        item = get_object_or_404(items, position=_position(request.POST.get("position", "")))
         try:
             label = int(request.POST.get("label", ""))
             item_label(item=item, label=label, seconds=_seconds(request.POST.get("shown", "")), actor=request.user)
@@ -68,12 +69,18 @@ def judge(request, slug: str, pk: int):
     if at == "done":
         item = None
     elif at:
-        item = get_object_or_404(items, position=int(at)) if at.isdigit() else None
-        if item is None:
-            raise Http404("No such passage.")
+        item = get_object_or_404(items, position=_position(at))
     else:
         item = items.filter(label__isnull=True).first()
     return _page(request, task, item)
+
+
+def _position(text: str) -> int:
+    """A passage's position as sent; 404 for anything but a few ASCII digits (`1e3`, `²` or
+    a 5,000-digit number were a 500: int() refused them, or the database's integer did)."""
+    if not re.fullmatch(r"[0-9]{1,9}", text or ""):
+        raise Http404("No such passage.")
+    return int(text)
 
 
 def _seconds(shown: str) -> float | None:
