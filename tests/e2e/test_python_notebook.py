@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from tests.conftest import SHARED_DATA
 from tests.e2e.stack import ROOT, Stack, free_port
 from tests.e2e.test_guide_commands import SETUP, guide
 
@@ -70,3 +71,42 @@ def test_the_pages_cells_run_in_order_and_the_board_shows_the_local_scores(stack
     rows += [f"{slug} {name}" for slug, name in namespace["cb"].phases("miracl-wsdm-cup")[["slug", "name"]].values]
     for row in rows:  # as shown, whatever the columns' padding
         assert any(row in " ".join(out.split()) for out in shown.values()), row
+
+
+ALICE_TOKEN = """
+from django.contrib.auth.models import User
+from cupboard.accounts.services import api_token_create
+print(api_token_create(user=User.objects.get(username="alice")))
+"""
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo as `make demo` makes it from the real MIRACL files (a quarter of its queries, each
+    phase's first ones: the samples' among them), served. On the shipped samples alone the
+    Cup's Development phase holds half of the samples' 12 queries, so the page's runs are refused."""
+    folder = tmp_path_factory.mktemp("e2e-notebook-demo")
+    port = free_port()
+    with Stack(folder, CUPBOARD_SITE_URL=f"http://127.0.0.1:{port}") as stack:
+        stack.manage("migrate", "--noinput", timeout=180)
+        stack.manage("load_demo", "--scale", "0.25", "--data", str(SHARED_DATA), timeout=1200)
+        stack.token = stack.manage("shell", "-c", ALICE_TOKEN).strip().splitlines()[-1]
+        stack.start_server(port)
+        stack.start_worker()
+        yield stack
+
+
+@pytest.mark.shared_data
+def test_the_pages_cells_run_on_the_demo_as_written(demo, monkeypatch):
+    """The page says to run it against the demo with alice's token: every cell runs there too,
+    where her team has runs of its own on the board (issue 33: section 6 raised IndexError)."""
+    monkeypatch.setenv("CUPBOARD_TOKEN", demo.token)
+    namespace: dict = {}
+    with contextlib.chdir(ROOT):
+        for number, (code, _) in enumerate(cells(guide("python")), start=1):
+            exec(compile(code.replace("http://127.0.0.1:8000", demo.url), f"docs/python.md cell {number}", "exec"),
+                 namespace)
+    mine, beside = namespace["mine"], namespace["beside"]
+    assert mine["method_name"] == "BM25 from a notebook" and mine["status"] == "scored"
+    assert len(beside) == 4 and beside["board"].notna().all(), beside
+    assert "BM25 from a notebook" not in set(namespace["board"].method), "the demo's board keeps Lighthouse's best run"
