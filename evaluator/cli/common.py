@@ -25,6 +25,8 @@ from .progress import Progress
 if TYPE_CHECKING:
     import argparse
 
+    from ..io.documents import DocumentList
+
 GENERIC = "generic"
 T = TypeVar("T")
 
@@ -41,6 +43,8 @@ class Inputs:
     topics: dict[str, dict[str, str]] = field(default_factory=dict)
     errors: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    documents: DocumentList | None = None  # --documents: the docids a run may name
+    refuse_unknown: bool = True  # --unknown-documents refuse (else warn)
 
     def by_subset(self, paths: Sequence[str]) -> dict[str, str]:
         """{code: path}; a file whose subset cannot be told, a subset the benchmark does not
@@ -96,12 +100,14 @@ class Inputs:
             if self.topics and code not in self.topics:
                 self.errors.append(Problem("no-topics", f"no topics were given for {code!r}", path))
                 continue
+            from ..io.documents import DocumentCheck
             from ..io.runs import read_run  # numpy and pyarrow: only when a run is read here
 
             bar = Progress(f"reading {code}", enabled=progress)
+            check = None if self.documents is None else DocumentCheck(self.documents, refuse=self.refuse_unknown)
             run, report = read_run(path, topics=self.topics.get(code), docid_pattern=self.benchmark.docid_pattern,
                                    max_depth=max_depth, keep_depth=keep_depth, progress=bar.update,
-                                   strict=self.strict)
+                                   strict=self.strict, documents=check)
             bar.close()
             self.errors += report.errors
             self.warnings += report.warnings
@@ -129,6 +135,29 @@ def add_strict(parser: argparse.ArgumentParser) -> None:
                              "1-20 characters from A-Z a-z 0-9 _ . -, integer ranks and labels, decimal scores, "
                              "fields of at most 100 bytes, lines of at most 1,024 (default: as trec_eval reads "
                              "them, with a warning where a competition would refuse)")
+
+
+def add_documents(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--documents", metavar="PATH",
+                        help="the collection's document list: an id file (one docid per line), a TSV or JSON-lines "
+                             "corpus, or a .npy of docid hashes; a run naming another docid is refused at its line")
+    parser.add_argument("--unknown-documents", choices=("refuse", "warn"), default="refuse",
+                        help="with --documents: refuse a run naming an unknown docid (default), or warn once")
+
+
+def read_document_list(args: argparse.Namespace, inputs: Inputs) -> bool:
+    """--documents read into `inputs`; False (its problems recorded) when it cannot be read."""
+    if not getattr(args, "documents", None):
+        return True
+    from ..io.documents import document_list
+
+    try:
+        inputs.documents = document_list(args.documents)
+    except InputError as exc:
+        inputs.errors += exc.problems
+        return False
+    inputs.refuse_unknown = args.unknown_documents != "warn"
+    return True
 
 
 def inputs_of(args: argparse.Namespace, benchmark: Benchmark) -> Inputs:

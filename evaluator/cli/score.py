@@ -18,8 +18,10 @@ from ..records import Problem, SubsetResult
 from .common import (
     Inputs,
     add_common,
+    add_documents,
     add_strict,
     print_json,
+    read_document_list,
     report_problems,
 )
 from .phase import add_phase_options, phase_inputs
@@ -66,6 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
                         help="languages scored at once, each in its own process (default: one per core)")
     add_common(parser, formats=("table", "json", "csv", "trec"))
     add_strict(parser)
+    add_documents(parser)
     add_phase_options(parser)
     parser.set_defaults(func=score_command)
     return parser
@@ -107,11 +110,14 @@ def score_command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"python -m evaluator score: {exc}", file=sys.stderr)
         return 2
+    if not read_document_list(args, inputs):  # read here, once: the workers inherit it
+        report_problems(inputs, args.format)
+        return 1
     jobs = plan_jobs(inputs, args)
     scoring = Scoring(tuple(metrics), relevance_level=benchmark.relevance_level, gain=benchmark.gain,
                       depth=depth, max_depth=max_depth, docid_pattern=benchmark.docid_pattern,
                       per_query=args.per_query or args.format == "trec", strict=inputs.strict,
-                      check=args.check)
+                      check=args.check, documents=args.documents, refuse_unknown=args.unknown_documents != "warn")
     outcomes = score_jobs(jobs, scoring=scoring, workers=args.workers, progress=args.progress,
                           small=args.engine == "auto" and not args.check)
     for outcome in outcomes.values():

@@ -18,12 +18,13 @@ DEFAULTS: dict[str, object] = {
     "qrels": None, "run": None, "topics": [], "residual_qrels": [], "metrics": None, "group": [], "missing": None, "depth": None,
     "max_depth": None, "per_query": False, "check": False, "engine": "auto", "digits": None, "workers": None,
     "benchmark": None, "format": "table", "progress": None, "strict": False, "server": None, "competition": None,
-    "phase": None, "token": None, "definition": None,
+    "phase": None, "token": None, "definition": None, "documents": None, "unknown_documents": "refuse",
 }
 LISTS = ("--qrels", "--run", "--residual-qrels")  # nargs="+"
-TEXT = ("--metrics",)
+TEXT = ("--metrics", "--documents")
 INTEGERS = ("--depth", "--max-depth")
-CHOICES = {"--format": ("table", "json", "csv", "trec"), "--benchmark": ("generic",)}
+CHOICES = {"--format": ("table", "json", "csv", "trec"), "--benchmark": ("generic",),
+           "--unknown-documents": ("refuse", "warn")}
 FLAGS = ("--per-query", "--strict")
 
 

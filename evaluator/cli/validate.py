@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from ..io.naming import expand_inputs
-from .common import Inputs, add_common, add_strict, print_json
+from .common import Inputs, add_common, add_documents, add_strict, print_json, read_document_list
 from .phase import add_phase_options, phase_inputs
 
 
@@ -28,6 +28,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
                         "max_run_depth with --server, else 1000)")
     add_common(parser, formats=("text", "json"))
     add_strict(parser)
+    add_documents(parser)
     add_phase_options(parser)
     parser.set_defaults(func=validate_command)
     return parser
@@ -42,7 +43,7 @@ def check_runs(inputs: Inputs, *, topics: list[str], runs: list[str], max_depth:
     valid = []
     for code, path in expand_inputs(runs, codes, kind="run"):
         spec = f"{code}={path}" if code else path
-        small = read_small_run(inputs, spec, max_depth=max_depth)
+        small = None if inputs.documents is not None else read_small_run(inputs, spec, max_depth=max_depth)
         if small is not None:
             valid.append(small)
             continue
@@ -83,7 +84,7 @@ def validate_command(args: argparse.Namespace) -> int:
         return 2
     phase, inputs = read
     max_depth = args.max_depth or (phase.max_run_depth if phase else 1000)
-    valid = check_runs(inputs, topics=args.topics, runs=args.run, max_depth=max_depth, progress=args.progress)
+    valid = [] if not read_document_list(args, inputs) else check_runs(inputs, topics=args.topics, runs=args.run, max_depth=max_depth, progress=args.progress)
     if args.format == "json":
         print_json({**inputs.problems_as_dict(), "runs": valid})
     else:

@@ -43,6 +43,8 @@ class Scoring:
     per_query: bool = True  # False: results carry means only (less to compute and to send back)
     strict: bool = True  # False: what trec_eval reads, with warnings (see read_run, read_qrels)
     check: bool = False  # recompute with pytrec_eval (evaluator.engines.check)
+    documents: str | None = None  # the collection's document list (io/documents.py): unknown docids are checked
+    refuse_unknown: bool = True  # an unknown docid is an error at its line; False: one warning
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import TypeVar
 
+from ..io.documents import DocumentCheck, document_list
 from ..io.qrels import read_qrels
 from ..io.runs import keep_freed_memory, read_run
 from ..io.topics import read_topics
@@ -39,6 +40,8 @@ def score_submission(jobs: Sequence[Job], *, scoring: Scoring, workers: int | No
     if len({job.subset for job in jobs}) != len(jobs):
         raise ValueError("each subset may have only one job")
     workers = min(workers or usable_cores(), len(jobs))
+    if scoring.documents is not None:
+        document_list(scoring.documents)  # read once here: the workers inherit it
     outcomes: dict[str, Outcome] = {}
     if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():  # no fork on Windows
         for job in jobs:
@@ -112,9 +115,11 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
         return Outcome(job.subset, qrels_errors, topics_errors)
     judged, judged_errors = _judged(job, scoring)
     keep_depth = residual_keep_depth(scoring.max_depth) if job.judged else scoring.depth
+    documents = None if scoring.documents is None else \
+        DocumentCheck(document_list(scoring.documents), refuse=scoring.refuse_unknown)
     run, report = read_run(job.run, topics=topics, docid_pattern=scoring.docid_pattern,
                            max_depth=scoring.max_depth, keep_depth=keep_depth, threads=threads,
-                           strict=scoring.strict)
+                           strict=scoring.strict, documents=documents)
     result: SubsetResult | None = None
     checked: tuple[Problem, ...] = ()
     qrels_errors += judged_errors

@@ -59,7 +59,7 @@ def is_small(job: Job) -> bool:
 
 def score_small_job(job: Job, *, scoring: Scoring) -> Outcome | None:
     """The job's outcome, or None when the vectorised engine must take it."""
-    if job.qrels is None or job.run is None or job.judged or not is_small(job):
+    if job.qrels is None or job.run is None or job.judged or scoring.documents or not is_small(job):
         return None
     try:
         qrels = read_qrels(job.qrels, strict=scoring.strict)

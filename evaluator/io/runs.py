@@ -20,6 +20,7 @@ from typing import Any, TextIO, TypeVar
 import numpy as np
 
 from ..records import InputError, Run, ValidationReport
+from .documents import DocumentCheck
 from .sources import BLOCK_SIZE, DEFAULT_MAX_BYTES, GZIP_MAGIC, Source, iter_blocks, source_name
 from .validation import BOM, MAX_PROBLEMS, TAG_RE, LineRules, ProblemLog, looks_binary
 from .validation_collect import RunCollector, position_in_query, trec_order
@@ -40,7 +41,7 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
              docid_pattern: str | None = None, max_depth: int = 1000, keep_depth: int = 100,
              max_problems: int = MAX_PROBLEMS, progress: Callable[[int, int], None] | None = None,
              max_bytes: int = DEFAULT_MAX_BYTES, threads: int = 2,
-             strict: bool = True) -> tuple[Run | None, ValidationReport]:
+             strict: bool = True, documents: DocumentCheck | None = None) -> tuple[Run | None, ValidationReport]:
     """Validate and parse one TREC run file in one streaming pass.
 
     `source` is a path or a binary file object (e.g. a Django UploadedFile), plain or gzip
@@ -52,6 +53,7 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
     with one file each (`evaluator.engines.parallel`): extra threads would only take turns there.
     `strict=False` reads what trec_eval reads, warning where a competition would refuse
     (see `LineRules`): any run tag and several, long lines and fields, any rank, hex scores.
+    `documents` checks every docid against the collection's document list (io/documents.py).
     """
     file = source_name(source, name)
     log = ProblemLog(file, max_problems)
@@ -80,13 +82,13 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
                 done += len(block)
                 queue.append((block, pool.submit(parse_fast, block, topics=rules.topics, docid_pattern=docid_pattern)))
                 while len(queue) > ahead and not log.full:
-                    line = _take(queue.popleft(), line, rules, codes, log, collector)
+                    line = _take(queue.popleft(), line, rules, codes, log, collector, documents)
                 if progress:
                     progress(done, total)
                 if log.full:
                     break
             while queue and not log.full:
-                line = _take(queue.popleft(), line, rules, codes, log, collector)
+                line = _take(queue.popleft(), line, rules, codes, log, collector, documents)
         except InputError as exc:  # unreadable, too large, a damaged or bomb gzip: reading stopped there
             log.stop()
             for problem in exc.problems:
@@ -95,6 +97,8 @@ def read_run(source: Source, *, name: str | None = None, topics: Collection[str]
         finally:
             for _, future in queue:
                 future.cancel()
+    if documents is not None:
+        documents.finish(log)
     run, queries = collector.finish(list(codes), log, topics=topics, tag=rules.tag or "")
     del collector
     if done >= _TRIM_AFTER:
@@ -115,7 +119,7 @@ def run_query_ids(source: Source, *, name: str | None = None, max_bytes: int = D
 
 
 def _take(item: Pending, line: int, rules: LineRules, codes: dict[str, int], log: ProblemLog,
-          collector: RunCollector) -> int:
+          collector: RunCollector, documents: DocumentCheck | None = None) -> int:
     """Add one parsed block (or check it line by line) and return the next block's first line."""
     block, future = item
     parsed = future.result()
@@ -127,6 +131,8 @@ def _take(item: Pending, line: int, rules: LineRules, codes: dict[str, int], log
         if crlf:
             log.warn("crlf", "lines end in CRLF (Windows); accepted", crlf)
         count = block.count(b"\n") + (not block.endswith(b"\n"))
+    if documents is not None:
+        documents.rows(rows.hashes, rows.lines, rows.docids, log)
     collector.add(rows)
     return line + count
 

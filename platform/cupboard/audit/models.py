@@ -10,6 +10,7 @@ class AuditEvent(models.Model):
         QRELS_COMMITTED = "qrels_committed"
         QRELS_REVEALED = "qrels_revealed"
         TOPICS_UPLOADED = "topics_uploaded"
+        DOCUMENTS_UPLOADED = "documents_uploaded"
         VISIBILITY_CHANGED = "visibility_changed"
         LIMIT_GRANTED = "limit_granted"
         RESCORED = "rescored"

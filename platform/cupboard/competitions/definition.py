@@ -122,6 +122,10 @@ class PhaseDef:
                                                 "runs' scores, organizers the live board", shown_default="never")
     freeze_days: int | None = key(None, minimum=1, help="instead of `freeze_at`: freeze this many days before "
                                                         "`closes_at`", shown_default="never")
+    unknown_documents: str = key(Phase.UnknownDocuments.REFUSE.value,
+                                 choices=lambda: tuple(Phase.UnknownDocuments.values),
+                                 help="where a subset has a document list (`manage.py load_documents`): a run naming "
+                                      "a document outside it is refused at its line, or accepted with a warning")
     residual_of: list[str] | None = key(None, help="slugs of earlier phases (rounds): the documents their current "
                                                    "judgments hold for a topic are removed from this phase's runs "
                                                    "before scoring, Judged@k and pools (a residual collection, as "

@@ -205,6 +205,16 @@ class Phase(models.Model):
                                  help_text="The Ladder (leaderboards/ladder.py): a team's shown best changes only when "
                                            "a run beats it by more than the standard error of their per-query "
                                            "differences")
+    class UnknownDocuments(models.TextChoices):
+        """What an upload naming a document outside the subset's document list gets."""
+
+        REFUSE = "refuse", "Refused at the line that names it"
+        WARN = "warn", "Accepted with a warning"
+
+    unknown_documents = models.CharField(max_length=10, choices=UnknownDocuments.choices,
+                                         default=UnknownDocuments.REFUSE,
+                                         help_text="With a document list: a run naming another document is refused, "
+                                                   "or accepted with a warning")
     residual_of = models.JSONField(null=True, blank=True, default=None,
                                    help_text="Slugs of earlier phases whose current judgments are removed from this "
                                              "phase's runs before scoring (a residual collection); empty = none")
@@ -311,3 +321,26 @@ class QrelsFile(models.Model):
 
     def __str__(self):
         return f"{self.release}/{self.subset.code}"
+
+
+class DocumentList(models.Model):
+    """The docids of one subset's collection, so a run naming another document is refused at
+    its line (or warned, as the phase says: `Phase.unknown_documents`). Kept as the sorted
+    64-bit hashes of the docids, a .npy file (evaluator/io/documents.py): 8 bytes a document.
+    The newest of a subset is the one uploads and scoring check against."""
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="document_lists")
+    subset = models.ForeignKey(Subset, on_delete=models.CASCADE, related_name="document_lists")
+    file = models.FileField(storage=private_storage, upload_to="documents/%Y/")
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64, help_text="Of the file as given (an id file or a corpus)")
+    documents = models.PositiveIntegerField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.competition.slug}/{self.subset.code} documents ({self.documents:,})"

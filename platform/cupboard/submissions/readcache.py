@@ -44,4 +44,5 @@ class ContentCache:
 
 topic_ids = ContentCache()
 evaluators = ContentCache()
-judged = ContentCache()  # earlier rounds' qrels of residual phases (runfiles.judged_qrels)
+judged = ContentCache()
+documents = ContentCache(size=2)  # document lists (runfiles.stored_document_check): 70 MB for MS MARCO  # earlier rounds' qrels of residual phases (runfiles.judged_qrels)

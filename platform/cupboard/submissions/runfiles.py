@@ -13,6 +13,7 @@ as before, and a download hands the team back exactly what it sent.
 """
 import gzip
 import hashlib
+import io
 import shutil
 import tempfile
 from collections.abc import Collection, Iterator, Sequence
@@ -23,9 +24,11 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files import File
 
-from cupboard.competitions.models import Competition, Phase, QrelsFile, Subset, TopicSet
+from cupboard.competitions.document_lists import current_document_list
+from cupboard.competitions.models import Competition, DocumentList, Phase, QrelsFile, Subset, TopicSet
 from cupboard.competitions.topic_variants import one_per_subset
 from evaluator.benchmarks import get_benchmark
+from evaluator.io.documents import DocumentCheck, read_documents
 from evaluator.io.qrels import read_qrels
 from evaluator.io.runs import read_run, run_query_ids
 from evaluator.io.topics import read_topics
@@ -129,26 +132,47 @@ def topic_set_ids(topic_set: TopicSet) -> frozenset[str]:
 
 
 def read_run_file(*, source, name: str, competition: Competition, topics: Collection[str] | None,
-                  keep_depth: int | None = None):
+                  keep_depth: int | None = None, documents: DocumentCheck | None = None):
     """Read and validate one run (a path or an open binary file): (Run or None, ValidationReport),
-    keeping the top `keep_depth` documents per query (default: the depth scored)."""
+    keeping the top `keep_depth` documents per query (default: the depth scored); with
+    `documents` (`document_check`), every docid checked against the subset's document list."""
     benchmark = get_benchmark(competition.benchmark)
     return read_run(source, name=name, topics=topics, docid_pattern=benchmark.docid_pattern,
                     max_depth=competition.max_run_depth, keep_depth=keep_depth or competition.scored_depth(),
-                    threads=1 if _size(source) < SMALL else 2)
+                    threads=1 if _size(source) < SMALL else 2, documents=documents)
+
+
+def document_check(*, phase: Phase, subset: Subset) -> DocumentCheck | None:
+    """A check of a run's docids against the subset's document list, as the phase wants it
+    (refused at the line, or one warning); None where the subset has no list."""
+    row = current_document_list(subset)
+    return None if row is None else stored_document_check(row, refuse=phase.unknown_documents == "refuse")
+
+
+def stored_document_check(row: DocumentList, *, refuse: bool) -> DocumentCheck:
+    """A fresh check (it counts what it finds) on a stored list, read once per process: mapped
+    from the file where storage has paths, else read whole (readcache)."""
+    def load():
+        try:
+            return read_documents(row.file.path, name=row.original_name)
+        except NotImplementedError:  # storage without paths (S3)
+            with row.file.open("rb") as stored:
+                return read_documents(io.BytesIO(stored.read()), name=row.original_name)
+    return DocumentCheck(readcache.documents.get((row.sha256, row.file.name), load), refuse=refuse)
 
 
 def read_scored_run(*, source, name: str, competition: Competition, topics: Collection[str] | None,
-                    judged: Sequence[QrelsFile] = (), keep_depth: int | None = None):
+                    judged: Sequence[QrelsFile] = (), keep_depth: int | None = None,
+                    documents: DocumentCheck | None = None):
     """`read_run_file`, and on a residual phase (`judged`: its earlier rounds' qrels of this
     subset) the run without the documents they judged: (Run or None, report, Removed or None).
     A residual run is read whole first, so documents below the removed ones move up."""
     if not judged:
         run, report = read_run_file(source=source, name=name, competition=competition, topics=topics,
-                                    keep_depth=keep_depth)
+                                    keep_depth=keep_depth, documents=documents)
         return run, report, None
     run, report = read_run_file(source=source, name=name, competition=competition, topics=topics,
-                                keep_depth=residual_keep_depth(competition.max_run_depth))
+                                keep_depth=residual_keep_depth(competition.max_run_depth), documents=documents)
     if run is None:
         return None, report, None
     residual, removed = residual_run(run, [judged_qrels(f) for f in judged],

@@ -26,7 +26,8 @@ from functools import partial
 
 from django.conf import settings
 
-from cupboard.competitions.models import Competition, QrelsFile, Subset, TopicSet
+from cupboard.competitions.document_lists import current_document_list
+from cupboard.competitions.models import Competition, DocumentList, QrelsFile, Subset, TopicSet
 from cupboard.competitions.selectors import earlier_judgments, qrels_files
 from cupboard.competitions.topic_variants import one_per_subset
 from evaluator.benchmarks import get_benchmark
@@ -37,7 +38,7 @@ from evaluator.residual import residual_result
 
 from . import readcache
 from .models import JUDGED_DEPTH, JUDGED_METRIC, RunFile
-from .runfiles import read_scored_run, topic_set_ids
+from .runfiles import read_scored_run, stored_document_check, topic_set_ids
 
 
 class RunRejected(Exception):
@@ -53,6 +54,8 @@ class SubsetJob:
     run_file: RunFile | None
     topic_set: TopicSet | None
     judged: tuple[QrelsFile, ...] = ()  # a residual phase's earlier judgments of this subset
+    documents: DocumentList | None = None  # the subset's document list, checked as at upload
+    refuse_unknown: bool = True  # the phase's unknown_documents
 
 
 def subset_jobs(*, submission, release) -> tuple[list[SubsetJob], list[Subset]]:
@@ -63,6 +66,7 @@ def subset_jobs(*, submission, release) -> tuple[list[SubsetJob], list[Subset]]:
     runs = {rf.subset.code: rf for rf in submission.run_files.select_related("subset")}
     topic_sets = one_per_subset(TopicSet.objects.filter(phase=submission.phase), competition)
     judged = earlier_judgments(submission.phase)
+    refuse = submission.phase.unknown_documents == "refuse"
     jobs, skipped = [], []
     for code, qrels_file in sorted(qrels_files(release).items()):
         run_file = runs.get(code)
@@ -70,7 +74,8 @@ def subset_jobs(*, submission, release) -> tuple[list[SubsetJob], list[Subset]]:
             skipped.append(qrels_file.subset)
             continue
         jobs.append(SubsetJob(subset=qrels_file.subset, qrels_file=qrels_file, run_file=run_file,
-                              topic_set=topic_sets.get(qrels_file.subset_id), judged=tuple(judged.get(code, ()))))
+                              topic_set=topic_sets.get(qrels_file.subset_id), judged=tuple(judged.get(code, ())),
+                              documents=current_document_list(qrels_file.subset), refuse_unknown=refuse))
     return jobs, skipped
 
 
@@ -107,8 +112,10 @@ def job_residual_run(job: SubsetJob, competition: Competition):
         return None, None
     topics = None if job.topic_set is None else topic_set_ids(job.topic_set)
     with job.run_file.file.open("rb") as stored:
+        documents = None if job.documents is None else stored_document_check(job.documents, refuse=job.refuse_unknown)
         run, report, removed = read_scored_run(source=stored, name=job.run_file.original_name,
-                                               competition=competition, topics=topics, judged=job.judged)
+                                               competition=competition, topics=topics, judged=job.judged,
+                                               documents=documents)
     if run is None:
         reasons = "; ".join(p.for_people for p in report.errors[:5])
         raise RunRejected(f"{job.run_file.original_name} no longer validates: {reasons}")

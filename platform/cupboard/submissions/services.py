@@ -27,7 +27,17 @@ from evaluator.records import Problem
 from .errors import SubmissionRefused
 from .models import RunFile, Submission, consent_fixed_at
 from .quota import quota_check
-from .runfiles import SpooledFile, packed, read_run_file, read_topics_of, run_file_store, spool, spool_folder, wrong_language_hint
+from .runfiles import (
+    SpooledFile,
+    document_check,
+    packed,
+    read_run_file,
+    read_topics_of,
+    run_file_store,
+    spool,
+    spool_folder,
+    wrong_language_hint,
+)
 from .selectors import duplicate_submission
 
 
@@ -97,7 +107,8 @@ def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset]
             raise SubmissionRefused(f"{copy.name}: {phase.name} has no topics for {subset.code}, so a run for it cannot "
                                     f"be scored here; it takes runs for {with_topics or 'no language yet'}.",
                                     code="no_topics")
-        _, report = read_run_file(source=copy.path, name=copy.name, competition=phase.competition, topics=topics)
+        _, report = read_run_file(source=copy.path, name=copy.name, competition=phase.competition, topics=topics,
+                                  documents=document_check(phase=phase, subset=subset))
         hint = None
         if any(p.code == "unknown-qid" for p in report.errors):
             hint = wrong_language_hint(copy=copy, phase=phase, subset=subset, known=known, own_topics=topics)
