@@ -49,7 +49,7 @@ def test_the_organizers_read_names_where_they_read_ids(personas):  # noqa: F811
     details = [re.sub(r"\s+", " ", d) for d in re.findall(r'<td class="details">(.*?)</td>', page, re.S)]
     assert len(details) == 4
     created, rescored, disqualified, granted = (re.findall(r">([^<>]+)</div>", d) for d in details)  # newest first
-    assert rescored == ["phase: Development", "nudged: 0", "rescored: 1"]  # the rows named, then the rest a-z
+    assert rescored == ["phase: Development", "nudged: 0", "rescored: 1", "step: 1"]  # the rows named, then the rest a-z
     assert disqualified == ["submission: Team A #1: bm25", "phase: Development", "reason: trained on the test topics"]
     assert granted == ["team: Team B", "phase: Development", "day: –", "extra: 2"]
     assert created == ["team: Harbor seals", "user: newcomer"]

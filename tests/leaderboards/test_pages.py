@@ -195,17 +195,18 @@ def test_it_pins_the_query_count_of_the_page(cast, dev, django_assert_num_querie
 
     # 1 the cache key's state (phase, competition, its groups' reveal instants around now); on a
     # miss: 2 phase + competition, the board: 3 subsets + groups, 4 the phase's topics (its
-    # subsets), 5 rows + submissions + teams, 6 current qrels release
-    with django_assert_num_queries(6):
+    # subsets), 5 the phase's open re-scoring step (none), 6 rows + submissions + teams, 7 current
+    # qrels release
+    with django_assert_num_queries(7):
         anonymous.get(_url(dev))
     with django_assert_num_queries(0):  # cached, for a visitor without cookies: the state this process
         anonymous.get(_url(dev))         # read within CUPBOARD_BOARD_STATE_SECONDS (leaderboards/cache.py)
     # the same, plus: session, user, organizer check (once per request), the viewer's team
-    with django_assert_num_queries(10):
+    with django_assert_num_queries(11):
         participant.get(_url(dev))
     # session, user, state, phase + competition, organizer check; the board: subsets + groups,
-    # the phase's topics, rows, qrels release
-    with django_assert_num_queries(9):
+    # the phase's topics, open re-scoring step, rows, qrels release
+    with django_assert_num_queries(10):
         organizer.get(_url(dev))
     with django_assert_num_queries(5):
         organizer.get(_url(dev))

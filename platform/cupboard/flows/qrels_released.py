@@ -18,7 +18,7 @@ def _leaderboard_bump(*, phase, **_) -> None:
     leaderboard_bump(phase=phase)
 
 
-def _rescore(*, phase, actor, **_) -> None:
+def _rescore(*, phase, release, actor, **_) -> None:
     # Scored ones are scored again; queued ones may be waiting for exactly these judgments. Runs
     # already scored with the current judgments (made and scored in the release's own
     # transaction, as the demo loads a phase) need nothing: re-queuing them would only take
@@ -26,7 +26,7 @@ def _rescore(*, phase, actor, **_) -> None:
     behind = phase.submissions.filter(status__in=("scored", "queued")).exclude(
         status="scored", qrels_release=current_qrels_release(phase))
     if behind.exists():
-        phase_rescore(phase=phase, actor=actor)
+        phase_rescore(phase=phase, actor=actor, reason=f"qrels v{release.number}")
 
 
 def connect() -> None:

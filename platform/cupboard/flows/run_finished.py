@@ -1,11 +1,10 @@
-"""A run's outcome is final (scored with the current judgments, rejected, failed for good): its team hears of it."""
+"""A run's outcome is final (scored with the current judgments, rejected, failed for good): its
+team hears of it, unless the run is one of a phase's open re-scoring step: then its mail waits
+for the step, which this run may complete (cupboard/flows/rescored.py)."""
 from cupboard import events
-from cupboard.notifications.services import notify_submission
 
-
-def _notify_team(*, submission_id: int, status: str) -> None:
-    notify_submission(submission_id=submission_id, event=status)
+from .rescored import mail_unless_held, step_settle
 
 
 def connect() -> None:
-    events.run_finished.handled_by(_notify_team)
+    events.run_finished.handled_by(mail_unless_held, step_settle)

@@ -10,8 +10,13 @@ def publish_due_events_task() -> int:
     Idempotent, so a beat schedule of a minute or an hour is equally safe. Pages only
     read (GET never writes): a stopped scheduler delays the log, never the reveal, which
     the clock decides (`Phase.qrels_are_public`). A final phase's reveal also freezes its
-    official results and has a second engine verify them (leaderboards/releases.py)."""
+    official results and has a second engine verify them (leaderboards/releases.py), once
+    any re-scoring of it is published: re-scoring steps whose last run is finished are
+    published first (flows/rescored.py: the safety net of a lost run-finished flow)."""
     from cupboard.competitions.commitments import publish_due_everywhere
     from cupboard.leaderboards.releases import final_results_release_due
 
+    from .rescored import open_steps_settle
+
+    open_steps_settle()
     return publish_due_everywhere() + final_results_release_due()

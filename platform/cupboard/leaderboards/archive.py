@@ -30,7 +30,7 @@ from datetime import datetime
 
 from django.core.files import File
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from cupboard.audit.models import AuditEvent
@@ -44,6 +44,7 @@ from cupboard.leaderboards.paper_tables import FORMATS, TABLES, paper_table
 from cupboard.locking import locked
 from cupboard.submissions.models import RunFile, Score, Submission
 from cupboard.submissions.runfiles import uploaded_chunks
+from cupboard.submissions.steps import scoring_version, step_progress
 
 logger = logging.getLogger(__name__)
 
@@ -92,10 +93,17 @@ def results_archive_create(*, phase: Phase, actor) -> ResultsArchive:
 
 def results_archive_build(*, archive_id: int) -> str:
     """Build the archive (see the module docstring): "done", "failed", "skipped" (gone, done,
-    or held by a live worker) or "lost-claim" (another worker took it over meanwhile)."""
+    or held by a live worker), "waiting" (its phase is being re-scored: the runs it would
+    hold are in the queue; sent again when the step is published, leaderboards/rescoring.py)
+    or "lost-claim" (another worker took it over meanwhile)."""
     claim = job_claim(RESULTS_ARCHIVE, archive_id)
     if claim is None:
         return "skipped"
+    phase_id = ResultsArchive.objects.values_list("phase_id", flat=True).get(pk=archive_id)
+    if (progress := step_progress(phase_id)) is not None:
+        claim.update(status=ResultsArchive.Status.QUEUED, progress=0, attempts=F("attempts") - 1,
+                     status_reason=f"Waits for the phase's re-scoring ({progress.done} of {progress.total} runs).")
+        return "waiting"
     with claim.heartbeat():
         return _build(claim)
 
@@ -172,7 +180,7 @@ def _runs_json(runs: list[Submission], files: dict[int, list[RunFile]], snapshot
     for submission_id, code, metric, value in Score.objects.filter(submission__in=runs, subset__code__in=codes).values_list(
             "submission_id", "subset__code", "metric", "value"):
         scores.setdefault(submission_id, {}).setdefault(code, {})[metric] = value
-    return json_text({"frozen_at": snapshot.frozen_at, "runs": [{
+    return json_text({"frozen_at": snapshot.frozen_at, "scoring_version": snapshot.scoring_version, "runs": [{
         "team": None if run.is_baseline else run.team.name, "baseline": run.is_baseline, "number": run.number,
         "method": run.method_name, "description": run.description, "paper_url": run.paper_url,
         "code_url": run.code_url, "metadata": run.metadata, "submitted_at": run.created_at,
@@ -218,6 +226,7 @@ def _build(claim: Claim) -> str:
         return "failed" if failed else "lost-claim"
     runs = released_runs(phase).count()
     if not claim.update(status=ResultsArchive.Status.DONE, progress=100, file=archive.file.name, size=size,
+                        scoring_version=scoring_version(phase),
                         sha256=sha256, manifest_sha256=manifest_sha256, files=len(members), runs=runs,
                         finished_at=timezone.now(), status_reason=""):
         archive.file.delete(save=False)  # the worker that took over stores its own

@@ -76,6 +76,7 @@ def leaderboard_json(leaderboard: Leaderboard) -> dict:
         "qrels_version": leaderboard.qrels_version,
         **({"as_of": leaderboard.as_of} if leaderboard.as_of else {}),
         **({"frozen_since": leaderboard.frozen_since} if leaderboard.frozen_since else {}),
+        **({"rescoring": leaderboard.rescoring.as_dict()} if leaderboard.rescoring else {}),
         "metrics": leaderboard.metrics,
         "primary_metric": leaderboard.primary_metric,
         "rounded_to": leaderboard.rounded_to,

@@ -81,6 +81,9 @@ class FrozenSnapshot(models.Model):
     phase = models.OneToOneField("competitions.Phase", on_delete=models.CASCADE, related_name="frozen_snapshot")
     frozen_at = models.DateTimeField()
     qrels_release_number = models.PositiveIntegerField(null=True)
+    scoring_version = models.PositiveIntegerField(
+        default=0, help_text="The phase's published re-scoring step it was built from (0: the first scoring); "
+                             "never frozen while a step is open (leaderboards/rescoring.py)")
     csv = models.TextField()
     json = models.TextField()
     csv_sha256 = models.CharField(max_length=64)
@@ -140,6 +143,8 @@ class ResultsArchive(models.Model):
     manifest_sha256 = models.CharField(max_length=64, blank=True, help_text="Of its MANIFEST.sha256")
     files = models.PositiveIntegerField(default=0, help_text="Files listed in the manifest")
     runs = models.PositiveIntegerField(default=0, help_text="Runs released in it")
+    scoring_version = models.PositiveIntegerField(null=True, blank=True,
+                                                  help_text="The phase's scoring version its runs' scores are from")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

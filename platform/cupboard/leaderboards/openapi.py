@@ -68,6 +68,13 @@ BOARD_TYPES: dict[str, dict] = {
     "qrels_version": {"type": ["integer", "null"], "description": "The current judgments' version."},
     "as_of": {**INSTANT, "description": "With ?as_of=: the instant the rows stood so (never later than now)."},
     "frozen_since": {**INSTANT, "description": "The board stands still at this instant (a freeze before the close)."},
+    "rescoring": {"type": "object", "required": ["step", "done", "total"],
+                  "properties": {"step": {"type": "integer"}, "done": {"type": "integer"}, "total": {"type": "integer"}},
+                  "additionalProperties": False,
+                  "description": "Only while the phase is being re-scored: the rows keep the scores from before "
+                                 "until all `total` runs are scored again (`done` so far), then switch at once."},
+    "scoring_version": {"type": "integer", "description": "The phase's published re-scoring step the results were "
+                                                          "frozen from (0: its runs' first scoring)."},
     "frozen_at": {**INSTANT, "description": "When these official results were frozen (their SHA-256 is in the "
                                             "public audit log)."},
     "metrics": {"type": "array", "items": {"type": "string"}}, "primary_metric": {"type": "string"},
@@ -152,9 +159,10 @@ def openapi_part() -> dict:
                 errors={403: NOT_PUBLIC, 404: NOT_FOUND, **TRY_LATER})},
         },
         "schemas": {
-            "Leaderboard": _closed(BOARD_TYPES, contract.LEADERBOARD_FIELDS, "as_of", "frozen_since"),
+            "Leaderboard": _closed(BOARD_TYPES, contract.LEADERBOARD_FIELDS, "as_of", "frozen_since", "rescoring"),
             # Open: the file is served byte for byte as frozen, with the keys of the code that froze it.
-            "OfficialResults": {**_closed(BOARD_TYPES, ("frozen_at", *contract.LEADERBOARD_FIELDS), "frozen_since"),
+            "OfficialResults": {**_closed(BOARD_TYPES, ("frozen_at", *contract.LEADERBOARD_FIELDS), "frozen_since",
+                                                  "scoring_version"),
                                 "additionalProperties": True,
                                 "description": "leaderboard.json as the public saw it at the freeze, with frozen_at; "
                                                "a key added to the leaderboard since is not in older results."},

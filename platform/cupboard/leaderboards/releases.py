@@ -2,7 +2,9 @@
 instant passes. Nobody has to be at the keyboard: the beat task `publish_due_events` calls
 `final_results_release_due`, which freezes the official snapshot (leaderboards/snapshots.py)
 and asks a second engine to verify every official score (submissions/verification.py),
-each once per phase however often it runs."""
+each once per phase however often it runs. A phase being re-scored (an open `RescoreStep`)
+is left for later: it is frozen and verified from the new scores once the step is published
+(leaderboards/rescoring.py), never from a half-finished re-score."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -16,6 +18,7 @@ def final_results_release_due(*, now: datetime | None = None) -> int:
     """Freeze and verify every published final phase revealed at or before `now`; returns
     how many snapshots were frozen by this call."""
     from cupboard.submissions.models import Verification
+    from cupboard.submissions.steps import open_step
     from cupboard.submissions.verification import verification_request
 
     from .models import FrozenSnapshot
@@ -27,7 +30,7 @@ def final_results_release_due(*, now: datetime | None = None) -> int:
     due = Phase.objects.filter(is_final=True, reveal_at__lte=now, competition__is_published=True,
                                competition__starts_at__lte=now).select_related("competition")
     for phase in due:
-        if not phase.is_revealed(now):
+        if not phase.is_revealed(now) or open_step(phase) is not None:
             continue
         if not FrozenSnapshot.objects.filter(phase=phase).exists():
             snapshot = snapshot_freeze(phase=phase, now=now)

@@ -42,6 +42,7 @@ from cupboard.leaderboards.ranking import order_key
 from cupboard.leaderboards.rows import BoardRow, live_rows
 from cupboard.leaderboards.staleness import rows_are_stale
 from cupboard.leaderboards.standings import REVEALED_ALL, band_settings
+from cupboard.submissions.steps import StepProgress, step_progress
 from evaluator.rank_bands import Standing
 
 
@@ -138,6 +139,7 @@ class Leaderboard:
     stale: bool = False  # refreshed before a group's reveal: its counted submissions may change
     as_of: datetime | None = None  # the rows as they stood then (leaderboards/history.py); None = now
     frozen_since: datetime | None = None  # the public board stands still at this instant (Phase.freeze_at)
+    rescoring: StepProgress | None = None  # being re-scored: the rows are those from before (leaderboards/rescoring.py)
     metadata_columns: list[MetadataField] = field(default_factory=list)
     filter_fields: list[MetadataField] = field(default_factory=list)  # choice and yes/no fields
     filters: dict[str, str] = field(default_factory=dict)  # {name: value} applied to the entries
@@ -305,7 +307,12 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
     filters = filters_from_query(fields, {PREFIX + name: value for name, value in (filters or {}).items()})
     frozen = viewer.frozen_since(phase)
     live = as_of is None and frozen is None
-    if live:
+    rescoring = step_progress(phase) if live else None
+    if live and rescoring is not None:  # the rows from before the step, with the qrels version they were scored with
+        rows = live_rows(phase)
+        version = max((row.qrels_release_number or 0 for row in rows), default=0) or None
+        notices.insert(0, _rescoring_notice(rescoring))
+    elif live:
         rows = live_rows(phase)
         release = current_qrels_release(phase)
         version = release.number if release else None
@@ -324,11 +331,16 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
         subset_columns=subset_columns, average_columns=average_columns, entries=entries, qrels_version=version,
         mixed_qrels=any(row.qrels_release_number != version for row in rows),
         rounded_to=viewer.rounded_to, decimals=viewer.decimals,
-        bands=_bands(competition, entries) if live else None, frozen_since=frozen,
+        bands=_bands(competition, entries) if live else None, frozen_since=frozen, rescoring=rescoring,
         stale=rows_are_stale(refreshed_at, subsets, now),
         metadata_columns=[f for f in fields if f.leaderboard],
         filter_fields=[f for f in fields if f.leaderboard and f.filterable],
         filters=filters, unfiltered_count=len(rows), as_of=now if as_of is not None else None)
+
+
+def _rescoring_notice(progress: StepProgress) -> str:
+    return (f"This leaderboard is {progress}: it shows the scores from before until every run is scored again, "
+            f"then switches to the new ones at once.")
 
 
 def _frozen_notice(phase: Phase, since: datetime) -> str:

@@ -16,6 +16,10 @@ Each of them ends by re-testing the whole board (rank bands and intervals: stand
 once per write, so no page or export computes statistics.
 
 Both are idempotent: running them twice, or late, leaves the rows the current scores imply.
+
+While the phase is being re-scored (an open `RescoreStep`), neither writes: the rows are the
+published board, and they change once, when the step's last run is finished
+(leaderboards/rescoring.py); an update then only bumps the version, so pages say how far it got.
 """
 from __future__ import annotations
 
@@ -36,6 +40,7 @@ from cupboard.leaderboards.staleness import rows_are_stale
 from cupboard.leaderboards.standings import standings_store
 from cupboard.locking import locked
 from cupboard.submissions.models import QueryScores, Score, Submission
+from cupboard.submissions.steps import open_step
 from cupboard.tallies import timed
 
 
@@ -112,6 +117,8 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     `primary_value` and ranks use the subsets revealed at the time of the refresh; call it
     again once a group is revealed (`leaderboard_refresh_competition`)."""
     phase = _lock_phase(phase)
+    if open_step(phase) is not None:  # the board holds until the step is published (rescoring.py)
+        return list(LeaderboardRow.objects.filter(phase=phase).order_by("is_baseline", "rank", "pk"))
     before = rows_state(phase)
     subsets = _subsets(phase)
     groups = subset_groups(subsets)
@@ -167,6 +174,9 @@ def leaderboard_update(*, phase: Phase, submission: Submission) -> None:
     queries whatever the phase's number of submissions; falls back to `leaderboard_refresh`
     when the rows predate a reveal."""
     phase = _lock_phase(phase)
+    if open_step(phase) is not None:  # held (rescoring.py); the new version says one more run is done
+        leaderboard_bump(phase=phase)
+        return
     subsets, now = _subsets(phase), timezone.now()
     if _is_stale(phase, subsets, now):
         leaderboard_refresh(phase=phase)
@@ -211,6 +221,8 @@ def leaderboard_retest(*, phase: Phase) -> float:
     """Re-test the stored rows (rank bands, intervals) without rebuilding them: what every write
     above ends with, alone (the bench times it). Returns its seconds."""
     phase = _lock_phase(phase)
+    if open_step(phase) is not None:  # the per-query values are half new: the step's publication re-tests
+        return 0.0
     subsets = _subsets(phase)
     seconds = standings_store(phase=phase, groups=subset_groups(subsets), ranked_on=_ranked_on(subsets, timezone.now()))
     leaderboard_bump(phase=phase)

@@ -7,6 +7,8 @@ files, and the per-query values behind them (leaderboards/frozen_queries.py, nev
 stored on a `FrozenSnapshot` row that is never changed, and their SHA-256 go in
 the public audit log, so anyone can check that a copy is the one published. Re-scorings
 after the reveal (a new qrels version) change the live table beside it, never the snapshot.
+Nothing is frozen while the phase is being re-scored (an open step: leaderboards/rescoring.py);
+the snapshot names the scoring version it was built from (`scoring_version`).
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from cupboard.leaderboards.models import FrozenSnapshot
 from cupboard.leaderboards.selectors import leaderboard_for
 from cupboard.leaderboards.services import leaderboard_bump
 from cupboard.locking import locked
+from cupboard.submissions.steps import open_step, scoring_version
 
 
 def sha256(text: str) -> str:
@@ -36,19 +39,24 @@ def sha256(text: str) -> str:
 
 def snapshot_freeze(*, phase: Phase, now: datetime) -> FrozenSnapshot | None:
     """The phase's snapshot: frozen now if there is none yet (and the public may see the
-    leaderboard at `now`), with its public audit event. Running it twice changes nothing."""
+    leaderboard at `now`, and the phase is not being re-scored), with its public audit event.
+    Running it twice changes nothing."""
     with transaction.atomic():
         phase = locked(Phase.objects.select_related("competition")).get(pk=phase.pk)
         existing = FrozenSnapshot.objects.filter(phase=phase).first()
         if existing is not None:
             return existing
+        if open_step(phase) is not None:
+            return None  # frozen from the new scores once the step is published
+        version = scoring_version(phase)
         leaderboard = leaderboard_for(phase=phase, viewer=Viewer(None, phase.competition, now))
         if not leaderboard.visible:
             return None
-        data = {"frozen_at": now, **leaderboard_json(leaderboard)}
+        data = {"frozen_at": now, "scoring_version": version, **leaderboard_json(leaderboard)}
         csv, body = leaderboard_csv(leaderboard), json_text(data, indent=1)
         snapshot = FrozenSnapshot.objects.create(
-            phase=phase, frozen_at=now, qrels_release_number=leaderboard.qrels_version, csv=csv, json=body,
+            phase=phase, frozen_at=now, qrels_release_number=leaderboard.qrels_version, scoring_version=version,
+            csv=csv, json=body,
             csv_sha256=sha256(csv), json_sha256=sha256(body),
             per_query=json.dumps(frozen_queries(leaderboard), separators=(",", ":")))
         leaderboard_bump(phase=phase)  # cached pages name the snapshot: they are built again
@@ -57,7 +65,8 @@ def snapshot_freeze(*, phase: Phase, now: datetime) -> FrozenSnapshot | None:
             summary=f"Official results of {phase.name} frozen ({len(leaderboard.entries)} rows): "
                     f"CSV sha256 {snapshot.csv_sha256}, JSON sha256 {snapshot.json_sha256}",
             details={**named("phase", phase.slug, phase.name), "phase_id": phase.pk, "csv_sha256": snapshot.csv_sha256,
-                     "json_sha256": snapshot.json_sha256, "qrels_version": snapshot.qrels_release_number})
+                     "json_sha256": snapshot.json_sha256, "qrels_version": snapshot.qrels_release_number,
+                     "scoring_version": version})
     return snapshot
 
 

@@ -243,3 +243,41 @@ def consent_fixed_at(phase):
     public, and the archive may be built from them), or its close when it has none."""
     return phase.reveal_at or phase.closes_at
 
+
+
+class RescoreStep(models.Model):
+    """One re-scoring of a phase's runs (a qrels version, a topics change, an organizer's
+    "score again"), as one step: while it is open the phase's leaderboard, history, exports,
+    mails, frozen results, archives and verifications keep showing the scores from before it
+    (leaderboards/rescoring.py), and they switch at once when its last run is finished (scored,
+    rejected or failed). `number` is the phase's scoring version once the step is published;
+    a step a newer re-score replaced before it finished is closed as superseded and never shown."""
+
+    class Outcome(models.TextChoices):
+        PUBLISHED = "published"
+        SUPERSEDED = "superseded"
+
+    phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="rescore_steps")
+    number = models.PositiveIntegerField(help_text="1, 2, ... per phase: its scoring version once published")
+    reason = models.CharField(max_length=200, blank=True, help_text="What asked for it, in words")
+    submission_ids = models.JSONField(default=list, help_text="The runs it scores again")
+    total = models.PositiveIntegerField(default=0)
+    opened_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=12, choices=Outcome.choices, blank=True)
+
+    class Meta:
+        ordering = ["phase", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["phase", "number"], name="unique_rescore_step_number"),
+            # One open step per phase: a new re-score supersedes the open one first.
+            models.UniqueConstraint(fields=["phase"], condition=models.Q(closed_at__isnull=True),
+                                    name="one_open_rescore_step_per_phase"),
+        ]
+
+    def __str__(self):
+        return f"{self.phase} re-score {self.number} ({self.outcome or 'open'})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max
 from django.utils import timezone
 
 from cupboard import events
@@ -25,7 +25,7 @@ from evaluator.io.naming import subset_from_filename
 from evaluator.records import Problem
 
 from .errors import SubmissionRefused
-from .models import RunFile, Submission, consent_fixed_at
+from .models import RescoreStep, RunFile, Submission, consent_fixed_at
 from .quota import quota_check
 from .runfiles import (
     SpooledFile,
@@ -298,10 +298,15 @@ def _disqualified_summary(submission: Submission, reason: str) -> str:
 
 
 @transaction.atomic
-def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None) -> int:
-    """Score every scored submission of a phase again (new judgments); audited. Submissions still
-    waiting in the queue (perhaps for these very judgments) get a fresh nudge. Returns how many
-    scored submissions were queued again."""
+def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None, reason: str = "") -> int:
+    """Score every scored submission of a phase again (new judgments, new topics); audited.
+    Submissions still waiting in the queue (perhaps for these very judgments) get a fresh
+    nudge. Returns how many scored submissions were queued again.
+
+    All of them are one step (`RescoreStep`): the phase's board, history, exports and mails
+    keep the scores from before until the last of them is finished, then switch at once
+    (leaderboards/rescoring.py). A step still open is superseded by this one: its runs are
+    among this one's, and the board still shows what stood before it."""
     now = timezone.now()
     # The phase row first (cupboard/locking.py): a refresh of this phase waits for the re-score, not in between.
     locked(Phase.objects).get(pk=phase.pk)
@@ -309,14 +314,34 @@ def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None) -> int:
     scored = Submission.objects.filter(phase=phase, status=Submission.Status.SCORED)
     count = scored.update(status=Submission.Status.QUEUED, attempts=0, progress=0, queued_at=now, waiting_since=now,
                           status_reason="")
-    ids = list(Submission.objects.filter(phase=phase, status=Submission.Status.QUEUED).values_list("pk", flat=True))
+    pending = Submission.objects.filter(phase=phase, status__in=Submission.PENDING)
+    ids = list(pending.filter(status=Submission.Status.QUEUED).values_list("pk", flat=True))
+    step = _step_open(phase=phase, ids=list(pending.values_list("pk", flat=True)), reason=reason, now=now)
+    # A new leaderboard version: the cached boards (keyed on it, leaderboards/cache.py) now say
+    # "being re-scored, 0 of N" over the same rows.
+    Phase.objects.filter(pk=phase.pk).update(leaderboard_version=F("leaderboard_version") + 1,
+                                             leaderboard_changed_at=now)
     audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.RESCORED,
                  summary=(f"{count} scored submission(s) of {phase.name} queued for scoring again"
                           + (f", {waiting} waiting one(s) nudged" if waiting else "")) if _public_sees_board(phase)
                  else f"The submissions of {phase.name} queued for scoring again",
-                 details={**named("phase", phase.pk, phase.name), "rescored": count, "nudged": waiting}, is_public=True)
+                 details={**named("phase", phase.pk, phase.name), "rescored": count, "nudged": waiting,
+                          "step": step.number if step else None, **({"reason": reason} if reason else {})},
+                 is_public=True)
     submission_enqueue(submission_ids=ids)
     return count
+
+
+def _step_open(*, phase: Phase, ids: list[int], reason: str, now: datetime) -> RescoreStep | None:
+    """The step of this re-score (under the phase lock), after closing an open one as superseded;
+    none when nothing is scored again (the board has nothing to wait for)."""
+    superseded = RescoreStep.objects.filter(phase=phase, closed_at__isnull=True)
+    superseded.update(closed_at=now, outcome=RescoreStep.Outcome.SUPERSEDED)
+    if not ids:
+        return None
+    number = (RescoreStep.objects.filter(phase=phase).aggregate(n=Max("number"))["n"] or 0) + 1
+    return RescoreStep.objects.create(phase=phase, number=number, reason=reason[:200], submission_ids=ids,
+                                      total=len(ids), opened_at=now)
 
 
 def submissions_move(*, source: Team, target: Team) -> set:

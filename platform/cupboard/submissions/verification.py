@@ -24,7 +24,7 @@ import logging
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from cupboard.audit.details import named
@@ -40,6 +40,7 @@ from evaluator.io.qrels import read_qrels
 
 from .models import Score, Submission, Verification
 from .scoring_jobs import RunRejected, job_run, may_have_children, subset_jobs
+from .steps import open_step
 
 logger = logging.getLogger(__name__)
 
@@ -167,6 +168,10 @@ def verification_run(*, verification_id: int) -> str:
     claim = job_claim(VERIFICATION, verification_id)
     if claim is None:
         return "finished, or running elsewhere"
+    if open_step(Verification.objects.values_list("phase_id", flat=True).get(pk=verification_id)) is not None:
+        # Half the scores are new: checked once the step is published (it sends this again).
+        claim.update(status=Verification.Status.QUEUED, done=0, attempts=F("attempts") - 1)
+        return "waiting for the re-scoring"
     with claim.heartbeat():
         return _verify(claim)
 

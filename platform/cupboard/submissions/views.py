@@ -267,8 +267,9 @@ def grant(request, pk: int):
 def rescore(request, competition_slug: str, phase_slug: str):
     """Queue every scored submission of the phase for scoring again (organizers; audited)."""
     phase = organizer_phase(request, competition_slug, phase_slug)
-    count = phase_rescore(phase=phase, actor=request.user)
-    messages.success(request, f"{count} submission(s) queued for scoring again.")
+    count = phase_rescore(phase=phase, actor=request.user, reason="asked by an organizer")
+    messages.success(request, f"{count} submission(s) queued for scoring again; the leaderboard keeps the scores "
+                              f"from before until every one of them is scored, then switches at once.")
     return redirect("competitions:manage_scoring", competition_slug, phase_slug)
 
 

@@ -1,0 +1,56 @@
+"""Re-scoring steps (`RescoreStep`): the reads every part that must not show, freeze or mail a
+half-finished re-score asks. The step is opened by `phase_rescore` (services.py) and published
+by the leaderboards (leaderboards/rescoring.py), which switch the phase's board at once."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cupboard.competitions.models import Phase
+
+from .models import RescoreStep, Submission
+
+
+@dataclass(frozen=True, slots=True)
+class StepProgress:
+    """An open step as the pages say it: "being re-scored, done of total"."""
+
+    number: int
+    done: int
+    total: int
+
+    def as_dict(self) -> dict:
+        return {"step": self.number, "done": self.done, "total": self.total}
+
+    def __str__(self) -> str:
+        return f"being re-scored, {self.done} of {self.total}"
+
+
+def open_step(phase: Phase | int) -> RescoreStep | None:
+    """The phase's open re-scoring step, if any (at most one: a constraint)."""
+    phase_id = phase if isinstance(phase, int) else phase.pk
+    return RescoreStep.objects.filter(phase_id=phase_id, closed_at__isnull=True).first()
+
+
+def step_pending(step: RescoreStep) -> int:
+    """How many of the step's runs are still queued or being scored."""
+    return Submission.objects.filter(pk__in=step.submission_ids, status__in=Submission.PENDING).count()
+
+
+def step_progress(phase: Phase | int) -> StepProgress | None:
+    """The open step's progress, or None when the phase is not being re-scored."""
+    step = open_step(phase)
+    if step is None:
+        return None
+    return StepProgress(number=step.number, done=step.total - step_pending(step), total=step.total)
+
+
+def in_open_step(submission: Submission) -> bool:
+    """Whether `submission` is one of the runs of its phase's open step (its news waits for the step)."""
+    step = open_step(submission.phase_id)
+    return step is not None and submission.pk in step.submission_ids
+
+
+def scoring_version(phase: Phase) -> int:
+    """The number of the phase's last published step: 0 while its runs were only ever scored once."""
+    last = phase.rescore_steps.filter(outcome=RescoreStep.Outcome.PUBLISHED).order_by("-number").first()
+    return last.number if last else 0
