@@ -153,3 +153,17 @@ def test_an_archive_asked_during_a_rescore_waits_for_it(scored):
         assert results_archive_build(archive_id=archive.pk) == "done"
     archive.refresh_from_db()
     assert archive.runs == 2 and archive.scoring_version == 1
+
+
+def test_a_run_stored_with_the_judgments_from_before_is_not_finished(scored):
+    """A worker that claimed a run before qrels v2 stores its v1 scores, then queues it again
+    (scoring.py); another worker settling in between must not publish the step."""
+    phase_rescore(phase=scored.test_b, actor=scored.organizer, reason="qrels v2")
+    v1 = scored.test_b.qrels_releases.get(number=1)
+    Submission.objects.filter(pk=scored.a.pk).update(status=Submission.Status.SCORED, qrels_release=v1)
+    _finish(scored.b, scored.baseline)
+    assert _board(scored)["rescoring"] == {"step": 1, "done": 2, "total": 3}
+    assert _values(scored) == scored.before
+    Submission.objects.filter(pk=scored.a.pk).update(status=Submission.Status.QUEUED)
+    _finish(scored.a)
+    assert "rescoring" not in _board(scored) and _values(scored) != scored.before

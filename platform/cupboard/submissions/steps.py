@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Q
+
 from cupboard.competitions.models import Phase
+from cupboard.competitions.selectors import current_qrels_release
 
 from .models import RescoreStep, Submission
 
@@ -32,8 +35,12 @@ def open_step(phase: Phase | int) -> RescoreStep | None:
 
 
 def step_pending(step: RescoreStep) -> int:
-    """How many of the step's runs are still queued or being scored."""
-    return Submission.objects.filter(pk__in=step.submission_ids, status__in=Submission.PENDING).count()
+    """How many of the step's runs are not finished: queued, being scored, or scored with
+    judgments older than the phase's current ones (a run claimed before the new judgments
+    came is stored, then queued again by its worker: scoring.py; in between it is not done)."""
+    current = current_qrels_release(step.phase)
+    behind = Q(status=Submission.Status.SCORED) & ~Q(qrels_release=current) if current else Q(pk__in=[])
+    return Submission.objects.filter(Q(status__in=Submission.PENDING) | behind, pk__in=step.submission_ids).count()
 
 
 def step_progress(phase: Phase | int) -> StepProgress | None:
