@@ -182,3 +182,20 @@ def test_a_loaded_file_differs_in_nothing_from_the_competition_it_made(path):
 def test_loading_the_same_version_again_reports_no_change(cup):
     competition, changes = competition_load_changes(data=cup["data"], dry_run=True)
     assert changes == [] and competition.config_version == cup["data"]["version"]
+
+
+def test_new_metrics_rescore_each_phase_as_one_step_and_a_new_primary_metric_reranks(
+        cup, django_capture_on_commit_callbacks):
+    from cupboard.submissions.models import RescoreStep
+
+    data = {**cup["data"], "version": cup["data"]["version"] + 1, "metrics": ["nDCG@10", "R@100", "MAP"]}
+    apply(data, django_capture_on_commit_callbacks)
+    [step] = RescoreStep.objects.all()
+    assert step.phase == cup["test_b"] and step.total == 1 and step.is_open
+    assert step.reason == f"metrics changed in definition v{data['version']}"
+    assert Submission.objects.get().status == Submission.Status.QUEUED
+    rescored = AuditEvent.objects.get(action=AuditEvent.Action.RESCORED)
+    assert rescored.details["step"] == 1
+
+    apply({**data, "version": data["version"] + 1, "primary_metric": "R@100"}, django_capture_on_commit_callbacks)
+    assert RescoreStep.objects.count() == 1, "the same scores: ranked again, not scored again"

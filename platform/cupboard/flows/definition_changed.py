@@ -1,10 +1,20 @@
 """A new version of a competition's definition was applied (competitions/services.py): once it
 is committed, the teams hear of every deadline or limit it moved (mail, notifications app), and
 reminders recorded for a close that moved are withdrawn, so nobody is told an old time. The
-diff's public lines are in the audit log and the Atom feed already (the load wrote them)."""
+diff's public lines are in the audit log and the Atom feed already (the load wrote them). New
+metrics (a relevance level, a scoring depth) re-score every phase's runs, each phase as one step
+(leaderboards/rescoring.py); a new primary metric (or missing-subset rule) alone rebuilds the boards."""
 from cupboard import events
 from cupboard.events import after_commit
+from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.notifications.services import deadline_reminders_withdraw, notify_definition_changed
+from cupboard.submissions.models import Submission
+from cupboard.submissions.services import phase_rescore
+
+# What the stored scores are computed with (a change makes them stale), and what only the
+# rows are computed with from those scores.
+SCORED_WITH = {"metrics", "relevance_level", "scoring_depth"}
+RANKED_WITH = {"primary_metric", "missing_subset"}
 
 
 def _tell_teams(*, competition, changes) -> None:
@@ -20,5 +30,17 @@ def _withdraw_reminders(*, competition, changes) -> None:
         deadline_reminders_withdraw(phase=phase)
 
 
+def _rescore(*, competition, changes) -> None:
+    keys = {change.path for change in changes if change.path in SCORED_WITH | RANKED_WITH}
+    for phase in competition.phases.all():
+        if keys & SCORED_WITH:
+            if phase.submissions.filter(status__in=(Submission.Status.SCORED, Submission.Status.QUEUED)).exists():
+                phase_rescore(phase=phase, actor=None,
+                              reason=f"{' and '.join(sorted(keys & SCORED_WITH))} changed in definition "
+                                     f"v{competition.config_version}")
+        elif keys:
+            leaderboard_refresh(phase=phase)  # the same scores, ranked on another metric
+
+
 def connect() -> None:
-    events.definition_changed.handled_by(_withdraw_reminders, after_commit(_tell_teams))
+    events.definition_changed.handled_by(_withdraw_reminders, after_commit(_tell_teams), after_commit(_rescore))
