@@ -1,18 +1,45 @@
-"""Reading topic files: `qid<TAB>text` per line (MIRACL `.tsv`, Mr. TyDi `.txt.gz`)."""
+"""Reading topic files: `qid<TAB>text` per line (MIRACL `.tsv`, Mr. TyDi `.txt.gz`), and the
+shapes tracks publish (TREC XML, classic TREC SGML, JSON lines: `topic_formats.py`)."""
 from __future__ import annotations
 
-from ..records import InputError
+from ..records import InputError, Problem
 from .sources import Source, iter_blocks, source_name, split_lines
+from .topic_formats import query_text, read_jsonl, read_sgml, read_xml, topic_format
 from .validation import BOM, MAX_FIELD_BYTES, ProblemLog, decoded_lines
 
 
 def read_topics(source: Source, *, name: str | None = None) -> dict[str, str]:
-    """qid -> query text, in file order. Raises InputError listing up to 25 problems
+    """qid -> query text, in file order (for a file with several fields per topic, its query
+    or title: `topic_formats.query_text`). Raises InputError listing up to 25 problems
     (line without a tab, empty qid or text, qid over 100 bytes, a qid given twice)."""
     file = source_name(source, name)
-    data = b"".join(iter_blocks(source, file=file))
+    data = _data(source, file)
+    if topic_format(data[:400].decode("utf-8", "replace")) == "tsv":
+        return _read_fast(data) or _read_exact(data, file)
+    return {qid: query_text(fields) for qid, fields in read_topic_fields(data, name=file).items()}
+
+
+def read_topic_fields(source: Source | bytes, *, name: str | None = None) -> dict[str, dict[str, str]]:
+    """qid -> {field: text} in file order: TREC XML, TREC SGML, JSON lines or TSV (one field,
+    `query`), told apart by the file's first characters (`topic_formats.py`)."""
+    file = (name or "topics") if isinstance(source, bytes) else source_name(source, name)
+    data = source if isinstance(source, bytes) else _data(source, file)
     data = data[len(BOM):] if data.startswith(BOM) else data
-    return _read_fast(data) or _read_exact(data, file)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError([Problem("bad-utf8", f"invalid UTF-8 at byte {error.start + 1}", file,
+                                  data[:error.start].count(b"\n") + 1)]) from None
+    shape = topic_format(text)
+    if shape == "tsv":
+        return {qid: {"query": query} for qid, query in (_read_fast(data) or _read_exact(data, file)).items()}
+    reader = {"xml": read_xml, "sgml": read_sgml, "jsonl": read_jsonl}[shape]
+    return reader(text, file)
+
+
+def _data(source: Source, file: str) -> bytes:
+    data = b"".join(iter_blocks(source, file=file))
+    return data[len(BOM):] if data.startswith(BOM) else data
 
 
 def _read_fast(data: bytes) -> dict[str, str] | None:

@@ -126,6 +126,9 @@ class PhaseDef:
                                  choices=lambda: tuple(Phase.UnknownDocuments.values),
                                  help="where a subset has a document list (`manage.py load_documents`): a run naming "
                                       "a document outside it is refused at its line, or accepted with a warning")
+    assessor_fields: list[str] | None = key(None, help="the fields of a topic (as its file names them: question, "
+                                                       "narrative, description...) that assessors read beside its "
+                                                       "query, in this order", shown_default="every field")
     residual_of: list[str] | None = key(None, help="slugs of earlier phases (rounds): the documents their current "
                                                    "judgments hold for a topic are removed from this phase's runs "
                                                    "before scoring, Judged@k and pools (a residual collection, as "

@@ -215,6 +215,9 @@ class Phase(models.Model):
                                          default=UnknownDocuments.REFUSE,
                                          help_text="With a document list: a run naming another document is refused, "
                                                    "or accepted with a warning")
+    assessor_fields = models.JSONField(null=True, blank=True, default=None,
+                                       help_text="The topic fields assessors read beside the query (e.g. question, "
+                                                 "narrative); empty = every field the topics file gives")
     residual_of = models.JSONField(null=True, blank=True, default=None,
                                    help_text="Slugs of earlier phases whose current judgments are removed from this "
                                              "phase's runs before scoring (a residual collection); empty = none")

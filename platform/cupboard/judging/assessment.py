@@ -27,8 +27,10 @@ from django.utils import timezone
 
 from cupboard.competitions.assessors import judging_labels
 from cupboard.competitions.errors import CompetitionError
-from cupboard.competitions.models import Phase, Subset
+from cupboard.competitions.models import Phase, Subset, TopicSet
 from cupboard.competitions.private_files import removed_on_error
+from cupboard.competitions.topic_variants import one_per_subset
+from evaluator.io.topic_formats import query_text
 
 from .models import Assignment, Corpus, JudgingItem, JudgingRound, PoolExport
 from .pools import _topics, pool_member
@@ -173,3 +175,30 @@ def corpus_text(passages: list) -> bytes:
     for p in passages:
         buffer.write(f"{p.docid}\t{' '.join(p.title.split())}\t{' '.join(p.text.split())}\n")
     return buffer.getvalue().encode()
+
+
+def assessor_topic_fields(phase: Phase, subset: Subset, qid: str) -> list[tuple[str, str]]:
+    """(field, text) of a topic that its assessors read beside the query: the phase's
+    `assessor_fields` in their order, else every field the topics file gives (a TREC topic's
+    question and narrative, which TREC assessors judge against), the query itself left out."""
+    topic_set = one_per_subset(TopicSet.objects.filter(phase=phase, subset=subset), phase.competition).get(subset.pk)
+    if topic_set is None:
+        return []
+    fields = _topic_fields(topic_set).get(qid, {})
+    shown = phase.assessor_fields or [name for name in fields if fields[name] != query_text(fields)]
+    return [(name, fields[name]) for name in shown if fields.get(name)]
+
+
+def _topic_fields(topic_set: TopicSet) -> dict[str, dict[str, str]]:
+    """Every field of every topic of a topics file, read once per process for its content."""
+    key = (topic_set.sha256, topic_set.file.name)
+    if key not in _FIELDS:
+        from evaluator.io.topics import read_topic_fields
+
+        with topic_set.file.open("rb") as stored:
+            _FIELDS.clear()  # one file at a time: an assessor judges one subset's topics
+            _FIELDS[key] = read_topic_fields(stored, name=topic_set.original_name)
+    return _FIELDS[key]
+
+
+_FIELDS: dict[tuple[str, str], dict[str, dict[str, str]]] = {}

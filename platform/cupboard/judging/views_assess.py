@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from cupboard.competitions.access import assessor_viewer
 from cupboard.competitions.assessors import judging_labels
 
-from .assessment import item_label
+from .assessment import assessor_topic_fields, item_label
 from .models import Assignment
 
 SHOWN_SALT = "cupboard.judging.shown"  # the signed instant a passage was shown: time per judgment
@@ -99,4 +99,5 @@ def _page(request, task: Assignment, item, *, error: str | None = None, status: 
         "competition": task.round.phase.competition, "task": task, "item": item, "labels": judging_labels(
             task.round.phase.competition), "total": total, "done": done,
         "percent": round(100 * done / total) if total else 100, "back": back, "forward": forward, "error": error,
+        "topic_fields": assessor_topic_fields(task.round.phase, task.subset, item.qid) if item else [],
         "shown": signing.dumps(time.time(), salt=SHOWN_SALT)}, status=status)
