@@ -199,3 +199,17 @@ def test_new_metrics_rescore_each_phase_as_one_step_and_a_new_primary_metric_rer
 
     apply({**data, "version": data["version"] + 1, "primary_metric": "R@100"}, django_capture_on_commit_callbacks)
     assert RescoreStep.objects.count() == 1, "the same scores: ranked again, not scored again"
+
+
+def test_a_phase_made_residual_is_rescored_alone(cup, django_capture_on_commit_callbacks):
+    """residual_of changes what a phase's runs lose before scoring (issue 34): that phase's runs
+    are scored again as one step; the other phases keep their scores."""
+    from cupboard.submissions.models import RescoreStep
+
+    data = {**cup["data"], "version": cup["data"]["version"] + 1}
+    data["phases"] = [dict(p, residual_of=["dev"]) if p["slug"] == "test-b" else p for p in data["phases"]]
+    apply(data, django_capture_on_commit_callbacks)
+    [step] = RescoreStep.objects.all()
+    assert step.phase == cup["test_b"] and step.is_open
+    assert step.reason == f"phases.test-b.residual_of changed in definition v{data['version']}"
+

@@ -15,6 +15,7 @@ from cupboard.submissions.services import phase_rescore
 # rows are computed with from those scores.
 SCORED_WITH = {"metrics", "relevance_level", "scoring_depth"}
 RANKED_WITH = {"primary_metric", "missing_subset"}
+PHASE_SCORED_WITH = {"residual_of"}
 
 
 def _tell_teams(*, competition, changes) -> None:
@@ -32,12 +33,15 @@ def _withdraw_reminders(*, competition, changes) -> None:
 
 def _rescore(*, competition, changes) -> None:
     keys = {change.path for change in changes if change.path in SCORED_WITH | RANKED_WITH}
+    # a phase's own scoring keys: its residual collection (what its runs lose before scoring)
+    own = {change.path.split(".")[1]: change.key for change in changes
+           if change.path.startswith("phases.") and change.key in PHASE_SCORED_WITH}
     for phase in competition.phases.all():
-        if keys & SCORED_WITH:
+        why = sorted(keys & SCORED_WITH) + ([f"phases.{phase.slug}.{own[phase.slug]}"] if phase.slug in own else [])
+        if why:
             if phase.submissions.filter(status__in=(Submission.Status.SCORED, Submission.Status.QUEUED)).exists():
                 phase_rescore(phase=phase, actor=None,
-                              reason=f"{' and '.join(sorted(keys & SCORED_WITH))} changed in definition "
-                                     f"v{competition.config_version}")
+                              reason=f"{' and '.join(why)} changed in definition v{competition.config_version}")
         elif keys:
             leaderboard_refresh(phase=phase)  # the same scores, ranked on another metric
 
