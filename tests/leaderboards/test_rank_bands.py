@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.selectors import leaderboard_for
-from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_update
+from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_update, leaderboards_retested_once
 from cupboard.leaderboards.standings import REVEALED_ALL
 from cupboard.submissions.models import QueryScores
 from tests.leaderboards.conftest import make_scored
@@ -75,6 +75,25 @@ def test_an_update_after_one_scoring_re_tests_the_whole_board(cast, board):
     standings = {r.team.name: r.standings[REVEALED_ALL] for r in LeaderboardRow.objects.filter(phase=board, is_baseline=False)}
     assert standings["Team C"]["low"] == standings["Team C"]["high"] == 1
     assert standings["Team A"]["low"] == 2 and standings["Team B"]["tier"] == 3
+
+
+def test_writes_in_a_retested_once_block_leave_the_bands_to_its_end_then_test_once(cast, board, monkeypatch):
+    from cupboard.leaderboards import standings
+
+    team_c = cast.competition.teams.get(name="Team C")
+    tested = []
+    monkeypatch.setattr(standings, "band_settings", lambda c, real=standings.band_settings: tested.append(c) or real(c))
+    with leaderboards_retested_once():
+        for seed, level in ((5, 0.8), (6, 0.9)):
+            better = scored_with_queries(board, team=team_c, method=f"better {seed}", seed=seed,
+                                         levels={"sw": level, "te": level, "yo": 0.3})
+            leaderboard_update(phase=board, submission=better)
+        assert tested == []
+        row = LeaderboardRow.objects.get(phase=board, team=team_c)
+        assert row.standings == {}, "a row written in the block has no bands until its end"
+    assert len(tested) == 1, "one re-test for the two writes"
+    row = LeaderboardRow.objects.get(phase=board, team=team_c)
+    assert row.standings[REVEALED_ALL]["low"] == row.standings[REVEALED_ALL]["high"] == 1
 
 
 def test_the_page_shows_bands_shading_and_the_averages_note(cast, board):

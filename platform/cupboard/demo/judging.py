@@ -22,6 +22,7 @@ from cupboard.competitions.models import Phase, QrelsFile
 from cupboard.competitions.selectors import current_qrels_release, qrels_files
 from cupboard.competitions.services import qrels_release_create
 from cupboard.judging.pools import pool_export_build, pool_export_create
+from cupboard.leaderboards.services import leaderboards_retested_once
 from cupboard.submissions.models import Submission
 from cupboard.submissions.scoring import submission_score
 
@@ -89,5 +90,6 @@ def rescore_in_process(phase: Phase) -> None:
     ids = list(stale.values_list("pk", flat=True))
     Submission.objects.filter(pk__in=ids, status=Submission.Status.SCORED).update(
         status=Submission.Status.QUEUED, attempts=0, progress=0)
-    for pk in ids:
-        submission_score(submission_id=pk)
+    with leaderboards_retested_once():  # the board's bands once, when all are scored again
+        for pk in ids:
+            submission_score(submission_id=pk)

@@ -23,6 +23,7 @@ from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
 from cupboard.competitions.viewer import Viewer
+from cupboard.leaderboards.services import leaderboards_retested_once
 from cupboard.submissions.baselines import baseline_hybrid_create
 from cupboard.submissions.models import Verification
 from cupboard.submissions.scoring import submission_score
@@ -89,7 +90,8 @@ def demo_load(*, data_dir: Path | None = sources.SHARED_DATA, scale: float = 1.0
             log(f"{plan.slug}: already loaded, left as it is")
             continue
         started = time.monotonic()
-        with transaction.atomic():
+        # A board's rank bands once per phase, when its runs are all in (not once per run).
+        with transaction.atomic(), leaderboards_retested_once():
             competition = competition_load(data=plan.definition_data(now=timezone.now()), actor=users[ORGANIZER])
             teams = [_team_create(competition=competition, team=team, users=users) for team in TEAMS]
             for phase in competition.phases.order_by("position"):
