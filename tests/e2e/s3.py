@@ -104,7 +104,7 @@ class S3Endpoint:
                                         start_new_session=True)
         log.close()
         try:
-            wait_until(self._answers, seconds=30, what=f"moto_server on port {self.moto_port}")
+            wait_until(self._answers, what=f"moto_server on port {self.moto_port}")
         except AssertionError:
             self.__exit__()
             pytest.skip(f"moto_server did not start: {(self.folder / 'moto.log').read_text(errors='replace')[-500:]}")

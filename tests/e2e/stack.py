@@ -19,8 +19,9 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from tests.waiting import PATIENCE, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -30,17 +31,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def wait_until(check, *, seconds: float, what: str, every: float = 0.2):
-    """Poll `check()` until it returns something truthy; fail after `seconds` with `what`."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(every)
-    raise AssertionError(f"timed out after {seconds}s waiting for {what}")
 
 
 class Stack:
@@ -64,7 +54,7 @@ class Stack:
         path = self.folder / f"{name}.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
-    def manage(self, *args: str, timeout: float = 120) -> str:
+    def manage(self, *args: str, timeout: float = PATIENCE) -> str:
         result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True,
                                 text=True, timeout=timeout)
         assert result.returncode == 0, f"manage.py {args[0]} failed:\n{result.stdout}\n{result.stderr}"
@@ -97,7 +87,7 @@ class Stack:
         def listening():
             with socket.socket() as sock:
                 return sock.connect_ex(("127.0.0.1", port)) == 0
-        wait_until(listening, seconds=30, what=f"{name} on port {port}\n{self.log(name)}")
+        wait_until(listening, what=lambda: f"{name} on port {port}\n{self.log(name)}")
         self.url = f"http://127.0.0.1:{port}"
         return self.url
 
@@ -108,8 +98,7 @@ class Stack:
                 "--without-mingle", "--without-gossip", "-l", "info", "-n", f"{name}-{os.getpid()}@%h",
                 "--schedule", str(self.folder / f"{name}-beat-schedule")]
         process = self._spawn(name, argv, {**self.env, **env})
-        wait_until(lambda: "ready" in self.log(name) or process.poll() is not None, seconds=60,
-                   what=f"{name} to be ready")
+        wait_until(lambda: "ready" in self.log(name) or process.poll() is not None, what=f"{name} to be ready")
         assert process.poll() is None, self.log(name)
         return process
 
@@ -129,7 +118,7 @@ class Stack:
 
     def query(self, sql: str, *params) -> list[tuple]:
         """Read the stack's database directly, as a second opinion on what the pages say."""
-        with sqlite3.connect(self.db_path, timeout=10) as connection:
+        with sqlite3.connect(self.db_path, timeout=60) as connection:
             return connection.execute(sql, params).fetchall()
 
 
@@ -206,7 +195,7 @@ def expected_scores(files: dict[str, Path]) -> dict:
     result = subprocess.run([sys.executable, "-m", "evaluator", "score", "--qrels", f"sw={files['qrels']}",
                              "--run", f"sw={files['run']}", "--topics", f"sw={files['topics']}",
                              "--metrics", "nDCG@10,R@100", "--format", "json"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+                            cwd=ROOT, capture_output=True, text=True, timeout=PATIENCE)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -215,6 +204,6 @@ def prepared_stack(folder: Path, **env: str) -> tuple[Stack, dict[str, Path]]:
     """A migrated stack holding the E2E Cup (sw, dev phase with topics and open qrels)."""
     files = make_data(folder)
     stack = Stack(folder, **env)
-    stack.manage("migrate", "--noinput", timeout=180)
+    stack.manage("migrate", "--noinput")
     stack.manage("shell", "-c", SETUP.format(folder=str(folder)))
     return stack, files

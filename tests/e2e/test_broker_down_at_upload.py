@@ -37,6 +37,6 @@ def test_an_upload_committed_while_the_broker_is_down_is_kept_and_scored_later(t
 
         stack.start_worker("rescuer", CUPBOARD_RENUDGE_AFTER="2", CUPBOARD_SWEEP_INTERVAL="1")
         wait_until(lambda: stack.query("SELECT status FROM submissions_submission") == [("scored",)],
-                   seconds=60, what=f"the sweeper to send the lost message\n{stack.log('rescuer')[-3000:]}")
+                   what=lambda: f"the sweeper to send the lost message\n{stack.log('rescuer')[-3000:]}")
     assert stack.query("SELECT count(*), max(attempts) FROM submissions_submission") == [(1, 1)]
     assert stack.query("SELECT count(*) FROM leaderboards_leaderboardrow") == [(1,)]

@@ -34,7 +34,7 @@ class RedisServer:
         self.process = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              "--dir", str(self.folder)], stdout=open(self.folder / "redis.log", "ab"), stderr=subprocess.STDOUT)
-        wait_until(self.answers, seconds=10, what=f"redis-server on port {self.port}")
+        wait_until(self.answers, what=f"redis-server on port {self.port}")
 
     def answers(self) -> bool:
         return subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True,
@@ -68,20 +68,21 @@ def test_a_submission_after_broker_restarts_and_a_worker_crash_is_scored(tmp_pat
         supervisor = stack._spawn("worker", [str(BIN / "python"), "-m", "cupboard.supervise", str(BIN / "celery"),
                                              "-A", "cupboard", "worker", "--concurrency=1", "-l", "info",
                                              "-n", f"outage-{os.getpid()}@%h"])
-        wait_until(lambda: stack.log("worker").count("ready") >= 1, seconds=60, what="the worker to start")
+        wait_until(lambda: stack.log("worker").count("ready") >= 1, what="the worker to start")
         for restart in range(3):
             redis_server.stop()
             time.sleep(1.5)
             redis_server.start()
-            wait_until(lambda restart=restart: stack.log("worker").count("Connected to redis") >= restart + 2, seconds=60,
-                       what=f"the worker to reconnect after restart {restart + 1}\n{stack.log('worker')[-3000:]}")
+            wait_until(lambda restart=restart: stack.log("worker").count("Connected to redis") >= restart + 2,
+                       what=lambda restart=restart: f"the worker to reconnect after restart {restart + 1}\n"
+                                                    f"{stack.log('worker')[-3000:]}")
         first = worker_pid(stack, supervisor)
         os.kill(first, signal.SIGKILL)  # as the kombu bug ends it: the worker is gone, the supervisor is not
-        wait_until(lambda: worker_pid(stack, supervisor) not in (0, first), seconds=30,
-                   what=f"the supervisor to start the worker again\n{stack.log('worker')[-2000:]}")
+        wait_until(lambda: worker_pid(stack, supervisor) not in (0, first),
+                   what=lambda: f"the supervisor to start the worker again\n{stack.log('worker')[-2000:]}")
         assert "exited with status -9; starting it again" in stack.log("worker")
 
         stack.manage("shell", "-c", SUBMIT.format(run=str(files["run"])))
         wait_until(lambda: stack.query("SELECT status FROM submissions_submission") == [("scored",)],
-                   seconds=90, what=f"the submission to be scored\n{stack.log('worker')[-3000:]}")
+                   what=lambda: f"the submission to be scored\n{stack.log('worker')[-3000:]}")
         assert supervisor.poll() is None

@@ -32,6 +32,7 @@ from evaluator.io.qrels import read_qrels
 from evaluator.synthetic import run_over_qrels
 from tests.conftest import SHARED_DATA
 from tests.e2e.stack import BIN, Stack, free_port, make_participant, wait_until
+from tests.waiting import PATIENCE
 
 pytestmark = [pytest.mark.worker, pytest.mark.slow, pytest.mark.shared_data]
 
@@ -90,7 +91,7 @@ def ciral_like_files(folder: Path) -> dict[str, dict]:
 
 def printed_command(stack: Stack) -> str:
     """The Development phase's command on the How-to-submit page, as printed."""
-    page = urllib.request.urlopen(f"{stack.url}/c/{SLUG}/how-to-submit/", timeout=30).read().decode()
+    page = urllib.request.urlopen(f"{stack.url}/c/{SLUG}/how-to-submit/", timeout=120).read().decode()
     section = page[page.index('id="phase-dev"'):]
     return html.unescape(re.search(r'<pre class="command">(.*?)</pre>', section, re.S).group(1))
 
@@ -98,7 +99,7 @@ def printed_command(stack: Stack) -> str:
 def trec_eval_c(binary: Path, qrels: Path, run: Path) -> dict[str, float]:
     measures = [arg for name in TREC_MEASURES for arg in ("-m", name)]
     done = subprocess.run([str(binary), "-c", *measures, str(qrels), str(run)], capture_output=True, check=True,
-                          timeout=120)
+                          timeout=PATIENCE)
     values = {name: float(value) for name, _, value in (line.split() for line in done.stdout.decode().splitlines())}
     return {metric: values[OUTPUT[metric]] for metric in OUTPUT}
 
@@ -128,7 +129,7 @@ def ciral_stack(tmp_path: Path) -> Iterator[Stack]:
     port = free_port()
     with Stack(tmp_path / "site", CUPBOARD_SITE_URL=f"http://127.0.0.1:{port}") as stack:
         stack.port = port
-        stack.manage("migrate", "--noinput", timeout=180)
+        stack.manage("migrate", "--noinput")
         yield stack
 
 
@@ -142,7 +143,7 @@ def submit_as_printed(stack: Stack, files: dict, tmp_path: Path) -> tuple[list[t
     assert command.startswith("cupboard-eval submit") and f"--server {stack.url}" in command
     team = tmp_path / "team"
     team.mkdir()
-    topics_zip = urllib.request.urlopen(f"{stack.url}/c/{SLUG}/dev/topics.zip", timeout=30).read()
+    topics_zip = urllib.request.urlopen(f"{stack.url}/c/{SLUG}/dev/topics.zip", timeout=120).read()
     zipfile.ZipFile(io.BytesIO(topics_zip)).extractall(team)
     names = re.search(r"--run ([^\\\n]+)", command).group(1).split()
     assert sorted(names) == sorted(f"run.mine.{code}.dev.txt" for code in SOURCES), command
@@ -164,13 +165,13 @@ def submit_as_printed(stack: Stack, files: dict, tmp_path: Path) -> tuple[list[t
         assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}\n{stack.log('worker')[-3000:]}"
         assert done.stdout.startswith(f"submission #{number + 1} scored"), done.stdout
     wait_until(lambda: stack.query("SELECT count(*) FROM submissions_submission WHERE status = 'scored'")
-               == [(2,)], seconds=60, what="both submissions scored")
+               == [(2,)], what="both submissions scored")
     stored = stack.query(
         "SELECT s.method_name, sub.code, sc.metric, sc.value FROM submissions_score sc "
         "JOIN submissions_submission s ON s.id = sc.submission_id JOIN competitions_subset sub ON sub.id = sc.subset_id")
     said = stack.query("SELECT method_name, json_extract(metadata, '$.topics') FROM submissions_submission")
     assert sorted(said) == [("a second run", "native"), ("my first run", "en")]
-    board = urllib.request.urlopen(f"{stack.url}/c/{SLUG}/dev/leaderboard/", timeout=30).read().decode()
+    board = urllib.request.urlopen(f"{stack.url}/c/{SLUG}/dev/leaderboard/", timeout=120).read().decode()
     return stored, runs, board
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from tests.e2e.stack import ROOT, api_upload, make_participant, prepared_stack, wait_until
 from tests.e2e.throwaway import ThrowawayPostgres, postgres_bin
+from tests.waiting import PATIENCE
 
 pytestmark = [pytest.mark.skipif(postgres_bin() is None, reason="no PostgreSQL server in /usr/lib/postgresql"),
               pytest.mark.worker, pytest.mark.slow]
@@ -29,7 +30,7 @@ def fetch(url: str, token: str = "") -> tuple[int, dict, str]:
     """(status, headers, body) of a GET, whatever the status."""
     request = urllib.request.Request(url, headers={"Authorization": f"Token {token}"} if token else {})
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=120) as response:
             return response.status, dict(response.headers), response.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read().decode()
@@ -55,7 +56,7 @@ def test_a_database_outage_answers_503_with_retry_after_and_the_site_comes_back(
 
             cli = subprocess.run([sys.executable, "-m", "evaluator", "submit", "--server", stack.url, "--competition",
                                   "cup", "--phase", "dev", "--method", "e2e", "--run", str(files["run"]),
-                                  "--token", token], cwd=ROOT, capture_output=True, text=True, timeout=120)
+                                  "--token", token], cwd=ROOT, capture_output=True, text=True, timeout=PATIENCE)
             assert cli.returncode == 3 and "nothing was stored; try again in 30 s" in cli.stderr, cli.stderr
 
             status, headers, body = fetch(stack.url + "/submissions/api/1/", token)
@@ -63,7 +64,7 @@ def test_a_database_outage_answers_503_with_retry_after_and_the_site_comes_back(
             assert json.loads(body)["errors"][0]["code"] == "unavailable"
 
             pg.start()
-            wait_until(lambda: fetch(stack.url + "/")[0] == 200, seconds=30, what="the site to answer again")
+            wait_until(lambda: fetch(stack.url + "/")[0] == 200, what="the site to answer again")
             status, answer = api_upload(stack, token, files["run"])
             assert status == 201, answer
             assert "Internal Server Error" not in stack.log("server")

@@ -68,7 +68,7 @@ def test_the_participant_commands_of_the_guides_run(tmp_path):
     work = tmp_path / "participant"
     work.mkdir()
     with stack:
-        stack.manage("migrate", "--noinput", timeout=180)
+        stack.manage("migrate", "--noinput")
         token = stack.manage("shell", "-c", SETUP).strip().splitlines()[-1]
         stack.start_server(port)
         stack.start_worker()
@@ -82,7 +82,7 @@ def test_the_participant_commands_of_the_guides_run(tmp_path):
             if "api/$ID/" in block:
                 assert '"status": "scored"' in result.stdout.replace('"status":"scored"', '"status": "scored"')
         wait_until(lambda: stack.query("SELECT status, method_name FROM submissions_submission")
-                   == [("scored", "my first run")], seconds=30, what="the guide's run to be stored once")
+                   == [("scored", "my first run")], what="the guide's run to be stored once")
     assert (work / "topics.demo-miracl-dev-sw.tsv").read_text().startswith(
         (ROOT / "evaluator/samples/topics.miracl-v1.0-sw-dev.tsv").read_text().splitlines()[0])
 
@@ -91,7 +91,7 @@ def test_the_participant_commands_of_the_guides_run(tmp_path):
 def test_the_organizer_commands_of_the_guide_run(tmp_path):
     [block] = [b for b in shell_blocks(guide("organizers")) if "import_qrels" in b]
     stack = Stack(tmp_path)
-    stack.manage("migrate", "--noinput", timeout=180)
+    stack.manage("migrate", "--noinput")
     script = block.replace(".venv/bin/", f"{BIN}/").replace("../shared/data", str(SHARED_DATA))
     result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=ROOT, env=stack.env, capture_output=True,
                             text=True, timeout=600)

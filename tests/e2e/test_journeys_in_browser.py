@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 
 import pytest
 
@@ -59,7 +60,7 @@ def stack(tmp_path_factory):
     files = make_data(folder)
     stack = Stack(folder)
     with stack:
-        stack.manage("migrate", "--noinput", timeout=180)
+        stack.manage("migrate", "--noinput")
         out = stack.manage("shell", "-c", SETUP.format(folder=str(folder), password=PASSWORD, widths=WIDTHS))
         stack.invites = {int(w): code for _, w, code in (line.split() for line in out.splitlines()
                                                           if line.startswith("invite "))}
@@ -92,16 +93,36 @@ class Walk:
 
     def seen(self) -> None:
         page = self.page
-        page.wait_for_load_state("load")
         path = page.url.removeprefix(self.url)
-        wide = page.evaluate("document.scrollingElement.scrollWidth")
+        wide = self._width()
         if wide > self.width:
             self.problems.append(f"{path} is {wide} px wide at {self.width} px")
         self.problems += [f"{path} at {self.width} px: {error}" for error in self.errors]
         self.errors.clear()
 
+    def _width(self) -> int:
+        """The loaded page's width. A page may reload itself (the re-score's progress page every
+        3 s, a submission's page once it is scored) between the load and the measure: then the
+        measure waits for the new page's load and is taken again, until the deadline."""
+        from playwright.sync_api import Error
+
+        deadline = time.monotonic() + 120
+        while True:
+            self.page.wait_for_load_state("load")
+            try:
+                return self.page.evaluate("document.scrollingElement.scrollWidth")
+            except Error as error:
+                if "Execution context was destroyed" not in str(error) or time.monotonic() > deadline:
+                    raise
+
     def click(self, role: str, name: str, *, within: str = "main") -> None:
-        self.page.locator(within).get_by_role(role, name=name).first.click()
+        self.follow(self.page.locator(within).get_by_role(role, name=name).first)
+
+    def follow(self, target) -> None:
+        """Click a link or a form's button and wait for the page it leads to to load, so that
+        `seen()` measures that page and not the one being left."""
+        with self.page.expect_navigation(wait_until="load"):
+            target.click()
         self.seen()
 
     def text(self) -> str:
@@ -146,7 +167,7 @@ def a_participant_goes_from_an_invite_to_a_scored_run_selected_for_the_final(sta
         page.reload()
         walk.seen()
         return page.locator("#state .status-value").inner_text().strip().lower() == "scored"
-    wait_until(scored, seconds=90, every=1, what=f"the run to be scored\n{stack.log('worker')[-3000:]}")
+    wait_until(scored, every=1, what=lambda: f"the run to be scored\n{stack.log('worker')[-3000:]}")
 
     walk.click("button", "Select for final")
     assert "This submission counts for the ranking of Final" in walk.text()
@@ -177,8 +198,7 @@ def an_organizer_grants_messages_rescores_and_exports(stack, browser, width: int
     assert "Quiet" in walk.text()
 
     # A grant for the team that never submitted, from its row on the Teams page.
-    page.locator("table.teams-overview tr", has_text="Quiet").get_by_role("link", name="grant submissions").click()
-    walk.seen()
+    walk.follow(page.locator("table.teams-overview tr", has_text="Quiet").get_by_role("link", name="grant submissions"))
     page.fill("input[name=extra]", "2")
     page.fill("[name=reason]", f"lost a day to a power cut ({width})")
     walk.click("button", "Grant")
@@ -198,7 +218,7 @@ def an_organizer_grants_messages_rescores_and_exports(stack, browser, width: int
     def mailed() -> bool:  # the worker sends them after COMMIT
         mail = "".join(p.read_text(errors="replace") for p in (stack.folder / "mail").glob("*.log"))
         return mail.count(f"Final phase closes soon ({width})") == members
-    wait_until(mailed, seconds=60, every=1, what=f"{members} e-mails\n{stack.log('worker')[-3000:]}")
+    wait_until(mailed, every=1, what=lambda: f"{members} e-mails\n{stack.log('worker')[-3000:]}")
 
     # Re-score the final phase; the progress page reloads itself until the worker is done.
     scored_at = dict(stack.query("SELECT id, scored_at FROM submissions_submission"))
@@ -212,7 +232,7 @@ def an_organizer_grants_messages_rescores_and_exports(stack, browser, width: int
     def finished():
         walk.seen()
         return done in page.locator("#progress").inner_text()
-    wait_until(finished, seconds=120, every=1, what=f"'{done}' on the progress page\n{stack.log('worker')[-3000:]}")
+    wait_until(finished, every=1, what=lambda: f"'{done}' on the progress page\n{stack.log('worker')[-3000:]}")
     again = dict(stack.query("SELECT id, scored_at FROM submissions_submission WHERE status = 'scored'"))
     assert again.keys() == scored_at.keys() and all(again[k] > scored_at[k] for k in scored_at)  # scored again
 

@@ -30,7 +30,7 @@ def test_the_own_task_walk_through_runs_as_written(tmp_path):
     work = tmp_path / "organizer"
     work.mkdir()
     with Stack(tmp_path / "site") as stack:
-        stack.manage("migrate", "--noinput", timeout=180)
+        stack.manage("migrate", "--noinput")
         stack.manage("first_organizer", "--noinput")  # what `make serve` does first
         stack.start_worker()
         for block in blocks:
@@ -41,8 +41,8 @@ def test_the_own_task_walk_through_runs_as_written(tmp_path):
             if "evaluator score" in block:  # the definition's measures and its one average, Avg
                 assert result.stdout.split("\n")[0].split() == ["metric", "sw", "yo", "Avg"], result.stdout
                 assert [line.split()[0] for line in result.stdout.splitlines()[1:]] == ["nDCG@10", "R@100"]
-        wait_until(lambda: stack.query("SELECT status FROM submissions_submission") == [("scored",)], seconds=90,
-                   what=f"the baseline to be scored\n{stack.log('worker')}")
+        wait_until(lambda: stack.query("SELECT status FROM submissions_submission") == [("scored",)],
+                   what=lambda: f"the baseline to be scored\n{stack.log('worker')}")
         stack.start_server()
-        page = urllib.request.urlopen(f"{stack.url}/c/my-task/dev/leaderboard/", timeout=30).read().decode()
+        page = urllib.request.urlopen(f"{stack.url}/c/my-task/dev/leaderboard/", timeout=120).read().decode()
         assert "BM25" in page and "Swahili" in page and "Avg" in page

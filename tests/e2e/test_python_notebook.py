@@ -28,7 +28,7 @@ def cells(text: str) -> list[tuple[str, str]]:
 def stack(tmp_path_factory):
     port = free_port()  # the site's own address is in its answers (a topics file's url)
     with Stack(tmp_path_factory.mktemp("e2e-notebook"), CUPBOARD_SITE_URL=f"http://127.0.0.1:{port}") as stack:
-        stack.manage("migrate", "--noinput", timeout=180)
+        stack.manage("migrate", "--noinput")
         stack.token = stack.manage("shell", "-c", SETUP).strip().splitlines()[-1]
         stack.start_server(port)
         stack.start_worker()

@@ -28,10 +28,9 @@ def _serve(tmp_path: Path, port: int) -> tuple[subprocess.Popen, Path]:
     out = tmp_path / f"serve-{port}.out"
     process = subprocess.Popen([str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
                                stdout=out.open("wb"), stderr=subprocess.STDOUT, start_new_session=True)
-    wait_until(lambda: "cupboard on http" in out.read_text() or process.poll() is not None, seconds=120,
-               what="scripts/serve to start")
+    wait_until(lambda: "cupboard on http" in out.read_text() or process.poll() is not None, what="scripts/serve to start")
     assert process.poll() is None, out.read_text()
-    wait_until(lambda: _listening(port), seconds=60, what="gunicorn")
+    wait_until(lambda: _listening(port), what="gunicorn")
     return process, out
 
 
@@ -49,12 +48,12 @@ def _sign_in(port: int, username: str, password: str) -> str:
     """Signs in through the log-in form as a browser does; the profile page it then gets."""
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
     base = f"http://127.0.0.1:{port}"
-    form = opener.open(f"{base}/accounts/login/", timeout=30).read().decode()
+    form = opener.open(f"{base}/accounts/login/", timeout=120).read().decode()
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
     data = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "username": username, "password": password})
     opener.open(urllib.request.Request(f"{base}/accounts/login/", data=data.encode(),
                                        headers={"Referer": f"{base}/accounts/login/"}), timeout=30).read()
-    return opener.open(f"{base}/accounts/profile/", timeout=30).read().decode()
+    return opener.open(f"{base}/accounts/profile/", timeout=120).read().decode()
 
 
 def test_an_empty_site_of_ones_own_starts_signs_in_and_keeps_its_key(tmp_path):
@@ -62,15 +61,13 @@ def test_an_empty_site_of_ones_own_starts_signs_in_and_keeps_its_key(tmp_path):
     process, out = _serve(tmp_path, port)
     try:
         password = re.search(r"First organizer: organizer, password: (\S+)", out.read_text()).group(1)
-        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30)
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=120)
         assert page.status == 200 and not page.geturl().startswith("https")  # plain http, no redirect
         css = re.search(r'href="(/static/[^"]+\.css)"', page.read().decode()).group(1)
-        assert urllib.request.urlopen(f"http://127.0.0.1:{port}{css}", timeout=30).status == 200
+        assert urllib.request.urlopen(f"http://127.0.0.1:{port}{css}", timeout=120).status == 200
         assert "organizer" in _sign_in(port, "organizer", password)
-        wait_until(lambda: "ready" in (tmp_path / "worker.log").read_text(errors="replace"), seconds=60,
-                   what="the worker")
-        wait_until(lambda: "beat: Starting" in (tmp_path / "beat.log").read_text(errors="replace"), seconds=60,
-                   what="the beat")
+        wait_until(lambda: "ready" in (tmp_path / "worker.log").read_text(errors="replace"), what="the worker")
+        wait_until(lambda: "beat: Starting" in (tmp_path / "beat.log").read_text(errors="replace"), what="the beat")
         assert "DEBUG" not in (tmp_path / "web.log").read_text()
     finally:
         _stop(process)

@@ -52,8 +52,7 @@ def test_web_and_two_workers_share_only_the_database_the_broker_and_the_bucket(t
         stack, s3, database_url = site.stack, site.s3, site.database_url
         uploads = runs(tmp_path, 3)
         pks = site.upload(uploads)
-        wait_until(lambda: statuses(database_url) == ["scored"] * 3, seconds=120,
-                   what=f"3 runs scored\n{logs(stack)}")
+        wait_until(lambda: statuses(database_url) == ["scored"] * 3, what=lambda: f"3 runs scored\n{logs(stack)}")
         assert "succeeded" in stack.log("worker-a") + stack.log("worker-b")
 
         session = site.session()
@@ -62,7 +61,7 @@ def test_web_and_two_workers_share_only_the_database_the_broker_and_the_bucket(t
 
         number = stack.manage("shell", "-c", POOL).split()[-1]
         wait_until(lambda: query(database_url, "SELECT status FROM judging_poolexport") == [("done",)],
-                   seconds=90, what=f"the pool export\n{logs(stack)}")
+                   what=lambda: f"the pool export\n{logs(stack)}")
         organizer = site.session("organizer")
         status, body = get(f"{stack.url}/c/cup/manage/dev/pool/{number}.zip", organizer)
         assert status == 200
@@ -71,17 +70,17 @@ def test_web_and_two_workers_share_only_the_database_the_broker_and_the_bucket(t
 
         stack.manage("shell", "-c", ASK)
         wait_until(lambda: query(database_url, "SELECT status FROM submissions_verification") == [("passed",)],
-                   seconds=120, what=f"the second engine's verification\n{logs(stack)}")
+                   what=lambda: f"the second engine's verification\n{logs(stack)}")
 
         stack.manage("shell", "-c", REVEAL)
         wait_until(lambda: query(database_url, "SELECT csv_sha256 FROM leaderboards_frozensnapshot"),
-                   seconds=120, what=f"the frozen snapshot at the reveal\n{logs(stack)}")
+                   what=lambda: f"the frozen snapshot at the reveal\n{logs(stack)}")
 
         stored = s3.objects()
         expired = query(database_url, "SELECT file FROM submissions_runfile WHERE submission_id = %s", pks[2])[0][0]
         assert expired in stored
         stack.manage("shell", "-c", EXPIRE.format(pk=pks[2]))
-        wait_until(lambda: expired not in s3.objects(), seconds=60, what=f"the purge\n{logs(stack)}")
+        wait_until(lambda: expired not in s3.objects(), what=lambda: f"the purge\n{logs(stack)}")
         assert get(f"{stack.url}/submissions/{pks[2]}/files/sw/", session)[0] == 410
         assert get(f"{stack.url}/submissions/{pks[0]}/files/sw/", session) == (200, uploads[0].read_bytes())
 

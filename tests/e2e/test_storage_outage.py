@@ -40,14 +40,14 @@ def test_a_storage_outage_answers_503_and_loses_nothing(tmp_path):
 
         time.sleep(max(0.0, OUTAGE - (time.monotonic() - went_down)))
         s3.up()
-        wait_until(lambda: statuses(database_url) == ["scored"] * 2, seconds=120,
-                   what=f"the runs accepted before the outage to be scored\n{logs(stack)}")
+        wait_until(lambda: statuses(database_url) == ["scored"] * 2,
+                   what=lambda: f"the runs accepted before the outage to be scored\n{logs(stack)}")
         assert query(database_url, "SELECT max(attempts) FROM submissions_submission") == [(1,)]
 
         status, answer = api_upload(stack, token, during, method=during.stem)
         assert status == 201, answer
-        wait_until(lambda: statuses(database_url) == ["scored"] * 3, seconds=60,
-                   what=f"the run refused during the outage, sent again\n{logs(stack)}")
+        wait_until(lambda: statuses(database_url) == ["scored"] * 3,
+                   what=lambda: f"the run refused during the outage, sent again\n{logs(stack)}")
         assert "Internal Server Error" not in stack.log("server")
 
     assert run_bytes_on_hosts(tmp_path, [run.read_bytes() for run in [*before, during]]) == []

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from tests.e2e.stack import ROOT, expected_scores, make_participant, prepared_stack, wait_until
+from tests.waiting import PATIENCE
 
 pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
@@ -33,7 +34,7 @@ def submit(stack, *run_args: str, fmt: str = "json") -> subprocess.CompletedProc
             "--phase", "dev", "--method", "from the shell", "--wait", "--poll", "0.5", "--timeout", "120",
             "--format", fmt, "--run", *run_args]
     return subprocess.run(argv, cwd=ROOT, env={**os.environ, "CUPBOARD_TOKEN": stack.token},
-                          capture_output=True, text=True, timeout=180)
+                          capture_output=True, text=True, timeout=PATIENCE)
 
 
 def test_it_uploads_waits_and_prints_the_scores(stack):
@@ -46,7 +47,7 @@ def test_it_uploads_waits_and_prints_the_scores(stack):
     assert "scored" in result.stderr  # the state changes were told while waiting
     assert stack.query("SELECT status, method_name FROM submissions_submission") == [("scored", "from the shell")]
     # The worker mails the team after the COMMIT (notifications/): the file backend's folder gets it.
-    mails = wait_until(lambda: [p.read_text() for p in (stack.folder / "mail").glob("*.log")], seconds=60,
+    mails = wait_until(lambda: [p.read_text() for p in (stack.folder / "mail").glob("*.log")],
                        what="the mail saying the submission is scored")
     assert len(mails) == 1 and "To: cli-user@example.org" in mails[0] and "(from the shell) is scored" in mails[0]
 

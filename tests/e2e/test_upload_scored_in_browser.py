@@ -76,7 +76,7 @@ def test_it_scores_an_uploaded_run_and_shows_it_on_the_leaderboard(stack, page):
     def scored():
         page.reload()
         return page.locator("#state .status-value").inner_text().strip().lower() == "scored"
-    wait_until(scored, seconds=60, every=0.5, what=f"the submission to be scored\n{stack.log('worker')[-3000:]}")
+    wait_until(scored, every=0.5, what=lambda: f"the submission to be scored\n{stack.log('worker')[-3000:]}")
 
     expected = expected_scores(stack.files)["subsets"]["sw"]["nDCG@10"]
     assert leaderboard_cell(page, url, "Lovelace", "sw") == f"{expected:.3f}"

@@ -42,11 +42,11 @@ def test_the_worker_verifies_on_request_and_at_the_reveal(tmp_path):
         worker = stack.start_worker()
         stack.manage("shell", "-c", SUBMIT.format(run=str(files["run"])))
         wait_until(lambda: stack.query("SELECT status FROM submissions_submission") == [("scored",)],
-                   seconds=60, what=f"the run to be scored\n{stack.log('worker')[-3000:]}")
+                   what=lambda: f"the run to be scored\n{stack.log('worker')[-3000:]}")
 
         stack.manage("shell", "-c", ASK)
-        wait_until(lambda: _verifications(stack)[-1][1] in ("passed", "failed"), seconds=90,
-                   what=f"the requested verification\n{stack.log('worker')[-3000:]}")
+        wait_until(lambda: _verifications(stack)[-1][1] in ("passed", "failed"),
+                   what=lambda: f"the requested verification\n{stack.log('worker')[-3000:]}")
         assert _verifications(stack) == [("organizer", "passed", 1, 1, 2)]  # sw x nDCG@10, R@100
         [(summary, public)] = stack.query("SELECT summary, is_public FROM audit_auditevent WHERE action = 'verified'")
         assert "verified by a second engine (pytrec_eval): 1 submissions, 2 scores" in summary and not public
@@ -54,7 +54,7 @@ def test_the_worker_verifies_on_request_and_at_the_reveal(tmp_path):
         stack.query("UPDATE submissions_score SET value = value + 0.01 WHERE metric = 'nDCG@10'")
         stack.manage("shell", "-c", REVEAL)
         wait_until(lambda: len(_verifications(stack)) == 2 and _verifications(stack)[-1][1] in ("passed", "failed"),
-                   seconds=120, what=f"the beat task's verification at the reveal\n{stack.log('worker')[-3000:]}")
+                   what=lambda: f"the beat task's verification at the reveal\n{stack.log('worker')[-3000:]}")
         assert _verifications(stack)[-1] == ("reveal", "failed", 1, 1, 2)
         [(summary, public)] = stack.query("SELECT summary, is_public FROM audit_auditevent "
                                           "WHERE action = 'verified' ORDER BY id DESC LIMIT 1")

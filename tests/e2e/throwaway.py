@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from tests.e2e.stack import free_port
+from tests.waiting import PATIENCE
 
 
 def postgres_bin() -> Path | None:
@@ -48,7 +49,7 @@ class ThrowawayPostgres:
 
     def _run(self, tool: str, *args: str) -> None:
         result = subprocess.run([*self.as_user, str(self.bin / tool), *args], capture_output=True, text=True,
-                                timeout=120)
+                                timeout=PATIENCE)
         assert result.returncode == 0, f"{tool} failed:\n{result.stdout}\n{result.stderr}"
 
     def start(self) -> None:

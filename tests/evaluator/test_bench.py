@@ -29,20 +29,72 @@ def test_each_goal_is_a_bound_from_the_same_sittings_other_tools():
     assert verdict("1k queries, depth 100", {"evaluator": 0.1, "pytrec_eval": 0.2})[1] == "not measured (no trec_eval)"
 
 
-def test_peak_memory_adds_up_the_workers_and_is_not_the_parents():
+def test_peak_memory_adds_up_the_workers_and_is_not_the_parents(tmp_path):
     """A process holding 100 MB and its worker another 60 MB: the processes' peaks add up
-    to at least 160 MB; a small process is not charged the peak of the process measuring it."""
+    to at least 160 MB; a small process is not charged the peak of the process measuring it.
+    Each measured process holds until the watcher has read it (`_held_until_seen`): a process
+    that ends between two of the watcher's reads goes unseen, and a busy host delays a read."""
     import sys
+
+    script = ("import os\nheld = b'x' * (100 << 20)\npid = os.fork()\n"
+              "if pid == 0:\n    more = b'y' * (60 << 20)\n" + _hold("os.getpid(), os.getppid()") +
+              "    os._exit(0)\nos.waitpid(pid, 0)\n")
+    peaks = _held_until_seen([sys.executable, "-c", script], tmp_path / "big")
+    assert len(peaks) == 2 and sum(peaks.values()) >= 160 << 10
+    ballast = b"z" * (200 << 20)  # this process's own peak, which ru_maxrss would hand on
+    small = _held_until_seen([sys.executable, "-S", "-c", "import os\nif True:\n" + _hold("os.getpid(),")],
+                             tmp_path / "small")
+    assert 0 < sum(small.values()) < 30 << 10
+    del ballast
+
+
+def _hold(pids: str) -> str:
+    """The measured process's side of `_held_until_seen` (indented one level): write `pids`
+    (a tuple expression) to the folder given as its argument, then wait for the file "go"."""
+    return ("    import sys, time\n    folder = sys.argv[1]\n"
+            f"    with open(folder + '/pids.tmp', 'w') as out:\n        out.write(' '.join(map(str, ({pids}))))\n"
+            "    os.rename(folder + '/pids.tmp', folder + '/pids')\n"
+            "    deadline = time.monotonic() + 600\n"
+            "    while not os.path.exists(folder + '/go') and time.monotonic() < deadline:\n        time.sleep(0.01)\n")
+
+
+def _held_until_seen(argv: list[str], folder) -> dict[int, int]:
+    """`run_measured(argv)` in a thread; once the measured processes have written their pids
+    (`_hold`), wait until the watcher has read each one's high-water mark as /proc gives it
+    now, then let them end. The peaks the watcher recorded."""
+    import threading
+    import time
 
     from evaluator.bench_process import run_measured
 
-    script = ("import os, time\nheld = b'x' * (100 << 20)\npid = os.fork()\n"
-              "if pid == 0:\n    more = b'y' * (60 << 20)\n    time.sleep(0.3)\n    os._exit(0)\nos.waitpid(pid, 0)\n")
+    folder.mkdir()
     peaks: dict[int, int] = {}
-    assert run_measured([sys.executable, "-c", script], peaks) > 0
-    assert len(peaks) == 2 and sum(peaks.values()) >= 160 << 10
-    ballast = b"z" * (200 << 20)  # this process's own peak, which ru_maxrss would hand on
-    small: dict[int, int] = {}
-    run_measured([sys.executable, "-S", "-c", "pass"], small)
-    assert 0 < sum(small.values()) < 30 << 10
-    del ballast
+    ended: list[BaseException | float] = []
+
+    def measure() -> None:
+        try:
+            ended.append(run_measured([*argv, str(folder)], peaks))
+        except BaseException as error:  # handed to the test's thread below
+            ended.append(error)
+
+    thread = threading.Thread(target=measure, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 120  # generous for a busy host: how soon is not what is tested
+    try:
+        while not (folder / "pids").exists():
+            assert not ended and time.monotonic() < deadline, f"the measured process never held: {ended}"
+            time.sleep(0.01)
+        wanted = {int(pid): _high_water_kb(int(pid)) for pid in (folder / "pids").read_text().split()}
+        while not all(peaks.get(pid, 0) >= kb for pid, kb in wanted.items()):
+            assert time.monotonic() < deadline, f"the watcher never read {wanted}: it saw {peaks}"
+            time.sleep(0.01)
+    finally:
+        (folder / "go").touch()
+        thread.join(timeout=120)
+    assert ended and isinstance(ended[0], float) and ended[0] > 0, ended
+    return peaks
+
+
+def _high_water_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))

@@ -13,6 +13,7 @@ import zlib
 import pytest
 
 from evaluator.io.runs import read_run
+from tests.waiting import PATIENCE
 
 LINE = b"1 Q0 13417#1 1 10 o\n"
 
@@ -46,7 +47,7 @@ print(json.dumps({"seconds": seconds, "extra_mb": extra, "report": report.as_dic
 def test_a_256_mib_gzip_bomb_is_refused_quickly_in_flat_memory(bomb):
     # A fresh process, so the peak resident size is this read's alone.
     out = subprocess.run([sys.executable, "-c", _MEASURE, str(bomb)], capture_output=True, text=True,
-                         check=True, timeout=120)
+                         check=True, timeout=PATIENCE)
     measured = json.loads(out.stdout)
     assert bomb.stat().st_size < 1 << 20
     assert measured["run"] and not measured["report"]["ok"]

@@ -18,6 +18,7 @@ import pytest
 from evaluator.cli import main
 from evaluator.io.qrels import read_qrels
 from evaluator.synthetic import run_over_qrels
+from tests.waiting import PATIENCE
 
 SAMPLES = Path(__file__).resolve().parents[2] / "evaluator" / "samples"
 SOURCES = {"ha": "sw", "so": "yo"}
@@ -81,7 +82,7 @@ def _trec_eval_c(binary: Path, qrels: str, run: str, *extra: str, metrics=DEEP) 
     values = {}
     for metric in metrics:
         done = subprocess.run([str(binary), "-c", *extra, "-m", TREC[metric], qrels, run], capture_output=True,
-                              check=True, timeout=120)
+                              check=True, timeout=PATIENCE)
         values[metric] = float(done.stdout.decode().split()[2])
     return values
 

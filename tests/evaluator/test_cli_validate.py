@@ -6,6 +6,7 @@ from pathlib import Path
 
 from evaluator.cli import main
 from evaluator.synthetic import make_run, make_topics
+from tests.waiting import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +66,7 @@ def test_it_runs_as_a_module(tmp_path):
     topics, runs = files(tmp_path)
     done = subprocess.run([sys.executable, "-m", "evaluator", "validate", "--run", str(runs[1]),
                            "--topics", str(topics[1]), "--format", "json"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+                          cwd=ROOT, capture_output=True, text=True, timeout=PATIENCE)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["errors"] == []
 

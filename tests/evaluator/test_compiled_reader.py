@@ -15,6 +15,7 @@ from evaluator.io import qrels as qrels_reader
 from evaluator.io.validation import LineRules, ProblemLog, is_finite_decimal, is_integer
 from evaluator.io.validation_fast import rows_exact
 from evaluator.synthetic import make_qrels
+from tests.waiting import PATIENCE
 
 from ..conftest import SHARED_DATA
 
@@ -171,6 +172,6 @@ def test_cupboard_pure_python_switches_it_off(value, used):
     """CUPBOARD_PURE_PYTHON=1 runs the numpy/pyarrow path where the extension is built (to
     compare the two, or to rule the extension out)."""
     probe = "import evaluator.io.compiled as c; print(c.COMPILED is not None)"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=PATIENCE,
                           env={**os.environ, "CUPBOARD_PURE_PYTHON": value})
     assert done.stdout.strip() == str(used and compiled.BUILT is not None)

@@ -18,6 +18,7 @@ from evaluator.io.qrels import atol
 from evaluator.io.runs import read_run
 from evaluator.measures import trec_eval_measures
 from evaluator.reference import trec_eval_binary
+from tests.waiting import PATIENCE
 
 from .test_trec_eval_differential import ENGINES, _compare
 from .trec_cases import MEASURES, generated_case
@@ -85,7 +86,7 @@ def test_labels_are_read_as_c_atol_reads_them(text, value):
 def _trec_eval_text(binary, qrels, run, measures) -> str | None:
     """trec_eval's output; None when it refuses the files (the differential test covers those)."""
     args = [arg for measure in trec_eval_measures(measures) for arg in ("-m", measure)]
-    done = subprocess.run([str(binary), "-q", "-c", *args, str(qrels), str(run)], capture_output=True, timeout=30)
+    done = subprocess.run([str(binary), "-q", "-c", *args, str(qrels), str(run)], capture_output=True, timeout=PATIENCE)
     return None if done.returncode else done.stdout.decode()
 
 

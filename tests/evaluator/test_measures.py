@@ -18,6 +18,7 @@ from evaluator.engines.jobs import Scoring
 from evaluator.engines.scoring import Evaluator
 from evaluator.measures import FAST, MEASURES, PYTREC, SMALL, Kernels, parse_metric, trec_eval_measures, trec_name
 from evaluator.records import Qrels, Run
+from tests.waiting import PATIENCE
 
 from .trec_cases import MEASURES as DIFFERENTIAL_MEASURES
 
@@ -88,7 +89,7 @@ def test_trec_eval_answers_to_every_declared_name_with_the_evaluators_value(tmp_
                                           for rank, (d, score) in enumerate(docs, 1)))
     args = [arg for measure in trec_eval_measures(declared_trec_names()) for arg in ("-m", measure)]
     done = subprocess.run([str(reference.trec_eval_binary()), "-c", *args, str(tmp_path / "qrels"), str(tmp_path / "run")],
-                          capture_output=True, text=True, timeout=60, check=True)
+                          capture_output=True, text=True, timeout=PATIENCE, check=True)
     theirs = {name: float(value) for name, _, value in (line.split() for line in done.stdout.splitlines())}
     assert set(theirs) == set(declared_trec_names())
     values = ours()

@@ -18,6 +18,7 @@ from evaluator.io.qrels import read_qrels
 from evaluator.io.runs import read_run
 from evaluator.measures import UNLIMITED
 from evaluator.records import InputError
+from tests.waiting import PATIENCE
 
 from .test_trec_eval_differential import _parse
 
@@ -30,7 +31,7 @@ CASES = [(f"{SAMPLES}/qrels.miracl-v1.0-{lang}-dev.tsv", f"{SAMPLES}/run.miracl.
 
 def _trec_eval(binary, qrels, run) -> dict[tuple[str, str], float]:
     done = subprocess.run([str(binary), "-q", "-c", "-m", "ndcg_cut.10", "-m", "map", "-m", "recall.100",
-                           str(qrels), str(run)], capture_output=True, check=True, timeout=60)
+                           str(qrels), str(run)], capture_output=True, check=True, timeout=PATIENCE)
     return _parse(done.stdout.decode())
 
 

@@ -14,6 +14,7 @@ from evaluator.cli import main
 from evaluator.io.qrels import read_qrels
 from evaluator.measures import parse_metric, scoring_depth, trec_eval_measures
 from evaluator.synthetic import run_over_qrels
+from tests.waiting import PATIENCE
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "qrels.miracl-v1.0-sw-dev.tsv"
 MEASURES = ("AP", "nDCG", "R@1000", "R@100", "nDCG@10", "RR")
@@ -51,7 +52,7 @@ def _parse(text: str) -> dict[tuple[str, str], float]:
 def _trec_eval_c(binary: Path, qrels: Path, run: Path, *extra: str) -> dict:
     measures = [arg for m in trec_eval_measures(TREC) for arg in ("-m", m)]
     done = subprocess.run([str(binary), "-q", "-c", *extra, *measures, str(qrels), str(run)],
-                          capture_output=True, check=True, timeout=120)
+                          capture_output=True, check=True, timeout=PATIENCE)
     return _parse(done.stdout.decode())
 
 

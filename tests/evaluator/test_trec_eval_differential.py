@@ -15,6 +15,7 @@ import pytest
 
 from evaluator.cli import main
 from evaluator.measures import trec_eval_measures
+from tests.waiting import PATIENCE
 
 from .trec_cases import MEASURES, MINIMAL, generated_case
 
@@ -31,7 +32,7 @@ def _trec_eval_args() -> list[str]:
 
 def reference(binary, qrels, run) -> dict | None:
     done = subprocess.run([str(binary), "-q", "-c", *_trec_eval_args(), str(qrels), str(run)],
-                          capture_output=True, timeout=30)
+                          capture_output=True, timeout=PATIENCE)
     if done.returncode:
         return None
     return _parse(done.stdout.decode())

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +36,7 @@ from tests.submissions.conftest import (
     upload,
     world,  # noqa: F401 - a fixture
 )
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -149,29 +149,20 @@ def workers(tmp_path):
         stop(process)
 
 
-def wait_for(check: Callable[[], bool], what: str, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"not {what} after {seconds} s")
-
-
 def test_a_worker_killed_mid_work_leaves_it_to_another(case, made, workers):
     doomed = workers.start("doomed", "--pool=solo", CUPBOARD_JOB_PAUSE="60")
     job_send(case.kind, [made])
-    wait_for(lambda: case.attempts(made) == 1, "claimed")
+    wait_until(lambda: case.attempts(made) == 1, what="claimed")
     assert case.kind.model.objects.filter(case.kind.running, pk=made).exists()
     os.killpg(doomed.pid, signal.SIGKILL)
     workers.rescuer()
-    wait_for(lambda: case.is_finished(made), "finished by the rescuer")
+    wait_until(lambda: case.is_finished(made), what="finished by the rescuer")
     assert case.attempts(made) == 2
 
 
 def test_a_lost_message_is_sent_again_by_the_sweeper(case, made, workers):
     workers.rescuer()
-    wait_for(lambda: case.is_finished(made), "finished after the sweeper's send")
+    wait_until(lambda: case.is_finished(made), what="finished after the sweeper's send")
     assert case.attempts(made) == 1
 
 
@@ -179,5 +170,5 @@ def test_a_message_delivered_twice_runs_the_work_once(case, made, workers):
     job_send(case.kind, [made])
     job_send(case.kind, [made])
     workers.start("worker", "--pool=prefork", "--concurrency=2", CUPBOARD_JOB_PAUSE="2")
-    wait_for(lambda: workers.log("worker").count("succeeded") == 2, "both deliveries run")
+    wait_until(lambda: workers.log("worker").count("succeeded") == 2, what="both deliveries run")
     assert case.is_finished(made) and case.attempts(made) == 1

@@ -86,7 +86,7 @@ def test_an_organizer_pools_downloads_and_sees_what_changed(live_server, scene_c
         page.click("#build button[type=submit]")
         expect(page.locator("#exports")).to_contain_text("queued")
         off_the_loop(_built, 3)  # meanwhile the page reloads itself every 3 s
-        expect(page.locator("#exports")).to_contain_text("Documents to judge", timeout=15000)
+        expect(page.locator("#exports")).to_contain_text("Documents to judge", timeout=120_000)
         expect(page.locator("#unique")).to_contain_text("Team A")
         with page.expect_download() as download:
             page.click("text=Download every language (zip)")

@@ -20,6 +20,7 @@ from cupboard.submissions.models import QueryScores
 from evaluator.significance import adjusted, randomization_test
 from tests.factories import make_team, make_user
 from tests.leaderboards.test_rank_bands import scored_with_queries
+from tests.waiting import PATIENCE
 
 pytestmark = pytest.mark.django_db
 
@@ -95,7 +96,7 @@ def test_the_latex_compiles(snapshot, tmp_path):
     (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n"
                                         f"\\begin{{document}}\n{tables}\n\\end{{document}}\n")
     engine = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error"] if shutil.which("pdflatex") else ["tectonic"]
-    subprocess.run([*engine, "paper.tex"], cwd=tmp_path, check=True, capture_output=True, timeout=120)
+    subprocess.run([*engine, "paper.tex"], cwd=tmp_path, check=True, capture_output=True, timeout=PATIENCE)
     assert (tmp_path / "paper.pdf").exists()
 
 

@@ -5,7 +5,6 @@ the test database):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cupboard_x CELERY_BROKER_URL=redis://127.0.0.1:6379/14 \\
         .venv/bin/python -m pytest tests/notifications/test_change_mails_by_worker.py
 """
-import time
 from datetime import timedelta
 from email import message_from_string
 
@@ -19,6 +18,7 @@ from cupboard.submissions.models import Submission
 from tests.celery_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
 from tests.competitions.test_definition_changes import bumped, running_cup
 from tests.factories import make_team, make_user
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -38,10 +38,8 @@ def test_the_worker_mails_each_member_the_new_deadline(broker, tmp_path):
         new_close = now + timedelta(hours=30)
         competition_load(data=bumped(data, closes_at=new_close))  # committed: the flow runs after it
         changes = Notification.objects.filter(kind=Kind.CHANGE)
-        deadline = time.monotonic() + 60
-        while changes.filter(sent_at__isnull=True).exists() or not changes.exists():
-            assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text(errors="replace")[-3000:]
-            time.sleep(0.2)
+        wait_until(lambda: changes.exists() and not changes.filter(sent_at__isnull=True).exists(),
+                   what=lambda: "the mails sent\n" + (tmp_path / "worker.log").read_text(errors="replace")[-3000:])
     finally:
         stop(worker)
     # The file backend writes one file per connection (a batch), its messages between lines of dashes.

@@ -182,7 +182,7 @@ def test_a_page_reloads_when_its_countdown_reaches_zero(site, opening_soon, brow
     page = _participant_page(browser, site, "competition", 1366)
     row = page.locator("tr", has_text=opening_soon)
     assert "opens in" in row.inner_text()
-    page.wait_for_function("() => !document.body.innerText.includes('opens in')", timeout=15000)
+    page.wait_for_function("() => !document.body.innerText.includes('opens in')", timeout=120_000)
     assert "closes in" in row.inner_text()  # what the server says once the phase is open
     page.context.close()
 

@@ -20,6 +20,7 @@ import pytest
 
 from cupboard.staticfiles import PLOTLY
 from tests.e2e.stack import free_port, wait_until
+from tests.waiting import PATIENCE
 
 from .dockerfile import copy_build_context, image_command, image_env
 
@@ -73,7 +74,7 @@ def server(tmp_path_factory):
     log = open(tmp / "gunicorn.log", "wb")
     process = subprocess.Popen([str(arg) for arg in command], cwd=app, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        wait_until(lambda: _listening(port) or process.poll() is not None, seconds=30, what="gunicorn")
+        wait_until(lambda: _listening(port) or process.poll() is not None, what="gunicorn")
         assert process.poll() is None, (tmp / "gunicorn.log").read_text()
         yield {"port": port, "package": package, "static_root": Path(env["CUPBOARD_STATIC_ROOT"]),
                "python": python, "app": app, "env": env}
@@ -93,7 +94,7 @@ def _listening(port: int) -> bool:
 
 def get(server, path: str, **headers) -> tuple[int, dict, bytes]:
     """One request as a TLS proxy forwards it; redirects are not followed."""
-    connection = http.client.HTTPConnection("127.0.0.1", server["port"], timeout=30)
+    connection = http.client.HTTPConnection("127.0.0.1", server["port"], timeout=120)
     connection.request("GET", path, headers={"X-Forwarded-Proto": "https", "Host": "127.0.0.1", **headers})
     response = connection.getresponse()
     body = response.read()
@@ -109,7 +110,7 @@ def test_the_installed_package_refuses_to_start_without_a_secret(server):
     """Only a checkout may keep a key of its own in var/: an image must be given SECRET_KEY."""
     env = {k: v for k, v in server["env"].items() if k != "SECRET_KEY"}
     result = subprocess.run([str(server["python"]), "manage.py", "check"], cwd=server["app"], env=env,
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=PATIENCE)
     assert result.returncode != 0
     assert "SECRET_KEY (or SECRET_KEY_FILE) is required" in result.stderr
     assert not (Path(env["CUPBOARD_VAR_DIR"]) / "secret-key").exists()

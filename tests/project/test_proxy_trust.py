@@ -11,6 +11,8 @@ from ipaddress import ip_network
 import pytest
 from django.test import Client, override_settings
 
+from tests.waiting import PATIENCE
+
 from .dockerfile import ROOT, compose, shipped_env
 
 # Run with the shipped settings (docker/env.example and compose.yaml), on a database and a
@@ -74,7 +76,7 @@ def test_rotating_x_forwarded_for_passes_no_limit_with_the_shipped_settings(tmp_
         "CUPBOARD_RATES": "login-address=3/15m,signup-address=2/h"}
     proxy = _proxy()[1]["networks"]["default"]["ipv4_address"]
     result = subprocess.run([sys.executable, "-c", _ROTATE.format(proxy=proxy)], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=180)
+                            capture_output=True, text=True, timeout=PATIENCE)
     assert result.returncode == 0, result.stderr[-3000:]
     answers = json.loads(result.stdout.splitlines()[-1])
     assert answers["direct log-ins"] == [200, 200, 200, 429]
@@ -88,7 +90,7 @@ def test_the_old_switch_fails_loudly(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CUPBOARD_", "DATABASE_URL", "SECRET_KEY"))}
     env |= {"CUPBOARD_DEBUG": "true", "CUPBOARD_VAR_DIR": str(tmp_path), "CUPBOARD_BEHIND_PROXY": "true"}
     result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=120)
+                            text=True, timeout=PATIENCE)
     assert result.returncode != 0 and "CUPBOARD_TRUSTED_PROXIES" in result.stderr
 
 
@@ -96,7 +98,7 @@ def test_a_bad_address_fails_loudly(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CUPBOARD_", "DATABASE_URL", "SECRET_KEY"))}
     env |= {"CUPBOARD_DEBUG": "true", "CUPBOARD_VAR_DIR": str(tmp_path), "CUPBOARD_TRUSTED_PROXIES": "172.30.0.300"}
     result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=120)
+                            text=True, timeout=PATIENCE)
     assert result.returncode != 0 and "CUPBOARD_TRUSTED_PROXIES" in result.stderr and "172.30.0.300" in result.stderr
 
 

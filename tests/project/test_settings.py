@@ -8,6 +8,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from cupboard.envconfig import database_from_url, envbool
+from tests.waiting import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,7 +17,7 @@ def _manage(*args, **env):
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CUPBOARD_", "DATABASE_URL", "SECRET_KEY"))}
     full_env.update(env)
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full_env,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=PATIENCE)
 
 
 def test_it_passes_check_deploy_with_production_settings(tmp_path):

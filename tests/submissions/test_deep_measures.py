@@ -13,6 +13,7 @@ from evaluator.io.qrels import read_qrels
 from evaluator.measures import trec_eval_measures
 from evaluator.synthetic import run_over_qrels
 from tests.factories import make_competition, make_qrels_release, make_team, make_topics, make_user, qrels_text
+from tests.waiting import PATIENCE
 
 from .conftest import upload
 
@@ -24,7 +25,7 @@ def _trec_eval(binary: Path, files: Path, *depth: str) -> dict[tuple[str, str], 
     """{(trec_eval name, qid or "all"): value} of `trec_eval -q -c` (and `-M N` when given)."""
     measures = [arg for m in trec_eval_measures(METRICS.values()) for arg in ("-m", m)]
     done = subprocess.run([str(binary), "-q", "-c", *depth, *measures, str(files / "qrels"), str(files / "run")],
-                          capture_output=True, check=True, timeout=120)
+                          capture_output=True, check=True, timeout=PATIENCE)
     values = {}
     for line in done.stdout.decode().splitlines():
         measure, qid, value = line.split("\t")

@@ -11,6 +11,7 @@ import tempfile
 import pytest
 
 from tests.e2e.stack import ROOT, free_port, wait_until
+from tests.waiting import PATIENCE
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server")
 
@@ -34,7 +35,7 @@ def redis_port():
     server = subprocess.Popen(["redis-server", "--port", str(port), "--save", "", "--dir", folder],
                               stdout=subprocess.DEVNULL)
     wait_until(lambda: subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).returncode == 0,
-               seconds=10, what="redis-server")
+               what="redis-server")
     yield port, server
     os.kill(server.pid, signal.SIGCONT)
     server.kill()
@@ -52,9 +53,9 @@ def test_a_frozen_broker_fails_the_send_within_seconds(redis_port):
         os.kill(server.pid, signal.SIGSTOP)
         nudger.stdin.write("\n")
         nudger.stdin.flush()
-        out, err = nudger.communicate(timeout=30)  # it hung for good before sends had a socket timeout
+        out, err = nudger.communicate(timeout=PATIENCE)  # it hung for good before sends had a socket timeout
     finally:
         nudger.kill()
     sent, seconds = out.split()
-    assert sent == "0" and float(seconds) < 15, err
+    assert sent == "0" and float(seconds) < 15, f"the point: a frozen broker fails the send within 15 s\n{err}"
     assert "the stale sweeper will send it again" in err

@@ -19,6 +19,7 @@ from evaluator.io.qrels import read_qrels
 from evaluator.synthetic import run_over_qrels
 from tests.factories import make_competition, make_qrels_release, make_team, make_topics, make_user, qrels_text
 from tests.personas import client_for
+from tests.waiting import PATIENCE
 
 from .conftest import upload
 
@@ -28,7 +29,7 @@ SAMPLE = Path(__file__).resolve().parents[1] / "data" / "qrels.miracl-v1.0-sw-de
 def _trec_eval(binary: Path, qrels: Path, run: Path) -> dict[str, float]:
     """{qid: ndcg_cut_10} of `trec_eval -q -c`."""
     done = subprocess.run([str(binary), "-q", "-c", "-m", "ndcg_cut.10", str(qrels), str(run)],
-                          capture_output=True, check=True, timeout=120)
+                          capture_output=True, check=True, timeout=PATIENCE)
     values = {}
     for line in done.stdout.decode().splitlines():
         measure, qid, value = line.split("\t")

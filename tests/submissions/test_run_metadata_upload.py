@@ -16,6 +16,7 @@ from cupboard.submissions.models import Submission
 from cupboard.submissions.services import submission_create
 from tests.factories import set_run_metadata
 from tests.personas import client_for
+from tests.waiting import PATIENCE
 
 from .conftest import good_sw, upload
 
@@ -118,7 +119,7 @@ def test_the_command_line_sends_meta_values_over_http(live_server, tmp_path):
         argv = [sys.executable, "-m", "evaluator", "submit", "--server", live_server.url, "--competition", "cup",
                 "--phase", "dev", "--method", "shell", "--run", str(run), "--format", "json",
                 *(f"--meta={m}" for m in meta)]
-        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=PATIENCE)
 
     refused = submit("run_type=automatic", "zero_shot=perhaps")
     assert refused.returncode == 1 and not Submission.objects.exists()

@@ -16,6 +16,7 @@ from cupboard.submissions.models import QueryScores, Score
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.scoring_jobs import scoring_processes
 from cupboard.submissions.services import submission_create
+from tests.waiting import wait_until
 
 from .conftest import good_sw, run_bytes, upload
 
@@ -45,20 +46,34 @@ def test_it_scores_the_same_in_processes_as_one_after_another(world):
 
 
 @contextmanager
-def _slow_scoring(*, processes: int, delay: float, pids: Path | None = None) -> Iterator[list[float]]:
-    """Scoring on `processes`, each qrels read `delay` s slower (its pid noted in `pids`), with a
-    heartbeat every 0.1 s: yields the list of the beats' times."""
+def _slow_scoring(*, processes: int, delay: float = 0, pids: Path | None = None) -> Iterator[list[float]]:
+    """Scoring on `processes`, with a heartbeat every 0.1 s: yields the list of the beats' times.
+    Each qrels read is `delay` s slower; with `pids`, each read notes its process there and
+    holds instead until two processes read at once and the heartbeat has beaten five times
+    (a rendezvous, not a clock: a busy host may start the second process late)."""
     real_read_qrels, beats = scoring_jobs.read_qrels, []
+
+    def beaten() -> int:  # the beats as the parent's heartbeat thread wrote them, seen from a forked process
+        return len(pids.with_name("beats").read_text().split()) if pids.with_name("beats").exists() else 0
 
     def slow_read_qrels(*args, **kwargs):
         if pids:
             with open(pids, "a") as out:
                 out.write(f"{os.getpid()}\n")
+            wait_until(lambda: len(set(pids.read_text().split())) >= 2 and beaten() >= 5,
+                       what=lambda: f"two processes reading at once and five beats: {pids.read_text().split()}, {beaten()}")
         time.sleep(delay)
         return real_read_qrels(*args, **kwargs)
 
+    def beat_counted(beat):
+        beats.append(time.monotonic())
+        if pids:
+            with open(pids.with_name("beats"), "a") as out:
+                out.write("beat\n")
+        return beat()
+
     def counted_heartbeat(beat):
-        return workers.heartbeat(lambda: beats.append(time.monotonic()) or beat())
+        return workers.heartbeat(lambda: beat_counted(beat))
 
     readcache.evaluators.clear()  # read the qrels (slowly) here, not from an earlier test's cache
     with override_settings(CUPBOARD_SCORING_PROCESSES=processes), \
@@ -72,18 +87,18 @@ def _slow_scoring(*, processes: int, delay: float, pids: Path | None = None) -> 
 def test_it_runs_the_subsets_in_other_processes_while_the_heartbeat_beats(world, tmp_path):
     submission = _submitted(world)
     pids = tmp_path / "pids"
-    with _slow_scoring(processes=2, delay=0.6, pids=pids) as beats:
+    with _slow_scoring(processes=2, pids=pids) as beats:
         assert submission_score(submission_id=submission.pk) == "scored"
     ran_in = set(pids.read_text().split())
     assert len(ran_in) == 2 and str(os.getpid()) not in ran_in
-    assert len(beats) >= 5  # ~1.2 s of scoring at a beat every 0.1 s
+    assert len(beats) >= 5  # beats while the subsets were read in the other processes
 
 
 def test_it_does_not_beat_inside_the_callers_transaction(world):
     """load_demo scores inside its transaction: nobody can see that claim, and a beat would wait
     for the transaction (the row lock, or SQLite's "database is locked") and the scoring for it."""
     submission = _submitted(world)  # this test's transaction is still open
-    with _slow_scoring(processes=1, delay=0.3) as beats:
+    with _slow_scoring(processes=1, delay=0.3) as beats:  # time for beats that must not come
         assert submission_score(submission_id=submission.pk) == "scored"
     assert beats == []
 

@@ -22,6 +22,7 @@ from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions.scoring import submission_score, submission_sweep_stale
 from cupboard.submissions.services import submission_create
 from tests.factories import make_qrels_release
+from tests.waiting import wait_until
 
 from .conftest import good_sw, upload
 
@@ -112,10 +113,10 @@ def test_it_beats_in_a_thread_while_the_block_runs(settings):
     settings.CUPBOARD_STALE_AFTER = 3  # a beat a second
     beats = []
     with heartbeat(lambda: beats.append(time.monotonic()) or True):
-        time.sleep(3.5)
+        wait_until(lambda: len(beats) >= 2, what="two beats")
     during = len(beats)
-    time.sleep(1.5)
-    assert during >= 2 and len(beats) == during  # none after the block
+    time.sleep(1.5)  # more than a beat's interval: a beat after the block would show
+    assert len(beats) == during  # none after the block
 
 
 def test_a_missed_beat_does_not_stop_the_heartbeat(settings):
@@ -128,8 +129,7 @@ def test_a_missed_beat_does_not_stop_the_heartbeat(settings):
             raise OperationalError("database is locked")
         return True
     with heartbeat(beat):
-        time.sleep(3.5)
-    assert len(calls) >= 2
+        wait_until(lambda: len(calls) >= 2, what="a beat after the missed one")
 
 
 def test_it_does_not_take_over_a_long_claim_whose_worker_reports_progress(world, queued):
