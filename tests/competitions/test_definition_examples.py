@@ -36,3 +36,14 @@ def test_the_trec_dl_like_example():
     assert subsets == [("passages", "Avg")]
     assert competition.metrics == ["nDCG@10", "R@1000", "AP", "RR@10"] and competition.relevance_level == 2
     assert competition.scored_depth() == 1000  # AP has no cutoff: whole runs, as trec_eval -c
+
+
+def test_the_trec_covid_like_example():
+    """Three rounds; rounds 2 and 3 scored on the residual collection (docs/campaign.md)."""
+    competition, subsets = _load("trec-covid-like")
+    assert subsets == [("docs", "Avg")]
+    phases = {p.slug: p for p in competition.phases.all()}
+    assert [phases[s].residual_of for s in ("round-1", "round-2", "round-3")] == [None, ["round-1"],
+                                                                                  ["round-1", "round-2"]]
+    assert all(p.assessor_fields == ["question", "narrative"] for p in phases.values())
+    assert [p.is_final for p in competition.phases.order_by("position")] == [False, False, True]
