@@ -167,3 +167,26 @@ def test_a_run_stored_with_the_judgments_from_before_is_not_finished(scored):
     Submission.objects.filter(pk=scored.a.pk).update(status=Submission.Status.QUEUED)
     _finish(scored.a)
     assert "rescoring" not in _board(scored) and _values(scored) != scored.before
+
+
+def test_a_run_being_scored_when_the_phase_is_rescored_is_scored_again(scored, monkeypatch):
+    """"Score again" (or new topics: the same judgments) while a worker scores a run: what it
+    stores is from before the step, so it goes back to the queue and the step waits for it."""
+    from cupboard.submissions import scoring
+
+    phase_rescore(phase=scored.test_b, actor=scored.organizer, reason="qrels v2")
+    _finish(scored.b, scored.baseline)
+    original = scoring._score_subsets
+
+    def rescored_meanwhile(**kwargs):
+        phase_rescore(phase=scored.test_b, actor=scored.organizer, reason="asked by an organizer")
+        return original(**kwargs)
+
+    monkeypatch.setattr(scoring, "_score_subsets", rescored_meanwhile)
+    assert submission_score(submission_id=scored.a.pk) == "scored"
+    monkeypatch.setattr(scoring, "_score_subsets", original)
+    scored.a.refresh_from_db()
+    assert scored.a.status == Submission.Status.QUEUED, "stored from before the step: queued again"
+    assert _board(scored)["rescoring"]["step"] == 2 and _values(scored) == scored.before
+    _finish(scored.a, scored.b, scored.baseline)
+    assert "rescoring" not in _board(scored) and _values(scored) != scored.before

@@ -32,6 +32,7 @@ from cupboard.outages import OUTAGES
 from .models import QueryScores, Score, Submission
 from .scoring_jobs import RunRejected, score_jobs, scoring_processes, subset_jobs
 from .services import submission_enqueue
+from .steps import rescored_since
 
 logger = logging.getLogger(__name__)
 
@@ -150,8 +151,8 @@ def _score_claimed(claim: Claim) -> str:
     if not _store(submission=submission, release=release, results=results, claim=claim, seconds=seconds):
         return "lost-claim"
     events.run_scored.send(submission=submission)  # its leaderboard row (cupboard/flows/run_scored.py)
-    if current_qrels_release(submission.phase) != release:
-        # Judgments changed while we scored: score again with the new ones.
+    if current_qrels_release(submission.phase) != release or rescored_since(submission, claim.token):
+        # Judgments changed, or the phase was re-scored (steps.py), while we scored: score again.
         Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED).update(
             status=Submission.Status.QUEUED, attempts=0, queued_at=timezone.now(), waiting_since=timezone.now())
         submission_enqueue(submission_ids=[submission_id])

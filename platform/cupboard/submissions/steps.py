@@ -35,12 +35,22 @@ def open_step(phase: Phase | int) -> RescoreStep | None:
 
 
 def step_pending(step: RescoreStep) -> int:
-    """How many of the step's runs are not finished: queued, being scored, or scored with
-    judgments older than the phase's current ones (a run claimed before the new judgments
-    came is stored, then queued again by its worker: scoring.py; in between it is not done)."""
+    """How many of the step's runs are not finished: queued, being scored, or scored by a claim
+    older than the step or with judgments older than the phase's current ones (a run being
+    scored when the step opened is stored, then queued again by its worker: scoring.py; in
+    between it is not done)."""
     current = current_qrels_release(step.phase)
-    behind = Q(status=Submission.Status.SCORED) & ~Q(qrels_release=current) if current else Q(pk__in=[])
-    return Submission.objects.filter(Q(status__in=Submission.PENDING) | behind, pk__in=step.submission_ids).count()
+    behind = Q(claimed_at__lt=step.opened_at) | (~Q(qrels_release=current) if current else Q(pk__in=[]))
+    return Submission.objects.filter(Q(status__in=Submission.PENDING) | Q(status=Submission.Status.SCORED) & behind,
+                                     pk__in=step.submission_ids).count()
+
+
+def rescored_since(submission: Submission, claimed_at) -> bool:
+    """Whether a step of the submission's phase that includes it opened after `claimed_at` (the
+    scoring claim's instant): what the worker stored is from before it (other topics, or the
+    organizer asked to score again), so the run is scored again."""
+    step = open_step(submission.phase_id)
+    return step is not None and step.opened_at > claimed_at and submission.pk in step.submission_ids
 
 
 def step_progress(phase: Phase | int) -> StepProgress | None:
