@@ -324,11 +324,13 @@ CUPBOARD_LEADERBOARD_CACHE_SECONDS = envint("CUPBOARD_LEADERBOARD_CACHE_SECONDS"
 # How long a web process reuses a phase's board state for visitors without cookies (0: never): a new
 # leaderboard version reaches them that much later; clock reveals stay on time (leaderboards/cache.py).
 CUPBOARD_BOARD_STATE_SECONDS = float(os.getenv("CUPBOARD_BOARD_STATE_SECONDS", "1"))
-# Rates: failed log-ins per account and per address, sign-ups and new teams per address, API
-# requests per token, password-reset mails per e-mail address and per client address, past
-# leaderboards (?as_of=) per client address, wrong current passwords on the profile per account. CUPBOARD_RATES="login-account=5/15m,api-token=120/m" changes some.
+# Rates: failed log-ins per account from one client network (an IPv4 address, an IPv6 /64) and
+# per account from anywhere, sign-ups and new teams per network, API requests per token,
+# password-reset mails per e-mail address and per network, past leaderboards (?as_of=) per
+# network, wrong current passwords on the profile per account.
+# CUPBOARD_RATES="login-account=5/15m,api-token=120/m" changes some.
 CUPBOARD_RATES = rates_from_env(os.getenv("CUPBOARD_RATES", ""), {
-    "login-account": "10/15m", "login-address": "30/15m", "signup-address": "10/h",
+    "login-account": "10/15m", "login-account-any": "50/15m", "signup-address": "10/h",
     "team-create-address": "10/h", "api-token": "60/m", "reset-account": "5/h", "reset-address": "20/h",
     "as-of-address": "60/m", "current-password-account": "10/15m"})
 

@@ -18,6 +18,7 @@ Rates are "count/period" (`10/15m`, `5/h`, `60/m`, `3/30s`), from `settings.CUPB
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import math
 import time
 from dataclasses import dataclass
@@ -66,6 +67,22 @@ def client_address(request) -> str:
     for hop in reversed(forwarded):
         if not trusted_proxy(hop):
             return hop
+    return address
+
+
+def client_network(request) -> str:
+    """What limits per client count on: the client's IPv4 address, or its IPv6 /64. One IPv6
+    host is given a whole /64 and may use any of its 2**64 addresses, so a limit per address
+    held nothing."""
+    address = client_address(request)
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return address
 
 

@@ -41,7 +41,7 @@ def test_an_unknown_address_gets_the_same_answer_and_no_mail():
 
 
 @override_settings(CUPBOARD_RATES={"reset-account": "2/h", "reset-address": "4/h", "login-account": "10/15m",
-                                   "login-address": "30/15m", "signup-address": "10/h",
+                                   "login-account-any": "50/15m", "signup-address": "10/h",
                                    "team-create-address": "10/h", "api-token": "60/m"})
 def test_it_is_throttled_per_email_and_per_client_address():
     make_user("ada", email="ada@example.org")

@@ -73,7 +73,7 @@ def test_rotating_x_forwarded_for_passes_no_limit_with_the_shipped_settings(tmp_
     env |= shipped_env("web") | {
         "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3", "CUPBOARD_CACHE_URL": "locmem://",
         "CUPBOARD_VAR_DIR": str(tmp_path), "CUPBOARD_SITE_DIR": str(ROOT), "DJANGO_SETTINGS_MODULE": "cupboard.settings",
-        "CUPBOARD_RATES": "login-address=3/15m,signup-address=2/h"}
+        "CUPBOARD_RATES": "login-account=3/15m,signup-address=2/h"}
     proxy = _proxy()[1]["networks"]["default"]["ipv4_address"]
     result = subprocess.run([sys.executable, "-c", _ROTATE.format(proxy=proxy)], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=PATIENCE)

@@ -1,7 +1,8 @@
 """Sign-up, log-in, password reset by e-mail, profile and API token; log-out is Django's own view.
 
-Log-in failures are counted per account and per address, sign-ups per address, password
-resets per e-mail address and per client address, wrong current passwords on the profile's
+Log-in failures are counted per account and client network and per account, sign-ups per
+client network (an IPv4 address, an IPv6 /64), password resets per e-mail address and per
+client network, wrong current passwords on the profile's
 changes per account (cupboard/throttle.py): past the rate the page answers 429 and says when
 to try again, whether the password is right or not."""
 from django.conf import settings
@@ -17,7 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from cupboard.links import site_url
 from cupboard.refusals import throttled
-from cupboard.throttle import client_address, throttle_count, throttle_take, throttle_wait
+from cupboard.throttle import client_network, throttle_count, throttle_take, throttle_wait
 
 from .forms import EmailChangeForm, SignupForm
 from .lookalikes import name_key
@@ -26,18 +27,21 @@ from .services import account_email_change, api_token_create, api_token_revoke
 
 
 class LoginView(auth_views.LoginView):
-    """Django's log-in, refused for a while after too many failures for the account or the address."""
+    """Django's log-in, refused for a while after too many failures for the account from the
+    client's network, or for the account from anywhere (a higher count). Never for a network as
+    a whole: one person behind a lab's or a campus's shared address could then lock everyone
+    behind it out; guessing is bounded per account instead."""
 
     template_name = "accounts/login.html"
 
     def _keys(self) -> list[tuple[str, str]]:
-        return [("login-account", name_key(self.request.POST.get("username", ""))),
-                ("login-address", client_address(self.request))]
+        account = name_key(self.request.POST.get("username", ""))
+        return [("login-account", f"{account}\n{client_network(self.request)}"), ("login-account-any", account)]
 
     def post(self, request, *args, **kwargs):
         wait = max(throttle_wait(scope, key) for scope, key in self._keys())
         if wait:
-            return throttled(request, wait, what="Too many failed log-ins for this account or from this address")
+            return throttled(request, wait, what="Too many failed log-ins for this account")
         return super().post(request, *args, **kwargs)
 
     def form_invalid(self, form):
@@ -57,7 +61,7 @@ class PasswordResetView(auth_views.PasswordResetView):
     success_url = reverse_lazy("accounts:password_reset_done")
 
     def post(self, request, *args, **kwargs):
-        keys = [("reset-address", client_address(request))]
+        keys = [("reset-address", client_network(request))]
         email = request.POST.get("email", "").strip().casefold()
         if email:
             keys.append(("reset-account", email))
@@ -99,12 +103,12 @@ def signup(request):
     """Create an account and log straight in; `next` brings the user back where they were."""
     form = SignupForm(request.POST or None)
     if request.method == "POST":
-        wait = throttle_wait("signup-address", client_address(request))
+        wait = throttle_wait("signup-address", client_network(request))
         if wait:
             return throttled(request, wait, what="Too many accounts were created from this address")
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        throttle_count("signup-address", client_address(request))
+        throttle_count("signup-address", client_network(request))
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         next_url = request.POST.get("next") or request.GET.get("next")
         if next_url and url_has_allowed_host_and_scheme(next_url, {request.get_host()}):

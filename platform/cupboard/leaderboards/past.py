@@ -26,12 +26,12 @@ from django.db.models import Max
 from cupboard.competitions.models import Phase
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.cache import BoardKey, cached
-from cupboard.throttle import client_address, throttle_take
+from cupboard.throttle import client_network, throttle_take
 
 
 def as_of_wait(request) -> int:
     """Seconds this client must wait before another past board (0: go on); counts this one."""
-    return throttle_take("as-of-address", client_address(request))
+    return throttle_take("as-of-address", client_network(request))
 
 
 def _clock_instants(phase: Phase, viewer: Viewer) -> list[datetime]:

@@ -15,7 +15,7 @@ from cupboard.competitions.models import Competition
 from cupboard.competitions.viewer import viewer_for
 from cupboard.links import absolute
 from cupboard.refusals import throttled
-from cupboard.throttle import client_address, throttle_count, throttle_wait
+from cupboard.throttle import client_network, throttle_count, throttle_wait
 
 from .forms import TeamForm
 from .models import Team
@@ -44,7 +44,7 @@ def create(request, competition_slug: str):
     viewer = competition_viewer(request, competition_slug)  # a draft: only its organizers know it exists
     competition = viewer.competition
     form = TeamForm(request.POST or None)
-    address = client_address(request)
+    address = client_network(request)
     if request.method == "POST" and (wait := throttle_wait("team-create-address", address)):
         return throttled(request, wait, what="Too many teams were created from this address")
     if request.method == "POST" and form.is_valid():
