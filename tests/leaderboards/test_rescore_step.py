@@ -80,6 +80,11 @@ def test_the_board_keeps_the_old_scores_until_the_last_run_is_scored_then_switch
     assert _values(scored) == scored.before, "no value of a finished run shows before the step is published"
     assert LeaderboardHistory.objects.filter(phase=scored.test_b).count() == history, "nothing happened yet"
     assert Notification.objects.count() == mails, "the teams' mails wait for the step"
+    organizer = client_for(scored.organizer)
+    page = organizer.get(reverse("leaderboards:phase", args=["cup", "test-b"])).content.decode()
+    assert "This leaderboard is being re-scored, 2 of 3" in page
+    desk = organizer.get(reverse("competitions:manage_scoring", args=["cup", "test-b"])).content.decode()
+    assert "Re-score 1</strong> (qrels v2):\n    2 of 3 runs finished" in desk
     _finish(scored.baseline)
     after = _values(scored)
     assert "rescoring" not in _board(scored) and _board(scored)["qrels_version"] == 2

@@ -20,6 +20,7 @@ from .forms import TeamGrantForm
 from .models import Verification
 from .quota import quota_grant
 from .selectors import scoring_progress, teams_overview
+from .steps import open_step, step_progress
 from .verification import verification_request
 
 
@@ -54,6 +55,7 @@ def phase_scoring(request, slug: str, phase_slug: str):
     verifications = list(phase.verifications.select_related("requested_by")[:5])
     return render(request, "submissions/manage_scoring.html", {
         "competition": phase.competition, "phase": phase, "progress": scoring_progress(phase=phase),
+        "step": open_step(phase), "step_progress": step_progress(phase),
         "verifications": verifications, "verifying": any(v.is_pending for v in verifications)})
 
 
