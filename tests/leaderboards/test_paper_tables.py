@@ -42,7 +42,13 @@ def hostile(cast):
     return _frozen(cast, HOSTILE_TEAM, HOSTILE_METHOD)
 
 
-def _frozen(cast, name: str, method: str):
+@pytest.fixture
+def two_measures(cast):
+    """Test B frozen with R@100 scored too (half each run's nDCG@10), so every measure has values."""
+    return _frozen(cast, "Team C", "hybrid", second_measure=True)
+
+
+def _frozen(cast, name: str, method: str, *, second_measure: bool = False):
     """Test B frozen at its reveal: a strong team, one named `name`, one near the baselines."""
     cast.competition.run_metadata = [{"name": "training", "label": "Training", "type": "choice",
                                       "choices": [["zero-shot", "Zero-shot"], ["trained", "Trained"]]}]
@@ -56,6 +62,11 @@ def _frozen(cast, name: str, method: str):
     scored_with_queries(phase, method="mDPR", levels={"sw": 0.5, "te": 0.5, "yo": 0.2}, seed=5)
     strong.metadata = {"training": "zero-shot"}
     strong.save()
+    if second_measure:
+        from cupboard.submissions.models import Score
+
+        Score.objects.bulk_create([Score(submission=s.submission, subset=s.subset, metric="R@100", value=s.value / 2)
+                                   for s in Score.objects.filter(submission__phase=phase, metric="nDCG@10")])
     leaderboard_refresh(phase=phase)
     with time_machine.travel(phase.reveal_at + timedelta(seconds=1), tick=False):
         final_results_release_due()
@@ -216,3 +227,34 @@ def test_participants_words_stay_text_in_every_export(hostile, client):
             page = client.get(address)
             assert page.status_code == 200, address
             assert "<img src=x" not in page.content.decode() and "&lt;img src=x onerror=alert(1)&gt;" in page.content.decode()
+
+
+def test_the_measures_table_lists_every_measure_of_every_row_on_avg(two_measures):
+    snapshot = two_measures
+    """As a TREC overview's appendix (issue 34): a column per measure the phase declares."""
+    data = json.loads(snapshot.json)
+    rows = _md_rows(paper_table(snapshot, table="measures", fmt="md", metadata=[]))
+    header, *body = rows
+    assert header[-len(data["metrics"]):] == data["metrics"] and len(body) == len(data["rows"])
+    decimals = data["rounded_to"] or 3
+    for row, frozen in zip(body, data["rows"], strict=True):
+        for name, cell in zip(data["metrics"], row[-len(data["metrics"]):], strict=True):
+            assert cell == f"{frozen['averages']['Avg'][name]:.{decimals}f}"
+    text = paper_table(snapshot, table="measures", fmt="md", metadata=[])
+    assert "Every measure on Avg" in text and "per language" not in text
+
+
+def test_a_chosen_measure_makes_the_languages_table(two_measures):
+    snapshot = two_measures
+    data = json.loads(snapshot.json)
+    other = next(m for m in data["metrics"] if m != data["primary_metric"])
+    text = paper_table(snapshot, table="languages", fmt="md", metadata=[], metric=other)
+    header, *body = _md_rows(text)
+    code = data["subsets"][0]["code"]
+    column = header.index(code)
+    assert [row[column] for row in body] == [f"{r['values'][code][other]:.{data['rounded_to'] or 3}f}"
+                                             for r in data["rows"]]
+    assert text.startswith(f"**{other.replace('@', chr(92) + '@')} per language")
+    assert "Marks:" not in text and "they test the primary measure, nDCG@10" in text
+    with pytest.raises(TableError, match="no measure 'MAP@7'"):
+        paper_table(snapshot, table="languages", fmt="md", metadata=[], metric="MAP@7")

@@ -1,8 +1,10 @@
 """The overview paper's tables, made from a final phase's frozen official results only.
 
-Two tables: `languages` (the primary metric on each subset) and `averages` (each group
-average and Avg, with the rank band and tier on Avg as the rank bands computed them at the
-reveal), as LaTeX (booktabs; `\\usepackage{booktabs}`) or Markdown. A run significantly better
+Three tables: `languages` (one measure on each subset: the primary one, or `metric`),
+`averages` (each group average and Avg, with the rank band and tier on Avg as the rank bands
+computed them at the reveal) and `measures` (every measure the phase declares on the overall
+average, as a TREC overview's appendix lists them), as LaTeX (booktabs;
+`\\usepackage{booktabs}`) or Markdown. A run significantly better
 than a baseline carries that baseline's mark on the cell (leaderboards/paper_marks.py); the
 caption names the test and correction. Run metadata columns are the organizer's pick among
 the fields frozen with the results. The snapshot never changes, so neither do the tables.
@@ -14,7 +16,8 @@ from dataclasses import dataclass
 
 from cupboard.leaderboards.models import FrozenSnapshot
 
-TABLES = ("languages", "averages")
+TABLES = ("languages", "averages", "measures")
+KIND_WORDS = {"language": "per language", "pair": "per language pair", "test_set": "per test set"}
 FORMATS = ("tex", "md")
 # One mark per baseline, in the order the baselines appear in the table; then numbers.
 MARKS = (("†", r"\dag"), ("‡", r"\ddag"), ("§", r"\S"), ("¶", r"\P"))
@@ -92,22 +95,35 @@ def _columns(data: dict, table: str) -> list[tuple[str, str, bool]]:
     """(key in the row, heading, is an average) of the score columns."""
     if table == "languages":
         return [(s["code"], s["code"], False) for s in data["subsets"]]
+    if table == "measures":
+        return [(name, name, True) for name in data["metrics"]]
     return [(label, label, True) for label in data["averages"]]
 
 
-def table_content(snapshot: FrozenSnapshot, *, table: str, metadata: list[str]) -> Table:
-    """The table's content from the snapshot's JSON and its frozen per-query values."""
+def _score(row: dict, data: dict, table: str, key: str, average: bool, metric: str) -> float | None:
+    if table == "measures":  # a measure on the overall average (the last average column: Avg)
+        return row["averages"].get(data["averages"][-1], {}).get(key) if data["averages"] else None
+    return (row["averages"] if average else row["values"]).get(key, {}).get(metric)
+
+
+def table_content(snapshot: FrozenSnapshot, *, table: str, metadata: list[str], metric: str | None = None) -> Table:
+    """The table's content from the snapshot's JSON and its frozen per-query values; `metric`
+    (one of the phase's measures) for the `languages` and `averages` tables, else the primary one."""
     from cupboard.leaderboards.paper_marks import snapshot_marks
 
     if table not in TABLES:
         raise TableError(f"no table {table!r}; there are {', '.join(TABLES)}")
     data = json.loads(snapshot.json)
+    if metric is not None and metric not in data["metrics"]:
+        raise TableError(f"no measure {metric!r}; these results have {', '.join(data['metrics'])}")
     fields = _metadata_fields(data, metadata)
     columns = _columns(data, table)
-    metric, decimals = data["primary_metric"], data.get("rounded_to") or 3
+    metric, decimals = metric or data["primary_metric"], data.get("rounded_to") or 3
     baselines = [i for i, row in enumerate(data["rows"]) if row["baseline"]]
     payload = json.loads(snapshot.per_query) if snapshot.per_query else None
-    found = snapshot_marks(snapshot) if payload and baselines else {}
+    # the marks are the primary measure's test (frozen per-query values): on its tables only
+    marked = payload and baselines and metric == data["primary_metric"] and table != "measures"
+    found = snapshot_marks(snapshot) if marked else {}
     banded = table == "averages" and data.get("significance")
     header = ["Rank", *(["Band", "Tier"] if banded else []), "Team", "Run", *(f["label"] for f in fields),
               *(heading for _, heading, _ in columns)]
@@ -116,7 +132,7 @@ def table_content(snapshot: FrozenSnapshot, *, table: str, metadata: list[str]) 
     marks: list[list[list[int]]] = []
     values: list[list[float | None]] = []
     for i, row in enumerate(data["rows"]):
-        scores = [(row["averages"] if average else row["values"]).get(key, {}).get(metric) for key, _, average in columns]
+        scores = [_score(row, data, table, key, average, metric) for key, _, average in columns]
         overall = (row.get("standings") or {}).get("Avg", {})
         rows.append(["" if row["rank"] is None else str(row["rank"]),
                      *([overall.get("band", ""), str(overall.get("tier", ""))] if banded else []),
@@ -131,17 +147,28 @@ def table_content(snapshot: FrozenSnapshot, *, table: str, metadata: list[str]) 
              for scores in values]
     return Table(caption=_caption(snapshot, data, table, metric), label=f"tab:{data['competition']}-{data['phase']}-{table}",
                  header=header, numeric=[False] * lead + [True] * len(columns), rows=rows, marks=marks, best=flags,
-                 notes=_notes(data, payload, [data["rows"][b]["method"] for b in baselines], banded))
+                 notes=_notes(data, payload if marked else None,
+                              [data["rows"][b]["method"] for b in baselines], banded,
+                              unmarked=None if marked or not payload else data["primary_metric"]))
 
 
 def _caption(snapshot: FrozenSnapshot, data: dict, table: str, metric: str) -> str:
-    what = "per language" if table == "languages" else "averaged over languages"
-    return (f"{metric} {what}, official results of {data['competition']} / {data['phase']} "
+    kinds = {s.get("kind") for s in data["subsets"]}
+    per = KIND_WORDS.get(kinds.pop(), "per subset") if len(kinds) == 1 else "per subset"
+    if table == "measures":
+        what = f"Every measure on {data['averages'][-1] if data['averages'] else 'the average'}"
+    else:
+        what = f"{metric} {per if table == 'languages' else 'averaged over ' + per.removeprefix('per ') + 's'}"
+    return (f"{what}, official results of {data['competition']} / {data['phase']} "
             f"(qrels v{snapshot.qrels_release_number or '-'}, frozen {snapshot.frozen_at:%Y-%m-%d}).")
 
 
-def _notes(data: dict, payload: dict | None, baseline_names: list[str], banded) -> list[str]:
+def _notes(data: dict, payload: dict | None, baseline_names: list[str], banded, *,
+           unmarked: str | None = None) -> list[str]:
     notes = ["Best value per column in bold."]
+    if baseline_names and unmarked:
+        notes.append(f"No significance marks: they test the primary measure, {unmarked}, on its tables.")
+        baseline_names = []
     if baseline_names and payload:
         s = payload["significance"]
         marked = ", ".join(f"{mark(k, 'md')} {name}" for k, name in enumerate(baseline_names))
@@ -202,9 +229,11 @@ def markdown(table: Table) -> str:
     return "\n".join([*lines, "", *table.notes, ""])
 
 
-def paper_table(snapshot: FrozenSnapshot, *, table: str, fmt: str, metadata: list[str]) -> str:
-    """The table `table` of the snapshot in `fmt` (tex or md), with the `metadata` columns."""
+def paper_table(snapshot: FrozenSnapshot, *, table: str, fmt: str, metadata: list[str],
+                metric: str | None = None) -> str:
+    """The table `table` of the snapshot in `fmt` (tex or md), with the `metadata` columns and
+    `metric` (default: the primary measure)."""
     if fmt not in FORMATS:
         raise TableError(f"no format {fmt!r}; there are {', '.join(FORMATS)}")
-    content = table_content(snapshot, table=table, metadata=metadata)
+    content = table_content(snapshot, table=table, metadata=metadata, metric=metric)
     return latex(content) if fmt == "tex" else markdown(content)

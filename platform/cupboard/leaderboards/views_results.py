@@ -69,7 +69,8 @@ def table_download(request, slug: str, phase_slug: str, table: str, fmt: str):
     if table not in TABLES or fmt not in FORMATS:
         raise Http404("No such table")
     try:
-        text = paper_table(snapshot, table=table, fmt=fmt, metadata=request.GET.getlist("meta"))
+        text = paper_table(snapshot, table=table, fmt=fmt, metadata=request.GET.getlist("meta"),
+                           metric=request.GET.get("metric") or None)
     except TableError as error:
         return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
     response = HttpResponse(text, content_type=CONTENT_TYPES[fmt])
