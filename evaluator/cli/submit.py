@@ -54,6 +54,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--meta", action="append", default=[], metavar="NAME=VALUE",
                         help="a run-metadata value the competition asks for (its How to submit page lists "
                              "them), e.g. --meta run_type=automatic --meta zero_shot=yes; repeat for each")
+    parser.add_argument("--release", action="store_true",
+                        help="consent to releasing the run files in the phase's public results archive after the "
+                             "reveal (as the upload form's box; the scores are archived either way)")
     parser.add_argument("--token", default=None, help="API token (default: $CUPBOARD_TOKEN)")
     parser.add_argument("--topics", nargs="*", default=[], metavar="PATH",
                         help="check the runs against these topics here before uploading")
@@ -201,7 +204,7 @@ def submit_command(args: argparse.Namespace) -> int:
     try:
         answer = client.upload(args.competition, args.phase, args.run, method_name=args.method,
                                description=args.description, paper_url=args.paper_url, code_url=args.code_url,
-                               meta=metadata_fields(args.meta), progress=bar)
+                               meta=metadata_fields(args.meta), progress=bar, release_consent=args.release)
         bar.close()
         said = "already stored as" if answer.get("repeat") else "submission"
         print(f"{said} #{answer['number']} {answer['status']}: {answer['url']}", file=sys.stderr)

@@ -43,6 +43,7 @@ TRY_LATER = frozenset({429, 503})  # HTTP answers that say "not now" (with Retry
 # The upload's multipart fields.
 METHOD_NAME, DESCRIPTION, PAPER_URL, CODE_URL, IS_BASELINE = "method_name", "description", "paper_url", "code_url", \
     "is_baseline"
+RELEASE_CONSENT = "release_consent"  # the run files may go in the phase's public results archive
 FILES = "files"  # run files whose language the server reads from their names
 FILE_PREFIX = "file_"  # file_<code>: a run file for the language named
 META_PREFIX = "meta_"  # meta_<name>: a value of the competition's run metadata

@@ -161,15 +161,19 @@ class Cupboard:
 
     def upload(self, competition: str, phase: str, runs: RunFiles, *, method_name: str, description: str = "",
                paper_url: str = "", code_url: str = "", meta: Mapping[str, object] | None = None,
-               progress: Reporter | None = None, patience: float = 0) -> dict[str, Any]:
+               progress: Reporter | None = None, patience: float = 0,
+               release_consent: bool = False) -> dict[str, Any]:
         """Send runs as a new submission; the server's answer (its id, number, status, url;
         `repeat` when these files were already stored). `runs`: paths (the language read from
         each name, as the server does), or {code: path, DataFrame or dict} (`run_files`).
         Raises CupboardError with the API's errors (file, line) when refused, nothing stored;
         a 429 or 503 (nothing stored either) is sent again after its Retry-After while
-        `patience` seconds last (none by default: the command line exits 3 and says when)."""
+        `patience` seconds last (none by default: the command line exits 3 and says when).
+        `release_consent`: the run files may go in the phase's public results archive after the
+        reveal (its scores are there either way)."""
         fields = {api.METHOD_NAME: method_name, api.DESCRIPTION: description, api.PAPER_URL: paper_url,
-                  api.CODE_URL: code_url, **{f"{api.META_PREFIX}{k}": _text(v) for k, v in (meta or {}).items()}}
+                  api.CODE_URL: code_url, **({api.RELEASE_CONSENT: "true"} if release_consent else {}),
+                  **{f"{api.META_PREFIX}{k}": _text(v) for k, v in (meta or {}).items()}}
         with tempfile.TemporaryDirectory(prefix="cupboard-runs-") as folder:
             files = run_files(runs, folder=Path(folder))
             missing = [str(path) for _, path in files if not path.is_file()]
@@ -208,7 +212,7 @@ class Cupboard:
 
     def submit(self, competition: str, phase: str, runs: RunFiles, *, method_name: str,
                meta: Mapping[str, object] | None = None, wait: bool = True, progress: Reporter | None = None,
-               timeout: float = 900, poll: float = 1.0, **fields: str) -> pd.DataFrame:
+               timeout: float = 900, poll: float = 1.0, release_consent: bool = False, **fields: str) -> pd.DataFrame:
         """Upload (a 429 or 503 sent again after its Retry-After, within `patience`), wait for
         the score (unless `wait=False`; `timeout` and `poll` as in `wait`)
         and return it as a DataFrame: one row per average (the site's labels: K.Avg, Avg) and
@@ -218,7 +222,7 @@ class Cupboard:
         from .frames import scores_frame
 
         answer = self.upload(competition, phase, runs, method_name=method_name, meta=meta, progress=progress,
-                             patience=self.patience, **fields)
+                             patience=self.patience, release_consent=release_consent, **fields)
         if wait:
             answer = {**self.wait(answer, timeout=timeout, poll=poll), "url": answer["url"]}
         if answer["status"] in api.UNSUCCESSFUL:
