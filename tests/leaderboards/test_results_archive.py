@@ -90,9 +90,16 @@ def test_the_manifest_matches_every_file_and_only_released_runs_are_in_it(reveal
     assert sorted(runs) == ["runs/Team_A/1-dense_v1_run/sw/run.sw.txt", "runs/Team_A/1-dense_v1_run/te/run.te.txt",
                             "runs/baselines/1-bm25_run/sw/run.sw.txt", "runs/baselines/1-bm25_run/te/run.te.txt"]
     assert zipped.read("runs/Team_A/1-dense_v1_run/sw/run.sw.txt") == run_bytes(good_sw(), tag="dense_v1")
-    assert b"secret" not in b"".join(zipped.read(n) for n in names if not n.startswith("results/"))
+    assert b"secret" not in b"".join(zipped.read(n) for n in names if not n.startswith(("results/", "runs/runs.json")))
+    # the record holds every counted run (issue 34): Team B's scores and per-topic values, not its files
     listed_runs = json.loads(zipped.read("runs/runs.json"))["runs"]
-    assert [(r["team"], r["baseline"]) for r in listed_runs] == [("Team A", False), (None, True)]
+    assert [(r["team"], r["baseline"], r["released"]) for r in listed_runs] == [
+        ("Team A", False, True), ("Team B", False, False), (None, True, True)]
+    kept = listed_runs[1]
+    assert kept["scores"]["sw"] == {s.metric: s.value for s in revealed.kept.scores.filter(subset__code="sw")}
+    stored = revealed.kept.query_scores.get(subset__code="sw").values
+    assert kept["per_topic"]["sw"] == stored and stored["nDCG@10"]
+    assert all(f["path"] is None and f["sha256"] for f in kept["files"])
     assert {"qrels/v1/sw/qrels.cup-sw-test-b.tsv", "topics/sw/topics.cup-sw-test-b.tsv",
             "results/tables/averages.tex", "results/tables/languages.md", "README.md", "CITATION.bib"} <= set(names)
     snapshot = revealed.test_b.frozen_snapshot

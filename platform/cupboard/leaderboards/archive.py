@@ -6,7 +6,9 @@
     results/tables/<table>.<tex|md>       the overview paper's tables (leaderboards/paper_tables.py)
     qrels/v<N>/<code>/<file>              every qrels version of the phase, per subset
     topics/<code>/<file>                  the topics
-    runs/runs.json                        each released run: team, method, metadata, files, scores
+    runs/runs.json                        every counted run (scored, not disqualified): team, method,
+                                          metadata, files, scores and per-topic values, and whether
+                                          its files are released; the archive is the record of them all
     runs/<team>/<number>/<code>/<file>    the run files as uploaded: the runs whose team ticked
                                           "release this run" (fixed at the reveal), and the baselines
     MANIFEST.sha256                       `sha256sum -c` lines for every file above
@@ -42,7 +44,7 @@ from cupboard.leaderboards.archive_text import bibtex, readme
 from cupboard.leaderboards.models import FrozenSnapshot, ResultsArchive
 from cupboard.leaderboards.paper_tables import FORMATS, TABLES, paper_table
 from cupboard.locking import locked
-from cupboard.submissions.models import RunFile, Score, Submission
+from cupboard.submissions.models import QueryScores, RunFile, Score, Submission
 from cupboard.submissions.runfiles import uploaded_chunks
 from cupboard.submissions.steps import scoring_version, step_progress
 
@@ -66,6 +68,12 @@ RESULTS_ARCHIVE = JobKind(
     waiting=Q(status=ResultsArchive.Status.QUEUED), running=Q(status=ResultsArchive.Status.BUILDING),
     take={"status": ResultsArchive.Status.BUILDING, "progress": 0},
     put_back={"status": ResultsArchive.Status.QUEUED, "progress": 0}, give_up=_give_up)
+
+
+def counted_runs(phase: Phase):
+    """Every run the archive records (runs.json): scored, not disqualified, teams' and baselines'."""
+    return (phase.submissions.filter(status=Submission.Status.SCORED, disqualified=False)
+            .select_related("team", "qrels_release").order_by("is_baseline", "team__name", "number", "pk"))
 
 
 def released_runs(phase: Phase):
@@ -143,7 +151,8 @@ def _members(archive: ResultsArchive, snapshot: FrozenSnapshot, url: str) -> Ite
     data = json.loads(snapshot.json)
     codes = [s["code"] for s in data["subsets"]]
     runs = list(released_runs(phase))
-    yield "README.md", _text(readme(archive, snapshot, data, runs=len(runs), url=url))
+    counted = list(counted_runs(phase))
+    yield "README.md", _text(readme(archive, snapshot, data, runs=len(runs), url=url, counted=len(counted)))
     yield "CITATION.bib", _text(bibtex(archive, url=url))
     yield "results/official.csv", _text(snapshot.csv)
     yield "results/official.json", _text(snapshot.json)
@@ -157,10 +166,10 @@ def _members(archive: ResultsArchive, snapshot: FrozenSnapshot, url: str) -> Ite
     for topics in TopicSet.objects.filter(phase=phase, subset__code__in=codes).select_related("subset"):
         yield f"topics/{topics.subset.code}/{_safe(topics.original_name)}", _stored(topics.file)
     files: dict[int, list[RunFile]] = {}
-    for run_file in (RunFile.objects.filter(submission__in=runs, subset__code__in=codes)
+    for run_file in (RunFile.objects.filter(submission__in=counted, subset__code__in=codes)
                      .select_related("subset").order_by("subset__position")):
         files.setdefault(run_file.submission_id, []).append(run_file)
-    yield "runs/runs.json", _text(_runs_json(runs, files, snapshot, codes))
+    yield "runs/runs.json", _text(_runs_json(counted, files, snapshot, codes, released={run.pk for run in runs}))
     for run in runs:
         for run_file in files.get(run.pk, []):
             if run_file.file:
@@ -173,20 +182,25 @@ def _run_path(run: Submission, run_file: RunFile) -> str:
 
 
 def _runs_json(runs: list[Submission], files: dict[int, list[RunFile]], snapshot: FrozenSnapshot,
-               codes: list[str]) -> str:
-    """Each run's details; scores of the subsets the frozen results show only (a surprise
-    language still hidden at the reveal stays out, as its files do)."""
+               codes: list[str], *, released: set[int]) -> str:
+    """Each run's details, scores and per-topic values ({code: {metric: {qid: value}}}); of the
+    subsets the frozen results show only (a surprise language still hidden at the reveal stays
+    out, as its files do). A file's path only where the run is released (its bytes are there)."""
     scores: dict[int, dict] = {}
     for submission_id, code, metric, value in Score.objects.filter(submission__in=runs, subset__code__in=codes).values_list(
             "submission_id", "subset__code", "metric", "value"):
         scores.setdefault(submission_id, {}).setdefault(code, {})[metric] = value
+    per_topic: dict[int, dict] = {}
+    for submission_id, code, values in QueryScores.objects.filter(
+            submission__in=runs, subset__code__in=codes).values_list("submission_id", "subset__code", "values"):
+        per_topic.setdefault(submission_id, {})[code] = values
     return json_text({"frozen_at": snapshot.frozen_at, "scoring_version": snapshot.scoring_version, "runs": [{
         "team": None if run.is_baseline else run.team.name, "baseline": run.is_baseline, "number": run.number,
         "method": run.method_name, "description": run.description, "paper_url": run.paper_url,
         "code_url": run.code_url, "metadata": run.metadata, "submitted_at": run.created_at,
         "qrels_version": run.qrels_release.number if run.qrels_release else None,
-        "scores": scores.get(run.pk, {}),
-        "files": [{"subset": rf.subset.code, "path": _run_path(run, rf) if rf.file else None,
+        "released": run.pk in released, "scores": scores.get(run.pk, {}), "per_topic": per_topic.get(run.pk, {}),
+        "files": [{"subset": rf.subset.code, "path": _run_path(run, rf) if rf.file and run.pk in released else None,
                    "sha256": rf.sha256, "lines": rf.lines} for rf in files.get(run.pk, [])],
     } for run in runs]}, indent=1)
 

@@ -35,7 +35,8 @@ def bibtex(archive: ResultsArchive, *, url: str) -> str:
     return "\n".join([*lines, "}", ""])
 
 
-def readme(archive: ResultsArchive, snapshot: FrozenSnapshot, data: dict, *, runs: int, url: str) -> str:
+def readme(archive: ResultsArchive, snapshot: FrozenSnapshot, data: dict, *, runs: int, url: str,
+           counted: int | None = None) -> str:
     phase = archive.phase
     subsets = ", ".join(s["code"] for s in data["subsets"])
     return f"""# {_title(archive)}
@@ -48,7 +49,8 @@ The official results of {phase.name} of {phase.competition.title}, frozen {snaps
 - `results/tables/`: the overview paper's tables (LaTeX with booktabs, and Markdown).
 - `qrels/v<N>/<subset>/`: every version of the judgments; `topics/<subset>/`: the queries.
 - `runs/`: {runs} runs as their teams uploaded them, those whose team agreed to their release, and the
-  baselines; `runs/runs.json` gives each run's team, method, metadata, files and scores.
+  baselines; `runs/runs.json` records every one of the {counted if counted is not None else runs} runs counted
+  (scored, not disqualified): team, method, metadata, files, scores and per-topic values.
 - `MANIFEST.sha256`: the SHA-256 of every other file (`sha256sum -c MANIFEST.sha256`).
 
 Cite as: {citation(archive, url=url)}
