@@ -16,7 +16,17 @@ from django.utils import timezone
 
 from cupboard.competitions.digest import competition_digest
 from cupboard.competitions.errors import CompetitionError
-from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
+from cupboard.competitions.models import (
+    Competition,
+    Phase,
+    QrelsFile,
+    QrelsRelease,
+    Subset,
+    SubsetGroup,
+    TopicSet,
+    TopicsFile,
+    TopicsVersion,
+)
 from cupboard.competitions.roles import participant_organizers
 from cupboard.competitions.schedule import (
     PHASE_SCHEDULE_FIELDS,
@@ -25,6 +35,7 @@ from cupboard.competitions.schedule import (
     qrels_release_is_public,
     subset_move_refusal,
 )
+from cupboard.readonly_admin import ReadOnlyAdmin
 
 SCHEDULE_NOTE = "Change it in the organizer area (audited; what is public cannot be hidden again)."
 
@@ -173,12 +184,29 @@ class PhaseAdmin(_GuardedDelete, admin.ModelAdmin):
 
 @admin.register(TopicSet)
 class TopicSetAdmin(admin.ModelAdmin):
-    list_display = ("phase", "subset", "original_name", "query_count", "sha256", "created_at")
+    list_display = ("phase", "subset", "original_name", "query_count", "version", "sha256", "created_at")
     list_filter = ("phase__competition",)
-    readonly_fields = ("phase", "subset", "file", "original_name", "sha256", "query_count")
+    readonly_fields = ("phase", "subset", "file", "original_name", "sha256", "query_count", "version")
 
     def has_add_permission(self, request):
         return False  # `import_topics` / `topics_import` count queries and hash the file
+
+
+class TopicsFileInline(ReadOnlyAdmin, admin.TabularInline):
+    model = TopicsFile
+    extra = 0
+    readonly_fields = ("subset", "variant", "file", "original_name", "sha256", "query_count")
+
+
+@admin.register(TopicsVersion)
+class TopicsVersionAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+    """Every topics version of a phase with its files, the replaced ones included: read only,
+    as what runs were checked against must not change after the fact."""
+
+    list_display = ("phase", "number", "rescored", "created_by", "created_at")
+    list_filter = ("phase__competition",)
+    readonly_fields = ("phase", "number", "changes", "rescored", "created_by", "created_at")
+    inlines = [TopicsFileInline]
 
 
 class QrelsFileInline(admin.TabularInline):

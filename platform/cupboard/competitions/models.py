@@ -280,6 +280,8 @@ class TopicSet(models.Model):
     original_name = models.CharField(max_length=255)
     sha256 = models.CharField(max_length=64)
     query_count = models.PositiveIntegerField()
+    version = models.PositiveIntegerField(default=1, help_text="1 for a subset's first topics, one more for each "
+                                                                 "file that replaced them (downloads name it)")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -289,6 +291,47 @@ class TopicSet(models.Model):
     def __str__(self):
         suffix = "" if self.variant == "default" else f" ({self.variant})"
         return f"{self.phase}/{self.subset.code} topics{suffix}"
+
+
+class TopicsVersion(models.Model):
+    """One change of a phase's topics (an upload that stored something), numbered per phase as
+    qrels releases are: the files it stored are kept (`TopicsFile`) after later changes replace
+    them, so what a run was checked and scored against can still be read; `changes` is what it
+    did to the queries, per subset. Each file's own version is `TopicSet.version`."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="topics_versions")
+    number = models.PositiveIntegerField()
+    changes = models.JSONField(default=list, blank=True,
+                               help_text="[{subset, variant, added, removed, changed, kept}] (competitions/topics_changes.py)")
+    rescored = models.BooleanField(default=False, help_text="Whether the phase's runs were scored again for it")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["phase", "-number"]
+        constraints = [models.UniqueConstraint(fields=["phase", "number"], name="unique_topics_version_number")]
+
+    def __str__(self):
+        return f"{self.phase} topics v{self.number}"
+
+
+class TopicsFile(models.Model):
+    """A topics file as one version stored it (the current one is also its `TopicSet`'s file)."""
+
+    version = models.ForeignKey(TopicsVersion, on_delete=models.CASCADE, related_name="files")
+    subset = models.ForeignKey(Subset, on_delete=models.CASCADE, related_name="+")
+    variant = models.SlugField(max_length=40, default="default")
+    file = models.FileField(storage=private_storage, upload_to="topics/%Y/")
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    query_count = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "subset", "variant"],
+                                               name="unique_topics_file_per_version")]
+
+    def __str__(self):
+        return f"{self.version}/{self.subset.code}"
 
 
 class QrelsRelease(models.Model):

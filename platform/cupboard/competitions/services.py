@@ -26,7 +26,17 @@ from cupboard.competitions.commitments import competition_publish_due
 from cupboard.competitions.definition import PHASE_BOARD_RULES, definition_load, definition_values
 from cupboard.competitions.digest import competition_digest, definition_digest
 from cupboard.competitions.errors import CompetitionError, DefinitionError
-from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset, SubsetGroup, TopicSet
+from cupboard.competitions.models import (
+    Competition,
+    Phase,
+    QrelsFile,
+    QrelsRelease,
+    Subset,
+    SubsetGroup,
+    TopicSet,
+    TopicsFile,
+    TopicsVersion,
+)
 from cupboard.competitions.private_files import removed_on_error
 from cupboard.competitions.roles import participant_organizers
 from cupboard.competitions.schedule import (
@@ -36,6 +46,8 @@ from cupboard.competitions.schedule import (
     subset_move_refusal,
 )
 from cupboard.competitions.topic_variants import DEFAULT, default_variant, variants
+from cupboard.competitions.topics_changes import REFUSE, RESCORE, TopicsChange, topics_change
+from cupboard.competitions.viewer import Viewer
 from cupboard.locking import locked
 from evaluator.records import Problem
 
@@ -273,26 +285,71 @@ TopicsKey = str | tuple[str, str]  # a subset code (the default variant), or (su
 
 
 def topics_import(*, phase: Phase, subset: Subset | str, file: FileSource, name: str, variant: str | None = None,
-                  actor: User | None = None) -> TopicSet:
+                  actor: User | None = None, when_runs: str = REFUSE) -> TopicSet:
     """Store one subset's topics for a phase, as published (e.g. `topics.miracl-v1.0-sw-dev.tsv`),
     as one of the competition's topic variants (None: the default; topic_variants.py).
 
-    The file is read with evaluator.io.topics.read_topics first; a bad file raises
-    CompetitionError `invalid-topics` with file:line problems and stores nothing, and so does
-    a file whose query ids differ from another variant's of the subset (`variant-ids-differ`,
-    naming both files). Importing the same bytes again changes nothing; other bytes replace the old file."""
-    return topics_import_files(phase=phase, files={(_subset(phase, subset).code, variant or ""): file},
-                               names={(_subset(phase, subset).code, variant or ""): name}, actor=actor)[0]
+    `topics_import_files` with one file: a bad file raises CompetitionError `invalid-topics` with
+    file:line problems and stores nothing; the same bytes again change nothing."""
+    key = (_subset(phase, subset).code, variant or "")
+    return topics_import_files(phase=phase, files={key: file}, names={key: name}, actor=actor, when_runs=when_runs)[0]
+
+
+def topics_preview(*, phase: Phase, files: Mapping[TopicsKey, FileSource], names: Mapping[TopicsKey, str]
+                   ) -> TopicsChange:
+    """What `topics_import_files` would do with these files (queries added, removed, changed per
+    subset, and the runs it affects), with every check it makes; nothing is stored."""
+    read = _topics_read(phase, files, names)
+    with transaction.atomic():
+        _refuse_different_ids(phase, {key: (name, topics) for key, (_, name, topics) in read.items()})
+        return topics_change(phase, {key: (name, topics) for key, (_, name, topics) in read.items()})
 
 
 def topics_import_files(*, phase: Phase, files: Mapping[TopicsKey, FileSource], names: Mapping[TopicsKey, str],
-                        actor: User | None = None) -> list[TopicSet]:
-    """Store several subsets' topics at once ({subset code or (code, variant): file}), all or none.
+                        actor: User | None = None, when_runs: str = REFUSE) -> list[TopicSet]:
+    """Store several subsets' topics at once ({subset code or (code, variant): file}), all or none,
+    as the phase's next topics version (`TopicsVersion`; the files it replaces are kept).
 
     Every file is read before any is stored, so one bad file (CompetitionError
     `invalid-topics`, listing every file's problems) leaves the phase as it was, as an
     organizer uploading a release folder expects; the variants of a subset, given together or
-    already stored, must hold the same query ids (`variant-ids-differ`)."""
+    already stored, must hold the same query ids (`variant-ids-differ`). A change to queries
+    that runs were checked and scored against is refused (`runs-exist`) unless `when_runs` is
+    RESCORE: then they are scored again with the new topics after the commit, and the teams
+    are told what changed (cupboard/flows/topics_changed.py). The same bytes again change nothing."""
+    read = _topics_read(phase, files, names)
+    with removed_on_error() as stored, transaction.atomic():
+        given = {key: (name, topics) for key, (_, name, topics) in read.items()}
+        _refuse_different_ids(phase, given)  # locks the phase's topic sets (2)
+        locked(Phase.objects).get(pk=phase.pk)  # then the phase (3): version numbers without gaps
+        current = {(t.subset_id, t.variant): t for t in TopicSet.objects.filter(phase=phase).select_related("subset")}
+        new = {key: item for key, item in read.items()
+               if (old := current.get((key[0].pk, key[1]))) is None or old.sha256 != _sha256(item[0])}
+        if not new:
+            return [current[subset.pk, variant] for subset, variant in read]
+        change = topics_change(phase, {key: given[key] for key in new})
+        if change.runs and when_runs != RESCORE:
+            raise CompetitionError("runs-exist", f"no topics were stored: {change.runs} run(s) of {phase.name} were "
+                                                 "checked and scored against the queries this changes; choose to "
+                                                 "score them again with the new topics, or change the topics before "
+                                                 "any run is submitted", problems=change.lines())
+        version = TopicsVersion.objects.create(phase=phase, number=change.version, created_by=actor,
+                                               changes=[f.as_dict() for f in change.files], rescored=bool(change.runs))
+        lines = {(f.subset, f.variant): f.line() for f in change.files}
+        for (subset, variant), (content, name, topics) in new.items():
+            current[subset.pk, variant] = _topics_store(
+                phase, subset, variant, version=version, content=content, name=name, count=len(topics), actor=actor,
+                stored=stored, line=lines[subset.code, variant], runs=change.runs)
+        if change.replaces:
+            # The leaderboard's version, the teams' mail and, when chosen, the re-scoring: flows/topics_changed.py.
+            events.topics_changed.send(phase=phase, version=version, actor=actor, rescore=bool(change.runs))
+        return [current[subset.pk, variant] for subset, variant in read]
+
+
+def _topics_read(phase: Phase, files: Mapping[TopicsKey, FileSource], names: Mapping[TopicsKey, str]
+                 ) -> dict[tuple[Subset, str], tuple[bytes, str, dict[str, str]]]:
+    """{(subset, variant): (bytes, name, {qid: query})} of every file, or CompetitionError
+    `invalid-topics` naming each bad file's lines and problems (one file: its own error)."""
     if not files:
         raise CompetitionError("no-files", "a topics upload needs at least one file")
     errors: list[CompetitionError] = []
@@ -309,11 +366,11 @@ def topics_import_files(*, phase: Phase, files: Mapping[TopicsKey, FileSource], 
     if errors:
         raise CompetitionError("invalid-topics", "no topics were stored",
                                problems=[problem for error in errors for problem in error.problems])
-    with removed_on_error() as stored, transaction.atomic():
-        _refuse_different_ids(phase, {key: (name, topics) for key, (_, name, topics) in read.items()})
-        return [_topics_store(phase, subset, variant, content=content, name=name, count=len(topics),
-                              actor=actor, stored=stored)
-                for (subset, variant), (content, name, topics) in read.items()]
+    return read
+
+
+def _sha256(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
 
 
 def _topics_key(phase: Phase, given: TopicsKey) -> tuple[Subset, str]:
@@ -357,22 +414,28 @@ def _ids_differ(first: str, ids: set[str], second: str, other: set[str]) -> str:
     return f"{first} and {second} hold different query ids: " + "; ".join(parts)
 
 
-def _topics_store(phase: Phase, subset: Subset, variant: str, *, content: bytes, name: str, count: int,
-                  actor: User | None, stored: list[str]) -> TopicSet:
-    digest = hashlib.sha256(content).hexdigest()
+def _topics_store(phase: Phase, subset: Subset, variant: str, *, version: TopicsVersion, content: bytes, name: str,
+                  count: int, actor: User | None, stored: list[str], line: str, runs: int) -> TopicSet:
+    digest = _sha256(content)
     topic_set = TopicSet.objects.filter(phase=phase, subset=subset, variant=variant).first()  # locked by the caller
-    if topic_set is not None and topic_set.sha256 == digest:
-        return topic_set
+    replaced = topic_set is not None
     topic_set = topic_set or TopicSet(phase=phase, subset=subset, variant=variant)
     topic_set.original_name, topic_set.sha256, topic_set.query_count = name, digest, count
-    topic_set.file.save(Path(name).name, ContentFile(content), save=False)
+    topic_set.version = topic_set.version + 1 if replaced else 1  # this file's version: what downloads name
+    topic_set.file.save(Path(name).name, ContentFile(content), save=False)  # the old file stays: its version's
     stored.append(topic_set.file.name)
     topic_set.save()
+    TopicsFile.objects.create(version=version, subset=subset, variant=variant, file=topic_set.file.name,
+                              original_name=name, sha256=digest, query_count=count)
     which = "" if variant == DEFAULT else f" ({variant})"
+    rescored = f"; {runs} run(s) to be scored again" if replaced and runs else ""
     audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.TOPICS_UPLOADED,
-                 summary=f"Topics of {phase.name}/{subset.code}{which}: {count} queries",
+                 summary=f"Topics v{topic_set.version} of {phase.name}/{subset.code}{which}: {count} queries"
+                         + (f" ({line.split(': ', 1)[1]}){rescored}" if replaced else ""),
                  details={**named("phase", phase.slug, phase.name), "subset": subset.code, "sha256": digest, "file": name,
-                          **({"variant": variant} if variant != DEFAULT else {})})
+                          "version": topic_set.version, "change": line, "change_number": version.number,
+                          **({"variant": variant} if variant != DEFAULT else {})},
+                 is_public=replaced and Viewer(None, phase.competition).sees_subset(subset))
     return topic_set
 
 

@@ -31,10 +31,15 @@ def run_name(*, tag: str, code: str, phase: Phase) -> str:
 
 def topic_ids(topic_set: TopicSet) -> list[str]:
     """The query ids of a stored topics file, in file order."""
+    return list(topic_texts(topic_set))
+
+
+def topic_texts(topic_set: TopicSet) -> dict[str, str]:
+    """{query id: query} of a stored topics file, in file order."""
     from evaluator.io.topics import read_topics
 
     with topic_set.file.open("rb") as stored:
-        return list(read_topics(io.BytesIO(stored.read()), name=topic_set.original_name))
+        return read_topics(io.BytesIO(stored.read()), name=topic_set.original_name)
 
 
 def run_lines(qids: list[str], *, tag: str, depth: int = SAMPLE_DEPTH, docids: list[str] | None = None) -> list[str]:

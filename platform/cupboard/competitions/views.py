@@ -52,7 +52,18 @@ def topics_download(request, slug: str, phase_slug: str, code: str, variant: str
     topic_set = selectors.downloadable_topic_set(viewer, phase, code=code, variant=variant)
     if topic_set is None:
         raise Http404("No such topics file")
-    return _serve(topic_set.file, topic_set.original_name)
+    response = _serve(topic_set.file, versioned_name(topic_set))
+    response["X-Topics-Version"] = str(topic_set.version)
+    return response
+
+
+def versioned_name(topic_set) -> str:
+    """The published name, with the topics version after the first (`topics.x-fi.v2.tsv`): a
+    team holding two downloads can tell which queries each has."""
+    if topic_set.version <= 1:
+        return topic_set.original_name
+    stem, dot, suffix = topic_set.original_name.rpartition(".")
+    return f"{stem}.v{topic_set.version}.{suffix}" if dot else f"{suffix}.v{topic_set.version}"
 
 
 @require_safe

@@ -28,8 +28,10 @@ from cupboard.competitions.schedule import (
     phase_schedule_preview,
 )
 from cupboard.competitions.selectors import organizer_overview
-from cupboard.competitions.services import qrels_release_create, topics_import_files
+from cupboard.competitions.services import qrels_release_create, read_source, topics_import_files, topics_preview
 from cupboard.competitions.topic_variants import variants
+from cupboard.competitions.topics_changes import REFUSE, RESCORE
+from cupboard.competitions.topics_staging import topics_stage, topics_staged, topics_unstage
 
 
 def _refusal(error: CompetitionError) -> dict:
@@ -122,17 +124,73 @@ def qrels_upload(request, slug: str, phase_slug: str):
 @login_required
 @require_http_methods(["GET", "POST"])
 def topics_upload(request, slug: str, phase_slug: str):
-    """Topics for some subsets of a phase, all stored or none; the same bytes again change nothing."""
-    def store(phase, form):
-        stored = topics_import_files(phase=phase, files=form.cleaned_data["by_subset"], names=form.names(),
-                                     actor=request.user)
-        several = len(form.variants) > 1
-        return f"Topics of {phase.name}: " + "; ".join(
-            f"{t.subset.code}{f' ({t.variant})' if several else ''}: {t.query_count} queries, SHA-256 {t.sha256}"
-            for t in stored)
+    """Topics for some subsets of a phase, all stored or none; the same bytes again change nothing.
+    A change to queries stored before is shown first (added, removed, changed per subset, and the
+    runs it affects) and applies only once confirmed, with the organizer's choice for those runs:
+    scored again, or the change refused while they exist (competitions/topics_changes.py)."""
+    if request.method == "POST" and "confirm" in request.POST:
+        return _topics_confirm(request, slug, phase_slug)
+    phase = organizer_phase(request, slug, phase_slug)
+    form = _topics_form(phase, *_posted(request))
+    page = {"competition": phase.competition, "phase": phase, "form": form, "kind": "topics", "codes": form.codes}
+    if request.method != "POST" or not form.is_valid():
+        return _form_page(request, "competitions/manage_files.html", page, refusal=None)
+    files = {key: read_source(upload) for key, upload in form.cleaned_data["by_subset"].items()}
+    try:
+        change = topics_preview(phase=phase, files=files, names=form.names())
+        if change.replaces:  # shown first; stored once confirmed (_topics_confirm)
+            token = topics_stage(phase=phase, files=files, names=form.names())
+            return render(request, "competitions/manage_files.html", {**page, "preview": _topics_preview(
+                phase, change, token)})
+        stored = topics_import_files(phase=phase, files=files, names=form.names(), actor=request.user)
+    except CompetitionError as error:
+        return _form_page(request, "competitions/manage_files.html", page, refusal=_refusal(error))
+    messages.success(request, _topics_stored(phase, stored, several=len(form.variants) > 1))
+    return redirect("competitions:manage", slug)
 
-    return _files_upload(request, slug, phase_slug, kind="topics", form_class=TopicsUploadForm, store=store,
-                         form_kwargs=lambda phase: {"variants": variants(phase.competition)})
+
+def _topics_form(phase, *posted) -> TopicsUploadForm:
+    return TopicsUploadForm(*posted, subsets=phase.competition.subsets.order_by("position", "code"),
+                            variants=variants(phase.competition))
+
+
+def _topics_confirm(request, slug: str, phase_slug: str):
+    """The confirmation of a previewed change: the staged files stored with the chosen `when_runs`."""
+    phase = organizer_phase(request, slug, phase_slug)
+    token, when_runs = request.POST.get("token", ""), request.POST.get("when_runs", REFUSE)
+    try:
+        files, names = topics_staged(phase=phase, token=token)
+        stored = topics_import_files(phase=phase, files=files, names=names, actor=request.user,
+                                     when_runs=RESCORE if when_runs == RESCORE else REFUSE)
+    except CompetitionError as error:
+        form = _topics_form(phase)
+        return _form_page(request, "competitions/manage_files.html", {
+            "competition": phase.competition, "phase": phase, "form": form, "kind": "topics", "codes": form.codes},
+            refusal=_refusal(error))
+    topics_unstage(phase=phase, token=token)
+    messages.success(request, _topics_stored(phase, stored, several=len(variants(phase.competition)) > 1))
+    return redirect("competitions:manage", slug)
+
+
+def _topics_stored(phase, stored, *, several: bool) -> str:
+    return f"Topics of {phase.name}: " + "; ".join(
+        f"{t.subset.code}{f' ({t.variant})' if several else ''}: {t.query_count} queries, SHA-256 {t.sha256}"
+        + (f" (topics v{t.version})" if t.version > 1 else "") for t in stored)
+
+
+def _topics_preview(phase, change, token: str) -> dict:
+    """What the confirmation page shows: each file's queries added, removed and changed (ids,
+    the first PREVIEW_IDS of each), and the runs the change affects."""
+    def ids(qids: list[str]) -> str:
+        more = len(qids) - PREVIEW_IDS
+        return ", ".join(qids[:PREVIEW_IDS]) + (f" and {more} more" if more > 0 else "")
+
+    return {"token": token, "runs": change.runs, "several": len(variants(phase.competition)) > 1,
+            "files": [{"change": f, "added": ids(f.added), "removed": ids(f.removed), "changed": ids(f.changed)}
+                      for f in change.files]}
+
+
+PREVIEW_IDS = 30
 
 
 def _phase_edit(request, slug: str, phase_slug: str, *, form_class, fields, change, preview, what: str,

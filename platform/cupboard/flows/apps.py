@@ -15,8 +15,9 @@ class FlowsConfig(AppConfig):
             run_standing,
             schedule_changed,
             team_changed,
+            topics_changed,
         )
 
         for flow in (run_scored, run_finished, run_standing, qrels_released, schedule_changed, team_changed,
-                     definition_changed):
+                     definition_changed, topics_changed):
             flow.connect()

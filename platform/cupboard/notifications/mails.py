@@ -75,7 +75,7 @@ def _message_context(viewer: Viewer, notification: Notification) -> dict:
 
 def _change_context(viewer: Viewer, notification: Notification) -> dict:
     phases = [p for p in viewer.competition.phases.order_by("position") if p.closes_at > viewer.now]
-    return {"lines": notification.text.splitlines(), "phases": phases,
+    return {"lines": notification.text.splitlines(), "phases": phases, "phase": notification.phase,
             "url": absolute(viewer.competition.get_absolute_url())}
 
 

@@ -19,7 +19,7 @@ class Kind(models.TextChoices):
     DEADLINE = "deadline", "A phase my team submitted to closes in 24 hours"
     REVEAL = "reveal", "Surprise languages of my competition are revealed"
     MESSAGE = "message", "The organizers of my competition write to every team"
-    CHANGE = "change", "A deadline or a limit of my competition changes"
+    CHANGE = "change", "A deadline, a limit or the topics of my competition change"
 
 
 class MailPreference(models.Model):
@@ -42,7 +42,7 @@ class MailPreference(models.Model):
 
 class Notification(models.Model):
     """One mail to one person. `event` says what happened to its subject (the submission's
-    `scored`, `rejected`, `failed`; `closing`; `revealed`; `message`; `changed`); the foreign keys
+    `scored`, `rejected`, `failed`; `closing`; `revealed`; `message`; `changed`, `topics`); the foreign keys
     name the subject. An organizers' message keeps its own `subject` and `text`; a change its
     public diff lines in `text`."""
 

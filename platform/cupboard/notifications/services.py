@@ -140,6 +140,18 @@ def notify_definition_changed(*, competition, version: int, lines: list[str]) ->
         for user in team_members_wanting(competition=competition, kind=Kind.CHANGE)])
 
 
+def notify_topics_changed(*, phase, version: int, lines: list[str], rescored: bool) -> list[int]:
+    """Every member (who wants change mails) of every team of the phase's competition: topics
+    `version` of `phase` changed these queries (competitions/topics_changes.py lines, of
+    subsets everyone sees), and whether the runs were scored again. One mail per person and version."""
+    competition = phase.competition
+    text = "\n".join(lines + (["The phase's runs are scored again with the new topics."] if rescored else []))
+    return notifications_record([
+        Notification(user=user, kind=Kind.CHANGE, event="topics", key=f"topics:{phase.pk}:v{version}",
+                     competition=competition, phase=phase, text=text)
+        for user in team_members_wanting(competition=competition, kind=Kind.CHANGE)])
+
+
 def deadline_reminders_withdraw(*, phase) -> int:
     """A phase's close moved: its reminders not sent yet name a time that is no longer the
     close (or come a day too early), so they are not sent. The reminder for the new close is

@@ -34,6 +34,7 @@ from evaluator.benchmarks import get_benchmark
 from evaluator.engines.parallel import map_forked
 from evaluator.engines.scoring import Evaluator
 from evaluator.io.qrels import read_qrels
+from evaluator.records import Qrels
 from evaluator.residual import residual_result
 
 from . import readcache
@@ -42,7 +43,7 @@ from .runfiles import read_scored_run, stored_document_check, topic_set_ids
 
 
 class RunRejected(Exception):
-    """A stored run file no longer validates (e.g. the topics changed): the team must resubmit."""
+    """A stored run file no longer validates (e.g. the competition's document id rule changed): the team must resubmit."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def score_job(job: SubsetJob, competition: Competition) -> tuple:
     the operator's scoring time per subset (QueryScores.seconds, the metrics). Raises RunRejected."""
     started = time.monotonic()
     run, removed = job_residual_run(job, competition)
-    result = _evaluator(job.qrels_file, competition=competition).score(run, subset=job.subset.code)
+    result = _evaluator(job, competition=competition).score(run, subset=job.subset.code)
     if removed is not None and job.run_file is not None:
         result = residual_result(result, removed, file=job.run_file.original_name)
     return result, time.monotonic() - started
@@ -107,14 +108,17 @@ def job_run(job: SubsetJob, competition: Competition):
 
 def job_residual_run(job: SubsetJob, competition: Competition):
     """(the job's stored run, read and validated as at upload, what a residual phase removed
-    from it or None). Raises RunRejected."""
+    from it or None). Raises RunRejected.
+
+    Its query ids were checked against the topics at upload; they are not checked again: a
+    later topics version that drops a query leaves that query's lines unscored (`job_qrels`),
+    it does not reject the run (the team did nothing wrong)."""
     if job.run_file is None:
         return None, None
-    topics = None if job.topic_set is None else topic_set_ids(job.topic_set)
     with job.run_file.file.open("rb") as stored:
         documents = None if job.documents is None else stored_document_check(job.documents, refuse=job.refuse_unknown)
         run, report, removed = read_scored_run(source=stored, name=job.run_file.original_name,
-                                               competition=competition, topics=topics, judged=job.judged,
+                                               competition=competition, topics=None, judged=job.judged,
                                                documents=documents)
     if run is None:
         reasons = "; ".join(p.for_people for p in report.errors[:5])
@@ -130,18 +134,32 @@ def scored_metrics(competition: Competition, depth: int) -> list[str]:
     return list(dict.fromkeys([*competition.metrics, *judged]))
 
 
-def _evaluator(qrels_file: QrelsFile, *, competition: Competition) -> Evaluator:
-    """An Evaluator for one qrels file, built once per process for its content and settings
-    (forked scorers inherit the worker's, so a warm worker's processes build none)."""
+def job_qrels(job: SubsetJob) -> Qrels:
+    """The judgments a subset is scored on: those of the queries in its topics, so the board is
+    scored on the phase's current topics (a query a topics version drops no longer counts,
+    one judged but never a topic never did); all of them where the phase has no topics for it."""
+    with job.qrels_file.file.open("rb") as stored:
+        qrels = read_qrels(stored, name=job.qrels_file.original_name)
+    if job.topic_set is None:
+        return qrels
+    topics = topic_set_ids(job.topic_set)
+    if all(qid in topics for qid in qrels.qids):
+        return qrels
+    return Qrels({qid: docs for qid, docs in qrels.judgments.items() if qid in topics}, warnings=qrels.warnings)
+
+
+def _evaluator(job: SubsetJob, *, competition: Competition) -> Evaluator:
+    """An Evaluator for one qrels file and topics, built once per process for their content and
+    settings (forked scorers inherit the worker's, so a warm worker's processes build none)."""
     gain = get_benchmark(competition.benchmark).gain
     depth = competition.scored_depth()
     metrics = scored_metrics(competition, depth)
 
     def load() -> Evaluator:
-        with qrels_file.file.open("rb") as stored:
-            qrels = read_qrels(stored, name=qrels_file.original_name)
-        return Evaluator(qrels, metrics, relevance_level=competition.relevance_level, gain=gain, depth=depth)
-    key = (qrels_file.sha256, qrels_file.file.name, tuple(metrics), competition.relevance_level, gain, depth)
+        return Evaluator(job_qrels(job), metrics, relevance_level=competition.relevance_level, gain=gain, depth=depth)
+    qrels_file, topics = job.qrels_file, job.topic_set
+    key = (qrels_file.sha256, qrels_file.file.name, topics and topics.sha256, tuple(metrics),
+           competition.relevance_level, gain, depth)
     return readcache.evaluators.get(key, load)
 
 

@@ -30,16 +30,15 @@ from django.utils import timezone
 from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
-from cupboard.competitions.models import Phase, QrelsFile, QrelsRelease
+from cupboard.competitions.models import Phase, QrelsRelease
 from cupboard.competitions.selectors import current_qrels_release
 from cupboard.jobs import Claim, JobKind, job_claim, job_enqueue, job_sweep
 from cupboard.locking import locked
 from evaluator.engines.check import TOLERANCE, SecondEngineFailed, second_opinion
 from evaluator.engines.scoring import Evaluator
-from evaluator.io.qrels import read_qrels
 
 from .models import Score, Submission, Verification
-from .scoring_jobs import RunRejected, job_run, may_have_children, subset_jobs
+from .scoring_jobs import RunRejected, SubsetJob, job_qrels, job_run, may_have_children, subset_jobs
 from .steps import open_step
 
 logger = logging.getLogger(__name__)
@@ -127,15 +126,15 @@ def _loader(competition):
     from evaluator.benchmarks import get_benchmark
 
     gain = get_benchmark(competition.benchmark).gain
-    loaded: dict[int, tuple] = {}
+    loaded: dict[tuple, tuple] = {}
 
-    def load(qrels_file: QrelsFile):
-        if qrels_file.pk not in loaded:
-            with qrels_file.file.open("rb") as stored:
-                qrels = read_qrels(stored, name=qrels_file.original_name)
-            loaded[qrels_file.pk] = (qrels, Evaluator(qrels, competition.metrics, depth=competition.scored_depth(),
-                                                      relevance_level=competition.relevance_level, gain=gain))
-        return loaded[qrels_file.pk]
+    def load(job: SubsetJob):
+        key = (job.qrels_file.pk, job.topic_set and job.topic_set.pk)
+        if key not in loaded:
+            qrels = job_qrels(job)  # the judgments scoring used: those of the topics' queries
+            loaded[key] = (qrels, Evaluator(qrels, competition.metrics, depth=competition.scored_depth(),
+                                            relevance_level=competition.relevance_level, gain=gain))
+        return loaded[key]
     return load
 
 
@@ -149,7 +148,7 @@ def _check_submission(submission: Submission, *, release: QrelsRelease, load, ta
     jobs, _ = subset_jobs(submission=submission, release=release)
     for job in jobs:
         code = job.subset.code
-        qrels, evaluator = load(job.qrels_file)
+        qrels, evaluator = load(job)
         try:
             run = job_run(job, competition)
         except RunRejected as error:

@@ -1,0 +1,36 @@
+"""A new topics version changed a phase's queries (competitions/services.py
+`topics_import_files`): in the organizer's transaction, a new leaderboard version (the board
+is scored on other queries from now on); after the commit, the phase's runs scored again when
+the organizer chose so, and the teams told what changed in the subsets they may see (a
+surprise language's topics are nobody's news before its reveal)."""
+from cupboard import events
+from cupboard.competitions.topic_variants import variants
+from cupboard.competitions.topics_changes import SubsetChange
+from cupboard.competitions.viewer import Viewer
+from cupboard.leaderboards.services import leaderboard_bump
+from cupboard.notifications.services import notify_topics_changed
+from cupboard.submissions.services import phase_rescore
+
+
+def _leaderboard_bump(*, phase, **_) -> None:
+    leaderboard_bump(phase=phase)
+
+
+def _rescore(*, phase, version, actor, rescore, **_) -> None:
+    if rescore:  # one step (leaderboards/rescoring.py): the board switches once every run is scored again
+        phase_rescore(phase=phase, actor=actor, reason=f"topics change {version.number}")
+
+
+def _tell_teams(*, phase, version, **_) -> None:
+    public = Viewer(None, phase.competition)
+    seen = {subset.code for subset in public.subsets}
+    several = len(variants(phase.competition)) > 1
+    lines = [SubsetChange(**change).line(variants=several) for change in version.changes
+             if change["subset"] in seen and (change["added"] or change["removed"] or change["changed"])]
+    if lines and public.sees_competition:
+        notify_topics_changed(phase=phase, version=version.number, lines=lines, rescored=version.rescored)
+
+
+def connect() -> None:
+    events.topics_changed.handled_by(_leaderboard_bump, events.after_commit(_rescore),
+                                     events.after_commit(_tell_teams))
