@@ -32,21 +32,27 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy evaluator platform/cupboard
 
+## Tests compile the project once, not in every process they start: bytecode goes to var/pycache
+## (out of the tree) even where PYTHONDONTWRITEBYTECODE is set (docs/development.md).
+TEST_ENV := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/var/pycache
+PYTEST := $(TEST_ENV) $(PY) -m pytest -p no:cacheprovider
+
 ## The daily loop: the SQLite suite without the tests marked slow or browser (docs/development.md).
 test-fast: install
-	$(PY) -m pytest -n 2 -p no:cacheprovider -m "not slow and not browser"
+	$(PYTEST) -n 2 -m "not slow and not browser"
 
 test-sqlite: install
-	$(PY) -m pytest -n 2 -p no:cacheprovider
+	$(PYTEST) -n 2 --durations=25
 
-## The Django side again on PostgreSQL + Redis: every test but the browser ones and the slow ones that
-## are about neither (the demo crawl, the permissions matrix, the production install run on SQLite above).
+## Again on PostgreSQL + Redis, the tests that reach the database (the `database` mark, set by
+## tests/conftest.py): not the pure-Python ones, nor the end-to-end stacks on SQLite files of their
+## own, nor the browser ones, nor the slow ones about neither (the demo crawl, the permissions matrix).
 test-postgres: install
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) \
-		$(PY) -m pytest -n 2 -p no:cacheprovider --ignore=tests/evaluator -m "not browser and (not slow or postgres or worker)"
+		$(PYTEST) -n 2 --durations=25 --ignore=tests/evaluator -m "database and not browser and (not slow or postgres or worker)"
 	@# The same real-worker test once more through RabbitMQ, the other production broker.
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
-		$(PY) -m pytest -p no:cacheprovider -q tests/submissions/test_worker.py
+		$(PYTEST) -q tests/submissions/test_worker.py
 
 ## The demo runs as a site would (debug off, static files collected), on plain http (scripts/run-demo).
 demo: install

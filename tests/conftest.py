@@ -16,7 +16,28 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
+# Fixtures that hand a test the session's database (pytest-django's, and those built on them).
+DATABASE_FIXTURES = {"db", "transactional_db", "django_db_setup", "live_server"}
+
+
+def uses_the_database(item) -> bool:
+    """Whether a test reaches the session's database (DATABASE_URL): a django_db mark, a fixture
+    that needs it, or a Django TestCase. Not the e2e stacks: they run on SQLite files of their own."""
+    if item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    cls = getattr(item, "cls", None)
+    if cls is None:
+        return False
+    from django.test import TransactionTestCase
+
+    return issubclass(cls, TransactionTestCase)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects: the mark below must be there to select by
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("postgres") or uses_the_database(item):
+            item.add_marker(pytest.mark.database)
     reasons = {
         "postgres": None if os.getenv("DATABASE_URL", "").startswith("postgres")
         else "needs DATABASE_URL=postgres://... (make test-postgres sets it)",
