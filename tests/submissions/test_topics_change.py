@@ -91,7 +91,7 @@ def test_a_confirmed_change_is_versioned_audited_told_and_rescored(world, scored
     assert event.is_public and event.actor == world.organizer
     # Told: every team member who wants change mails, once.
     told = Notification.objects.filter(event="topics", phase=world.dev)
-    assert told.exists() and all("1 removed (3)" in n.text and "scored again" in n.text for n in told)
+    assert told.exists() and all("1 removed (3)" in n.text and n.key.endswith(":rescored") for n in told)
     # Re-scored: queued again, then scored on queries 1 and 2 only; the board follows.
     assert Submission.objects.get(pk=scored.pk).status == Submission.Status.QUEUED
     assert AuditEvent.objects.filter(action=AuditEvent.Action.RESCORED).exists()
@@ -167,3 +167,20 @@ def test_a_download_names_its_version(world, scored, django_capture_on_commit_ca
     assert 'filename="topics.x-sw.v2.tsv"' in response["Content-Disposition"]
     page = client_for(world.participant).get(reverse("competitions:detail", args=[world.competition.slug]))
     assert "(3, topics v2)" in page.content.decode()
+
+
+def test_the_teams_mail_says_what_changed_and_a_surprise_language_is_nobodys_news(world, scored,
+                                                                                  django_capture_on_commit_callbacks):
+    from django.utils import timezone
+
+    from cupboard.notifications.mails import notification_render
+
+    with django_capture_on_commit_callbacks(execute=True):
+        topics_import_files(phase=world.dev, files={"sw": NEW_SW, "yo": b"1\tquery 1\n"},
+                            names={"sw": "topics.x-sw.tsv", "yo": "topics.x-yo.tsv"}, when_runs=RESCORE)
+    told = Notification.objects.filter(event="topics", phase=world.dev)
+    assert told.exists() and not any("yo" in n.text for n in told)  # yo is revealed later: not named
+    mail = notification_render(told.first(), now=timezone.now())
+    assert mail.subject.endswith("Topics of Development changed: sw: 1 added (9); 1 removed (3); 1 changed (2); "
+                                 "1 unchanged")
+    assert "changed the topics of Development" in mail.body and "scored again" in mail.body

@@ -76,6 +76,7 @@ def _message_context(viewer: Viewer, notification: Notification) -> dict:
 def _change_context(viewer: Viewer, notification: Notification) -> dict:
     phases = [p for p in viewer.competition.phases.order_by("position") if p.closes_at > viewer.now]
     return {"lines": notification.text.splitlines(), "phases": phases, "phase": notification.phase,
+            "rescored": notification.key.endswith(":rescored"),  # a topics change (services.notify_topics_changed)
             "url": absolute(viewer.competition.get_absolute_url())}
 
 

@@ -143,12 +143,13 @@ def notify_definition_changed(*, competition, version: int, lines: list[str]) ->
 def notify_topics_changed(*, phase, version: int, lines: list[str], rescored: bool) -> list[int]:
     """Every member (who wants change mails) of every team of the phase's competition: topics
     `version` of `phase` changed these queries (competitions/topics_changes.py lines, of
-    subsets everyone sees), and whether the runs were scored again. One mail per person and version."""
+    subsets everyone sees), and whether the runs were scored again (the key says it: the mail is
+    rendered from the row). One mail per person and version."""
     competition = phase.competition
-    text = "\n".join(lines + (["The phase's runs are scored again with the new topics."] if rescored else []))
     return notifications_record([
-        Notification(user=user, kind=Kind.CHANGE, event="topics", key=f"topics:{phase.pk}:v{version}",
-                     competition=competition, phase=phase, text=text)
+        Notification(user=user, kind=Kind.CHANGE, event="topics",
+                     key=f"topics:{phase.pk}:v{version}{':rescored' if rescored else ''}",
+                     competition=competition, phase=phase, text="\n".join(lines))
         for user in team_members_wanting(competition=competition, kind=Kind.CHANGE)])
 
 
