@@ -47,3 +47,4 @@ def test_the_trec_covid_like_example():
                                                                                   ["round-1", "round-2"]]
     assert all(p.assessor_fields == ["question", "narrative"] for p in phases.values())
     assert [p.is_final for p in competition.phases.order_by("position")] == [False, False, True]
+    assert [p.has_official_results for p in competition.phases.order_by("position")] == [True, True, True]

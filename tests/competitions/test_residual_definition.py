@@ -42,3 +42,9 @@ def test_a_phase_that_is_not_earlier_is_refused(phase, slugs, where):
         competition_load(data=_miracl(phase, residual_of=slugs))
     assert not Competition.objects.exists()
     assert any(where in problem for problem in caught.value.problems), caught.value.problems
+
+
+def test_official_results_need_the_instant_they_are_published():
+    with pytest.raises(DefinitionError) as caught:
+        competition_load(data=_miracl(0, official_results=True))
+    assert any("phases[0].reveal_at: official results are frozen at the reveal" in p for p in caught.value.problems)

@@ -143,3 +143,22 @@ def test_the_published_topics_download_byte_for_byte(campaign):
     assert response.status_code == 200
     body = b"".join(response.streaming_content) if response.streaming else response.content
     assert body == (DATA / "topics-round2.xml").read_bytes()
+
+
+def test_each_round_gets_frozen_official_results_without_being_final(campaign):
+    """Rounds as a notion (issue 34): round 1 (official_results, not final) is frozen and verified
+    at its reveal and has its results page; the final round still is the only final one."""
+    from cupboard.leaderboards.models import FrozenSnapshot
+    from cupboard.leaderboards.releases import final_results_release_due
+
+    competition, rounds, team, user = campaign
+    submission = submitted(rounds[1], team, user, a_run(["1", "2", "3"], seed=1, earlier_rounds=()))
+    assert submission_score(submission_id=submission.pk) == "scored"
+    assert not rounds[1].is_final and rounds[1].official_results
+    with time_machine.travel(rounds[1].reveal_at + timedelta(minutes=1), tick=False):
+        assert final_results_release_due() == 1
+        page = client_for(user).get(reverse("leaderboards:results", args=[competition.slug, "round-1"]))
+    snapshot = FrozenSnapshot.objects.get(phase=rounds[1])
+    assert page.status_code == 200 and snapshot.csv_sha256 in page.content.decode()
+    assert rounds[1].verifications.exists()
+    assert not FrozenSnapshot.objects.filter(phase=rounds[2]).exists()  # not revealed yet

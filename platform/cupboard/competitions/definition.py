@@ -114,6 +114,9 @@ class PhaseDef:
     daily_limit: int | None = key(None, minimum=0, help="uploads per team per UTC day", shown_default="no limit")
     total_limit: int | None = key(None, minimum=0, help="uploads per team in the phase", shown_default="no limit")
     is_final: bool = key(False, help="the phase that decides the competition")
+    official_results: bool = key(False, help="at `reveal_at`, frozen official results, their verification by a "
+                                             "second engine and a results page (tables, archive), as the final "
+                                             "phase gets: each round of a campaign; needs `reveal_at`")
     ranking: str | None = key(None, choices=lambda: tuple(Phase.Ranking.values),
                               help="which run of a team counts: its best, its last, or the ones it selects",
                               shown_default="the top-level `ranking` on a final phase, else `best`")
@@ -145,6 +148,8 @@ class PhaseDef:
             fail("closes_at", "must be after opens_at")
         if self.visibility == Phase.Visibility.PRIVATE and self.reveal_at is None:
             fail("reveal_at", "a private phase needs the instant its leaderboard becomes public")
+        if self.official_results and self.reveal_at is None:
+            fail("reveal_at", "official results are frozen at the reveal: give the instant they are published")
 
     def _check_board(self, fail: Fail) -> None:
         if self.freeze_at is not None and self.freeze_days is not None:

@@ -195,6 +195,9 @@ class Phase(models.Model):
     daily_limit = models.PositiveIntegerField(null=True, blank=True, help_text="Per team per UTC day; empty = no limit")
     total_limit = models.PositiveIntegerField(null=True, blank=True, help_text="Per team for the phase; empty = no limit")
     is_final = models.BooleanField(default=False, help_text="The phase that decides the competition")
+    official_results = models.BooleanField(
+        default=False, help_text="Frozen official results, their verification and a results page at the reveal, as "
+                                 "a final phase has them (each round of a campaign)")
     ranking = models.CharField(max_length=10, choices=Ranking.choices, default=Ranking.BEST,
                                help_text="Which run of a team counts: best on live phases, selected on the final one")
     freeze_at = models.DateTimeField(null=True, blank=True,
@@ -242,6 +245,11 @@ class Phase(models.Model):
     def is_open(self, now=None) -> bool:
         now = now or timezone.now()
         return self.opens_at <= now < self.closes_at
+
+    @property
+    def has_official_results(self) -> bool:
+        """Frozen, verified official results at its reveal: a final phase, or a round that asks."""
+        return self.is_final or self.official_results
 
     def is_revealed(self, now=None) -> bool:
         """Whether participants and the public may see the scores now."""

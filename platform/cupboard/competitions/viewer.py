@@ -164,8 +164,9 @@ class Viewer:
 
     def sees_official_results(self, phase: Phase) -> bool:
         """The phase's frozen official results (leaderboards/snapshots.py), where they exist:
-        only a final phase with a reveal has them, seen by whoever sees its leaderboard."""
-        return phase.is_final and phase.reveal_at is not None and self.sees_leaderboard(phase)
+        only a final phase (or a round with `official_results`) with a reveal has them, seen by
+        whoever sees its leaderboard."""
+        return phase.has_official_results and phase.reveal_at is not None and self.sees_leaderboard(phase)
 
     @staticmethod
     def closed_message(phase: Phase) -> str:

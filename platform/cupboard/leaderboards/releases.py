@@ -1,4 +1,4 @@
-"""What happens when a final phase's results are released: its leaderboard's reveal
+"""What happens when a final phase's results are released (or a round's, `official_results`): its leaderboard's reveal
 instant passes. Nobody has to be at the keyboard: the beat task `publish_due_events` calls
 `final_results_release_due`, which freezes the official snapshot (leaderboards/snapshots.py)
 and asks a second engine to verify every official score (submissions/verification.py),
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.db.models import Q
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase
@@ -27,8 +28,8 @@ def final_results_release_due(*, now: datetime | None = None) -> int:
 
     now = now or timezone.now()
     frozen = 0
-    due = Phase.objects.filter(is_final=True, reveal_at__lte=now, competition__is_published=True,
-                               competition__starts_at__lte=now).select_related("competition")
+    due = Phase.objects.filter(Q(is_final=True) | Q(official_results=True), reveal_at__lte=now,
+                               competition__is_published=True, competition__starts_at__lte=now).select_related("competition")
     for phase in due:
         if not phase.is_revealed(now) or open_step(phase) is not None:
             continue
