@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('competitions', '0018_assessor_fields'),
+        ("competitions", "0019_topics_versions"),
     ]
 
     operations = [
