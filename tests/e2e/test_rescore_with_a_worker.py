@@ -77,7 +77,8 @@ if archive is None:
 else:
     with archive.file.open("rb") as stored, zipfile.ZipFile(stored) as zipped:
         runs = json.loads(zipped.read("runs/runs.json"))
-    print(json.dumps([archive.runs, runs["scoring_version"], [r["qrels_version"] for r in runs["runs"]]]))
+    print(json.dumps([archive.runs, runs["scoring_version"],
+                      [[r["qrels_version"], r["released"]] for r in runs["runs"]]]))
 """
 
 
@@ -151,5 +152,6 @@ def test_a_100_run_rescore_switches_at_once_and_the_reveal_in_its_middle_freezes
         assert stack.manage("shell", "-c", ARCHIVE).splitlines()[-1] == "queued"
         wait_until(lambda: stack.query("SELECT status FROM leaderboards_resultsarchive") == [("done",)], seconds=120,
                    what=f"the archive built\n{stack.log('worker')[-3000:]}")
-        runs, scoring_version, qrels_versions = json.loads(stack.manage("shell", "-c", ARCHIVE).splitlines()[-1])
-        assert runs == TEAMS and qrels_versions == [2] * TEAMS and scoring_version == 1, "every consented run"
+        runs, scoring_version, listed = json.loads(stack.manage("shell", "-c", ARCHIVE).splitlines()[-1])
+        assert runs == TEAMS and scoring_version == 1, "every consented run's files"
+        assert sorted(listed) == [[2, False]] * TEAMS + [[2, True]] * TEAMS, "every run, scored with v2, recorded"
