@@ -184,3 +184,20 @@ def test_the_teams_mail_says_what_changed_and_a_surprise_language_is_nobodys_new
     assert mail.subject.endswith("Topics of Development changed: sw: 1 added (9); 1 removed (3); 1 changed (2); "
                                  "1 unchanged")
     assert "changed the topics of Development" in mail.body and "scored again" in mail.body
+
+
+def test_every_change_is_listed_and_its_files_stay_downloadable_for_organizers(world, scored,
+                                                                               django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        topics_import_files(phase=world.dev, files={"sw": NEW_SW}, names={"sw": "topics.x-sw.tsv"}, when_runs=RESCORE)
+        topics_import_files(phase=world.dev, files={"sw": b"1\tquery 1\n"}, names={"sw": "topics.y-sw.tsv"},
+                            when_runs=RESCORE)
+    assert TopicSet.objects.get(phase=world.dev, subset__code="sw").version == 3
+    organizer = client_for(world.organizer)
+    page = organizer.get(reverse("competitions:manage_topics", args=[world.competition.slug, "dev"]))
+    changes = [item["version"].number for item in page.context["changes"]]
+    assert changes == [3, 2] and "sw: 2 removed (2, 9); 1 unchanged" in page.content.decode()  # newest first, with what it did
+    old = reverse("competitions:manage_topics_file", args=[world.competition.slug, "dev", 2, "sw", "default"])
+    response = organizer.get(old)
+    assert b"".join(response.streaming_content) == NEW_SW and response["X-Topics-Change"] == "2"  # replaced, kept
+    assert client_for(world.participant).get(old).status_code in (403, 404)

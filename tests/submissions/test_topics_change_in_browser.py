@@ -1,7 +1,8 @@
 """A topics change of a running phase in a real browser, at a laptop's 1366 px and a phone's
 390 px: the upload shows the queries added, removed and changed and the run it affects; "refuse
 while runs exist" answers why and changes nothing; "score again" stores topics v2, audits it,
-and once the run is scored again the public board shows its score on the new topics."""
+and once the run is scored again the public board shows its score on the new topics; the
+organizer's topics page lists the change."""
 from __future__ import annotations
 
 import pytest
@@ -85,3 +86,6 @@ def test_a_topics_change_is_previewed_refused_or_confirmed_and_rescored(live_ser
         assert f"{NDCG_NEW:.3f}" in shown and f"{NDCG_ALL:.3f}" not in shown, shown
         page.goto(f"{live_server.url}/c/{world.competition.slug}/")
         assert "(3, topics v2)" in page.locator("body").inner_text()
+        page.goto(base + "/manage/dev/topics/")  # the change listed, its file a link, the page no wider than the screen
+        assert "sw: 1 added (9); 1 removed (3)" in page.locator("#topics-changes tr[data-change='2']").inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width

@@ -4,6 +4,7 @@ from collections import defaultdict
 
 from cupboard.competitions.models import Competition, Phase, QrelsFile, QrelsRelease, Subset
 from cupboard.competitions.topic_variants import default_variant, variants
+from cupboard.competitions.topics_changes import SubsetChange
 from cupboard.competitions.viewer import Viewer
 from evaluator.benchmarks import ALL
 from evaluator.definition import AVG_LABEL
@@ -182,3 +183,13 @@ def organizer_overview(competition: Competition) -> list[dict]:
                      "subsets": [{"subset": s, "topics": topics.get(s.pk, []), "qrels": qrels.get(s.pk)}
                                  for s in subsets]})
     return rows
+
+
+def topics_history(phase: Phase) -> list[dict]:
+    """Every recorded change of a phase's topics, newest first: [{version, lines, files}] with
+    each change's lines (competitions/topics_changes.py) and the files it stored, replaced since
+    or not (the organizer area lists them, each downloadable)."""
+    versions = phase.topics_versions.select_related("created_by").prefetch_related("files__subset").order_by("-number")
+    return [{"version": version, "lines": [SubsetChange(**change).line() for change in version.changes],
+             "files": sorted(version.files.all(), key=lambda f: (f.subset.position, f.subset.code, f.variant))}
+            for version in versions]

@@ -27,6 +27,8 @@ urlpatterns = [
     path("c/<slug:slug>/manage/groups/<slug:group_name>/reveal/", views_manage.group_reveal, name="manage_group"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/qrels/", views_manage.qrels_upload, name="manage_qrels"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/topics/", views_manage.topics_upload, name="manage_topics"),
+    path("c/<slug:slug>/manage/<slug:phase_slug>/topics/change-<int:number>/<str:code>/<slug:variant>/",
+         views_manage.topics_change_file, name="manage_topics_file"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/schedule/", views_manage.phase_schedule, name="manage_schedule"),
     path("c/<slug:slug>/manage/<slug:phase_slug>/board-rules/", views_manage.phase_board_rules,
          name="manage_board_rules"),

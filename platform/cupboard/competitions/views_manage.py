@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -19,7 +20,7 @@ from cupboard.competitions.forms import (
     QrelsUploadForm,
     TopicsUploadForm,
 )
-from cupboard.competitions.models import SubsetGroup
+from cupboard.competitions.models import SubsetGroup, TopicsFile
 from cupboard.competitions.schedule import (
     PHASE_SCHEDULE_FIELDS,
     group_reveal_change,
@@ -27,7 +28,7 @@ from cupboard.competitions.schedule import (
     phase_schedule_change,
     phase_schedule_preview,
 )
-from cupboard.competitions.selectors import organizer_overview
+from cupboard.competitions.selectors import organizer_overview, topics_history
 from cupboard.competitions.services import qrels_release_create, read_source, topics_import_files, topics_preview
 from cupboard.competitions.topic_variants import variants
 from cupboard.competitions.topics_changes import REFUSE, RESCORE
@@ -132,7 +133,7 @@ def topics_upload(request, slug: str, phase_slug: str):
         return _topics_confirm(request, slug, phase_slug)
     phase = organizer_phase(request, slug, phase_slug)
     form = _topics_form(phase, *_posted(request))
-    page = {"competition": phase.competition, "phase": phase, "form": form, "kind": "topics", "codes": form.codes}
+    page = _topics_page(phase, form)
     if request.method != "POST" or not form.is_valid():
         return _form_page(request, "competitions/manage_files.html", page, refusal=None)
     files = {key: read_source(upload) for key, upload in form.cleaned_data["by_subset"].items()}
@@ -149,6 +150,26 @@ def topics_upload(request, slug: str, phase_slug: str):
     return redirect("competitions:manage", slug)
 
 
+@login_required
+@require_GET
+def topics_change_file(request, slug: str, phase_slug: str, number: int, code: str, variant: str):
+    """A topics file as change `number` of the phase stored it, replaced since or not: organizers
+    only (it may hold a surprise language's queries), under its name then, the change in a header."""
+    phase = organizer_phase(request, slug, phase_slug)
+    stored = get_object_or_404(TopicsFile, version__phase=phase, version__number=number, subset__code=code,
+                               variant=variant)
+    response = FileResponse(stored.file.open("rb"), as_attachment=True, filename=stored.original_name,
+                            content_type="text/plain")
+    response["X-Topics-Change"] = str(number)
+    return response
+
+
+def _topics_page(phase, form) -> dict:
+    """The topics upload page's context: the form, and every change of the phase's topics, newest first."""
+    return {"competition": phase.competition, "phase": phase, "form": form, "kind": "topics", "codes": form.codes,
+            "changes": topics_history(phase)}
+
+
 def _topics_form(phase, *posted) -> TopicsUploadForm:
     return TopicsUploadForm(*posted, subsets=phase.competition.subsets.order_by("position", "code"),
                             variants=variants(phase.competition))
@@ -163,10 +184,8 @@ def _topics_confirm(request, slug: str, phase_slug: str):
         stored = topics_import_files(phase=phase, files=files, names=names, actor=request.user,
                                      when_runs=RESCORE if when_runs == RESCORE else REFUSE)
     except CompetitionError as error:
-        form = _topics_form(phase)
-        return _form_page(request, "competitions/manage_files.html", {
-            "competition": phase.competition, "phase": phase, "form": form, "kind": "topics", "codes": form.codes},
-            refusal=_refusal(error))
+        return _form_page(request, "competitions/manage_files.html", _topics_page(phase, _topics_form(phase)),
+                          refusal=_refusal(error))
     topics_unstage(phase=phase, token=token)
     messages.success(request, _topics_stored(phase, stored, several=len(variants(phase.competition)) > 1))
     return redirect("competitions:manage", slug)
