@@ -163,6 +163,21 @@ def test_it_beats_after_every_subset_so_a_long_job_keeps_its_claim(world, queued
     assert queued.claimed_at == start and queued.heartbeat_at == start + 3 * beat and queued.attempts == 1
 
 
+def test_progress_is_written_at_most_once_a_second_and_at_the_end(world, queued):
+    written = []
+    real = scoring.Claim.progress
+
+    def recorded(claim, done, total):
+        written.append((done, total))
+        return real(claim, done, total)
+
+    with time_machine.travel(timezone.now(), tick=False), \
+            mock.patch.object(scoring.Claim, "progress", autospec=True, side_effect=recorded):
+        assert submission_score(submission_id=queued.pk) == "scored"
+    total = written[-1][1]
+    assert total > 1 and written == [(total, total)], "its subsets all finished within a second: the end only"
+
+
 def test_it_replaces_scores_with_the_new_release(world, queued):
     submission_score(submission_id=queued.pk)
     make_qrels_release(world.dev, {"sw": {"1": {"12#0": 1}}})
