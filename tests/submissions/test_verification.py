@@ -151,3 +151,15 @@ def test_a_check_out_of_attempts_fails_and_says_so_in_the_audit_log(world, setti
     assert verification.status == Verification.Status.FAILED and "gave up after 3 attempts" in str(verification.differences)
     event = AuditEvent.objects.get(action=AuditEvent.Action.VERIFIED)
     assert event.is_public and "FAILED: gave up after 3 attempts" in event.summary
+
+
+def test_it_checks_every_counted_run_not_only_each_team_s_best(world):
+    """Issue 34: a team's second run is verified too; a disqualified one is not counted."""
+    scored(world, team=world.team_a)
+    scored(world, team=world.team_a, rankings={"1": ["12#0", "10#0"], "2": ["21#0"]}, method="second")
+    gone = scored(world, team=world.team_a, rankings={"1": ["11#0"]}, method="gone")
+    gone.__class__.objects.filter(pk=gone.pk).update(disqualified=True)
+    assert LeaderboardRow.objects.filter(phase=world.dev).count() == 1  # one row for the team
+    verification = verified(world)
+    assert verification.status == Verification.Status.PASSED, verification.differences
+    assert (verification.total, verification.done, verification.scores) == (2, 2, 12)

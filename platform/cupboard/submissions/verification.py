@@ -1,8 +1,9 @@
 """The official scores, recomputed by a second engine (issue 12).
 
 The evaluator scores every run; pytrec_eval (trec_eval's C code) is the second engine. A
-`Verification` recomputes, in the worker, every ranked submission and every baseline of a
-phase's leaderboard from its stored run files and the phase's current judgments, and
+`Verification` recomputes, in the worker, every counted run of a phase (scored and not
+disqualified: each team's every run, as a TREC overview lists them, and the baselines; not
+only the one on the leaderboard) from its stored run files and the phase's current judgments, and
 compares pytrec_eval's mean with the stored Score row, metric by metric and subset by
 subset. The tolerance is evaluator/engines/check.py's (1e-9), float32-aware as it is: pytrec_eval
 keeps run scores as float32, so where the evaluator fed the same float32 scores agrees with
@@ -178,10 +179,10 @@ def verification_run(*, verification_id: int) -> str:
 def _verify(claim: Claim) -> str:
     phase = Verification.objects.select_related("phase__competition").get(pk=claim.pk).phase
     release = current_qrels_release(phase)
-    # The phase's leaderboard rows, through the relation leaderboards declares on Phase (that app sits above).
-    ids = phase.leaderboard_rows.values("submission_id")
-    submissions = list(Submission.objects.filter(pk__in=ids).select_related("team", "phase__competition")
-                       .order_by("is_baseline", "pk"))
+    # Every counted run, not only each team's leaderboard row: the official results, the
+    # paper tables and the archive's record are made of them all.
+    submissions = list(Submission.objects.filter(phase=phase, status=Submission.Status.SCORED, disqualified=False)
+                       .select_related("team", "phase__competition").order_by("is_baseline", "pk"))
     claim.update(total=len(submissions), qrels_release_number=release.number if release else None)
     tally, failure = Tally(), ""
     if release is None:
