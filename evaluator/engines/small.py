@@ -1,7 +1,7 @@
 """The pure-Python engine for small collections: no numpy, no pyarrow.
 
-Importing numpy and pyarrow costs a process ~0.35 s, three times what trec_eval takes to
-score 1,000 queries. A plain (not gzip) run of at most small_run_bytes() whose every line is
+Importing numpy and pyarrow costs a process more than trec_eval takes to score 1,000
+queries (docs/benchmarks.md). A plain (not gzip) run of at most small_run_bytes() whose every line is
 plainly valid (six single-space-separated ASCII fields, one tag, integer ranks, finite
 decimal scores, no duplicate, no tie, ranks agreeing with scores, within the depth limit)
 is read and scored here; anything else, this module declines (returns None) and the
@@ -34,11 +34,9 @@ from .coverage import coverage
 from .jobs import Job, Outcome, Scoring
 from .summary import summary
 
-# The largest run (or runs, in all) read here. Measured (CPU s, whole process, one language,
-# nDCG@10 and R@100; docs/benchmarks.md): with the compiled reader this engine takes 0.16 /
-# 0.21 / 0.34 s at 8 / 16 / 31 MB against the vectorised engine's 0.27 / 0.28 / 0.39, whose
-# second reading thread and per-language processes win back part of that in wall time past
-# 16 MB; without it, 0.40 / 0.74 s at 8 / 16 MB against 0.37 / 0.44.
+# The largest run (or runs, in all) read here: past it the vectorised engine, with its second
+# reading thread and per-language processes, wins in wall time and peak memory (measured with
+# and without the compiled reader: docs/benchmarks.md, the small engine's cut-off).
 SMALL_RUN_BYTES = 16 << 20  # ~500k lines, with the compiled reader
 PURE_RUN_BYTES = 8 << 20  # ~250k lines, without it
 

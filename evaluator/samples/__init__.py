@@ -11,7 +11,6 @@ from pathlib import Path
 
 SAMPLES = Path(__file__).resolve().parent
 LANGUAGES = ("sw", "yo")
-RUN_TAGS = ("bm25", "mdpr")
 
 
 def sample_path(kind: str, language: str, tag: str = "bm25") -> Path:

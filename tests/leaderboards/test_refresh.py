@@ -222,15 +222,3 @@ def test_it_returns_the_rows_in_rank_order_and_touches_only_its_phase(cast):
 
     assert [r.rank for r in rows] == [1, 2]
     assert LeaderboardRow.objects.filter(phase=test_b).count() == 1
-
-
-def test_it_refreshes_from_the_task_given_a_phase_id(cast):
-    from cupboard.leaderboards.tasks import refresh_leaderboard
-
-    phase = _phase(cast)
-    make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.5))
-
-    refresh_leaderboard(phase.pk)
-    refresh_leaderboard(10**9)  # a deleted phase is not an error
-
-    assert [r.rank for r in _rows(phase)] == [1]

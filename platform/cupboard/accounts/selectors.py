@@ -5,11 +5,12 @@ from django.utils import timezone
 from .models import ApiToken, token_digest
 
 
-def token_in(header: str) -> str | None:
+def token_in(header: str, *, schemes: tuple[str, ...] = ("token", "bearer")) -> str | None:
     """The token of an `Authorization: Token <token>` header (`Bearer` too, any case, any
-    spacing), or None. One token, one spelling: what authenticates and what is rate-limited."""
+    spacing), or None; `schemes` narrows which (the metrics scrape takes `Bearer` alone). The one
+    parser of the header: what authenticates and what is rate-limited read the same token."""
     parts = header.split()
-    if len(parts) != 2 or parts[0].lower() not in {"token", "bearer"}:
+    if len(parts) != 2 or parts[0].lower() not in schemes:
         return None
     return parts[1]
 
@@ -21,9 +22,3 @@ def user_from_token(raw: str) -> AbstractBaseUser | None:
         return None
     ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
     return token.user
-
-
-def user_from_authorization(header: str) -> AbstractBaseUser | None:
-    """The active user whose token is in an `Authorization: Token <token>` header, or None."""
-    raw = token_in(header)
-    return None if raw is None else user_from_token(raw)

@@ -29,7 +29,7 @@ def competition_viewer(request, slug: str, *, now: datetime | None = None) -> Vi
     competition = Competition.objects.filter(slug=slug).first()
     if competition is None:
         raise Http404("No such competition")
-    return seen(request, competition, now=now)
+    return viewer_or_404(request, competition, now=now)
 
 
 def phase_viewer(request, slug: str, phase_slug: str, *, now: datetime | None = None) -> tuple[Viewer, Phase]:
@@ -61,7 +61,7 @@ def assessor_viewer(request, slug: str) -> Viewer:
     return viewer
 
 
-def seen(request, competition: Competition, *, now: datetime | None = None) -> Viewer:
+def viewer_or_404(request, competition: Competition, *, now: datetime | None = None) -> Viewer:
     """The Viewer of a competition reached through another row (a team, a submission, a
     board): 404 when they may not see it, as if the row did not exist."""
     viewer = viewer_for(request, competition, now)
@@ -71,7 +71,7 @@ def seen(request, competition: Competition, *, now: datetime | None = None) -> V
 
 
 def organizers_only(viewer: Viewer) -> None:
-    """403 unless the viewer organizes the competition (they may see it: `seen` said so)."""
+    """403 unless the viewer organizes the competition (they may see it: `viewer_or_404` said so)."""
     if not viewer.is_organizer:
         raise PermissionDenied("Organizers only.")
 

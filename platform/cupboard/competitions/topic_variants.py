@@ -63,10 +63,6 @@ def default_variant(competition) -> str:
     return variants(competition)[0].code
 
 
-def variant_names(competition) -> dict[str, str]:
-    return {v.code: v.name for v in variants(competition)}
-
-
 def variant_field(competition) -> dict | None:
     """The run-metadata field (as `Competition.run_metadata` stores one) asking which variant a
     run used; None with a single variant, where there is nothing to ask."""

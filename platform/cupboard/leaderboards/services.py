@@ -117,7 +117,7 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     the phase's `ranking` counts), one per baseline (unranked). Returns them in rank order.
 
     `primary_value` and ranks use the subsets revealed at the time of the refresh; call it
-    again once a group is revealed (`leaderboard_refresh_competition`)."""
+    again once a group is revealed (beat's `refresh_stale_leaderboards` does)."""
     phase = _lock_phase(phase)
     if open_step(phase) is not None:  # the board holds until the step is published (rescoring.py)
         return list(LeaderboardRow.objects.filter(phase=phase).order_by("is_baseline", "rank", "pk"))
@@ -248,10 +248,3 @@ def leaderboards_retested_once() -> Iterator[None]:
         PUT_OFF.reset(token)
     for phase in Phase.objects.filter(pk__in=put_off):
         leaderboard_retest(phase=phase)
-
-
-def leaderboard_refresh_competition(*, competition) -> None:
-    """Refresh every phase of `competition`: after a subset group's reveal, whose new
-    columns change what ranks count."""
-    for phase in competition.phases.all():
-        leaderboard_refresh(phase=phase)

@@ -1,7 +1,7 @@
 """The leaderboard table's body as HTML, built in Python.
 
-500 rows of 20-odd cells through the template language were most of an uncached page
-(`floatformat` alone a third of it; docs/benchmarks.md); this loop writes the same
+A large board's rows through the template language were most of an uncached page
+(`floatformat` above all; docs/benchmarks.md); this loop writes the same
 markup (templates/leaderboards/_table.html holds the head; tests/leaderboards/test_table_html.py
 compares both). Every text a user wrote (team, method, run metadata) is escaped.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from html import escape  # Django's, for plain str, adds a lazy-text check per call: 17,500 calls a board
+from html import escape  # Django's, for plain str, adds a lazy-text check per call, and a board calls it per cell
 
 from django.utils.safestring import SafeString, mark_safe
 

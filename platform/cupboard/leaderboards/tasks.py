@@ -3,18 +3,6 @@ from celery import shared_task
 from django.conf import settings
 
 
-@shared_task(ignore_result=True)
-def refresh_leaderboard(phase_id: int) -> None:
-    """Rebuild one phase's rows; harmless to run twice (the refresh is idempotent)."""
-    from cupboard.competitions.models import Phase
-
-    from .services import leaderboard_refresh
-
-    phase = Phase.objects.filter(pk=phase_id).first()
-    if phase is not None:  # deleted since the nudge was sent
-        leaderboard_refresh(phase=phase)
-
-
 @shared_task(name="cupboard.leaderboards.tasks.refresh_stale_leaderboards", ignore_result=True)
 def refresh_stale_leaderboards() -> list[int]:
     """Run by beat: rebuild every leaderboard computed before a surprise group's reveal, so

@@ -18,7 +18,7 @@ from django.utils.safestring import mark_safe
 from django.utils.timezone import is_aware, make_aware
 from django.views.decorators.http import require_GET, require_safe
 
-from cupboard.competitions.access import seen
+from cupboard.competitions.access import viewer_or_404
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.viewer import Viewer, viewer_for
 from cupboard.jsonexport import json_text
@@ -48,7 +48,7 @@ def _phase_and_viewer(request, state: BoardState) -> tuple[Phase, Viewer]:
     """The phase and its viewer at the instant the state was read (so both agree on what is
     revealed); 404 when the phase does not exist for them."""
     phase = Phase.objects.select_related("competition").get(pk=state.phase_id)
-    return phase, seen(request, phase.competition, now=state.now)
+    return phase, viewer_or_404(request, phase.competition, now=state.now)
 
 
 def _is_blank(request) -> bool:

@@ -21,7 +21,7 @@ REPEATABLE READ, READ ONLY transaction: rows that arrive while it reads are left
 together, so a leaderboard row never outlives its submission in the archive.
 
 Nothing is held in memory whole: each model's rows are read through a cursor CURSOR_ROWS at a
-time (`dumpdata` fetches 2,000, and 2,000 rows of per-query values took 350 MB) and written as
+time (`dumpdata` fetches 2,000, too many rows of per-query values to hold at once) and written as
 they come to a temporary file, then every member is copied into the tar in chunks, hashed as
 it passes (docs/benchmarks.md "Backup and restore": memory stays flat as the database grows).
 """

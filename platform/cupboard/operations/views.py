@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
+from cupboard.accounts.selectors import token_in
 from cupboard.charts import as_html
 from cupboard.competitions.access import organizer_competition
 
@@ -19,11 +20,6 @@ from .metrics import metrics_text
 REFRESH_SECONDS = 10
 
 
-def _bearer(request) -> str:
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
-
-
 @require_GET
 def metrics(request):
     """Prometheus' scrape: only with `Authorization: Bearer $CUPBOARD_METRICS_TOKEN`. Without a
@@ -31,7 +27,8 @@ def metrics(request):
     expected = settings.CUPBOARD_METRICS_TOKEN
     if not expected:
         raise Http404("No metrics here.")
-    if not hmac.compare_digest(_bearer(request).encode(), expected.encode()):
+    bearer = token_in(request.headers.get("Authorization", ""), schemes=("bearer",)) or ""
+    if not hmac.compare_digest(bearer.encode(), expected.encode()):
         response = HttpResponse("A metrics token is required: Authorization: Bearer <CUPBOARD_METRICS_TOKEN>.\n",
                                 status=401, content_type="text/plain; charset=utf-8")
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'

@@ -3,8 +3,8 @@ per qrels file, keyed by the file's SHA-256 and stored name (so a new version or
 file is a new key, never a stale hit).
 
 A worker scores many runs against the same few topics and qrels files; reading and indexing
-them anew for each run was most of the work for small runs (the demo's 118 submissions read
-the same ~190 files some 2,400 times). Both are small next to a run, and each process keeps
+them anew for each run was most of the work for small runs (the demo read each of its files
+again for every submission that used it). Both are small next to a run, and each process keeps
 at most SIZE of each, least recently used dropped first.
 """
 from __future__ import annotations
@@ -44,5 +44,5 @@ class ContentCache:
 
 topic_ids = ContentCache()
 evaluators = ContentCache()
-judged = ContentCache()
-documents = ContentCache(size=2)  # document lists (runfiles.stored_document_check): 70 MB for MS MARCO  # earlier rounds' qrels of residual phases (runfiles.judged_qrels)
+judged = ContentCache()  # earlier rounds' qrels of residual phases (runfiles.judged_qrels)
+documents = ContentCache(size=2)  # document lists (runfiles.stored_document_check): a collection's each, so few

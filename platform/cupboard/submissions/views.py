@@ -13,7 +13,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST, require_safe
 
 from cupboard.charts import as_html
-from cupboard.competitions.access import competition_viewer, organizer_phase, organizers_only, phase_viewer, seen
+from cupboard.competitions.access import competition_viewer, organizer_phase, organizers_only, phase_viewer, viewer_or_404
 from cupboard.competitions.run_metadata import metadata_fields, metadata_shown
 from cupboard.competitions.viewer import Viewer
 from cupboard.refusals import refused
@@ -44,7 +44,7 @@ def _get_submission(request, pk: int) -> tuple[Viewer, Submission]:
     """A submission and its viewer; 404 when its competition is one the viewer may not see
     (everything of a draft is unknown to non-organizers)."""
     submission = get_object_or_404(Submission.objects.select_related("phase__competition", "team"), pk=pk)
-    return seen(request, submission.phase.competition), submission
+    return viewer_or_404(request, submission.phase.competition), submission
 
 
 def _get_submission_for_user(request, pk: int) -> tuple[Viewer, Submission]:

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
-from cupboard.competitions.access import competition_viewer, seen
+from cupboard.competitions.access import competition_viewer, viewer_or_404
 from cupboard.competitions.models import Competition
 from cupboard.competitions.viewer import viewer_for
 from cupboard.links import absolute
@@ -27,7 +27,7 @@ def _get_team(request, competition_slug: str, team_slug: str) -> Team:
     """A team of a competition the viewer may see; a draft's teams are a 404 like its pages."""
     team = get_object_or_404(Team.objects.select_related("competition"),
                              competition__slug=competition_slug, slug=team_slug)
-    seen(request, team.competition)
+    viewer_or_404(request, team.competition)
     return team
 
 
@@ -65,7 +65,7 @@ def create(request, competition_slug: str):
 def join(request, invite_code: str):
     """An invite link: GET asks for confirmation, POST joins. A draft's invites are a 404."""
     team = get_object_or_404(Team.objects.select_related("competition"), invite_code=invite_code)
-    viewer = seen(request, team.competition)
+    viewer = viewer_or_404(request, team.competition)
     if request.method == "POST":
         try:
             team_join(invite_code=invite_code, user=request.user)
@@ -86,7 +86,7 @@ def merge(request, invite_code: str):
     """The captain of another team merges it into this invite's team (offered on the invite page).
     A draft's invites are a 404, as on the invite page."""
     team = get_object_or_404(Team.objects.select_related("competition"), invite_code=invite_code)
-    viewer = seen(request, team.competition)
+    viewer = viewer_or_404(request, team.competition)
     current = viewer.team
     if current is None:
         messages.error(request, "You are in no team to merge.")
