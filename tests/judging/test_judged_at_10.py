@@ -116,3 +116,23 @@ def test_the_phase_table_names_a_baseline_once(scene):
     table = page.split('id="judged"')[1].split("</table>")[0]
     assert table.count("method base") == 1 and "Baseline: method base" in table
     assert table.count("method A") == 1  # a team's run: its method beside the team's name
+
+
+def test_organizers_see_every_counted_run_of_a_team(scene):
+    """Issue 34: a team's run that is not its leaderboard row is in the organizers' table too
+    (its own line, unranked); the public table keeps the board's rows."""
+    from cupboard.judging.judged import phase_judged
+    from tests.judging.conftest import submit
+
+    second = submit(scene.dev, team=scene.team_a, user=scene.participant, key="B")
+    url = reverse("judging:phase_judged", args=["cup", "dev"])
+    organizers = client_for(scene.organizer).get(url).content.decode()
+    counted = scene.dev.submissions.filter(status="scored", disqualified=False).count()
+    assert counted == 4 and scene.dev.leaderboard_rows.count() == 3
+    for run in (second, scene.sub_a):
+        assert reverse("submissions:detail", args=[run.pk]) in organizers
+    from cupboard.competitions.viewer import Viewer
+
+    rows = phase_judged(scene.dev, Viewer(scene.organizer, scene.competition))["rows"]
+    assert len(rows) == counted and sum(r["label"].endswith("Team A") for r in rows) == 2
+    assert len(phase_judged(scene.dev, Viewer(None, scene.competition))["rows"]) == 3

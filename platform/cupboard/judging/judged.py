@@ -9,11 +9,13 @@ judgments are public (`Viewer.sees_judged`).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from statistics import mean
 
 from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import phase_subsets
 from cupboard.competitions.viewer import Viewer
+from cupboard.submissions.models import Submission
 
 from .models import JUDGED_METRIC, JudgedShare
 
@@ -81,11 +83,14 @@ def sees_phase_judged(viewer: Viewer, phase) -> bool:
 def phase_judged(phase, viewer: Viewer) -> dict:
     """Every leaderboard row (each team's counted run, each baseline) with its Judged@10 per
     subset the viewer sees, in leaderboard order, rounded once to JUDGED_DECIMALS; links only to runs they may
-    open. Call it only where `sees_phase_judged`. {"subsets": [...], "rows": [{"label", "url",
-    "values": {code: value}, "cells": [value per subset]}]}."""
+    open; organizers get every other counted run of a team below (issue 34: a pool's coverage is
+    every run's, not each team's best). Call it only where `sees_phase_judged`. {"subsets": [...],
+    "rows": [{"label", "url", "values": {code: value}, "cells": [value per subset]}]}."""
     subsets = phase_subsets(phase, viewer.subsets)
     codes = [s.code for s in subsets]
     board = list(phase.leaderboard_rows.select_related("submission", "team"))
+    if viewer.is_organizer:
+        board += _other_runs(phase, {r.submission_id for r in board})
     shares: dict[int, dict[str, float]] = {}
     for submission_id, code, value in JudgedShare.objects.filter(
             submission_id__in=[r.submission_id for r in board]).values_list("submission_id", "subset__code", "value"):
@@ -94,8 +99,30 @@ def phase_judged(phase, viewer: Viewer) -> dict:
     for r in board:
         values = {code: round(value, JUDGED_DECIMALS) for code, value in shares.get(r.submission_id, {}).items()
                   if code in codes}
-        rows.append({"label": f"{r.rank}. {r.team.name}" if r.team_id else f"Baseline: {r.submission.method_name}",
+        rank = f"{r.rank}. " if r.rank is not None else ""
+        rows.append({"label": f"{rank}{r.team.name}" if r.team_id else f"Baseline: {r.submission.method_name}",
                      "method": "" if r.submission.is_baseline else r.submission.method_name,  # a baseline's label names it
                      "values": values, "cells": [values.get(c) for c in codes],
                      "url": r.submission.get_absolute_url() if viewer.sees_submission(r.submission) else None})
     return {"subsets": subsets, "rows": rows}
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A counted run that is not a leaderboard row, shaped as one for the table (no rank)."""
+
+    submission: Submission
+    team: object
+    team_id: int | None
+    rank: None = None
+
+    @property
+    def submission_id(self) -> int:
+        return self.submission.pk
+
+
+def _other_runs(phase, shown: set[int]) -> list[_Run]:
+    """The phase's other counted runs (scored, not disqualified), by team, then upload."""
+    others = (Submission.objects.filter(phase=phase, status=Submission.Status.SCORED, disqualified=False)
+              .exclude(pk__in=shown).select_related("team").order_by("is_baseline", "team__name", "number"))
+    return [_Run(submission=s, team=s.team, team_id=s.team_id) for s in others]
