@@ -141,3 +141,12 @@ def test_a_scoring_job_carries_what_it_removes_without_a_query_left(residual_pha
     with django_assert_num_queries(0):
         names = [f"{f.release.phase.name} v{f.release.number} {f.file.name}" for job in jobs for f in job.judged]
     assert len(names) == 1 and names[0].startswith("Development v1")
+
+
+def test_the_submission_page_says_the_run_was_scored_on_the_residual_collection(residual_phase):
+    organizer, _, _, submission, first, _, run_text = residual_phase
+    removed = sum(len(docs) for docs in QueryScores.objects.get(submission=submission).removed.values())
+    page = client_for(organizer).get(reverse("submissions:detail", args=[submission.pk])).content.decode()
+    note = page.split('id="residual-note"')[1].split("</section>")[0]
+    assert f"{removed} documents" in note and "Development" in note and removed > 0
+

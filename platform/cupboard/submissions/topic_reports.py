@@ -254,3 +254,13 @@ def residual_phase_names(phase: Phase) -> list[str]:
     """The names of the earlier phases whose judgments a residual phase removes, in its order."""
     names = dict(phase.competition.phases.filter(slug__in=phase.residual_of or ()).values_list("slug", "name"))
     return [names.get(slug, slug) for slug in phase.residual_of or ()]
+
+
+def residual_note(submission: Submission) -> dict | None:
+    """How many documents a residual phase removed from the run before scoring, and the phases
+    whose judgments removed them (the submission page's note); None elsewhere."""
+    if not submission.phase.residual_of:
+        return None
+    count = sum(len(docids) for removed in submission.query_scores.values_list("removed", flat=True)
+                for docids in (removed or {}).values())
+    return {"count": count, "phases": residual_phase_names(submission.phase)}

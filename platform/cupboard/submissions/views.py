@@ -36,7 +36,7 @@ from .services import (
     submission_release_consent,
     submission_select_final,
 )
-from .topic_reports import has_report
+from .topic_reports import has_report, residual_note
 from .views_manage import grant_page
 
 
@@ -142,6 +142,7 @@ def detail(request, pk: int):
         "consent_open": viewer.now < consent_fixed_at(submission.phase),
         "comparable": comparable_submissions(viewer, submission),
         "per_topic": has_report(viewer, submission),
+        "residual": residual_note(submission),
         "metadata": metadata_shown(metadata_fields(competition), submission.metadata),
         "queue_text": _queue_text(submission),
     })
