@@ -12,17 +12,18 @@ handlers, set by cupboard.flows when the apps are ready, and sending an event wi
 is an error (cupboard.flows missing from INSTALLED_APPS), not a lost consequence.
 
 A handler runs in the sender's transaction, at `send()`, unless it is wrapped in
-`after_commit`: then it runs once that transaction commits (at once outside one), so its failure
-cannot undo the sender's work and it never runs for work that was rolled back. A handler in the
-transaction may refuse by raising (a ValidationError the sender's caller shows), which rolls the
-sender's work back with it.
+`after_commit`: then it is a follow-up (cupboard.followups): `send()` writes it down in the
+sender's transaction (its arguments, rows by their id), and it is carried out once that
+transaction commits, and retried by a worker until it succeeds when that fails. So its failure
+cannot undo the sender's work, it never runs for work that was rolled back, and it is never lost
+(a process that dies after the commit, a deadlock, a database gone for a moment). A handler in
+the transaction may refuse by raising (a ValidationError the sender's caller shows), which rolls
+the sender's work back with it.
 """
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import Generic, TypeVar
-
-from django.db import transaction
 
 Answer = TypeVar("Answer")
 
@@ -30,11 +31,16 @@ Answer = TypeVar("Answer")
 @dataclass(frozen=True)
 class AfterCommit:
     handler: Callable[..., object]
+    what: str
+    arguments: tuple[str, ...]  # the event's arguments it takes, and so what its follow-up stores
 
 
-def after_commit(handler: Callable[..., object]) -> AfterCommit:
-    """Run `handler` once the sender's transaction commits, not inside it."""
-    return AfterCommit(handler)
+def after_commit(handler: Callable[..., object], what: str) -> AfterCommit:
+    """Carry `handler` out once the sender's transaction commits, not inside it, as a follow-up
+    that is retried until it succeeds. `what` it does, in words, for the person's answer when
+    it has to be retried ("the team's leaderboard row")."""
+    parameters = inspect.signature(handler).parameters.values()
+    return AfterCommit(handler, what, tuple(p.name for p in parameters if p.kind is p.KEYWORD_ONLY))
 
 
 class _Declared:
@@ -63,12 +69,24 @@ class Event(_Declared):
         self.handlers = handlers
 
     def send(self, **kwargs: object) -> None:
+        from cupboard.followups.services import follow_up_record
+
         self._check(kwargs, answered=bool(self.handlers))
         for handler in self.handlers:
             if isinstance(handler, AfterCommit):
-                transaction.on_commit(partial(handler.handler, **kwargs))
+                follow_up_record(event=self.name, handler=handler.handler, what=handler.what,
+                                 arguments={name: kwargs[name] for name in handler.arguments})
             else:
                 handler(**kwargs)
+
+
+def follow_up(event: Event, handler: Callable[..., object], what: str, **arguments: object) -> None:
+    """From a handler in the sender's transaction: carry `handler(**arguments)` out after the
+    commit, as `after_commit` does, when what it needs is known only in the transaction (the
+    phases a merge moved runs of) or is less than the event's arguments."""
+    from cupboard.followups.services import follow_up_record
+
+    follow_up_record(event=event.name, handler=handler, what=what, arguments=arguments)
 
 
 class Question(_Declared, Generic[Answer]):

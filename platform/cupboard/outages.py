@@ -12,6 +12,11 @@ Errors raised by the view reach `process_exception`. Errors raised by another mi
 middleware sees them; `got_request_exception`, sent first, notes the error on the request,
 and the middleware swaps that 500 for a 503.
 
+An outage met after the request's change was committed (a change with follow-ups, which
+cupboard.followups notes) is not "Nothing was changed": the answer says the change is saved and
+must not be sent again (HTTP 500, code `saved`, so a client does not resend it as it would a
+503); what follows the change is retried by a worker.
+
 The request body is read to its end before answering: a server that answers an upload
 before the client finished sending it, then closes the socket, makes the client see a
 connection reset instead of the answer (gunicorn does exactly that).
@@ -26,6 +31,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from cupboard.followups.answers import saved
 from evaluator.client import api as contract
 
 logger = logging.getLogger(__name__)
@@ -52,6 +58,14 @@ PAGE = f"""<!doctype html>
 <body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem">
 <h1>Back in a moment</h1><p>{MESSAGE}</p><p><a href="">Try again</a></p></body></html>
 """
+SAVED = "Your change was saved, but cupboard could not finish answering (its database, queue or file storage " \
+        "cannot be reached). Do not send it again: what follows it is carried out automatically once they are back."
+SAVED_PAGE = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>cupboard: saved</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem">
+<h1>Saved</h1><p>{SAVED}</p><p><a href="/">Home</a></p></body></html>
+"""
 
 
 def _drain(request: HttpRequest) -> None:
@@ -71,8 +85,14 @@ def _wants_json(request: HttpRequest) -> bool:
 
 def unavailable(request: HttpRequest, error: BaseException) -> HttpResponse:
     """The 503 answer for `request`, JSON or HTML."""
-    logger.warning("503 for %s %s: %s: %s", request.method, request.path, type(error).__name__, error)
     _drain(request)
+    if saved(request):
+        logger.warning("outage after the change was committed, %s %s: %s: %s", request.method, request.path,
+                       type(error).__name__, error)
+        if _wants_json(request):
+            return JsonResponse({"errors": [contract.error("saved", SAVED)]}, status=500)
+        return HttpResponse(SAVED_PAGE, status=500, content_type="text/html; charset=utf-8")
+    logger.warning("503 for %s %s: %s: %s", request.method, request.path, type(error).__name__, error)
     if _wants_json(request):
         response = JsonResponse({"errors": [contract.error("unavailable", MESSAGE)]}, status=503)
     else:

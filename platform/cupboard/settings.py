@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "cupboard.submissions",
     "cupboard.leaderboards",
     "cupboard.audit",
+    "cupboard.followups",  # what must follow a committed change, in an outbox (cupboard/events.py after_commit)
     "cupboard.notifications",
     "cupboard.judging",
     "cupboard.operations",  # the operators' view: /metrics (operations/metrics.py)
@@ -89,6 +90,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Below the messages: a follow-up that failed during the view is told on the next page (followups/answers.py).
+    "cupboard.followups.answers.FollowUpAnswerMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -235,6 +238,14 @@ CUPBOARD_RUN_FILE_RETENTION_DAYS = envint("CUPBOARD_RUN_FILE_RETENTION_DAYS", "7
 # kind of job, cupboard.jobs), heartbeat running, so an end-to-end test can kill it mid-work
 # (tests/e2e/test_worker_killed_mid_task.py, tests/jobs/test_kinds_with_a_real_worker.py). Never set it in production.
 CUPBOARD_JOB_PAUSE = envint("CUPBOARD_JOB_PAUSE", "0")
+# What follows a committed change (cupboard.followups): a failed attempt is sent to a worker again
+# after this many seconds (the sweep runs every CUPBOARD_SWEEP_INTERVAL), up to this many
+# attempts (an outage spends none), then failed and logged as an error.
+CUPBOARD_FOLLOW_UP_RETRY_AFTER = envint("CUPBOARD_FOLLOW_UP_RETRY_AFTER", "3")
+CUPBOARD_FOLLOW_UP_ATTEMPTS = envint("CUPBOARD_FOLLOW_UP_ATTEMPTS", "10")
+# A test hook, never set in production: the first attempt of each follow-up whose handler is named
+# here (comma-separated function names) meets a database error (tests/flows/test_follow_ups_with_a_real_worker.py).
+CUPBOARD_FOLLOW_UP_FAULTS = {name for name in os.getenv("CUPBOARD_FOLLOW_UP_FAULTS", "").split(",") if name}
 # Processes that score the subsets of one submission side by side (submissions/scoring_jobs.py).
 # 0 = the cores a worker may use divided by the Celery worker processes of the host
 # (CUPBOARD_WORKER_CONCURRENCY, Celery's own setting too; the cores by default), at least 1.
@@ -263,6 +274,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "sweep-stale-verifications": {
         "task": "cupboard.submissions.tasks.sweep_verifications",
+        "schedule": float(CUPBOARD_SWEEP_INTERVAL),
+    },
+    "sweep-follow-ups": {
+        "task": "cupboard.followups.tasks.sweep",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
     },
     "sweep-stale-results-archives": {

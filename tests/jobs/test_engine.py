@@ -186,4 +186,4 @@ def test_every_kind_of_job_is_tested_with_a_real_worker():
     from tests.jobs.test_kinds_with_a_real_worker import CASES
 
     assert _declared_kinds() == {case.kind.name for case in CASES.values()} == {
-        "scoring", "pool export", "verification", "mail", "results archive"}
+        "scoring", "pool export", "verification", "mail", "results archive", "follow-up"}

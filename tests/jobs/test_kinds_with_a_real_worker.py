@@ -20,12 +20,15 @@ import pytest
 from django.db.models import Q
 
 from cupboard.celery import app
+from cupboard.followups.codec import encode
+from cupboard.followups.models import FollowUp
+from cupboard.followups.services import FOLLOW_UP
 from cupboard.jobs import JobKind, job_send
 from cupboard.judging.pools import POOL_EXPORT, pool_export_create
 from cupboard.leaderboards.archive import RESULTS_ARCHIVE
 from cupboard.notifications.models import Notification
 from cupboard.notifications.services import NOTIFICATION
-from cupboard.submissions.models import Verification
+from cupboard.submissions.models import Submission, Verification
 from cupboard.submissions.scoring import SCORING, submission_score
 from cupboard.submissions.services import submission_create
 from cupboard.submissions.verification import VERIFICATION, verification_request
@@ -42,7 +45,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytes
 
 # The rescuing worker's periods, short so that each scenario takes seconds.
 QUICK = {"CUPBOARD_STALE_AFTER": "2", "CUPBOARD_SWEEP_INTERVAL": "1", "CUPBOARD_RENUDGE_AFTER": "1",
-         "CUPBOARD_MAIL_INTERVAL": "1", "CUPBOARD_MAIL_RETRY_AFTER": "1"}
+         "CUPBOARD_MAIL_INTERVAL": "1", "CUPBOARD_MAIL_RETRY_AFTER": "1", "CUPBOARD_FOLLOW_UP_RETRY_AFTER": "1"}
 
 
 @dataclass(frozen=True)
@@ -102,12 +105,22 @@ def _results_archive(request) -> int:
     return results_archive_create(phase=world.test_b, actor=world.organizer).pk
 
 
+def _follow_up(request) -> int:
+    """A scored run's leaderboard row still owed (as if its process died right after the commit)."""
+    submission = _submission(request)
+    assert submission_score(submission_id=submission) == "scored"
+    return FollowUp.objects.create(event="run scored", handler="cupboard.flows.run_scored.leaderboard_row_update",
+                                   what="the leaderboard row",
+                                   arguments=encode({"submission": Submission.objects.get(pk=submission)})).pk
+
+
 CASES = {
     "scoring": Case(SCORING, _submission, Q(status="scored")),
     "pool export": Case(POOL_EXPORT, _pool_export, Q(status="done")),
     "verification": Case(VERIFICATION, _verification, Q(status="passed")),
     "notification": Case(NOTIFICATION, _mail, Q(sent_at__isnull=False)),
     "results archive": Case(RESULTS_ARCHIVE, _results_archive, Q(status="done")),
+    "follow-up": Case(FOLLOW_UP, _follow_up, Q(status="done")),
 }
 
 

@@ -36,28 +36,44 @@ def test_it_refuses_a_send_nobody_handles():
         events.Event("thing done", "thing").send(thing=1)
 
 
+RAN: list = []
+
+
+def ran_after_commit(*, thing) -> None:
+    RAN.append(("after commit", thing))
+
+
 @pytest.mark.django_db(transaction=True)
 def test_handlers_run_in_order_and_after_commit_ones_only_once_committed():
-    ran = []
+    RAN.clear()
     event = events.Event("thing done", "thing")
-    event.handled_by(lambda *, thing: ran.append(("now", thing)),
-                     events.after_commit(lambda *, thing: ran.append(("after commit", thing))),
-                     lambda *, thing: ran.append(("now again", thing)))
+    event.handled_by(lambda *, thing: RAN.append(("now", thing)),
+                     events.after_commit(ran_after_commit, "the thing's echo"),
+                     lambda *, thing: RAN.append(("now again", thing)))
     with transaction.atomic():
         event.send(thing=1)
-        assert ran == [("now", 1), ("now again", 1)]
-    assert ran == [("now", 1), ("now again", 1), ("after commit", 1)]
+        assert RAN == [("now", 1), ("now again", 1)]
+    assert RAN == [("now", 1), ("now again", 1), ("after commit", 1)]
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_handler_refuses_by_raising_and_the_after_commit_ones_never_run():
-    ran = []
+    RAN.clear()
 
     def refuse(*, thing):
         raise ValidationError("not this one", code="refused")
 
     event = events.Event("thing done", "thing")
-    event.handled_by(events.after_commit(lambda *, thing: ran.append(thing)), refuse)
+    event.handled_by(events.after_commit(ran_after_commit, "the thing's echo"), refuse)
     with pytest.raises(ValidationError), transaction.atomic():
         event.send(thing=1)
-    assert ran == []
+    assert RAN == []
+    from cupboard.followups.models import FollowUp
+    assert not FollowUp.objects.exists()  # rolled back with the change
+
+
+def test_an_after_commit_handler_must_be_a_module_function():
+    event = events.Event("thing done", "thing")
+    event.handled_by(events.after_commit(lambda *, thing: None, "nothing"))
+    with pytest.raises(ValueError, match="must be a module's function"):
+        event.send(thing=1)

@@ -17,7 +17,7 @@ EVALUATOR = Path(evaluator.__file__).parent
 # finds each app's tasks lazily, by name). A lower floor never imports a higher one; the top
 # floor is the project itself (its root urls.py, settings, wsgi and package).
 FLOORS = [
-    {"accounts", "audit", "broker", "celery", "charts", "csp", "csvexport", "envconfig", "events", "health", "heartbeat",
+    {"accounts", "audit", "broker", "celery", "charts", "csp", "csvexport", "envconfig", "events", "followups", "health", "heartbeat",
      "jobs", "jsonexport", "links", "locking", "outages", "proxies", "readonly_admin", "refusals", "staticfiles", "supervise",
      "tallies", "throttle"},
     {"competitions"},
@@ -139,3 +139,11 @@ def test_no_private_name_is_imported_from_another_part():
             if private and _part(base) not in (None, _part(module)):
                 found.append(f"{path.relative_to(PLATFORM.parent)}:{node.lineno}: {', '.join(private)} from {base}")
     assert found == [], "private names imported across apps:\n" + "\n".join(found)
+
+
+def test_scoring_and_the_services_that_queue_submissions_do_not_import_each_other():
+    """Both import the scoring kind (submissions/scoring_kind.py), not each other (issue 32's review)."""
+    pair = {"cupboard.submissions.services", "cupboard.submissions.scoring"}
+    found = [(where, module, name) for where, module, name in imports_of(PLATFORM)
+             if module in pair and any(name == other or name.startswith(other + ".") for other in pair - {module})]
+    assert found == []

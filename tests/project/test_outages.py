@@ -64,3 +64,27 @@ def test_other_errors_are_left_to_django():
         raise ZeroDivisionError
     handler = OutageMiddleware(convert_exception_to_response(bug))
     assert handler(RequestFactory().get("/")).status_code == 500
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_outage_after_the_change_was_committed_says_it_is_saved_not_that_nothing_changed(monkeypatch):
+    """The disqualification is committed (its follow-up recorded and carried out), then the page
+    meets an outage: the answer must not invite sending it again."""
+    from django.urls import reverse
+
+    from cupboard.audit.models import AuditEvent
+    from cupboard.submissions.models import Submission
+    from tests.leaderboards.conftest import make_scored
+    from tests.personas import build_cast, client_for
+
+    cast = build_cast()
+    run = make_scored(cast.competition.phases.get(slug="dev"), team=cast.team_a)
+
+    def unreachable(*args, **kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+    monkeypatch.setattr("cupboard.submissions.views.messages.success", unreachable)
+    response = client_for(cast.organizer).post(reverse("submissions:disqualify", args=[run.pk]), {"reason": "leak"})
+    assert response.status_code == 500 and "Retry-After" not in response
+    assert b"Your change was saved" in response.content and b"Nothing was changed" not in response.content
+    assert Submission.objects.get(pk=run.pk).disqualified
+    assert AuditEvent.objects.filter(action=AuditEvent.Action.DISQUALIFIED).count() == 1

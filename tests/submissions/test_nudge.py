@@ -19,7 +19,7 @@ NUDGE = """
 import time
 import django
 django.setup()
-from cupboard.submissions.services import submission_nudge
+from cupboard.submissions.scoring_kind import submission_nudge
 submission_nudge(submission_ids=[1])  # connects while the broker answers
 print("ready", flush=True)
 input()  # the test freezes the broker now

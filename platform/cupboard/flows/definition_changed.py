@@ -5,7 +5,7 @@ diff's public lines are in the audit log and the Atom feed already (the load wro
 metrics (a relevance level, a scoring depth) re-score every phase's runs, each phase as one step
 (leaderboards/rescoring.py); a new primary metric (or missing-subset rule) alone rebuilds the boards."""
 from cupboard import events
-from cupboard.events import after_commit
+from cupboard.competitions.changes import Change
 from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.notifications.services import deadline_reminders_withdraw, notify_definition_changed
 from cupboard.submissions.models import Submission
@@ -18,10 +18,20 @@ RANKED_WITH = {"primary_metric", "missing_subset"}
 PHASE_SCORED_WITH = {"residual_of"}
 
 
-def _tell_teams(*, competition, changes) -> None:
-    lines = [change.line() for change in changes if change.public and change.tells_teams]
-    if lines:
-        notify_definition_changed(competition=competition, version=competition.config_version, lines=lines)
+def _told(changes: list[Change]) -> list[Change]:
+    return [change for change in changes if change.public and change.tells_teams]
+
+
+def tell_teams(*, competition, changes: list[Change]) -> None:
+    """The follow-up: the teams' mail of what moved (only dates and limits, which it stores)."""
+    notify_definition_changed(competition=competition, version=competition.config_version,
+                              lines=[change.line() for change in changes])
+
+
+def _tell_teams_later(*, competition, changes) -> None:
+    if told := _told(changes):
+        events.follow_up(events.definition_changed, tell_teams, "the teams' mail of what moved",
+                         competition=competition, changes=told)
 
 
 def _withdraw_reminders(*, competition, changes) -> None:
@@ -31,7 +41,19 @@ def _withdraw_reminders(*, competition, changes) -> None:
         deadline_reminders_withdraw(phase=phase)
 
 
-def _rescore(*, competition, changes) -> None:
+def _scoring_changes(changes: list[Change]) -> list[Change]:
+    return [change for change in changes if change.path in SCORED_WITH | RANKED_WITH
+            or (change.path.startswith("phases.") and change.key in PHASE_SCORED_WITH)]
+
+
+def _rescore_later(*, competition, changes) -> None:
+    if scoring := _scoring_changes(changes):
+        events.follow_up(events.definition_changed, rescore, "the re-scoring of the phases",
+                         competition=competition, changes=scoring)
+
+
+def rescore(*, competition, changes) -> None:
+    """The follow-up: each phase re-scored as one step, or its board rebuilt (only what it stores)."""
     keys = {change.path for change in changes if change.path in SCORED_WITH | RANKED_WITH}
     # a phase's own scoring keys: its residual collection (what its runs lose before scoring)
     own = {change.path.split(".")[1]: change.key for change in changes
@@ -47,4 +69,4 @@ def _rescore(*, competition, changes) -> None:
 
 
 def connect() -> None:
-    events.definition_changed.handled_by(_withdraw_reminders, after_commit(_tell_teams), after_commit(_rescore))
+    events.definition_changed.handled_by(_withdraw_reminders, _tell_teams_later, _rescore_later)

@@ -30,4 +30,4 @@ def _rescore(*, phase, release, actor, **_) -> None:
 
 
 def connect() -> None:
-    events.qrels_released.handled_by(_standings_record, _leaderboard_bump, events.after_commit(_rescore))
+    events.qrels_released.handled_by(_standings_record, _leaderboard_bump, events.after_commit(_rescore, "the re-scoring of the phase"))

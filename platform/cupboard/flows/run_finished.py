@@ -7,4 +7,6 @@ from .rescored import mail_unless_held, step_settle
 
 
 def connect() -> None:
-    events.run_finished.handled_by(mail_unless_held, step_settle)
+    # Follow-ups of the transaction that makes the outcome final: never lost, retried until done.
+    events.run_finished.handled_by(events.after_commit(mail_unless_held, "the team's mail"),
+                                   events.after_commit(step_settle, "the re-scoring step's publication"))

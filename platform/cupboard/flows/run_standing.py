@@ -6,4 +6,4 @@ from .run_scored import leaderboard_row_update
 
 
 def connect() -> None:
-    events.run_standing_changed.handled_by(events.after_commit(leaderboard_row_update))
+    events.run_standing_changed.handled_by(events.after_commit(leaderboard_row_update, "the leaderboard row"))

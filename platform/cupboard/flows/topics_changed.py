@@ -1,6 +1,6 @@
 """A new topics version changed a phase's queries (competitions/services.py
 `topics_import_files`): in the organizer's transaction, a new leaderboard version (the board
-is scored on other queries from now on); after the commit, the phase's runs scored again when
+is scored on other queries from now on); follow-ups after the commit: the phase's runs scored again when
 the organizer chose so, and the teams told what changed in the subsets they may see (a
 surprise language's topics are nobody's news before its reveal)."""
 from cupboard import events
@@ -32,5 +32,5 @@ def _tell_teams(*, phase, version, **_) -> None:
 
 
 def connect() -> None:
-    events.topics_changed.handled_by(_leaderboard_bump, events.after_commit(_rescore),
-                                     events.after_commit(_tell_teams))
+    events.topics_changed.handled_by(_leaderboard_bump, events.after_commit(_rescore, "the re-scoring of the phase"),
+                                     events.after_commit(_tell_teams, "the teams' mail of the changed topics"))

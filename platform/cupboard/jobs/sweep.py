@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -67,7 +68,9 @@ def job_sweep(kind: JobKind, *, now: datetime | None = None) -> dict[str, int]:
 
 
 def _give_up(kind: JobKind, give_up: Callable[[dict], dict], same: QuerySet, row: dict, pk: int) -> int:
-    failed = same.update(**give_up(row))
-    if failed and kind.gave_up:
-        kind.gave_up(pk)
+    """One transaction: what the kind tells of it (a mail, an audit entry) is written with the failure or not at all."""
+    with transaction.atomic():
+        failed = same.update(**give_up(row))
+        if failed and kind.gave_up:
+            kind.gave_up(pk)
     return failed

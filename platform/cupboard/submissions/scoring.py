@@ -18,46 +18,28 @@ import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from cupboard import events
 from cupboard.competitions.models import Competition, QrelsRelease
 from cupboard.competitions.selectors import current_qrels_release
-from cupboard.jobs import Claim, JobKind, job_claim, job_sweep
+from cupboard.followups.services import carried_out_at_exit
+from cupboard.jobs import Claim, job_claim, job_sweep
 from cupboard.locking import locked
 from cupboard.outages import OUTAGES
 
 from .models import QueryScores, Score, Submission
 from .scoring_jobs import RunRejected, score_jobs, scoring_processes, subset_jobs
-from .services import submission_enqueue
+from .scoring_kind import SCORING, submission_enqueue
 from .steps import rescored_since
 
 logger = logging.getLogger(__name__)
 
 
-def _give_up(row: dict) -> dict:
-    last = row["status_reason"] or "the worker stopped responding"
-    reason = f"Gave up after {row['attempts']} scoring attempts. Last problem: {last}"
-    return {"status": Submission.Status.FAILED, "status_reason": reason[:2000], "progress": 0}
-
-
-def _gave_up(submission_id: int) -> None:
-    events.run_finished.send(submission_id=submission_id, status=Submission.Status.FAILED)
-
-
 # Progress (and the heartbeat it is) written at most this often while subsets finish, and at
 # the end: a run of 18 small subsets wrote 18 UPDATEs in a second (2,864 in load_demo).
 PROGRESS_EVERY = timedelta(seconds=1)
-
-SCORING = JobKind(
-    name="scoring", model=Submission, task="cupboard.submissions.tasks.score_submission",
-    waiting=Q(status=Submission.Status.QUEUED), running=Q(status=Submission.Status.SCORING),
-    take={"status": Submission.Status.SCORING, "progress": 0},
-    put_back={"status": Submission.Status.QUEUED, "progress": 0,
-              "status_reason": "The worker stopped responding; queued again."},
-    give_up=_give_up, gave_up=_gave_up)
 
 
 def _score_subsets(*, submission: Submission, release: QrelsRelease, claim: Claim) -> tuple[list, dict[int, float]]:
@@ -83,12 +65,20 @@ def _score_subsets(*, submission: Submission, release: QrelsRelease, claim: Clai
             {job.subset.pk: seconds for job, (_, seconds) in zip(jobs, timed, strict=True)})
 
 
-@transaction.atomic
 def _store(*, submission: Submission, release: QrelsRelease, results: list, claim: Claim,
-           seconds: dict[int, float] | None = None) -> bool:
-    """Replace the submission's scores and mark it scored, if our claim still holds."""
+           seconds: dict[int, float] | None = None) -> str:
+    """Replace the submission's scores and mark it scored, if our claim still holds, with what
+    must follow (its board row; its mail, unless the judgments changed meanwhile) written down in
+    the same transaction and carried out once it commits (cupboard.followups). Returns "scored",
+    "stale" (scored with judgments replaced, or the phase re-scored, meanwhile) or "lost-claim"."""
+    with carried_out_at_exit():
+        return _store_claimed(submission=submission, release=release, results=results, claim=claim, seconds=seconds)
+
+
+def _store_claimed(*, submission: Submission, release: QrelsRelease, results: list, claim: Claim,
+                   seconds: dict[int, float] | None) -> str:
     if not locked(claim.rows()).exists():
-        return False
+        return "lost-claim"
     Score.objects.filter(submission=submission).delete()
     QueryScores.objects.filter(submission=submission).delete()
     # Only the competition's metrics are scores; Judged@10 (scored_metrics) is kept apart.
@@ -103,7 +93,11 @@ def _store(*, submission: Submission, release: QrelsRelease, results: list, clai
     events.run_scores_stored.send(submission=submission, results=results)  # Judged@10 (cupboard/flows/)
     claim.update(status=Submission.Status.SCORED, qrels_release=release, scored_at=timezone.now(), progress=100,
                  status_reason="")
-    return True
+    events.run_scored.send(submission=submission)  # its leaderboard row (cupboard/flows/run_scored.py)
+    if current_qrels_release(submission.phase) != release or rescored_since(submission, claim.token):
+        return "stale"
+    events.run_finished.send(submission_id=submission.pk, status=Submission.Status.SCORED)
+    return "scored"
 
 
 def _release_claim(*, submission: Submission, claim: Claim, reason: str, retry: bool) -> str:
@@ -112,11 +106,12 @@ def _release_claim(*, submission: Submission, claim: Claim, reason: str, retry: 
         status = Submission.Status.QUEUED
     else:
         status = Submission.Status.FAILED
-    changed = claim.update(status=status, status_reason=reason[:2000], progress=0, queued_at=timezone.now())
-    if changed and status == Submission.Status.QUEUED:
-        submission_enqueue(submission_ids=[submission.pk])
-    if changed and status == Submission.Status.FAILED:
-        events.run_finished.send(submission_id=submission.pk, status=status)
+    with carried_out_at_exit():
+        changed = claim.update(status=status, status_reason=reason[:2000], progress=0, queued_at=timezone.now())
+        if changed and status == Submission.Status.QUEUED:
+            submission_enqueue(submission_ids=[submission.pk])
+        if changed and status == Submission.Status.FAILED:
+            events.run_finished.send(submission_id=submission.pk, status=status)
     return status if changed else "lost-claim"
 
 
@@ -144,9 +139,10 @@ def _score_claimed(claim: Claim) -> str:
     try:
         results, seconds = _score_subsets(submission=submission, release=release, claim=claim)
     except RunRejected as rejected:
-        changed = claim.update(status=Submission.Status.REJECTED, status_reason=str(rejected)[:2000], progress=0)
-        if changed:
-            events.run_finished.send(submission_id=submission_id, status=Submission.Status.REJECTED)
+        with carried_out_at_exit():
+            changed = claim.update(status=Submission.Status.REJECTED, status_reason=str(rejected)[:2000], progress=0)
+            if changed:
+                events.run_finished.send(submission_id=submission_id, status=Submission.Status.REJECTED)
         return "rejected" if changed else "lost-claim"
     except OUTAGES as error:
         logger.warning("scoring submission %s waits out an outage: %s: %s", submission_id, type(error).__name__, error)
@@ -158,17 +154,13 @@ def _score_claimed(claim: Claim) -> str:
         logger.exception("scoring submission %s failed (attempt %s)", submission_id, submission.attempts)
         reason = f"Scoring failed on attempt {submission.attempts}: {type(error).__name__}: {error}"
         return _release_claim(submission=submission, claim=claim, reason=reason, retry=True)
-    if not _store(submission=submission, release=release, results=results, claim=claim, seconds=seconds):
-        return "lost-claim"
-    events.run_scored.send(submission=submission)  # its leaderboard row (cupboard/flows/run_scored.py)
-    if current_qrels_release(submission.phase) != release or rescored_since(submission, claim.token):
+    stored = _store(submission=submission, release=release, results=results, claim=claim, seconds=seconds)
+    if stored == "stale":
         # Judgments changed, or the phase was re-scored (steps.py), while we scored: score again.
         Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED).update(
             status=Submission.Status.QUEUED, attempts=0, queued_at=timezone.now(), waiting_since=timezone.now())
         submission_enqueue(submission_ids=[submission_id])
-    else:
-        events.run_finished.send(submission_id=submission_id, status=Submission.Status.SCORED)
-    return "scored"
+    return "lost-claim" if stored == "lost-claim" else "scored"
 
 
 def submission_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:

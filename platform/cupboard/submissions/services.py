@@ -18,7 +18,6 @@ from cupboard.competitions.models import Phase, Subset
 from cupboard.competitions.private_files import removed_on_error
 from cupboard.competitions.run_metadata import MetadataError, metadata_clean, metadata_fields
 from cupboard.competitions.viewer import Viewer
-from cupboard.jobs import job_send
 from cupboard.locking import locked
 from cupboard.teams.models import Membership, Team
 from evaluator.io.naming import subset_from_filename
@@ -38,21 +37,8 @@ from .runfiles import (
     spool_folder,
     wrong_language_hint,
 )
+from .scoring_kind import submission_enqueue
 from .selectors import duplicate_submission
-
-
-def submission_nudge(*, submission_ids: list[int]) -> int:
-    """Send a scoring message per id now; returns how many went out. A broker that is down is
-    not an error: the rows are committed and queued, and the stale sweeper sends them again
-    (cupboard.jobs: `job_send`)."""
-    from .scoring import SCORING
-
-    return job_send(SCORING, submission_ids)
-
-
-def submission_enqueue(*, submission_ids: list[int]) -> None:
-    """Send scoring messages once the current transaction commits (a worker must find the row)."""
-    transaction.on_commit(lambda: submission_nudge(submission_ids=submission_ids))
 
 
 def _refuse_outside_window(*, phase: Phase, now: datetime) -> None:
@@ -262,14 +248,19 @@ def submission_release_consent(*, submission: Submission, user: AbstractBaseUser
 
 @transaction.atomic
 def submission_disqualify(*, submission: Submission, actor: AbstractBaseUser, reason: str) -> Submission:
-    """Take a submission off the leaderboard (organizers only; audited). Its scores are kept."""
+    """Take a submission off the leaderboard (organizers only; audited once). Its scores are kept."""
     competition = submission.phase.competition
     if not Viewer(actor, competition).is_organizer:
         raise SubmissionRefused("Only organizers can disqualify a submission.", code="not_organizer")
     if not reason.strip():
         raise SubmissionRefused("Say why the submission is disqualified.", code="no_reason")
-    Submission.objects.filter(pk=submission.pk).update(disqualified=True, disqualified_reason=reason.strip()[:200])
-    submission.disqualified, submission.disqualified_reason = True, reason.strip()[:200]
+    stored = reason.strip()[:200]
+    # Sent again (a retried request, a second click): nothing changes and nothing is audited twice.
+    if not Submission.objects.filter(pk=submission.pk).exclude(disqualified=True, disqualified_reason=stored) \
+            .update(disqualified=True, disqualified_reason=stored):
+        submission.refresh_from_db()
+        return submission
+    submission.disqualified, submission.disqualified_reason = True, stored
     audit_record(competition=competition, actor=actor, action=AuditEvent.Action.DISQUALIFIED,
                  summary=_disqualified_summary(submission, reason.strip()),
                  details={**named("submission", submission.pk, str(submission)),
