@@ -5,11 +5,12 @@ within 30 s by the worker's sweep; the person's answer says the change is saved 
 still being done, never "Nothing was changed", and sending it again writes no second audit entry.
 
     run scored               -> the leaderboard row      (in the worker, after the scores' commit)
-    run finished             -> the team's mail          (in the worker)
+    run finished             -> the team's mail, the re-scoring step's publication (in the worker)
     run standing changed     -> the leaderboard row      (the organizer's disqualification)
     team merging             -> the moved runs' boards   (the captain's merge)
     qrels released           -> the phase re-scored      (the organizer's release)
-    competition definition changed -> the teams' mail    (the organizer's new version)
+    competition definition changed -> the teams' mail    (the organizer's new version; its re-scoring
+                                                          is the same mechanism, tested as qrels released's)
 
 Run with PostgreSQL and Redis (the worker must see the test database):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cupboard_x CELERY_BROKER_URL=redis://127.0.0.1:6379/14 \\
@@ -42,7 +43,8 @@ from tests.submissions.conftest import JUDGMENTS, good_sw, upload, world  # noqa
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-HANDLERS = {"leaderboard_row_update", "_notify_team", "leaderboards_refresh", "_rescore", "tell_teams"}
+HANDLERS = {"leaderboard_row_update", "mail_unless_held", "step_settle", "leaderboards_refresh", "_rescore", "rescore",
+            "tell_teams"}
 FAULTS = ",".join(sorted(HANDLERS))
 REPAIRED_WITHIN = 30  # seconds: the issue's promise, from the moment the change is committed
 
@@ -90,7 +92,8 @@ def test_a_scored_run_reaches_its_board_and_its_team_is_mailed_though_both_first
              worker)
     repaired(lambda: Notification.objects.filter(submission=submission, sent_at__isnull=False).exists(),
              "the team's mail", since, worker)
-    repaired(lambda: failed_once_then_done("leaderboard_row_update") and failed_once_then_done("_notify_team"),
+    repaired(lambda: all(failed_once_then_done(name) for name in ("leaderboard_row_update", "mail_unless_held",
+                                                                  "step_settle")),
              "the follow-ups' rows", since, worker)
     assert "injected by CUPBOARD_FOLLOW_UP_FAULTS" in worker.log.read_text(errors="replace")
 

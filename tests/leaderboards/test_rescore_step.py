@@ -11,6 +11,7 @@ import time_machine
 from django.urls import reverse
 
 from cupboard import events
+from cupboard.followups.services import carried_out_at_exit
 from cupboard.leaderboards.archive import results_archive_build, results_archive_create
 from cupboard.leaderboards.models import FrozenSnapshot, LeaderboardHistory, ResultsArchive
 from cupboard.leaderboards.releases import final_results_release_due
@@ -100,9 +101,11 @@ def test_the_board_keeps_the_old_scores_until_the_last_run_is_scored_then_switch
 def test_a_rejected_last_run_publishes_the_step_too(scored):
     phase_rescore(phase=scored.test_b, actor=scored.organizer, reason="qrels v2")
     _finish(scored.a, scored.b)
-    # As the worker ends a run whose file no longer validates (scoring.py): its state, then the event.
-    Submission.objects.filter(pk=scored.baseline.pk).update(status=Submission.Status.REJECTED)
-    events.run_finished.send(submission_id=scored.baseline.pk, status=Submission.Status.REJECTED)
+    # As the worker ends a run whose file no longer validates (scoring.py): its state, then the
+    # event, whose follow-ups are carried out as the block ends.
+    with carried_out_at_exit():
+        Submission.objects.filter(pk=scored.baseline.pk).update(status=Submission.Status.REJECTED)
+        events.run_finished.send(submission_id=scored.baseline.pk, status=Submission.Status.REJECTED)
     assert "rescoring" not in _board(scored)
     assert ("Baseline", "bm25 run") not in _values(scored), "a rejected run leaves the board with the switch"
 
