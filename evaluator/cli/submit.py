@@ -144,6 +144,11 @@ def told_while_waiting() -> Watch:
     return watch
 
 
+_NO_SCORES = {"status": "valid and scored; this phase shows no score until its reveal",
+              "ladder": "valid and scored; not better than your shown run (the Ladder shows a run's scores only "
+                        "when it beats the shown run)"}
+
+
 def print_scores(submission: dict[str, Any]) -> None:
     """Group averages under the site's labels (K.Avg, S.Avg, Avg; an older server's keys when it
     sends none), then `subset  metric...` rows, as the server returned them (rounded for participants)."""
@@ -151,8 +156,7 @@ def print_scores(submission: dict[str, Any]) -> None:
           + (f": {submission['status_reason']}" if submission.get("status_reason") else ""))
     scores = submission.get("scores") or {}
     if submission["status"] == "scored" and not scores:
-        print("valid and scored; this phase shows no score until its reveal" if submission.get("shown") == "status"
-              else "scores are not shown for this phase until its reveal")
+        print(_NO_SCORES.get(submission.get("shown", ""), "scores are not shown for this phase until its reveal"))
     if not scores:
         return
     decimals = submission.get("decimals", 3)

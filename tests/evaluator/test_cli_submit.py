@@ -151,3 +151,11 @@ def test_it_prints_the_averages_under_the_sites_labels(capsys):
     (40_000, 0, "40.0 kB"), (0, 2_500_000_000, "0.0/2.5 GB")])
 def test_progress_shows_small_files_in_a_unit_that_says_something(done, total, shown):
     assert amount(done, total) == shown  # a 40 kB file read "0.0/0.0 MB"
+
+
+def test_a_run_the_ladder_hides_is_told_so(capsys):
+    """Issue 33, item 2: the answer's `shown` is "ladder" and carries no score."""
+    from evaluator.cli.submit import print_scores
+
+    print_scores({"number": 3, "status": "scored", "status_reason": "", "scores": {}, "averages": {}, "shown": "ladder"})
+    assert "not better than your shown run" in capsys.readouterr().out

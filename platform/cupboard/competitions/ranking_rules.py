@@ -24,6 +24,9 @@ _COUNTS = {Phase.Ranking.BEST: "each team's best run counts",
 LADDER = ("the Ladder (Blum & Hardt 2015) is on: a team's shown score changes only when a new run beats its shown "
           "run by more than the standard error of their per-query differences, otherwise the board keeps the "
           "shown one")
+LADDER_OWN = ("while the judgments are hidden, the team itself sees only what the Ladder releases: the scores of "
+              "its shown run, and for every other run \"not better than your shown run\", on its pages, in the API "
+              "and in its mail alike")
 
 
 def _instant(value: datetime) -> str:
@@ -35,10 +38,12 @@ def phase_rule(phase: Phase) -> str:
     parts = [_COUNTS[phase.ranking]]
     if phase.ladder and phase.ranking == Phase.Ranking.BEST:
         parts.append(LADDER)
+        if phase.hidden_qrels:
+            parts.append(LADDER_OWN)
     if phase.freeze_at is not None:
         parts.append(f"the public leaderboard is frozen from {_instant(phase.freeze_at)} until "
                      f"{_instant(phase.thaws_at())}: it shows runs scored until the freeze, each team still sees its "
-                     f"own later scores on its submissions page")
+                     f"own later scores on its submissions page" + (" as the Ladder releases them" if phase.ladder else ""))
     text = "; ".join(parts)
     return f"{phase.name}: {text[0].upper()}{text[1:]}."
 

@@ -228,8 +228,8 @@ class Viewer:
 
     def sees_scores(self, submission) -> bool:
         """Its scores (per subset and averages): of a submission they may open, by the phase's
-        rule before its reveal."""
-        if not self.sees_submission(submission):
+        rule before its reveal, and of a run the Ladder shows (`ladder_hides`)."""
+        if not self.sees_submission(submission) or self.ladder_hides(submission):
             return False
         rule = self.before_reveal(submission.phase)
         if rule == Phase.BeforeReveal.EVERYTHING:
@@ -237,6 +237,43 @@ class Viewer:
         if rule == Phase.BeforeReveal.OWN:
             return not submission.is_baseline and self.is_member(submission.team)
         return False
+
+    def ladder_holds(self, phase: Phase) -> bool:
+        """The Ladder decides what this viewer sees of the team's runs: a phase ranked by best
+        with `ladder`, its judgments still hidden, and the viewer no organizer. Once the
+        judgments are public a team can score any run itself: nothing is left to hide."""
+        return (not self.is_organizer and phase.ladder and phase.ranking == Phase.Ranking.BEST
+                and not phase.qrels_are_public(self.now))
+
+    def ladder_hides(self, submission) -> bool:
+        """Under the Ladder (`ladder_holds`) a team sees what the Ladder releases and no more:
+        the scores of the run its row shows, which the board shows everyone; any other run of
+        theirs is "not better than your shown run", without a value. Its exact scores on the
+        hidden judgments, run after run, are all Blum & Hardt's boosting attack needs to climb
+        by submitting variations and keeping the luckiest; the Ladder exists to stop that."""
+        if submission.is_baseline or not self.ladder_holds(submission.phase):
+            return False
+        return submission.pk not in self.ladder_shown(submission.phase)
+
+    def ladder_shown(self, phase: Phase) -> dict[int, int]:
+        """{submission id: number} of the run the viewer's team's row shows on `phase` (read
+        once per phase; the leaderboards app is above this one: through the phase's rows)."""
+        shown = self.__dict__.setdefault("_ladder_shown", {})
+        if phase.pk not in shown:
+            team = self.team
+            rows = phase.leaderboard_rows.filter(team=team) if team is not None else phase.leaderboard_rows.none()
+            shown[phase.pk] = dict(rows.values_list("submission_id", "submission__number"))
+        return shown[phase.pk]
+
+    def ladder_note(self, submission) -> str:
+        """What a team is told of a run the Ladder hides ("" for any other)."""
+        if not self.ladder_hides(submission):
+            return ""
+        numbers = sorted(self.ladder_shown(submission.phase).values())
+        if not numbers:
+            return "Not on the board yet: under the Ladder a run's scores show once the board shows it."
+        return (f"Not better than your shown run #{numbers[0]}: under the Ladder a run's scores show only when it "
+                "beats the shown run by more than the noise.")
 
     def phase_shows_per_query(self, phase: Phase) -> bool:
         """Participants may see per-query values, or figures derived from them, on this phase

@@ -34,6 +34,7 @@ def _submission_context(viewer: Viewer, notification: Notification) -> dict | st
     lines = [(a["label"], a["values"]) for a in averages] + [(r["code"], r["values"]) for r in rows]
     return {"submission": submission, "phase": submission.phase, "scores": _score_lines(viewer, lines),
             "scores_hidden": notification.event == "scored" and not viewer.sees_scores(submission),
+            "ladder": viewer.ladder_note(submission),
             "url": absolute(submission.get_absolute_url())}
 
 

@@ -42,7 +42,9 @@ ANSWER_TYPES: dict[str, dict] = {
     "average_labels": {"type": "object", "additionalProperties": {"type": "string"},
                        "description": "{average key: label as the site shows it}."},
     "decimals": {"type": "integer", "description": "How many decimals the site shows."},
-    "shown": {"type": "string", "description": "What the caller sees of the runs now (\"status\": no scores)."},
+    "shown": {"type": "string", "description": "What the caller sees of the run now (\"status\": no scores; "
+                                               "\"ladder\": not better than the team's shown run under the Ladder, "
+                                               "no scores)."},
     "warnings": {"type": "array", "items": {"type": "string"},
                  "description": "Which languages leave queries out (they count 0), in words."},
     "repeat": {"type": "boolean", "description": "These files were already stored as this submission."},

@@ -83,11 +83,18 @@ def _queue(submission: Submission) -> dict | None:
     return None if place is None else place.as_dict(now)
 
 
+def shown_of(viewer: Viewer, submission: Submission) -> str:
+    """What the viewer sees of this run now: the phase's `before_reveal` for them, or
+    "ladder" where the Ladder keeps its scores from its own team (`Viewer.ladder_hides`)."""
+    return "ladder" if viewer.ladder_hides(submission) else viewer.before_reveal(submission.phase)
+
+
 def status_payload(viewer: Viewer, submission: Submission) -> dict:
     """What the status endpoint and the JSON API return for one submission. `shown` says what
     the viewer sees of its runs now (`Phase.BeforeReveal`); "status": no score at all.
     `coverage` counts each visible run's queries against its topics; `warnings` say in words
-    which languages leave queries out (they count 0). `repeat`: these files were already
+    which languages leave queries out (they count 0); "ladder": this run is not the one the
+    Ladder shows, so no score (`Viewer.ladder_hides`). `repeat`: these files were already
     stored as this submission (`submission_create`), nothing new was made."""
     scored = submission.status == Submission.Status.SCORED
     rows, averages = score_tables(viewer, submission) if scored else ([], [])
@@ -105,7 +112,7 @@ def status_payload(viewer: Viewer, submission: Submission) -> dict:
         "averages": {average["key"]: average["values"] for average in averages},
         "average_labels": {average["key"]: average["label"] for average in averages},  # K.Avg, as the site says
         "per_query": {row["code"]: row["per_query"] for row in rows if row["per_query"] is not None},
-        "shown": viewer.before_reveal(submission.phase), "decimals": viewer.decimals,
+        "shown": shown_of(viewer, submission), "decimals": viewer.decimals,
         "coverage": [c.as_dict() for c in coverage], "warnings": [c.text for c in incomplete(coverage)],
         "repeat": submission.is_repeat,
         "queue": _queue(submission),
@@ -149,6 +156,7 @@ def team_submissions(viewer: Viewer, *, phase_slug: str = "", status: str = "", 
         averages = [(average["label"], average["values"].get(metric)) for average in tables]
         rows.append({"submission": submission, "averages": averages,
                      "scores_hidden": scored and not viewer.sees_scores(submission),
+                     "ladder": viewer.ladder_note(submission) if scored else "",
                      "per_topic": has_report(viewer, submission, releases=releases)})
     return rows
 

@@ -28,7 +28,7 @@ from .models import Submission, consent_fixed_at
 from .queue import queue_place
 from .quota import quota_grant, quota_status, upload_blocked
 from .runfiles import uploaded_chunks
-from .selectors import score_tables, status_payload, team_submissions, visible_run_files
+from .selectors import score_tables, shown_of, status_payload, team_submissions, visible_run_files
 from .services import (
     phase_rescore,
     submission_create,
@@ -133,7 +133,7 @@ def detail(request, pk: int):
         # The chart beside the baselines and the Judged@10 section come from the apps above this
         # one, through template tags (leaderboards' submission_charts, judging's submission_judged).
         "viewer": viewer, "label": _label(submission), "rows": rows, "averages": averages,
-        "shown": viewer.before_reveal(submission.phase),
+        "shown": shown_of(viewer, submission), "ladder": viewer.ladder_note(submission),
         "metrics": competition.metrics, "decimals": viewer.decimals,
         "run_files": run_files, "incomplete": incomplete(run_files_coverage(run_files)),
         "is_member": viewer.is_member(submission.team), "organizer": viewer.is_organizer,
