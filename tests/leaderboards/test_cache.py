@@ -131,6 +131,14 @@ def test_it_answers_304_to_a_copy_of_the_current_version(cast, dev, name):
     assert _get(None, name, dev, HTTP_IF_NONE_MATCH=etag).status_code == 200
 
 
+@pytest.mark.parametrize("name", [PAGE, JSON, CSV])
+def test_the_cache_control_header_is_valid_for_visitors_and_members(cast, dev, name):
+    """Issue 33, item 13: a visitor's answer said `private=False`, no directive at all."""
+    visitor, member = _get(None, name, dev)["Cache-Control"], _get(cast.participant, name, dev)["Cache-Control"]
+    assert sorted(visitor.replace(" ", "").split(",")) == ["no-cache"], visitor
+    assert sorted(member.replace(" ", "").split(",")) == ["no-cache", "private"], member
+
+
 def test_a_visitor_without_cookies_gets_the_same_bytes_gzipped_when_accepted(cast, dev):
     plain = _get(None, PAGE, dev)
     again = _get(None, PAGE, dev)

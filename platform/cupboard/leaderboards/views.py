@@ -81,7 +81,10 @@ def _conditional(request, key: BoardKey, respond: Callable[[], HttpResponse], *,
     response["ETag"] = etag
     if last_modified is not None:
         response["Last-Modified"] = http_date(last_modified)
-    patch_cache_control(response, no_cache=True, private=request.user.is_authenticated)
+    # A logged-in viewer's answer is theirs (private); a visitor's is everyone's, so no
+    # directive (patch_cache_control writes `private=False` for a False value, which no
+    # cache understands).
+    patch_cache_control(response, no_cache=True, **({"private": True} if request.user.is_authenticated else {}))
     patch_vary_headers(response, ["Cookie", "Authorization", "Accept-Encoding"])
     return response
 
