@@ -35,3 +35,34 @@ def test_it_names_bad_team_rules():
         competition_load(data=_miracl(entry_deadline="2023-01-02", team_size_max=0))
     assert list(caught.value.problems) == ["entry_deadline: must carry a UTC offset, e.g. 2023-01-19T23:59:59Z",
                                      "team_size_max: must be at least 1"]
+
+
+@pytest.mark.django_db
+def test_an_entry_deadline_after_the_final_phase_closes_is_refused():
+    """Issue 33, item 13: it was accepted, and pages then offered joining a finished competition."""
+    closes = next(p["closes_at"] for p in _miracl()["phases"] if p.get("is_final"))
+    with pytest.raises(DefinitionError) as caught:
+        competition_load(data=_miracl(entry_deadline="2023-03-01T00:00:00Z"))
+    (problem,) = caught.value.problems
+    assert problem.startswith("entry_deadline: 2023-03-01 00:00 UTC is after phase 'test-b' closes")
+    competition_load(data=_miracl(entry_deadline=closes))  # at the close: accepted
+
+
+@pytest.mark.django_db
+def test_the_admin_refuses_the_same_deadline():
+    from django.test import Client
+    from django.urls import reverse
+
+    from tests.admin_forms import admin_form_data
+    from tests.factories import make_user
+
+    cup = competition_load(data=_miracl())
+    client = Client()
+    client.force_login(make_user("root", is_staff=True, is_superuser=True))
+    url = reverse("admin:competitions_competition_change", args=[cup.pk])
+    data = admin_form_data(client.get(url)) | {"entry_deadline_0": "2023-03-01", "entry_deadline_1": "00:00:00"}
+    response = client.post(url, data)
+    assert response.status_code == 200, "refused: the form comes back"
+    assert "After phase test-b closes" in " ".join(response.context["adminform"].form.errors["entry_deadline"])
+    cup.refresh_from_db()
+    assert cup.entry_deadline is None

@@ -111,6 +111,18 @@ class CompetitionForm(forms.ModelForm):
             raise forms.ValidationError([problem.split(": ", 1)[1] for problem in problems], code="organizer-in-team")
         return self.cleaned_data["organizers"]
 
+    def clean_entry_deadline(self):
+        """Not after the deciding phase closes (the YAML's rule, definition.py)."""
+        deadline = self.cleaned_data["entry_deadline"]
+        phases = list(self.instance.phases.all()) if self.instance.pk else []
+        closing = [p for p in phases if p.is_final] or phases
+        if deadline is not None and closing:
+            last = max(closing, key=lambda p: p.closes_at)
+            if deadline > last.closes_at:
+                raise forms.ValidationError(f"After phase {last.slug} closes ({last.closes_at:%Y-%m-%d %H:%M} UTC): "
+                                            "no team could submit after it.", code="entry-after-close")
+        return deadline
+
 
 @admin.register(Competition)
 class CompetitionAdmin(_GuardedDelete, admin.ModelAdmin):

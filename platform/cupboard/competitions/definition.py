@@ -257,6 +257,20 @@ class Definition:
         self._check_variants(fail)
         _unique(self.judging_labels, "judging_labels", "value", "label {!r} is defined twice", fail)
         self._check_structure(fail)
+        self._check_entry_deadline(fail)
+
+    def _check_entry_deadline(self, fail: Fail) -> None:
+        """Teams form before the deciding phase closes: a deadline after it would promise
+        joining a competition whose last upload is already over."""
+        phases = [p for p in self.phases or () if p is not None and p.closes_at is not None]
+        closing = [p for p in phases if p.is_final] or phases
+        if self.entry_deadline is None or not closing:
+            return
+        last = max(closing, key=lambda p: p.closes_at)
+        if self.entry_deadline > last.closes_at:
+            fail("entry_deadline", f"{self.entry_deadline:%Y-%m-%d %H:%M} UTC is after phase {last.slug!r} closes "
+                                   f"({last.closes_at:%Y-%m-%d %H:%M} UTC): no team could submit after it; set it "
+                                   "at or before that close")
 
     def _check_metrics(self, fail: Fail) -> None:
         metrics, primary = self.resolved_metrics(), self.resolved_primary_metric()
