@@ -57,3 +57,10 @@ def _wait_in_words(seconds: int) -> str:
         return f"{max(1, seconds)} second{'s' if seconds != 1 else ''}"
     minutes = round(seconds / 60)
     return f"about {minutes} minute{'s' if minutes != 1 else ''}"
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """A form sent without its valid security token (settings.CSRF_FAILURE_VIEW): the site's
+    403 page saying why that happens and what to do, in place of Django's bare one. `reason`
+    (Django's words for the developer) is not shown: it says nothing a visitor can act on."""
+    return render(request, "403_csrf.html", status=403)

@@ -47,6 +47,8 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY (or SECRET_KEY_FILE) is required when CUPBOARD_DEBUG is false")
 
 ALLOWED_HOSTS = [h for h in os.getenv("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",") if h]
+# A failed CSRF check answers the site's styled 403 page, not Django's bare one (refusals.py).
+CSRF_FAILURE_VIEW = "cupboard.refusals.csrf_failure"
 CSRF_TRUSTED_ORIGINS = [o for o in os.getenv("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 SITE_URL = os.getenv("CUPBOARD_SITE_URL", "http://127.0.0.1:8000")
 
