@@ -10,6 +10,7 @@
   if (!form) return;
   const input = form.querySelector('input[type="file"]');
   const codes = (form.dataset.codes || "").split(" ").filter(Boolean);
+  const taken = (form.dataset.taken || "").split(" ").filter(Boolean);  // empty: every code
 
   // The one known code between non-alphanumeric characters of the base name; null when none
   // or several. A code inside a longer matched code (en in en-zh) does not count.
@@ -53,11 +54,13 @@
     Array.from(input.files).forEach((file) => {
       const row = body.insertRow();
       const code = subsetFromFilename(file.name);
-      [file.name, code || "not in the name", "counting…", sizeText(file.size)].forEach((text, i) => {
+      const refused = code && taken.length && !taken.includes(code);
+      const language = refused ? code + ": not taken by this phase" : code || "not in the name";
+      [file.name, language, "counting…", sizeText(file.size)].forEach((text, i) => {
         const cell = row.insertCell();
         cell.textContent = text;
         if (i >= 2) cell.className = "num";
-        if (i === 1 && !code) cell.className = "warnings";
+        if (i === 1 && (!code || refused)) cell.className = "warnings";
       });
       countLines(file).then((n) => { row.cells[2].textContent = n.toLocaleString(); },
         () => { row.cells[2].textContent = "unreadable"; });

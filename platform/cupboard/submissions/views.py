@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from cupboard.charts import as_html
 from cupboard.competitions.access import competition_viewer, organizer_phase, organizers_only, phase_viewer, viewer_or_404
 from cupboard.competitions.run_metadata import metadata_fields, metadata_shown
+from cupboard.competitions.selectors import phase_subsets
 from cupboard.competitions.viewer import Viewer
 from cupboard.refusals import refused
 
@@ -67,7 +68,8 @@ def upload(request, competition_slug: str, phase_slug: str):
     line. The form is disabled, with the reason, when the user cannot submit now."""
     viewer, phase = phase_viewer(request, competition_slug, phase_slug)
     now, organizer, team = viewer.now, viewer.is_organizer, viewer.team
-    form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer, subsets=viewer.subsets,
+    taken = phase_subsets(phase, viewer.subsets)  # the languages it has topics for (Test A: 11 of 18)
+    form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer, subsets=taken,
                       metadata_fields=metadata_fields(phase.competition))
     refusal = None
     if request.method == "POST" and form.is_valid():
@@ -89,8 +91,10 @@ def upload(request, competition_slug: str, phase_slug: str):
         "quota": quota, "is_open": phase.is_open(now), "organizer": organizer,
         "blocked": upload_blocked(phase=phase, team=team, quota=quota, organizer=organizer, now=now),
         "hybrid_form": HybridForm(phase=phase) if organizer else None,
-        # For the page's script: the codes a file name may carry, and the team's latest runs to watch.
+        # For the page's script: the codes a file name may carry (as the server reads names), those
+        # the phase takes, and the team's latest runs to watch.
         "codes": [s.code for s in viewer.subsets], "recent": team_submissions(viewer, phase_slug=phase.slug, limit=5),
+        "taken": taken if len(taken) < len(viewer.subsets) else [],
     }, status=400 if refusal or form.errors else 200)
 
 
