@@ -32,6 +32,16 @@ def test_the_form_offers_only_the_phases_languages():
     assert "Development takes runs for 1 of the competition's 2 languages: sw." in response.content.decode()
 
 
+@pytest.mark.django_db
+def test_the_release_consent_is_asked_only_on_a_final_phase():
+    """Issue 33, item 13: only a final phase has a results archive to release a run in."""
+    cast, url = _phase_taking_sw_only()
+    client = _client(cast.participant)
+    assert "release_consent" not in client.get(url).context["form"].fields  # dev: live, not final
+    final = client.get(f"/c/{cast.competition.slug}/test-b/upload/")
+    assert "release_consent" in final.context["form"].fields
+
+
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("width", [1366, 390])
@@ -46,6 +56,7 @@ def test_in_the_browser_a_file_for_another_language_is_named_at_once(live_server
         errors = watch_errors(page, failed_requests=True)
         page.goto(live_server.url + url)
         assert page.locator("select[name=subset] option").all_inner_texts() == ["from the file name", "sw Swahili"]
+        assert page.locator("[name=release_consent]").count() == 0  # dev is not final: no archive
         page.set_input_files("input[type=file]", [
             {"name": "run.te.txt", "mimeType": "text/plain", "buffer": b"1 Q0 d1 1 1.0 r\n"},
             {"name": "run.sw.txt", "mimeType": "text/plain", "buffer": b"1 Q0 d1 1 1.0 r\n"}])

@@ -53,8 +53,11 @@ class UploadForm(forms.Form):
                   "this until then.")
     is_baseline = YesNoField(required=False, label="Upload as a public baseline (organizers)")
 
-    def __init__(self, *args, subsets=(), organizer=False, metadata_fields: Sequence[MetadataField] = (), **kwargs):
+    def __init__(self, *args, subsets=(), organizer=False, metadata_fields: Sequence[MetadataField] = (),
+                 final: bool = True, **kwargs):
         super().__init__(*args, **kwargs)
+        if not final:  # only a final phase has a results archive to release a run in
+            del self.fields["release_consent"]
         self.fields["subset"].choices = [("", "from the file name")] + [(s.code, f"{s.code} {s.name}") for s in subsets]
         self.metadata_fields = list(metadata_fields)
         baseline = self.fields.pop("is_baseline")

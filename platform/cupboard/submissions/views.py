@@ -70,7 +70,7 @@ def upload(request, competition_slug: str, phase_slug: str):
     now, organizer, team = viewer.now, viewer.is_organizer, viewer.team
     taken = phase_subsets(phase, viewer.subsets)  # the languages it has topics for (Test A: 11 of 18)
     form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer, subsets=taken,
-                      metadata_fields=metadata_fields(phase.competition))
+                      metadata_fields=metadata_fields(phase.competition), final=phase.is_final)
     refusal = None
     if request.method == "POST" and form.is_valid():
         try:
@@ -79,7 +79,7 @@ def upload(request, competition_slug: str, phase_slug: str):
                 method_name=form.cleaned_data["method_name"], description=form.cleaned_data["description"],
                 paper_url=form.cleaned_data["paper_url"], code_url=form.cleaned_data["code_url"],
                 is_baseline=form.cleaned_data.get("is_baseline", False), metadata=form.cleaned_data["metadata"],
-                release_consent=form.cleaned_data["release_consent"])
+                release_consent=form.cleaned_data.get("release_consent", False))
         except SubmissionRefused as error:
             refusal = error
         else:
