@@ -86,7 +86,10 @@ def test_a_deadline_moved_earlier_is_mailed_audited_in_public_and_its_reminder_c
     assert send_recorded() == {"sent": 2, "skipped": 0, "failed": 0}
     assert sorted(m.to[0] for m in mail.outbox) == ["participant@example.org", "teammate@example.org"]
     change_mail = mail.outbox[0]
-    assert line in change_mail.subject and line in change_mail.body
+    # The mail speaks to teams in words (issue 33, item 13), not the YAML's key path.
+    words = f"Test B (final): uploads close {shown(new_close)} (was {shown(old_close)})"
+    assert words in change_mail.subject and words in change_mail.body
+    assert "phases." not in change_mail.subject + change_mail.body and "closes_at" not in change_mail.body
     assert f"Test B (final) closes {new_close:%Y-%m-%d %H:%M} UTC" in change_mail.body
     public = AuditEvent.objects.get(competition=cup["competition"], action=AuditEvent.Action.DEFINITION_CHANGED)
     assert public.is_public and public.details["changes"] == [line] and line in public.summary
@@ -117,7 +120,7 @@ def test_a_limit_is_mailed_only_to_those_who_want_it(cup, django_capture_on_comm
     apply(bumped(cup["data"], daily_limit=1), django_capture_on_commit_callbacks)
     send_recorded()
     assert [m.to for m in mail.outbox] == [["participant@example.org"]]
-    assert "phases.test-b.daily_limit: 2 -> 1" in mail.outbox[0].body
+    assert "Test B (final): uploads per team per UTC day 1 (was 2)" in mail.outbox[0].body
     assert not Notification.objects.filter(user=cup["teammate"], kind=Kind.CHANGE).exists()
 
 

@@ -46,5 +46,5 @@ def test_the_worker_mails_each_member_the_new_deadline(broker, tmp_path):
     mails = [message_from_string(text) for path in sorted(mailbox.iterdir())
              for text in path.read_text().split("-" * 79 + "\n") if text.strip()]
     assert sorted(m["To"] for m in mails) == ["participant@example.org", "teammate@example.org"]
-    line = f"phases.test-b.closes_at: {shown(now + timedelta(days=2))} -> {shown(new_close)}"
+    line = f"Test B (final): uploads close {shown(new_close)} (was {shown(now + timedelta(days=2))})"
     assert all(line in m.get_payload() for m in mails) and changes.count() == 2

@@ -24,6 +24,15 @@ from cupboard.competitions.models import Competition
 _DATES = {"starts_at", "entry_deadline", "opens_at", "closes_at", "reveal_at", "freeze_at"}
 _LIMITS = {"daily_limit", "total_limit", "final_selection_max", "team_size_max", "max_run_depth", "scoring_depth"}
 _METRICS = {"metrics", "primary_metric"}
+# What each public key means to a team, for the mail that tells them (`Change.words`).
+_WORDS = {"starts_at": "the competition starts", "entry_deadline": "teams can form until",
+          "opens_at": "uploads open", "closes_at": "uploads close", "reveal_at": "results are revealed",
+          "freeze_at": "the leaderboard freezes", "daily_limit": "uploads per team per UTC day",
+          "total_limit": "uploads per team in all", "final_selection_max": "runs a team may select",
+          "team_size_max": "members a team may have", "max_run_depth": "documents per query a run may hold",
+          "scoring_depth": "documents per query scored", "metrics": "measures",
+          "primary_metric": "the measure that ranks"}
+_UNLIMITED = {"daily_limit", "total_limit"}  # none: no limit
 # What the definition's version moves on every load; it is said once, not as a change.
 UNCOMPARED = {"config_version"}
 
@@ -49,6 +58,21 @@ class Change:
 
     def line(self) -> str:
         return f"{self.path}: {shown(self.old)} -> {shown(self.new)}"
+
+    def words(self, names: dict[str, str]) -> str:
+        """The change as a team reads it, with the phase's or group's name from `names` (by
+        slug or name) instead of the YAML's key path: "Test B (final): uploads close
+        2027-02-08 00:00 UTC (was 2027-02-07 00:00 UTC)"."""
+        parts = self.path.split(".")
+        where = f"{names.get(parts[1], parts[1])}: " if len(parts) == 3 else ""
+        what = "announced" if parts[0] == "groups" and self.key == "reveal_at" else \
+            _WORDS.get(self.key, self.key.replace("_", " "))
+
+        def value(v: object) -> str:
+            return "no limit" if v is None and self.key in _UNLIMITED else shown(v)
+
+        text = f"{what} {value(self.new)} (was {value(self.old)})"
+        return where + text if where else text[0].upper() + text[1:]
 
     def data(self) -> dict:
         """For the audit log's details (JSON)."""

@@ -23,9 +23,11 @@ def _told(changes: list[Change]) -> list[Change]:
 
 
 def tell_teams(*, competition, changes: list[Change]) -> None:
-    """The follow-up: the teams' mail of what moved (only dates and limits, which it stores)."""
+    """The follow-up: the teams' mail of what moved (only dates and limits, which it stores),
+    in words with each phase's name ("Test B (final): uploads close ..."), not key paths."""
+    names = {p.slug: p.name for p in competition.phases.all()}
     notify_definition_changed(competition=competition, version=competition.config_version,
-                              lines=[change.line() for change in changes])
+                              lines=[change.words(names) for change in changes])
 
 
 def _tell_teams_later(*, competition, changes) -> None:
