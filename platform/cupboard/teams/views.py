@@ -163,7 +163,10 @@ def detail(request, competition_slug: str, team_slug: str):
     insider = member or viewer.is_organizer  # others see the name only
     submissions = team.submissions.select_related("phase").order_by("phase__position", "-number") if insider else None
     members = team_members(team=team) if insider else []
+    closes = team.competition.entry_closes_at()
     return render(request, "teams/detail.html", {
+        # After the entry deadline nobody can join: no invite link to share (nor to replace).
+        "entry_closed_at": closes if closes is not None and viewer.now >= closes else None,
         "team": team, "insider": insider, "submissions": submissions,
         "is_member": member, "captain": members[0] if members else None,  # the earliest member
         "members": members if insider else None,
