@@ -219,3 +219,16 @@ def test_uploads_keep_competition_rules_even_on_a_generic_competition(world, cod
     error = refusal(world, [(upload("a.sw.txt", _ODD_RUNS[code]), None)])
     assert error.code == "invalid_run"
     assert code in {p.code for p in error.problems}
+
+
+def test_a_file_whose_name_gives_no_language_hides_no_other_problem(world):
+    """Issue 33, item 13: the unnamed file's refusal came alone, and the other file's bad lines
+    only after it was fixed and sent again."""
+    bad_sw = b"1 Q0 10#0 1 2.0 t\n1 Q0 notadoc 2 1.0 t\n"
+    error = refusal(world, [(upload("run.txt", good_sw()), None), (upload("run.sw.txt", bad_sw), None),
+                            (upload("run.xx.txt", good_sw()), "xx")])
+    assert error.code == "subset_not_named" and error.message.startswith("run.txt: cannot tell the language")
+    assert "And 2 more problems below; nothing was stored." in error.message
+    assert [(p.file, p.code) for p in error.problems] == [
+        ("run.txt", "subset_not_named"), ("run.xx.txt", "unknown_subset"), ("run.sw.txt", "bad-docid")]
+    assert error.problems[2].line == 2

@@ -51,28 +51,31 @@ def _refuse_outside_window(*, phase: Phase, now: datetime) -> None:
     raise SubmissionRefused(f"{phase.name} is closed: it accepted submissions from {window}.", code="phase_closed")
 
 
-def _resolve_subsets(*, known: list[Subset], files) -> list[Subset]:
-    """The subset of each file: chosen, or read from its name. A hidden (not yet revealed)
-    subset is not `known` to the uploader and is refused exactly like an unknown code, so
-    the refusal gives nothing away."""
+def _resolve_subsets(*, known: list[Subset], files) -> tuple[list[Subset | None], list[Problem]]:
+    """The subset of each file: chosen, or read from its name (None where it cannot be told),
+    and a problem for each file whose language is not told, unknown or given twice: the
+    other files are still read, so one badly named file hides nothing else that is wrong. A
+    hidden (not yet revealed) subset is not `known` to the uploader and is refused exactly
+    like an unknown code, so the refusal gives nothing away."""
     by_code = {s.code: s for s in known}
     listed = _codes(known)
-    chosen = []
+    chosen: list[Subset | None] = []
+    problems = []
     for uploaded, code in files:
         name = getattr(uploaded, "name", "") or "run"
         code = (code or "").strip() or subset_from_filename(name, list(by_code))
+        problem = None
         if code is None:
-            raise SubmissionRefused(f"{name}: cannot tell the language from the file name; choose it, or name the "
-                                    f"file after it (run.<code>.txt; the codes here: {listed}).",
-                                    code="subset_not_named")
-        if code not in by_code:
-            raise SubmissionRefused(f"{name}: there is no language {code!r} in this competition; its languages "
-                                    f"are {listed}.", code="unknown_subset")
-        if by_code[code] in chosen:
-            raise SubmissionRefused(f"{name}: a second file for {code}; send one file per language.",
-                                    code="duplicate_subset")
-        chosen.append(by_code[code])
-    return chosen
+            problem = Problem("subset_not_named", "cannot tell the language from the file name; choose it, or name "
+                                                  f"the file after it (run.<code>.txt; the codes here: {listed}).", name)
+        elif code not in by_code:
+            problem = Problem("unknown_subset", f"there is no language {code!r} in this competition; its languages "
+                                                f"are {listed}.", name)
+        elif by_code[code] in chosen:
+            problem = Problem("duplicate_subset", f"a second file for {code}; send one file per language.", name)
+        problems += [problem] if problem else []
+        chosen.append(None if problem else by_code[code])
+    return chosen, problems
 
 
 def _codes(subsets) -> str:
@@ -80,19 +83,25 @@ def _codes(subsets) -> str:
     return ", ".join(sorted(s.code for s in subsets))
 
 
-def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset], known: list[Subset]) -> list:
-    """Validate every file (all of them, so the participant sees every problem at once). The
-    refusal counts the problems truly ("25+" where a file's list was cut short) and puts a
-    wrong-language hint before the problems of a file whose ids are another language's."""
+def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset | None], known: list[Subset],
+              refusals: list[Problem]) -> list:
+    """Validate every file whose language is known (all of them, so the participant sees every
+    problem at once, `refusals` of the files' names and languages first). The refusal counts
+    the problems truly ("25+" where a file's list was cut short) and puts a wrong-language hint
+    before the problems of a file whose ids are another language's."""
+    refusals = list(refusals)
     problems: list[Problem] = []
     reports, truncated = [], False
     for copy, subset in zip(spooled, subsets, strict=True):
+        if subset is None:
+            continue  # its name or language is refused already
         topics = read_topics_of(phase=phase, subset=subset)
         if topics is None:
             with_topics = _codes(s.subset for s in phase.topic_sets.filter(subset__in=known).select_related("subset"))
-            raise SubmissionRefused(f"{copy.name}: {phase.name} has no topics for {subset.code}, so a run for it cannot "
-                                    f"be scored here; it takes runs for {with_topics or 'no language yet'}.",
-                                    code="no_topics")
+            refusals.append(Problem("no_topics", f"{phase.name} has no topics for {subset.code}, so a run for it "
+                                                 f"cannot be scored here; it takes runs for "
+                                                 f"{with_topics or 'no language yet'}.", copy.name))
+            continue
         _, report = read_run_file(source=copy.path, name=copy.name, competition=phase.competition, topics=topics,
                                   documents=document_check(phase=phase, subset=subset))
         hint = None
@@ -101,12 +110,26 @@ def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset]
         problems.extend([hint, *report.errors] if hint else report.errors)
         truncated = truncated or report.truncated
         reports.append(report)
-    if problems:
-        count = sum(p.code != "wrong-language" for p in problems)
-        total = f"{count}+ problems" if truncated else f"{count} problem{'s' if count != 1 else ''}"
-        raise SubmissionRefused(f"{total} in the run files; nothing was stored.", code="invalid_run",
-                                problems=problems)
+    if refusals or problems:
+        raise _refusal(refusals, problems, truncated=truncated)
     return reports
+
+
+def _refusal(refusals: list[Problem], problems: list[Problem], *, truncated: bool) -> SubmissionRefused:
+    """One refusal for all that is wrong: led by the first file whose name or language is
+    wrong (its code), else "N problems in the run files"; every problem listed."""
+    count = sum(p.code != "wrong-language" for p in problems)
+    total = f"{count}+ problems" if truncated else f"{count} problem{'s' if count != 1 else ''}"
+    if not refusals:
+        return SubmissionRefused(f"{total} in the run files; nothing was stored.", code="invalid_run",
+                                 problems=problems)
+    head = refusals[0]
+    if len(refusals) == 1 and not problems:
+        return SubmissionRefused(f"{head.file}: {head.message}", code=head.code)
+    more = len(refusals) - 1 + count
+    return SubmissionRefused(f"{head.file}: {head.message} And {more}{'+' if truncated else ''} more "
+                             f"problem{'s' if more != 1 else ''} below; nothing was stored.", code=head.code,
+                             problems=[*refusals, *problems])
 
 
 def _check_submitter(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_baseline: bool,
@@ -182,11 +205,11 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
     team = None if is_baseline else team
     metadata = _checked_metadata(phase=phase, metadata=metadata or {}, is_baseline=is_baseline)
     known = Viewer(user, phase.competition, now).subsets
-    subsets = _resolve_subsets(known=known, files=files)
+    subsets, naming = _resolve_subsets(known=known, files=files)
     with spool_folder() as folder:
         spooled = [spool(uploaded, name=uploaded.name, folder=folder, index=i)
                    for i, (uploaded, _) in enumerate(files, start=1)]
-        reports = _validate(phase=phase, spooled=spooled, subsets=subsets, known=known)
+        reports = _validate(phase=phase, spooled=spooled, subsets=subsets, known=known, refusals=naming)
         spooled = [packed(copy) for copy in spooled]  # gzipped now: no lock is held yet
         with removed_on_error() as stored:
             submission = _create_rows(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now,
