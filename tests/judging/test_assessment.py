@@ -170,3 +170,30 @@ def _scores(qrels_file, submission) -> tuple:
         run, _ = read_run(stored, name=run_file.original_name)
     result = Evaluator(qrels, ["nDCG@10", "R@100", "AP", "P@10"]).score(run, subset="sw")
     return result.means, result.per_query
+
+
+def test_a_qrels_version_of_a_round_not_judged_whole_needs_confirming(scene):
+    """Issue 33, item 13: a version was made from a 40%-judged round without a word."""
+    from django.urls import reverse
+
+    from tests.personas import client_for
+
+    judging_round, ann, bo = ready(scene, overlap=0)  # each query to one assessor
+    items = list(JudgingItem.objects.filter(assignment__round=judging_round).order_by("pk"))
+    for item in items[:2]:
+        item_label(item=item, label=1, seconds=3, actor=item.assignment.assessor)
+    with pytest.raises(ValidationError) as refused:
+        qrels_version_create(judging_round=judging_round, actor=scene.organizer)
+    assert refused.value.code == "partly-judged"
+    assert refused.value.message.startswith(f"Only 33% of the round's passages (2 of {len(items)})")
+    organizer = client_for(scene.organizer)
+    page = reverse("judging:assessment", args=[scene.competition.slug, scene.dev.slug])
+    shown = organizer.get(page).content.decode()
+    assert f"from the 2 of {len(items)} passages judged so far" in shown and 'name="partial"' in shown
+    url = reverse("judging:round_qrels", args=[scene.competition.slug, scene.dev.slug, judging_round.pk])
+    organizer.post(url)  # unconfirmed: refused, said on the page
+    judging_round.refresh_from_db()
+    assert judging_round.qrels_release is None
+    organizer.post(url, {"partial": "1"})
+    judging_round.refresh_from_db()
+    assert judging_round.qrels_release is not None

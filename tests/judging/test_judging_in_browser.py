@@ -153,3 +153,30 @@ def test_an_organizer_reassigns_what_an_assessor_has_left(live_server, judging, 
         problems += too_wide(page, live_server.url, [path], width)
     assert off_the_loop(lambda: judging_round.assignments.get(assessor__username="carl").items.count()) == 4
     assert not problems and not errors, "\n".join(problems + errors)
+
+
+def _two_judged(judging_round) -> bool:
+    """Only the first two of each assessor's passages labelled (alike): the round is not judged whole."""
+    for assignment in judging_round.assignments.select_related("assessor"):
+        for item in assignment.items.order_by("position")[:2]:
+            item_label(item=item, label=int(item.docid in (D["u1"], D["x3"])), seconds=3, actor=assignment.assessor)
+    return True
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_a_round_not_judged_whole_is_made_a_version_only_when_confirmed(live_server, judging, width):
+    """Issue 33, item 13: a version was made from a 40%-judged round without a word."""
+    scene, judging_round, _, _ = judging
+    off_the_loop(_two_judged, judging_round)
+    from playwright.sync_api import expect
+
+    with organizer_judging(live_server, scene, width) as (page, path, errors):
+        notice = page.locator(f"#round-{judging_round.pk} .partly-judged")
+        expect(notice).to_contain_text("passages judged so far")
+        page.locator("button", has_text="Create qrels version").click()  # unticked: the browser asks first
+        expect(page.locator(f"#round-{judging_round.pk}")).not_to_contain_text("Made qrels v2")
+        notice.locator("input[name=partial]").check()
+        page.locator("button", has_text="Create qrels version").click()
+        expect(page.locator(".messages")).to_contain_text("now uses qrels v2")
+        problems = too_wide(page, live_server.url, [path], width)
+    assert not problems and not errors, "\n".join(problems + errors)

@@ -147,11 +147,12 @@ def qrels_text(judgments: dict[str, dict[str, int]]) -> bytes:
     return buffer.getvalue().encode()
 
 
-def qrels_version_create(*, judging_round: JudgingRound, actor) -> QrelsRelease:
+def qrels_version_create(*, judging_round: JudgingRound, actor, partial: bool = False) -> QrelsRelease:
     """A new qrels version: the previous version's judgments plus the round's final labels,
     for the subsets the round judged. Refused while a disagreement is unresolved or when no
     passage has a final label yet; passages not judged yet are left out (a later round or
-    version may add them)."""
+    version may add them), so a round not judged whole needs `partial` (the organizer's
+    confirmation): its runs are scored again with the rest of the pool unjudged."""
     if judging_round.qrels_release_id is not None:
         raise ValidationError(f"This round is already qrels v{judging_round.qrels_release.number}.", code="released")
     passages = round_passages(judging_round)
@@ -162,6 +163,11 @@ def qrels_version_create(*, judging_round: JudgingRound, actor) -> QrelsRelease:
     final = [p for p in passages if p.final is not None]
     if not final:
         raise ValidationError("No passage has a final label yet.", code="nothing-judged")
+    if len(final) < len(passages) and not partial:
+        raise ValidationError(f"Only {len(final) / len(passages):.0%} of the round's passages ({len(final):,} of "
+                              f"{len(passages):,}) have a final label: the other {len(passages) - len(final):,} would "
+                              "stay unjudged (not relevant when the runs are scored). Confirm to make a version of "
+                              "what is judged so far.", code="partly-judged")
     judgments = _previous_judgments(judging_round)
     for passage in final:
         judgments.setdefault(passage.code, {}).setdefault(passage.qid, {})[passage.docid] = passage.final  # type: ignore[assignment]

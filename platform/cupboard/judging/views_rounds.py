@@ -63,8 +63,10 @@ def _page(request, phase, forms: dict | None = None, *, refusal=None, status: in
     for found in phase.judging_rounds.select_related("export", "qrels_release", "created_by"):
         passages = round_passages(found)
         progress = round_progress(found)
+        final = sum(p.final is not None for p in passages)
         rounds.append({"round": found, "progress": progress, "agreement": round_agreement(found, passages),
-                       "disputed": [p for p in passages if p.disputed], "final": sum(p.final is not None for p in passages),
+                       "disputed": [p for p in passages if p.disputed], "final": final,
+                       "total": len(passages), "left": len(passages) - final,
                        "charts": as_html([progress_figure(progress, title=f"Round #{found.pk}: passages judged")]),
                        "reassign": ReassignForm(judging_round=found)})
     return render(request, "judging/assessment.html", {
@@ -147,7 +149,7 @@ def round_qrels(request, slug: str, phase_slug: str, pk: int):
     """Create a qrels version from the round's final labels and the previous version."""
     found = _round(request, slug, phase_slug, pk)
     try:
-        release = qrels_version_create(judging_round=found, actor=request.user)
+        release = qrels_version_create(judging_round=found, actor=request.user, partial=request.POST.get("partial") == "1")
     except ValidationError as error:
         messages.error(request, error.message)
     except CompetitionError as error:
