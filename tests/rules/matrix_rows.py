@@ -135,13 +135,14 @@ def rows(w) -> list[Row]:
         Row("accounts:logout", (), "POST", every(302)),
         Row("teams:join", (invite,), "GET", login(200)),
         # Members go to their team page; another team's member is refused (the page again); the rest join.
-        Row("teams:join", (invite,), "POST", (302, 302, 302, 200, 302, 302, 302, 200)),  # the assessor: refused
+        # The cup's organizer and assessor are refused too: neither plays in it (competitions/roles.py).
+        Row("teams:join", (invite,), "POST", (302, 302, 302, 200, 200, 302, 302, 200)),
         # Merging: every logged-in POST ends on a redirect (merged, or back to the invite with the reason).
         Row("teams:merge", (invite,), "GET", login(405)),
         Row("teams:merge", (invite,), "POST", login(302)),
         Row("teams:merge", (w.draft_team.invite_code,), "POST", organizers(302, 404, anon=302)),
         Row("teams:create", ("cup",), "GET", login(200)),
-        Row("teams:create", ("cup",), "POST", (302, 200, 200, 200, 302, 302, 302, 200), {"name": "Fresh team"}),
+        Row("teams:create", ("cup",), "POST", (302, 200, 200, 200, 200, 302, 302, 200), {"name": "Fresh team"}),
         Row("teams:create", ("draft",), "GET", organizers(200, 404, anon=302)),
         Row("teams:detail", ("cup", "team-a"), "GET", every(200)),
         # A draft's team pages, invites, submissions and files: organizers only, even for its members.
@@ -157,7 +158,8 @@ def rows(w) -> list[Row]:
         Row("teams:invite_replace", ("cup", "team-a"), "GET", login(405)),
         Row("teams:invite_replace", ("cup", "team-a"), "POST", captain(302, 403)),
         Row("teams:join", (w.draft_team.invite_code,), "GET", organizers(200, 404, anon=302)),
-        Row("teams:join", (w.draft_team.invite_code,), "POST", organizers(302, 404, anon=302)),
+        # The draft's organizer sees its invite but, as its organizer, cannot join (the page again).
+        Row("teams:join", (w.draft_team.invite_code,), "POST", (302, 404, 404, 404, 200, 404, 302)),
         Row("teams:leave", ("draft", "draft-team"), "POST", organizers(302, 404, anon=302)),
         Row("submissions:detail", (w.draft_sub.pk,), "GET", organizers(200, 404)),
         Row("submissions:status", (w.draft_sub.pk,), "GET", organizers(200, 404)),
