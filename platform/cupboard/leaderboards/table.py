@@ -97,8 +97,10 @@ def _tier(entry: Entry, look: _Look) -> tuple[str, str, str]:
 def _row(number: int, entry: Entry, cells: str, look: _Look) -> str:
     tier_css, tier_attr, band = _tier(entry, look)
     css = ("baseline" if entry.is_baseline else "") + (" own" if entry.is_own else "") + tier_css
-    team = escape(entry.team) + (' <span class="badge">baseline</span>' if entry.is_baseline else "")
-    method = f'<a href="{escape(entry.url)}">{escape(entry.method)}</a>' if entry.url else escape(entry.method)
+    # <bdi>: a right-to-left name (Arabic, Persian) keeps its own direction without turning the row's.
+    team = f"<bdi>{escape(entry.team)}</bdi>" + (' <span class="badge">baseline</span>' if entry.is_baseline else "")
+    method = f"<bdi>{escape(entry.method)}</bdi>"
+    method = f'<a href="{escape(entry.url)}">{method}</a>' if entry.url else method
     rank = "" if entry.rank is None else entry.rank
     return (f'<tr class="{css}"{tier_attr}>\n      <td class="num" data-value="{number}">{rank}</td>\n'
             f'      <td>{team}</td>\n      <td>{method}</td>\n      {band}{cells}'
