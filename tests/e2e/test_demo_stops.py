@@ -20,7 +20,7 @@ import pytest
 from cupboard.staticfiles import PLOTLY
 from tests.e2e.stack import ROOT, free_port, wait_until
 
-pytestmark = [pytest.mark.worker]
+pytestmark = [pytest.mark.worker, pytest.mark.slow]  # the whole demo started and stopped
 
 
 def group_members(pgid: int) -> list[int]:

@@ -12,7 +12,7 @@ import pytest
 from tests.e2e.stack import BIN, ROOT, Stack, wait_until
 from tests.e2e.test_guide_commands import guide, shell_blocks
 
-pytestmark = [pytest.mark.worker]
+pytestmark = [pytest.mark.worker, pytest.mark.slow]  # a server and a real worker
 
 
 def as_run_here(block: str) -> str:

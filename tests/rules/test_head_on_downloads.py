@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 import time_machine
 from django.db import transaction
 from django.test import TestCase
@@ -50,6 +51,7 @@ class HeadOnDownloadsTests(TestCase):
                     served.add(row.name)
         return served
 
+    @pytest.mark.slow  # every persona GETs and HEADs every download, before and after the freeze
     def test_every_download_answers_head_as_get(self):
         from cupboard.leaderboards.snapshots import snapshot_freeze
 
