@@ -50,7 +50,7 @@ def test_an_assessor_reads_the_narrative_beside_the_query(xml_scene):
     item = task.items.get(position=1)
     topic = {"1": ("mvua inanyesha", "where it rains &amp; when"), "2": ("=formula looking query", "formula&#x27;s result")}
     query, narrative = topic[item.qid]
-    assert f">{query}</span>" in page and "<dt>Narrative</dt>" in page and narrative in page
+    assert f">{query}</bdi>" in page and "<dt>Narrative</dt>" in page and narrative in page
     assert "<dt>Question</dt>" in page
     Phase.objects.filter(pk=xml_scene.dev.pk).update(assessor_fields=["narrative"])
     page = client_for(ann).get(url).content.decode()
