@@ -7,6 +7,8 @@ from django.test import Client
 from django.urls import reverse
 
 from cupboard.leaderboards.services import leaderboard_refresh
+from cupboard.submissions.models import Submission
+from cupboard.teams.models import Team
 from tests.browser import chromium, watch_errors
 from tests.factories import make_team
 from tests.leaderboards.conftest import make_scored, ndcg
@@ -18,7 +20,9 @@ TEAM, METHOD = "فريق البحث 2", "بازیابی چندزبانه"  # Ara
 def _board():
     cast = build_cast()
     phase = cast.competition.phases.get(slug="dev")
-    make_scored(phase, team=make_team(cast.competition, name=TEAM), method=METHOD, scores=ndcg(sw=0.7, te=0.6))
+    team = make_team(cast.competition, name=TEAM)
+    Team.objects.filter(pk=team.pk).update(slug="fariq")  # team_create's slug (make_team keeps the letters)
+    make_scored(phase, team=team, method=METHOD, scores=ndcg(sw=0.7, te=0.6))
     make_scored(phase, team=cast.team_a, method="bm25 (ltr)", scores=ndcg(sw=0.5, te=0.5))
     leaderboard_refresh(phase=phase)
     return cast, reverse("leaderboards:phase", args=[cast.competition.slug, phase.slug])
@@ -30,6 +34,14 @@ def test_user_names_are_isolated_in_the_table():
     html = Client().get(url).content.decode()
     assert f"<td><bdi>{TEAM}</bdi></td>" in html and f"<bdi>{METHOD}</bdi>" in html
     assert "<td><bdi>Team A</bdi></td>" in html
+    # The pages about a run or a team isolate the names too.
+    submission = Submission.objects.get(method_name=METHOD)
+    organizer = Client()
+    organizer.force_login(cast.organizer)
+    run = organizer.get(submission.get_absolute_url()).content.decode()
+    assert f"<h1><bdi>{TEAM}</bdi> #1: <bdi>{METHOD}</bdi></h1>" in run
+    team = organizer.get(submission.team.get_absolute_url()).content.decode()
+    assert f"<h1><bdi>{TEAM}</bdi></h1>" in team and f"<td><bdi>{METHOD}</bdi></td>" in team
 
 
 @pytest.mark.browser
