@@ -60,3 +60,13 @@ def test_it_lets_a_member_leave_and_join_elsewhere(competition):
     team_join(invite_code=beta.invite_code, user=user)
     assert Membership.objects.get(user=user).team == beta
     assert alpha.pk is not None and type(alpha).objects.filter(pk=alpha.pk).exists()  # the team stays
+
+
+def test_a_name_in_arabic_or_persian_script_makes_a_team(competition):
+    """Issue 33, item 13: slugify keeps only ASCII, so "فريق البحث" was refused as having no letter."""
+    arabic = team_create(competition=competition, user=make_user(), name="فريق البحث")
+    persian = team_create(competition=competition, user=make_user(), name="گروه بازیابی")
+    assert (arabic.name, persian.name) == ("فريق البحث", "گروه بازیابی")
+    assert arabic.slug.startswith("team-") and persian.slug.startswith("team-") and arabic.slug != persian.slug
+    assert arabic.get_absolute_url().endswith(f"/teams/{arabic.slug}/")
+    assert code_of(lambda: team_create(competition=competition, user=make_user(), name="فريق  البحث")) == "name_taken"

@@ -57,15 +57,23 @@ def _record(*, team: Team, actor: AbstractBaseUser, action: str, summary: str, *
                  details={**named("team", team.pk, team.name), **details})
 
 
+def _free_slug(competition: Competition) -> str:
+    number = Team.objects.filter(competition=competition).count() + 1
+    while Team.objects.filter(competition=competition, slug=f"team-{number}").exists():
+        number += 1
+    return f"team-{number}"
+
+
 @transaction.atomic
 def team_create(*, competition: Competition, user: AbstractBaseUser, name: str, now: datetime | None = None) -> Team:
     """Create a team; its creator becomes its first member and its captain. Names that look
     alike (Unicode look-alikes, case, spacing) count as the same name."""
     now = now or timezone.now()
     name = " ".join(name.split())
-    slug = slugify(name)[:80]
-    if not slug:
+    if not any(ch.isalnum() for ch in name):
         raise ValidationError("A team name needs at least one letter or digit.", code="bad_name")
+    # URLs take ASCII slugs: a name in another script (Arabic, Persian) gets "team-<n>".
+    slug = slugify(name)[:80] or _free_slug(competition)
     _refuse_after_entry_deadline(competition=competition, now=now)
     lock_roles(competition.pk)  # an assessor or organizer named at this moment waits (competitions/roles.py)
     refuse_role_holder(competition=competition, user=user)
