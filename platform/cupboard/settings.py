@@ -183,15 +183,16 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 CUPBOARD_MAX_UPLOAD_BYTES = envint("CUPBOARD_MAX_UPLOAD_BYTES", str(512 * 1024 * 1024))
 
-# Celery. The database row is the truth; a message is only a nudge carrying an id.
+# Celery. The database row is the truth; a message only carries an id to a worker.
 # Recovery (the job engine, cupboard/jobs/: scoring, pool exports, verifications, mails): a
 # worker beats every third of CUPBOARD_STALE_AFTER; silent that long, its work is taken over
 # (at once when the worker process is known to be gone). With these defaults a killed worker's
 # submissions are scored again within 30 s.
 CUPBOARD_STALE_AFTER = envint("CUPBOARD_STALE_AFTER", "12")
 CUPBOARD_SWEEP_INTERVAL = envint("CUPBOARD_SWEEP_INTERVAL", "5")
-# A queued submission whose message seems lost (broker down at upload) is nudged again after this long.
-CUPBOARD_RENUDGE_AFTER = envint("CUPBOARD_RENUDGE_AFTER", "30")
+# A job waiting this long since its message was sent (broker down at upload, a lost message) is
+# sent again by the sweep (CUPBOARD_RENUDGE_AFTER is this setting's former name, still read).
+CUPBOARD_RESEND_AFTER = envint("CUPBOARD_RESEND_AFTER", os.getenv("CUPBOARD_RENUDGE_AFTER", "30"))
 # /metrics answers Prometheus only with `Authorization: Bearer <this>`; unset, it is a 404.
 CUPBOARD_METRICS_TOKEN = envsecret("CUPBOARD_METRICS_TOKEN") or ""
 # Each worker writes its heartbeat here (cupboard/heartbeat.py: `python -m cupboard.heartbeat`
@@ -265,25 +266,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "cupboard.submissions.tasks.purge_run_files",
         "schedule": 3600.0,
     },
-    "sweep-stale-submissions": {
-        "task": "cupboard.submissions.tasks.sweep_stale",
-        "schedule": float(CUPBOARD_SWEEP_INTERVAL),
-    },
-    # The same stale sweep (cupboard.jobs) for pool builds and second-engine checks.
-    "sweep-stale-pool-exports": {
-        "task": "cupboard.judging.tasks.sweep_pool_exports",
-        "schedule": float(CUPBOARD_SWEEP_INTERVAL),
-    },
-    "sweep-stale-verifications": {
-        "task": "cupboard.submissions.tasks.sweep_verifications",
-        "schedule": float(CUPBOARD_SWEEP_INTERVAL),
-    },
-    "sweep-follow-ups": {
-        "task": "cupboard.followups.tasks.sweep",
-        "schedule": float(CUPBOARD_SWEEP_INTERVAL),
-    },
-    "sweep-stale-results-archives": {
-        "task": "cupboard.leaderboards.tasks.sweep_results_archives",
+    # The stale sweep (cupboard.jobs) of every kind of job: scoring, verification, pool export,
+    # results archive, mail, follow-up (flows/jobs.py).
+    "sweep-jobs": {
+        "task": "cupboard.flows.tasks.sweep_jobs",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
     },
     # Commitments at a competition's start and reveals happen by the clock; this only

@@ -35,7 +35,7 @@ def test_an_upload_committed_while_the_broker_is_down_is_kept_and_scored_later(t
         status, again = api_upload(stack, token, files["run"])
         assert (status, again["url"]) == (200, answer["url"])
 
-        stack.start_worker("rescuer", CUPBOARD_RENUDGE_AFTER="2", CUPBOARD_SWEEP_INTERVAL="1")
+        stack.start_worker("rescuer", CUPBOARD_RESEND_AFTER="2", CUPBOARD_SWEEP_INTERVAL="1")
         wait_until(lambda: stack.query("SELECT status FROM submissions_submission") == [("scored",)],
                    what=lambda: f"the sweeper to send the lost message\n{stack.log('rescuer')[-3000:]}")
     assert stack.query("SELECT count(*), max(attempts) FROM submissions_submission") == [(1, 1)]

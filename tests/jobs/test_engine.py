@@ -93,9 +93,9 @@ def test_the_sweep_puts_back_silent_work_and_sends_it_again(phase, django_captur
     job = row(phase)
     now = timezone.now()
     job_claim(KIND, job.pk, now=now - timedelta(seconds=59))
-    assert job_sweep(KIND, now=now)["requeued"] == 0  # not silent long enough
+    assert job_sweep(KIND, now=now)["put_back"] == 0  # not silent long enough
     with django_capture_on_commit_callbacks() as callbacks:
-        assert job_sweep(KIND, now=now + timedelta(seconds=2)) == {"requeued": 1, "renudged": 0, "failed": 0}
+        assert job_sweep(KIND, now=now + timedelta(seconds=2)) == {"put_back": 1, "resent": 0, "failed": 0}
     job.refresh_from_db()
     assert job.status == QUEUED and job.status_reason == "put back" and len(callbacks) == 1
 
@@ -104,10 +104,10 @@ def test_the_sweep_resends_lost_messages_at_a_bounded_rate(phase, django_capture
     jobs = [row(phase, number) for number in (1, 2, 3)]
     later = jobs[-1].queued_at + timedelta(seconds=31)
     with django_capture_on_commit_callbacks():
-        assert job_sweep(KIND, now=later)["renudged"] == 2  # sweep_limit: the two oldest
-        assert job_sweep(KIND, now=later)["renudged"] == 1  # the third; the others were just sent
-        assert job_sweep(KIND, now=later + timedelta(seconds=29))["renudged"] == 0
-        assert job_sweep(KIND, now=later + timedelta(seconds=31))["renudged"] == 2
+        assert job_sweep(KIND, now=later)["resent"] == 2  # sweep_limit: the two oldest
+        assert job_sweep(KIND, now=later)["resent"] == 1  # the third; the others were just sent
+        assert job_sweep(KIND, now=later + timedelta(seconds=29))["resent"] == 0
+        assert job_sweep(KIND, now=later + timedelta(seconds=31))["resent"] == 2
 
 
 def test_out_of_attempts_the_sweep_gives_up_or_leaves_the_row(phase):
@@ -182,8 +182,9 @@ def _declared_kinds() -> set[str]:
     return names
 
 
-def test_every_kind_of_job_is_tested_with_a_real_worker():
+def test_every_kind_of_job_is_tested_with_a_real_worker_and_swept_by_the_one_beat_task():
+    from cupboard.flows.jobs import KINDS
     from tests.jobs.test_kinds_with_a_real_worker import CASES
 
-    assert _declared_kinds() == {case.kind.name for case in CASES.values()} == {
+    assert _declared_kinds() == {case.kind.name for case in CASES.values()} == {kind.name for kind in KINDS} == {
         "scoring", "pool export", "verification", "mail", "results archive", "follow-up"}

@@ -44,7 +44,7 @@ from tests.waiting import wait_until
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 # The rescuing worker's periods, short so that each scenario takes seconds.
-QUICK = {"CUPBOARD_STALE_AFTER": "2", "CUPBOARD_SWEEP_INTERVAL": "1", "CUPBOARD_RENUDGE_AFTER": "1",
+QUICK = {"CUPBOARD_STALE_AFTER": "2", "CUPBOARD_SWEEP_INTERVAL": "1", "CUPBOARD_RESEND_AFTER": "1",
          "CUPBOARD_MAIL_INTERVAL": "1", "CUPBOARD_MAIL_RETRY_AFTER": "1", "CUPBOARD_FOLLOW_UP_RETRY_AFTER": "1"}
 
 

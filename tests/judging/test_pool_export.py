@@ -69,7 +69,7 @@ def test_a_silent_build_is_taken_over_and_its_old_builder_writes_nothing(scene, 
     export = pool_export_create(phase=scene.dev, actor=scene.organizer)
     silent = job_claim(POOL_EXPORT, export.pk, now=timezone.now() - timedelta(minutes=5))
     with django_capture_on_commit_callbacks() as sent:
-        assert pool_exports_sweep()["requeued"] == 1
+        assert pool_exports_sweep()["put_back"] == 1
     assert len(sent) == 1 and pool_export_build(export_id=export.pk) == "done"
     assert not silent.update(status=PoolExport.Status.FAILED)
     export.refresh_from_db()
@@ -79,8 +79,8 @@ def test_a_silent_build_is_taken_over_and_its_old_builder_writes_nothing(scene, 
 def test_a_lost_build_message_is_sent_again(scene, django_capture_on_commit_callbacks):
     export = pool_export_create(phase=scene.dev, actor=scene.organizer)
     with django_capture_on_commit_callbacks() as sent:
-        assert pool_exports_sweep(now=export.created_at + timedelta(seconds=1))["renudged"] == 0
-        assert pool_exports_sweep(now=export.created_at + timedelta(minutes=5))["renudged"] == 1
+        assert pool_exports_sweep(now=export.created_at + timedelta(seconds=1))["resent"] == 0
+        assert pool_exports_sweep(now=export.created_at + timedelta(minutes=5))["resent"] == 1
     assert len(sent) == 1
 
 

@@ -76,8 +76,8 @@ def test_a_server_down_keeps_the_submission_and_the_mails_arrive_later(world, sm
     controller.start()
     later = timezone.now() + MAIL_RETRY_AFTER + timedelta(seconds=1)
     with django_capture_on_commit_callbacks(execute=False) as batches:
-        assert notifications_sweep()["renudged"] == 0  # too soon to try again
-        assert notifications_sweep(now=later)["renudged"] == 2
+        assert notifications_sweep()["resent"] == 0  # too soon to try again
+        assert notifications_sweep(now=later)["resent"] == 2
     assert len(batches) == 1  # one batch message for the worker, which sends them:
     assert send_recorded() == {"sent": 2, "skipped": 0, "failed": 0}
-    assert notifications_sweep(now=later + MAIL_RETRY_AFTER * 2)["renudged"] == 0 and len(inbox.messages) == 2
+    assert notifications_sweep(now=later + MAIL_RETRY_AFTER * 2)["resent"] == 0 and len(inbox.messages) == 2

@@ -69,7 +69,7 @@ class Burst:
 
 
 def test_uploads_scoring_refreshes_rescores_and_grants_at_once_never_deadlock(world, monkeypatch):
-    monkeypatch.setattr(scoring_kind, "submission_nudge", lambda submission_ids: 0)  # the threads below are the workers
+    monkeypatch.setattr(scoring_kind, "submissions_send", lambda submission_ids: 0)  # the threads below are the workers
     Phase.objects.filter(pk=world.dev.pk).update(daily_limit=None, total_limit=None)
     dev = Phase.objects.get(pk=world.dev.pk)
     members = [(world.team_a, world.participant), (world.team_b, world.outsider)]

@@ -63,7 +63,7 @@ def test_a_run_put_back_after_its_worker_died_keeps_its_place(world, line, setti
     long_ago = timezone.now() - timedelta(minutes=5)
     _set(line[0], status=Submission.Status.SCORING, claimed_by="gone:1", claimed_at=long_ago, heartbeat_at=long_ago,
          attempts=1)
-    assert submission_sweep_stale()["requeued"] == 1
+    assert submission_sweep_stale()["put_back"] == 1
     line[0].refresh_from_db()
     assert line[0].status == Submission.Status.QUEUED
     assert [queue_place(run).ahead for run in line] == [0, 1, 2]

@@ -150,7 +150,7 @@ def test_it_beats_after_every_subset_so_a_long_job_keeps_its_claim(world, queued
     def slow_subset(*args, **kwargs):
         traveller.shift(timedelta(seconds=90))
         heartbeats.append(Submission.objects.get(pk=queued.pk).heartbeat_at)
-        requeued.append(submission_sweep_stale()["requeued"])
+        requeued.append(submission_sweep_stale()["put_back"])
         return real_read_qrels(*args, **kwargs)
 
     start = timezone.now()

@@ -14,7 +14,7 @@ from .conftest import good_sw, upload
 @pytest.fixture(autouse=True)
 def periods(settings):
     """The stale and re-nudge periods these tests are written for (the defaults are shorter)."""
-    settings.CUPBOARD_STALE_AFTER = settings.CUPBOARD_RENUDGE_AFTER = 120
+    settings.CUPBOARD_STALE_AFTER = settings.CUPBOARD_RESEND_AFTER = 120
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def test_it_requeues_a_claim_whose_worker_went_silent(submission, django_capture
     now = timezone.now()
     set_row(submission, status=Submission.Status.SCORING, attempts=1, claimed_at=now - timedelta(seconds=121))
     with django_capture_on_commit_callbacks() as callbacks:
-        assert submission_sweep_stale(now=now) == {"requeued": 1, "renudged": 0, "failed": 0}
+        assert submission_sweep_stale(now=now) == {"put_back": 1, "resent": 0, "failed": 0}
     submission.refresh_from_db()
     assert submission.status == Submission.Status.QUEUED and "stopped responding" in submission.status_reason
     assert len(callbacks) == 1
@@ -41,8 +41,8 @@ def test_it_requeues_a_claim_whose_worker_went_silent(submission, django_capture
 def test_it_leaves_fresh_work_alone(submission):
     now = timezone.now()
     set_row(submission, status=Submission.Status.SCORING, attempts=1, claimed_at=now - timedelta(seconds=119))
-    assert submission_sweep_stale(now=now) == {"requeued": 0, "renudged": 0, "failed": 0}
-    assert submission_sweep_stale(now=now + timedelta(seconds=2))["requeued"] == 1
+    assert submission_sweep_stale(now=now) == {"put_back": 0, "resent": 0, "failed": 0}
+    assert submission_sweep_stale(now=now + timedelta(seconds=2))["put_back"] == 1
 
 
 def test_it_leaves_a_long_job_alone_until_its_heartbeat_stops(submission):
@@ -50,19 +50,19 @@ def test_it_leaves_a_long_job_alone_until_its_heartbeat_stops(submission):
     now = timezone.now()
     set_row(submission, status=Submission.Status.SCORING, attempts=1, claimed_at=now - timedelta(minutes=10),
             heartbeat_at=now - timedelta(seconds=119))
-    assert submission_sweep_stale(now=now) == {"requeued": 0, "renudged": 0, "failed": 0}
+    assert submission_sweep_stale(now=now) == {"put_back": 0, "resent": 0, "failed": 0}
     submission.refresh_from_db()
     assert submission.status == Submission.Status.SCORING
-    assert submission_sweep_stale(now=now + timedelta(seconds=2))["requeued"] == 1
+    assert submission_sweep_stale(now=now + timedelta(seconds=2))["put_back"] == 1
 
 
 def test_it_nudges_a_queued_submission_whose_message_seems_lost(submission, django_capture_on_commit_callbacks):
     later = submission.queued_at + timedelta(minutes=3)
     with django_capture_on_commit_callbacks() as callbacks:
-        assert submission_sweep_stale(now=later)["renudged"] == 1
+        assert submission_sweep_stale(now=later)["resent"] == 1
     assert len(callbacks) == 1
     # Nudged once per stale period, not on every sweep.
-    assert submission_sweep_stale(now=later + timedelta(seconds=30))["renudged"] == 0
+    assert submission_sweep_stale(now=later + timedelta(seconds=30))["resent"] == 0
 
 
 def test_it_fails_work_out_of_attempts_with_a_reason(submission):
@@ -76,7 +76,7 @@ def test_it_fails_work_out_of_attempts_with_a_reason(submission):
 
 def test_it_never_touches_finished_submissions(submission):
     submission_score(submission_id=submission.pk)
-    assert submission_sweep_stale(now=timezone.now() + timedelta(days=1)) == {"requeued": 0, "renudged": 0,
+    assert submission_sweep_stale(now=timezone.now() + timedelta(days=1)) == {"put_back": 0, "resent": 0,
                                                                               "failed": 0}
     submission.refresh_from_db()
     assert submission.status == Submission.Status.SCORED

@@ -2,9 +2,11 @@
 from django.conf import settings
 
 from cupboard.celery import app
+from cupboard.flows.tasks import sweep_jobs_task
 from cupboard.submissions.models import Submission
+from cupboard.submissions.scoring import submission_sweep_stale
 from cupboard.submissions.services import submission_create
-from cupboard.submissions.tasks import score_submission, sweep_stale
+from cupboard.submissions.tasks import score_submission
 
 from .conftest import good_sw, upload
 
@@ -15,9 +17,10 @@ def test_it_acks_late_and_survives_a_lost_worker():
     assert app.conf.worker_prefetch_multiplier == 1
 
 
-def test_it_registers_the_sweeper_under_the_scheduled_name():
-    scheduled = settings.CELERY_BEAT_SCHEDULE["sweep-stale-submissions"]["task"]
-    assert scheduled == sweep_stale.name == "cupboard.submissions.tasks.sweep_stale"
+def test_it_registers_the_sweeper_of_every_kind_under_the_scheduled_name():
+    scheduled = settings.CELERY_BEAT_SCHEDULE["sweep-jobs"]["task"]
+    assert scheduled == sweep_jobs_task.name == "cupboard.flows.tasks.sweep_jobs"
+    assert [entry for entry in settings.CELERY_BEAT_SCHEDULE if "sweep" in entry] == ["sweep-jobs"]
 
 
 def test_it_scores_by_id_when_run(world):
@@ -26,4 +29,5 @@ def test_it_scores_by_id_when_run(world):
     assert score_submission(submission.pk) == "scored"
     assert score_submission(submission.pk) == "skipped"
     assert Submission.objects.get().status == Submission.Status.SCORED
-    assert sweep_stale() == {"requeued": 0, "renudged": 0, "failed": 0}
+    assert submission_sweep_stale() == {"put_back": 0, "resent": 0, "failed": 0}
+    assert sweep_jobs_task()["scoring"] == {"put_back": 0, "resent": 0, "failed": 0}

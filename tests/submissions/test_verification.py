@@ -106,7 +106,7 @@ def test_a_second_delivery_leaves_a_running_check_alone_but_takes_over_a_silent_
     now = timezone.now()
     # Claimed long ago, but its worker beat a second ago: alive.
     Verification.objects.filter(pk=verification.pk).update(status=Verification.Status.RUNNING, attempts=1,
-                                                           started_at=now - timedelta(minutes=5),
+                                                           claimed_at=now - timedelta(minutes=5),
                                                            heartbeat_at=now - timedelta(seconds=1))
     assert verification_run(verification_id=verification.pk) == "finished, or running elsewhere"
     silent_since = now - timedelta(seconds=settings.CUPBOARD_STALE_AFTER + 1)
@@ -122,17 +122,17 @@ def test_the_sweeper_sends_a_waiting_check_again_at_most_once_per_period(world, 
 
     from cupboard.submissions.verification import verifications_sweep
 
-    settings.CUPBOARD_RENUDGE_AFTER = 120
+    settings.CUPBOARD_RESEND_AFTER = 120
     verification = verification_request(phase=world.dev, actor=world.organizer, reason=Verification.Reason.ORGANIZER)
     asked = verification.created_at
     with django_capture_on_commit_callbacks() as sent:
-        assert verifications_sweep(now=asked + timedelta(seconds=60))["renudged"] == 0  # its message is on its way
-        assert verifications_sweep(now=asked + timedelta(minutes=3))["renudged"] == 1
-        assert verifications_sweep(now=asked + timedelta(minutes=4))["renudged"] == 0  # not again so soon
-        assert verifications_sweep(now=asked + timedelta(minutes=5, seconds=1))["renudged"] == 1
+        assert verifications_sweep(now=asked + timedelta(seconds=60))["resent"] == 0  # its message is on its way
+        assert verifications_sweep(now=asked + timedelta(minutes=3))["resent"] == 1
+        assert verifications_sweep(now=asked + timedelta(minutes=4))["resent"] == 0  # not again so soon
+        assert verifications_sweep(now=asked + timedelta(minutes=5, seconds=1))["resent"] == 1
     assert len(sent) == 2
     verification.refresh_from_db()
-    assert verification.nudged_at == asked + timedelta(minutes=5, seconds=1)
+    assert verification.queued_at == asked + timedelta(minutes=5, seconds=1)
 
 
 def test_a_check_out_of_attempts_fails_and_says_so_in_the_audit_log(world, settings):
@@ -145,7 +145,7 @@ def test_a_check_out_of_attempts_fails_and_says_so_in_the_audit_log(world, setti
     verification = verification_request(phase=world.dev, actor=None, reason=Verification.Reason.REVEAL)
     Verification.objects.filter(pk=verification.pk).update(
         status=Verification.Status.RUNNING, attempts=settings.CUPBOARD_MAX_ATTEMPTS,
-        started_at=timezone.now() - timedelta(minutes=5))
+        claimed_at=timezone.now() - timedelta(minutes=5))
     assert verifications_sweep()["failed"] == 1
     verification.refresh_from_db()
     assert verification.status == Verification.Status.FAILED and "gave up after 3 attempts" in str(verification.differences)

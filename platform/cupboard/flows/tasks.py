@@ -1,6 +1,7 @@
 """What follows the clock: a reveal or a competition's start is due when its instant passes, and
 nobody sends an event for that. This beat task finds what is due and does what follows, across
-apps: the competitions' public events, then the leaderboards' final results."""
+apps: the competitions' public events, then the leaderboards' final results. And the one beat
+task that sweeps every app's kind of job (flows/jobs.py)."""
 from celery import shared_task
 
 
@@ -20,3 +21,11 @@ def publish_due_events_task() -> int:
 
     open_steps_settle()
     return publish_due_everywhere() + final_results_release_due()
+
+
+@shared_task(name="cupboard.flows.tasks.sweep_jobs", ignore_result=True)
+def sweep_jobs_task() -> dict:
+    """Beat, every CUPBOARD_SWEEP_INTERVAL seconds: the stale sweep of every kind of job (flows/jobs.py)."""
+    from .jobs import jobs_sweep
+
+    return jobs_sweep()

@@ -9,8 +9,10 @@ services.FOLLOW_UP). The row, not anybody's memory, says what is still owed.
 from django.db import models
 from django.utils import timezone
 
+from cupboard.jobs.models import JobRow
 
-class FollowUp(models.Model):
+
+class FollowUp(JobRow):
     class Status(models.TextChoices):
         WAITING = "waiting"
         RUNNING = "running"
@@ -23,13 +25,8 @@ class FollowUp(models.Model):
     arguments = models.JSONField(default=dict, help_text="Its keyword arguments (rows by their id), followups/codec.py")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
     problem = models.TextField(blank=True, help_text="The last failed attempt's error (kept once done)")
-    # The job engine's columns (cupboard.jobs).
+    # The job engine's columns come from JobRow (cupboard.jobs).
     created_at = models.DateTimeField(default=timezone.now)
-    queued_at = models.DateTimeField(null=True, blank=True)
-    claimed_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    claimed_by = models.CharField(max_length=200, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
     done_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

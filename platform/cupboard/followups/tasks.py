@@ -9,11 +9,3 @@ def carry_out(follow_up_id: int) -> str:
     from .services import follow_up_carry_out
 
     return follow_up_carry_out(follow_up_id=follow_up_id)
-
-
-@shared_task(ignore_result=True)
-def sweep() -> dict:
-    """Run by beat every CUPBOARD_SWEEP_INTERVAL seconds (cupboard.jobs: the stale sweep)."""
-    from .services import follow_ups_sweep
-
-    return follow_ups_sweep()

@@ -1,8 +1,13 @@
 """Work done by Celery workers on a database row: one engine for every kind of job.
 
-Scoring a submission, building a pool export, verifying a phase's scores and sending mails
-are all the same machine: a row says what is to be done, a message carrying only its id
-nudges a worker, and the row, not the message, decides. The engine gives every kind the
+Scoring a submission, building a pool export, verifying a phase's scores, sending mails and
+carrying out what follows a committed change are all the same machine: a row says what is to
+be done, a message carrying only its id is sent to a worker, and the row, not the message,
+decides. One name per idea: a row's message is *sent* (`queued_at`) and *sent again* by the
+sweep (`resend_after`); a worker *claims* it (`claimed_at`, the fencing token; `claimed_by`),
+*beats* while it works (`heartbeat_at`), and each claim is an *attempt*; silent work is *put
+back*; work out of attempts is *given up*. Every job row has these columns from the abstract
+`jobs.models.JobRow`, so a kind declares behaviour, never column names. The engine gives every kind the
 same guarantees:
 
 - **Claim with a fencing token.** A worker takes a row with one conditional UPDATE and
@@ -22,8 +27,9 @@ same guarantees:
 - **Send after commit, tolerant of a broker outage** (`job_enqueue`, `job_send`): the row is
   committed first; a broker that is down is logged, and the sweeper sends the message later.
 
-A kind of job is one `JobKind` declaration beside its work function: the model, its waiting
-and running states, the task, and its limits. See docs/architecture.md, "Jobs".
+A kind of job is one `JobKind` declaration beside its work function: the model (a `JobRow`),
+its waiting and running states, the task, and its limits; flows/jobs.py lists every kind for
+the one beat task that sweeps them all. See docs/architecture.md, "Jobs".
 This package imports no cupboard app: the apps import it.
 """
 from .claims import Claim, beating, job_claim

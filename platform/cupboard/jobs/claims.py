@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 def with_last_sign_of_life(kind: JobKind) -> QuerySet:
     """The kind's rows with `last_sign_of_life`: the last heartbeat, or the claim's instant for a
     claim that has not beaten yet (spelled as the submissions' index is)."""
-    return kind.model.objects.alias(last_sign_of_life=Coalesce(kind.heartbeat, kind.token))
+    return kind.model.objects.alias(last_sign_of_life=Coalesce("heartbeat_at", "claimed_at"))
 
 
 def silent(kind: JobKind, now: datetime) -> Q:
@@ -41,13 +41,11 @@ def silent(kind: JobKind, now: datetime) -> Q:
 def _abandoned(kind: JobKind, pk: int) -> Q:
     """The row, if a worker process of this host claimed it and no longer exists (a killed pool
     child whose message came back): no reason to wait for its claim to go stale."""
-    if kind.owner is None:
+    row = (kind.model.objects.filter(kind.running, pk=pk).exclude(claimed_by="")
+           .values("claimed_by", "claimed_at").first())
+    if row is None or not is_gone(row["claimed_by"]):
         return Q(pk__in=[])
-    row = (kind.model.objects.filter(kind.running, pk=pk).exclude(**{kind.owner: ""})
-           .values(kind.owner, kind.token).first())
-    if row is None or not is_gone(row[kind.owner]):
-        return Q(pk__in=[])
-    logger.info("%s %s: its worker %s is gone; taking it over", kind.name, pk, row[kind.owner])
+    logger.info("%s %s: its worker %s is gone; taking it over", kind.name, pk, row["claimed_by"])
     return kind.running & Q(**row)
 
 
@@ -61,18 +59,18 @@ class Claim:
 
     def rows(self) -> QuerySet:
         """The row, only while this claim holds (lock it with `locked()` to store a result)."""
-        return self.kind.model.objects.filter(self.kind.running, pk=self.pk, **{self.kind.token: self.token})
+        return self.kind.model.objects.filter(self.kind.running, pk=self.pk, claimed_at=self.token)
 
     def update(self, **fields) -> bool:
         """Write `fields` if the claim still holds; False: someone else has the row now."""
         return self.rows().update(**fields) == 1
 
     def beat(self) -> bool:
-        return self.update(**{self.kind.heartbeat: timezone.now()})
+        return self.update(heartbeat_at=timezone.now())
 
     def progress(self, done: int, total: int) -> bool:
         """`done` of `total` steps finished: progress for the pages, and a heartbeat."""
-        return self.update(**{self.kind.heartbeat: timezone.now()}, **self.kind.progress(done, total))
+        return self.update(heartbeat_at=timezone.now(), **self.kind.progress(done, total))
 
     def heartbeat(self) -> AbstractContextManager[None]:
         """Beat in a thread while the block runs (see `beating`)."""
@@ -97,8 +95,8 @@ def beating(claims: list[Claim]) -> Iterator[None]:
 def _pause_for_tests(claim: Claim) -> None:
     """CUPBOARD_JOB_PAUSE (a test hook, see settings): wait after a row's first claim, so an
     end-to-end test can kill the worker mid-work."""
-    pause, kind = settings.CUPBOARD_JOB_PAUSE, claim.kind
-    if pause and kind.attempts and claim.rows().filter(**{kind.attempts: 1}).exists():
+    pause = settings.CUPBOARD_JOB_PAUSE
+    if pause and claim.rows().filter(attempts=1).exists():
         time.sleep(pause)
 
 
@@ -108,10 +106,7 @@ def job_claim(kind: JobKind, pk: int, *, now: datetime | None = None) -> Claim |
     worker, out of attempts, or gone)."""
     now = now or timezone.now()
     claimable = kind.waiting | silent(kind, now) | _abandoned(kind, pk)
-    fields = {kind.token: now, kind.heartbeat: now, **kind.take}
-    if kind.owner:
-        fields[kind.owner] = worker_id()
-    if kind.attempts:
-        fields[kind.attempts] = F(kind.attempts) + 1
+    fields = {"claimed_at": now, "heartbeat_at": now, "claimed_by": worker_id(), "attempts": F("attempts") + 1,
+              **kind.take}
     changed = with_last_sign_of_life(kind).filter(claimable, kind.under_limit(), pk=pk).update(**fields)
     return Claim(kind=kind, pk=pk, token=now) if changed == 1 else None

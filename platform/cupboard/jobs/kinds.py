@@ -5,10 +5,9 @@
         waiting=Q(status="queued"), running=Q(status="building"),
         take={"status": "building", "progress": 0}, put_back={"status": "queued", "progress": 0})
 
-The engine reads and writes a few columns of the model, named here: the fencing token (the
-claim's instant), the heartbeat, when a message was last sent, the creation time, and
-optionally the claiming process and the attempts. The states are whatever the model uses:
-`waiting` and `running` select them, `take` and `put_back` write them.
+The engine reads and writes the columns every job row has from the abstract `JobRow`
+(jobs/models.py) and its `created_at`: a kind declares behaviour, not column names. The states
+are whatever the model uses: `waiting` and `running` select them, `take` and `put_back` write them.
 """
 from __future__ import annotations
 
@@ -31,7 +30,7 @@ def _stale_after() -> float:
 
 
 def _resend_after() -> float:
-    return settings.CUPBOARD_RENUDGE_AFTER
+    return settings.CUPBOARD_RESEND_AFTER
 
 
 def _max_attempts() -> int:
@@ -47,12 +46,6 @@ class JobKind:
     running: Q  # rows a worker holds
     take: dict[str, Any]  # what a claim writes besides the engine's columns (waiting -> running)
     put_back: dict[str, Any]  # what the sweeper writes to queue silent work again (running -> waiting)
-    token: str = "claimed_at"
-    heartbeat: str = "heartbeat_at"
-    sent: str = "queued_at"  # when a message was last sent; null: at `created`
-    created: str = "created_at"
-    owner: str | None = "claimed_by"  # host:pid of the claiming process, or None: not recorded
-    attempts: str | None = "attempts"  # counted per claim, or None: not counted
     progress: Callable[[int, int], dict] = field(default_factory=percent)
     stale_after: Callable[[], float] = _stale_after  # seconds of silence before a claim is taken over
     resend_after: Callable[[], float] = _resend_after  # seconds before a waiting row's message is sent again
@@ -62,14 +55,10 @@ class JobKind:
     give_up: Callable[[dict], dict] | None = None
     gave_up: Callable[[int], None] | None = None
     batch: bool = False  # one message carries the ids of a batch
-    sweep_limit: int = 100  # rows re-sent or re-queued per sweep, oldest first: a bounded re-send rate
-
-    def columns(self) -> list[str]:
-        """The engine's columns, as the sweeper reads them."""
-        return [c for c in (self.token, self.heartbeat, self.sent, self.created, self.owner, self.attempts) if c]
+    sweep_limit: int = 100  # rows sent again or put back per sweep, oldest first: a bounded resend rate
 
     def under_limit(self) -> Q:
         """Rows with claims left."""
-        if self.attempts is None or self.max_attempts is None:
+        if self.max_attempts is None:
             return Q()
-        return Q(**{f"{self.attempts}__lt": self.max_attempts()})
+        return Q(attempts__lt=self.max_attempts())

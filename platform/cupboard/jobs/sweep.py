@@ -27,8 +27,7 @@ logger = logging.getLogger(__name__)
 
 
 def _out_of_attempts(kind: JobKind, row: dict) -> bool:
-    return (kind.attempts is not None and kind.max_attempts is not None
-            and row[kind.attempts] >= kind.max_attempts())
+    return kind.max_attempts is not None and row["attempts"] >= kind.max_attempts()
 
 
 def _candidates(kind: JobKind, rows: QuerySet, order: str) -> list[dict]:
@@ -38,31 +37,32 @@ def _candidates(kind: JobKind, rows: QuerySet, order: str) -> list[dict]:
 
 
 def job_sweep(kind: JobKind, *, now: datetime | None = None) -> dict[str, int]:
-    """Sweep the kind's stale rows once; returns counts for the log: requeued (silent work put
-    back), renudged (a lost message sent again), failed (given up, out of attempts)."""
+    """Sweep the kind's stale rows once; returns counts for the log: put_back (silent work put
+    back), resent (a lost message sent again), failed (given up, out of attempts)."""
     now = now or timezone.now()
-    counts = {"requeued": 0, "renudged": 0, "failed": 0}
+    counts = {"put_back": 0, "resent": 0, "failed": 0}
     again: list[int] = []
     pk = kind.model._meta.pk.attname
     for row in _candidates(kind, with_last_sign_of_life(kind).filter(silent(kind, now)), "last_sign_of_life"):
         # Unchanged since we read it: a heartbeat in between means the worker is alive after all.
-        same = kind.model.objects.filter(kind.running, pk=row[pk], **{c: row[c] for c in (kind.token, kind.heartbeat)})
+        same = kind.model.objects.filter(kind.running, pk=row[pk], claimed_at=row["claimed_at"],
+                                          heartbeat_at=row["heartbeat_at"])
         if kind.give_up and _out_of_attempts(kind, row):
             counts["failed"] += _give_up(kind, kind.give_up, same, row, row[pk])
-        elif same.update(**kind.put_back, **{kind.sent: now}):
-            counts["requeued"] += 1
+        elif same.update(**kind.put_back, queued_at=now):
+            counts["put_back"] += 1
             again.append(row[pk])
     lost = kind.waiting & Q(last_sent__lt=now - timedelta(seconds=kind.resend_after()))
-    waiting = kind.model.objects.alias(last_sent=Coalesce(kind.sent, kind.created)).filter(lost)
+    waiting = kind.model.objects.alias(last_sent=Coalesce("queued_at", "created_at")).filter(lost)
     for row in _candidates(kind, waiting, "last_sent"):
-        same = kind.model.objects.filter(kind.waiting, pk=row[pk], **{kind.sent: row[kind.sent]})
+        same = kind.model.objects.filter(kind.waiting, pk=row[pk], queued_at=row["queued_at"])
         if kind.give_up and _out_of_attempts(kind, row):
             counts["failed"] += _give_up(kind, kind.give_up, same, row, row[pk])
-        elif same.update(**{kind.sent: now}):
-            counts["renudged"] += 1
+        elif same.update(queued_at=now):
+            counts["resent"] += 1
             again.append(row[pk])
     job_enqueue(kind, again)
-    if counts["requeued"] or counts["failed"]:
+    if counts["put_back"] or counts["failed"]:
         logger.info("%s sweep: %s", kind.name, counts)
     return counts
 

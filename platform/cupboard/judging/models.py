@@ -17,6 +17,7 @@ from django.db import models
 from django.urls import reverse
 
 from cupboard.competitions.models import private_storage
+from cupboard.jobs.models import JobRow
 from cupboard.submissions.models import JUDGED_METRIC
 
 
@@ -36,7 +37,7 @@ class JudgedShare(models.Model):
         return f"{self.submission} {self.subset.code} {JUDGED_METRIC}={self.value:.3f}"
 
 
-class PoolExport(models.Model):
+class PoolExport(JobRow):
     """A pool for the assessors: per subset, the union of the top `depth` documents of the
     chosen submissions that have no judgment yet. The row is created by the organizer's
     request and built by a worker (`judging.tasks`); `submission_ids` freezes the choice."""
@@ -65,14 +66,7 @@ class PoolExport(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     status_reason = models.TextField(blank=True)
     progress = models.PositiveSmallIntegerField(default=0)
-    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="When its builder last said it is alive")
-    # The job engine's columns (cupboard.jobs): the claim's instant is its fencing token.
-    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it")
-    claimed_by = models.CharField(max_length=255, blank=True,
-                                  help_text="host:pid of the worker process that last took it (cupboard.jobs)")
-    queued_at = models.DateTimeField(null=True, blank=True,
-                                     help_text="When a build message was last sent; the sweeper re-sends old ones")
-    attempts = models.PositiveSmallIntegerField(default=0)
+    # The job engine's columns come from JobRow (cupboard.jobs).
     counts = models.JSONField(default=list, help_text='[{"code", "runs", "queries", "documents"}] per subset')
     contributions = models.JSONField(default=list,
                                      help_text='[{"code", "group", "relevant", "unique"}]: per subset and team, the '

@@ -10,10 +10,3 @@ def build_pool_export(export_id: int) -> str:
 
     return pool_export_build(export_id=export_id)
 
-
-@shared_task(ignore_result=True)
-def sweep_pool_exports() -> dict:
-    """Run by beat every CUPBOARD_SWEEP_INTERVAL seconds (cupboard.jobs: the stale sweep)."""
-    from .pools import pool_exports_sweep
-
-    return pool_exports_sweep()

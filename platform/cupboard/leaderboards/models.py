@@ -3,6 +3,7 @@ from django.conf import settings
 from django.db import models
 
 from cupboard.competitions.models import private_storage
+from cupboard.jobs.models import JobRow
 
 
 class LeaderboardRow(models.Model):
@@ -114,7 +115,7 @@ class SnapshotMarks(models.Model):
         return f"marks of {self.snapshot}"
 
 
-class ResultsArchive(models.Model):
+class ResultsArchive(JobRow):
     """One build of a final phase's results archive (leaderboards/archive.py): a zip of its
     qrels versions, topics, released runs, official results, paper tables and a manifest of
     SHA-256s. Numbered per phase; a done archive is never changed, so its number, address
@@ -131,12 +132,7 @@ class ResultsArchive(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     status_reason = models.TextField(blank=True)
     progress = models.PositiveSmallIntegerField(default=0)
-    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="When its builder last said it is alive")
-    # The job engine's columns (cupboard.jobs): the claim's instant is its fencing token.
-    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it")
-    claimed_by = models.CharField(max_length=255, blank=True, help_text="host:pid of the worker that last took it")
-    queued_at = models.DateTimeField(null=True, blank=True, help_text="When a build message was last sent")
-    attempts = models.PositiveSmallIntegerField(default=0)
+    # The job engine's columns come from JobRow (cupboard.jobs).
     file = models.FileField(storage=private_storage, upload_to="archives/%Y/", blank=True)
     size = models.PositiveBigIntegerField(default=0)
     sha256 = models.CharField(max_length=64, blank=True, help_text="Of the zip; in the public audit log")

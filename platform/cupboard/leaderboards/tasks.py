@@ -26,10 +26,3 @@ def build_results_archive(archive_id: int) -> str:
 
     return results_archive_build(archive_id=archive_id)
 
-
-@shared_task(ignore_result=True)
-def sweep_results_archives() -> dict:
-    """Run by beat every CUPBOARD_SWEEP_INTERVAL seconds (cupboard.jobs: the stale sweep)."""
-    from .archive import results_archives_sweep
-
-    return results_archives_sweep()

@@ -11,6 +11,8 @@ seconds) makes one mail.
 from django.conf import settings
 from django.db import models
 
+from cupboard.jobs.models import JobRow
+
 
 class Kind(models.TextChoices):
     """What a mail is about; each can be turned off on the profile page and by its unsubscribe link."""
@@ -40,7 +42,7 @@ class MailPreference(models.Model):
         return getattr(self, Kind(kind).value)
 
 
-class Notification(models.Model):
+class Notification(JobRow):
     """One mail to one person. `event` says what happened to its subject (the submission's
     `scored`, `rejected`, `failed`; `closing`; `revealed`; `message`; `changed`, `topics`); the foreign keys
     name the subject. An organizers' message keeps its own `subject` and `text`; a change its
@@ -60,16 +62,10 @@ class Notification(models.Model):
     subject = models.CharField(max_length=200, blank=True)
     text = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    # The job engine's columns (cupboard.jobs): the claim's instant is its fencing token; tried_at
-    # is both the sending worker's heartbeat and when the row was last sent for.
-    claimed_at = models.DateTimeField(null=True, blank=True, help_text="Set while a worker sends it")
-    claimed_by = models.CharField(max_length=255, blank=True,
-                                  help_text="host:pid of the worker process that last took it (cupboard.jobs)")
-    tried_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it to send")
+    # The job engine's columns come from JobRow (cupboard.jobs): claimed while a worker sends it.
     sent_at = models.DateTimeField(null=True, blank=True)
     skipped = models.CharField(max_length=100, blank=True,
                                help_text="Why it was not sent (turned off since, no address); final like sent_at")
-    attempts = models.PositiveSmallIntegerField(default=0)
     last_error = models.CharField(max_length=300, blank=True)
 
     class Meta:

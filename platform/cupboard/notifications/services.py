@@ -41,7 +41,7 @@ UNSENT = Q(sent_at__isnull=True, skipped="")
 NOTIFICATION = JobKind(
     name="mail", model=Notification, task="cupboard.notifications.tasks.send_mail_batch", batch=True,
     waiting=UNSENT & Q(claimed_at__isnull=True), running=UNSENT & Q(claimed_at__isnull=False),
-    take={}, put_back={"claimed_at": None}, heartbeat="tried_at", sent="tried_at",
+    take={}, put_back={"claimed_at": None},
     resend_after=MAIL_RETRY_AFTER.total_seconds, max_attempts=lambda: MAIL_MAX_ATTEMPTS, sweep_limit=200)
 
 
@@ -262,7 +262,8 @@ def _deliver(messages: list, counts: dict) -> None:
 
 
 def _release(claim: Claim, error: Exception) -> int:
-    return claim.update(claimed_at=None, last_error=f"{type(error).__name__}: {error}"[:300])
+    # Sent again MAIL_RETRY_AFTER after this try, not at the next sweep.
+    return claim.update(claimed_at=None, queued_at=timezone.now(), last_error=f"{type(error).__name__}: {error}"[:300])
 
 
 def notifications_sweep(*, now: datetime | None = None) -> dict[str, int]:

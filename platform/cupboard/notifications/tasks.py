@@ -12,7 +12,8 @@ def send_mail_batch(notification_ids: list[int]) -> dict:
 
 @shared_task(ignore_result=True)
 def mail_due() -> dict:
-    """Beat: deadline reminders and reveal announcements now due, and mails still unsent."""
-    from .services import notifications_sweep, notify_due
+    """Beat: deadline reminders and reveal announcements now due (mails still unsent are sent
+    again by the sweep of every kind of job, flows.tasks.sweep_jobs)."""
+    from .services import notify_due
 
-    return {"recorded": notify_due(), **notifications_sweep()}
+    return {"recorded": notify_due()}

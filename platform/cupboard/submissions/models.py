@@ -17,9 +17,10 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from cupboard.competitions.models import private_storage
+from cupboard.jobs.models import JobRow
 
 
-class Submission(models.Model):
+class Submission(JobRow):
     class Status(models.TextChoices):
         QUEUED = "queued"
         SCORING = "scoring"
@@ -53,14 +54,6 @@ class Submission(models.Model):
 
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     status_reason = models.TextField(blank=True, help_text="Why it was rejected or failed, for its team")
-    attempts = models.PositiveSmallIntegerField(default=0)
-    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took it")
-    claimed_by = models.CharField(max_length=255, blank=True,
-                                  help_text="host:pid of the worker process that last took it (submissions.workers)")
-    heartbeat_at = models.DateTimeField(null=True, blank=True,
-                                        help_text="When the scoring worker last said it is alive")
-    queued_at = models.DateTimeField(null=True, blank=True,
-                                     help_text="When a scoring message was last sent; the sweeper re-sends old ones")
     waiting_since = models.DateTimeField(null=True, blank=True,
                                          help_text="When it last joined the queue (upload, re-score); its place in line")
     progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done while scoring")
@@ -180,7 +173,7 @@ class QuotaGrant(models.Model):
         return f"+{self.extra} for {self.team} in {self.phase}"
 
 
-class Verification(models.Model):
+class Verification(JobRow):
     """One recomputation of a phase's official scores by a second engine (pytrec_eval), from
     the stored run files and the phase's current judgments, compared with the stored Score
     rows (submissions/verification.py). Asked by an organizer, or by the final reveal
@@ -209,14 +202,8 @@ class Verification(models.Model):
     differences = models.JSONField(default=list, blank=True, help_text="What disagreed (at most 50)")
     qrels_release_number = models.PositiveIntegerField(null=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    # The job engine's columns (cupboard.jobs): the claim's instant (started_at) is its fencing token.
-    started_at = models.DateTimeField(null=True, blank=True, help_text="When a worker claimed it")
+    # The job engine's columns come from JobRow (cupboard.jobs); `claimed_at` is when it started.
     finished_at = models.DateTimeField(null=True, blank=True)
-    nudged_at = models.DateTimeField(null=True, blank=True, help_text="When the beat task last sent it again")
-    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="When its worker last said it is alive")
-    claimed_by = models.CharField(max_length=255, blank=True,
-                                  help_text="host:pid of the worker process that last took it (cupboard.jobs)")
-    attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

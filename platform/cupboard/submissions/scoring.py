@@ -7,12 +7,12 @@ a second worker taking over stale work, is harmless. The scoring process beats i
 while it works and after each subset, so a long job keeps its claim while its process lives;
 work of a worker process of this host that no longer exists is taken over at once. The
 sweeper re-queues work whose worker went silent for CUPBOARD_STALE_AFTER seconds and sends
-again a queued submission whose message seems lost (CUPBOARD_RENUDGE_AFTER seconds).
+again a queued submission whose message seems lost (CUPBOARD_RESEND_AFTER seconds).
 
 An outage met while scoring (the storage endpoint, or the database, unreachable) is no fault of
 the run: the submission goes back to the queue without spending an attempt, and no message is
 sent at once (it would fail again within the second); the sweeper's resend nudges it after
-CUPBOARD_RENUDGE_AFTER seconds, by when the part is usually back.
+CUPBOARD_RESEND_AFTER seconds, by when the part is usually back.
 """
 import logging
 from datetime import datetime, timedelta
@@ -165,6 +165,6 @@ def _score_claimed(claim: Claim) -> str:
 
 def submission_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
     """Re-queue scoring claims whose worker said nothing for CUPBOARD_STALE_AFTER seconds, and
-    nudge queued submissions whose message seems lost (queued CUPBOARD_RENUDGE_AFTER seconds ago).
+    nudge queued submissions whose message seems lost (queued CUPBOARD_RESEND_AFTER seconds ago).
     Out of attempts -> failed, with the reason. Nothing is cancelled silently. Returns counts, for the log."""
     return job_sweep(SCORING, now=now)

@@ -31,7 +31,7 @@ SCORING = JobKind(
     give_up=_give_up, gave_up=_gave_up)
 
 
-def submission_nudge(*, submission_ids: list[int]) -> int:
+def submissions_send(*, submission_ids: list[int]) -> int:
     """Send a scoring message per id now; returns how many went out. A broker that is down is
     not an error: the rows are committed and queued, and the stale sweeper sends them again
     (cupboard.jobs: `job_send`)."""
@@ -40,4 +40,4 @@ def submission_nudge(*, submission_ids: list[int]) -> int:
 
 def submission_enqueue(*, submission_ids: list[int]) -> None:
     """Send scoring messages once the current transaction commits (a worker must find the row)."""
-    transaction.on_commit(lambda: submission_nudge(submission_ids=submission_ids))
+    transaction.on_commit(lambda: submissions_send(submission_ids=submission_ids))

@@ -17,22 +17,6 @@ def score_submission(submission_id: int) -> str:
 
 
 @shared_task(ignore_result=True)
-def sweep_stale() -> dict:
-    """Run by beat every CUPBOARD_SWEEP_INTERVAL seconds."""
-    from .scoring import submission_sweep_stale
-
-    return submission_sweep_stale()
-
-
-@shared_task(ignore_result=True)
-def sweep_verifications() -> dict:
-    """Run by beat every CUPBOARD_SWEEP_INTERVAL seconds (cupboard.jobs: the stale sweep)."""
-    from .verification import verifications_sweep
-
-    return verifications_sweep()
-
-
-@shared_task(ignore_result=True)
 def purge_run_files() -> dict:
     """Run by beat hourly: files of rejected and failed submissions past their retention period."""
     from .retention import run_files_purge

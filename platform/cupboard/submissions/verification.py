@@ -62,12 +62,12 @@ VERIFICATION = JobKind(
     name="verification", model=Verification, task="cupboard.submissions.tasks.verify_scores",
     waiting=Q(status=Verification.Status.QUEUED), running=Q(status=Verification.Status.RUNNING),
     take={"status": Verification.Status.RUNNING, "done": 0}, put_back={"status": Verification.Status.QUEUED, "done": 0},
-    token="started_at", sent="nudged_at", progress=lambda done, total: {"done": done, "total": total},
+    progress=lambda done, total: {"done": done, "total": total},
     give_up=_give_up, gave_up=_gave_up)
 
 
 def verification_request(*, phase: Phase, actor, reason: str) -> Verification:
-    """Queue a check of `phase` and nudge the worker after COMMIT. A check still waiting or
+    """Queue a check of `phase` and send its message after COMMIT. A check still waiting or
     running is returned instead of a second one; the reveal asks at most once per phase."""
     with transaction.atomic():
         pending = phase.verifications.filter(status__in=(Verification.Status.QUEUED, Verification.Status.RUNNING))

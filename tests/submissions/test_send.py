@@ -15,16 +15,16 @@ from tests.waiting import PATIENCE
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server")
 
-NUDGE = """
+SEND = """
 import time
 import django
 django.setup()
-from cupboard.submissions.scoring_kind import submission_nudge
-submission_nudge(submission_ids=[1])  # connects while the broker answers
+from cupboard.submissions.scoring_kind import submissions_send
+submissions_send(submission_ids=[1])  # connects while the broker answers
 print("ready", flush=True)
 input()  # the test freezes the broker now
 started = time.monotonic()
-sent = submission_nudge(submission_ids=[2, 3])
+sent = submissions_send(submission_ids=[2, 3])
 print(sent, round(time.monotonic() - started, 1), flush=True)
 """
 
@@ -46,16 +46,16 @@ def redis_port():
 def test_a_frozen_broker_fails_the_send_within_seconds(redis_port):
     port, server = redis_port
     env = {**os.environ, "CELERY_BROKER_URL": f"redis://127.0.0.1:{port}/0", "DJANGO_SETTINGS_MODULE": "cupboard.settings"}
-    nudger = subprocess.Popen([sys.executable, "-c", NUDGE], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+    sender = subprocess.Popen([sys.executable, "-c", SEND], cwd=ROOT, env=env, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert nudger.stdout.readline().strip() == "ready", nudger.stderr.read()
+        assert sender.stdout.readline().strip() == "ready", sender.stderr.read()
         os.kill(server.pid, signal.SIGSTOP)
-        nudger.stdin.write("\n")
-        nudger.stdin.flush()
-        out, err = nudger.communicate(timeout=PATIENCE)  # it hung for good before sends had a socket timeout
+        sender.stdin.write("\n")
+        sender.stdin.flush()
+        out, err = sender.communicate(timeout=PATIENCE)  # it hung for good before sends had a socket timeout
     finally:
-        nudger.kill()
+        sender.kill()
     sent, seconds = out.split()
     assert sent == "0" and float(seconds) < 15, f"the point: a frozen broker fails the send within 15 s\n{err}"
     assert "the stale sweeper will send it again" in err
