@@ -5,7 +5,7 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-    dependencies = [("submissions", "0013_submission_release_consent")]
+    dependencies = [("submissions", "0015_rescore_step")]
 
     operations = [
         migrations.RenameField("verification", "started_at", "claimed_at"),

@@ -10,7 +10,7 @@ def heartbeat_from_last_try(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("notifications", "0004_deadline_keys_hold_the_close")]
+    dependencies = [("notifications", "0005_change_mails_topics")]
 
     operations = [
         migrations.RenameField("notification", "tried_at", "queued_at"),
