@@ -2,7 +2,7 @@
 
 The organizer chooses the runs (every team's counted run plus what it selected for the
 final, or the counted runs of the top N teams; the baselines or not) and the depth k.
-`pool_export_create` freezes that choice in a `PoolExport` row and nudges a worker;
+`pool_export_create` freezes that choice in a `PoolExport` row and sends a worker its id;
 `pool_export_build` (the worker) reads each chosen run file once, keeps each query's top k
 documents (on a residual phase, of the run without what earlier rounds judged), and writes
 per subset the union of those that the current judgments do not hold, one TSV per subset (`qid`, query text, `docid`) in a zip, with counts per subset and

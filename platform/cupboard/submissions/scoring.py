@@ -11,7 +11,7 @@ again a queued submission whose message seems lost (CUPBOARD_RESEND_AFTER second
 
 An outage met while scoring (the storage endpoint, or the database, unreachable) is no fault of
 the run: the submission goes back to the queue without spending an attempt, and no message is
-sent at once (it would fail again within the second); the sweeper's resend nudges it after
+sent at once (it would fail again within the second); the sweep sends its message again after
 CUPBOARD_RESEND_AFTER seconds, by when the part is usually back.
 """
 import logging
@@ -132,7 +132,7 @@ def _score_claimed(claim: Claim) -> str:
     submission = Submission.objects.select_related("phase__competition").get(pk=submission_id)
     release = current_qrels_release(submission.phase)
     if release is None:
-        # Not a failure: judgments are not in yet. phase_rescore nudges it when they arrive.
+        # Not a failure: judgments are not in yet. phase_rescore sends its message again when they arrive.
         claim.update(status=Submission.Status.QUEUED, attempts=F("attempts") - 1,
                      status_reason=Submission.WAITING_FOR_JUDGMENTS)
         return "waiting"
@@ -165,6 +165,6 @@ def _score_claimed(claim: Claim) -> str:
 
 def submission_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
     """Re-queue scoring claims whose worker said nothing for CUPBOARD_STALE_AFTER seconds, and
-    nudge queued submissions whose message seems lost (queued CUPBOARD_RESEND_AFTER seconds ago).
+    send again the messages of queued submissions that seem lost (queued CUPBOARD_RESEND_AFTER seconds ago).
     Out of attempts -> failed, with the reason. Nothing is cancelled silently. Returns counts, for the log."""
     return job_sweep(SCORING, now=now)
