@@ -64,28 +64,29 @@ def rows(w) -> list[Row]:
     subset = {s.code: s for s in w.competition.subsets.all()}
 
     def compare(one, other):
-        """The comparison page: 403 for a submission the viewer may not open or pair, 404 for none."""
+        """The comparison page: 404 for none and for a submission the viewer may not open (ids
+        are site-wide: a 403 said one exists), 403 for two the viewer may open but not pair."""
         def rule(v: Viewer) -> int:
             if not v.sees_submission(one):
-                return 403
-            if other is None:
+                return 404
+            if other is None or not v.sees_submission(other):
                 return 404
             return 200 if can_compare(v, one, other) else 403
         return rule
 
     def per_topic(submission):
-        """A run's per-topic report: log in first; 403 for a run the viewer may not open, 404
+        """A run's per-topic report: log in first; 404 for a run the viewer may not open, and
         until its report is open to them (its team once the judgments are public)."""
         def rule(v: Viewer) -> int:
             if not v.user.is_authenticated:
                 return 302
             if not v.sees_submission(submission):
-                return 403
+                return 404
             return 200 if has_report(v, submission) else 404
         return rule
 
     def run_file(submission, code):
-        return lambda v: (403 if not v.sees_submission(submission) else
+        return lambda v: (404 if not v.sees_submission(submission) else
                           200 if v.sees_runs(submission) and v.sees_subset(subset[code]) else 404)
 
     def topics(phase, code):
@@ -165,7 +166,7 @@ def rows(w) -> list[Row]:
         Row("submissions:status", (w.draft_sub.pk,), "GET", organizers(200, 404)),
         Row("submissions:download", (w.draft_sub.pk, "sw"), "GET", organizers(200, 404)),
         Row("submissions:api_status", (w.draft_sub.pk,), "GET", organizers(200, 404, anon=401)),
-        Row("submissions:detail", (a,), "GET", team_a(200, 403)),
+        Row("submissions:detail", (a,), "GET", team_a(200, 404)),
         Row("submissions:detail", (base,), "GET", every(200)),
         Row("submissions:detail", (999999,), "GET", every(404)),
         Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, w.baseline), {"with": base}),
@@ -174,13 +175,13 @@ def rows(w) -> list[Row]:
         Row("submissions:compare", (a_b,), "GET", compare(w.sub_a_test_b, w.baseline_test_b), {"with": base_b}),
         Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, None), {"with": 999999}),
         Row("submissions:compare", (a,), "GET", compare(w.sub_a_dev, None)),
-        Row("submissions:status", (a,), "GET", team_a(200, 403)),
+        Row("submissions:status", (a,), "GET", team_a(200, 404)),
         *(Row(name, (pk,), "GET", per_topic(sub)) for name in ("submissions:per_topic", "submissions:per_topic_csv")
           for pk, sub in ((a, w.sub_a_dev), (a_b, w.sub_a_test_b), (b, w.sub_b_dev), (base, w.baseline),
                           (base_b, w.baseline_test_b))),
         Row("submissions:per_topic", (a,), "GET", per_topic(w.sub_a_dev), {"subset": "te", "measure": "R@100"}),
-        Row("submissions:per_topic", (a,), "GET", team_a(404, 403, anon=302), {"subset": "yo"}),  # team A ran no yo
-        Row("submissions:per_topic", (a,), "GET", team_a(404, 403, anon=302), {"measure": "nope"}),
+        Row("submissions:per_topic", (a,), "GET", team_a(404, 404, anon=302), {"subset": "yo"}),  # team A ran no yo
+        Row("submissions:per_topic", (a,), "GET", team_a(404, 404, anon=302), {"measure": "nope"}),
         Row("submissions:per_topic", (base,), "GET", organizers(200, 404, anon=302), {"subset": "yo"}),
         Row("submissions:per_topic", (a,), "POST", login(405)),
         Row("submissions:per_topic_csv", (a,), "POST", login(405)),
@@ -195,17 +196,18 @@ def rows(w) -> list[Row]:
         Row("submissions:download", (base_b, "sw"), "GET", run_file(w.baseline_test_b, "sw")),
         Row("submissions:detail", (base_b,), "GET", every(200)),
         Row("submissions:status", (base_b,), "GET", every(200)),
-        Row("submissions:status", (a_b,), "GET", team_a(200, 403)),
+        Row("submissions:status", (a_b,), "GET", team_a(200, 404)),
         Row("submissions:api_status", (base_b,), "GET", login(200, anon=401)),
         Row("submissions:api_status", (a_b,), "GET", team_a(200, 404, anon=401)),
         Row("submissions:select_final", (a_b,), "GET", login(405)),
-        Row("submissions:select_final", (a_b,), "POST", team_a(302, 403, anon=302), {"selected": "1"}),
+        Row("submissions:select_final", (a_b,), "POST", team_a(302, 404, anon=302), {"selected": "1"}),
         Row("submissions:release_consent", (a_b,), "GET", login(405)),
-        Row("submissions:release_consent", (a_b,), "POST", team_a(302, 403, anon=302), {"consent": "1"}),
+        Row("submissions:release_consent", (a_b,), "POST", team_a(302, 404, anon=302), {"consent": "1"}),
         Row("submissions:disqualify", (b,), "GET", login(405)),
-        Row("submissions:disqualify", (b,), "POST", organizers(302, 403, anon=302), {"reason": "cheating"}),
+        # Team B's run: 403 to its member (the outsider), 404 to whoever may not open it.
+        Row("submissions:disqualify", (b,), "POST", (302, 404, 404, 403, 302, 404, 302), {"reason": "cheating"}),
         Row("submissions:grant", (b,), "GET", login(405)),
-        Row("submissions:grant", (b,), "POST", organizers(302, 403, anon=302), {"extra": "1", "reason": "outage"}),
+        Row("submissions:grant", (b,), "POST", (302, 404, 404, 403, 302, 404, 302), {"extra": "1", "reason": "outage"}),
         Row("submissions:api_status", (a,), "GET", team_a(200, 404, anon=401)),
         Row("submissions:api_status", (base,), "GET", login(200, anon=401)),
         # The API takes tokens only: a logged-in session without one is refused (no CSRF hole).

@@ -50,7 +50,7 @@ def test_it_offers_the_teams_other_runs_and_the_baselines_but_not_other_teams(wo
     other_team = scored(world, team=world.team_b, user=world.outsider)
     offered = list(client_for(world.participant).get(a.get_absolute_url()).context["comparable"])
     assert offered == [baseline, own]  # newest first
-    assert compare(world.participant, a, other_team).status_code == 403
+    assert compare(world.participant, a, other_team).status_code == 404  # as a number no run has
     assert compare(world.organizer, a, other_team).status_code == 200
 
 

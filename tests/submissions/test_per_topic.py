@@ -119,8 +119,8 @@ def test_a_hidden_phase_has_nothing_of_it_until_its_judgments_are_public(world):
 
 def test_another_teams_run_a_baseline_and_anonymous_visitors_get_nothing(world, four_runs):
     theirs, baseline = four_runs[2], four_runs[3]
-    assert page(world.participant, theirs).status_code == 403
-    assert report_csv(world.participant, theirs).status_code == 403
+    assert page(world.participant, theirs).status_code == 404
+    assert report_csv(world.participant, theirs).status_code == 404
     assert page(world.participant, baseline).status_code == 404
     assert page(world.anonymous, four_runs[0]).status_code == 302
     assert page(world.organizer, theirs).status_code == 200 and page(world.organizer, baseline).status_code == 200

@@ -70,7 +70,7 @@ def test_the_form_stores_typed_values_and_the_page_shows_them(cup):
     assert "About this run" in page and "<dd>Manual</dd>" in page and "<dd>yes</dd>" in page
     assert 'href="https://example.org/code"' in page
     # Another team may not open it: its metadata is as private as the submission.
-    assert client_for(cup.outsider).get(submission.get_absolute_url()).status_code == 403
+    assert client_for(cup.outsider).get(submission.get_absolute_url()).status_code == 404
 
 
 def test_the_api_takes_meta_fields_and_answers_errors_as_data(cup):

@@ -1,5 +1,6 @@
 """Submission pages: upload form, detail + status endpoint, downloads, organizer actions."""
 import math
+import re
 
 import pytest
 from django.urls import reverse
@@ -63,9 +64,32 @@ def test_it_shows_scores_rounded_to_the_team(world, scored):
 
 
 def test_it_hides_a_submission_from_other_teams(world, scored):
-    assert client_for(world.outsider).get(scored.get_absolute_url()).status_code == 403
-    assert client_for(world.anonymous).get(reverse("submissions:status", args=[scored.pk])).status_code == 403
+    assert client_for(world.outsider).get(scored.get_absolute_url()).status_code == 404
+    assert client_for(world.anonymous).get(reverse("submissions:status", args=[scored.pk])).status_code == 404
     assert client_for(world.organizer).get(scored.get_absolute_url()).status_code == 200
+
+
+def _page(response) -> bytes:
+    """The answer's bytes but its CSRF token (the log-out form's; new in every answer)."""
+    return re.sub(rb'(name="csrfmiddlewaretoken" value=|data-csrf=)"[^"]*"', b"", response.content)
+
+
+def test_another_team_s_submission_answers_as_one_that_does_not_exist(world, scored):
+    """Ids are site-wide: a 403 for another team's and a 404 for none let anyone poll the next
+    id to learn when anyone submits, hidden phases included."""
+    unused = Submission.objects.order_by("-pk").first().pk + 1
+    for name, extra in [("detail", ()), ("status", ()), ("per_topic", ()), ("per_topic_csv", ()), ("download", ("sw",)),
+                        ("compare", ())]:
+        for viewer in (world.outsider, world.anonymous):
+            theirs, none = (client_for(viewer).get(reverse(f"submissions:{name}", args=[pk, *extra]))
+                            for pk in (scored.pk, unused))
+            assert (theirs.status_code, _page(theirs)) == (none.status_code, _page(none)), (name, viewer)
+            assert theirs.status_code in (302, 404)
+    for name, data in [("select_final", {"selected": "1"}), ("release_consent", {"consent": "1"}),
+                       ("disqualify", {"reason": "x"}), ("grant", {"extra": 1, "reason": "x"})]:
+        theirs, none = (client_for(world.outsider).post(reverse(f"submissions:{name}", args=[pk]), data)
+                        for pk in (scored.pk, unused))
+        assert theirs.status_code == none.status_code == 404, name
 
 
 def test_it_reports_status_and_progress_as_json(world):
@@ -96,7 +120,7 @@ def test_it_serves_run_files_to_the_team_and_baselines_to_anyone(world, scored):
     url = reverse("submissions:download", args=[scored.pk, "sw"])
     response = client_for(world.teammate).get(url)
     assert response.status_code == 200 and b"".join(response.streaming_content) == run_bytes(good_sw())
-    assert client_for(world.outsider).get(url).status_code == 403
+    assert client_for(world.outsider).get(url).status_code == 404
     baseline = submission_create(phase=world.dev, team=None, user=world.organizer, method_name="BM25",
                                  files=[(upload("bm25.sw.txt", {"1": ["10#0"]}), None)], is_baseline=True)
     assert client_for(world.anonymous).get(reverse("submissions:download", args=[baseline.pk, "sw"])).status_code == 200
@@ -114,7 +138,7 @@ def test_it_lets_only_organizers_grant_and_disqualify(world, scored):
     client_for(world.organizer).post(grant, {"extra": 2, "reason": "outage"})
     assert QuotaGrant.objects.get().extra == 2
     disqualify = reverse("submissions:disqualify", args=[scored.pk])
-    assert client_for(world.outsider).post(disqualify, {"reason": "x"}).status_code == 403
+    assert client_for(world.outsider).post(disqualify, {"reason": "x"}).status_code == 404
     client_for(world.organizer).post(disqualify, {"reason": "leak"})
     scored.refresh_from_db()
     assert scored.disqualified

@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST, require_safe
@@ -40,23 +40,37 @@ from .services import (
 from .topic_reports import has_report, residual_note
 from .views_manage import grant_page
 
+# Submission ids are one sequence for the whole site: a 403 for another team's and a 404 for
+# none told anyone who polled the next id when anyone submitted, hidden phases included.
+NOT_YOURS = "No such submission, or it belongs to another team."
+
+
+def _submission(pk: int) -> Submission:
+    """The submission `pk`; 404 with the words of any submission the viewer may not open."""
+    found = Submission.objects.select_related("phase__competition", "team").filter(pk=pk).first()
+    if found is None:
+        raise Http404(NOT_YOURS)
+    return found
+
 
 def _get_submission(request, pk: int) -> tuple[Viewer, Submission]:
     """A submission and its viewer; 404 when its competition is one the viewer may not see
     (everything of a draft is unknown to non-organizers)."""
-    submission = get_object_or_404(Submission.objects.select_related("phase__competition", "team"), pk=pk)
+    submission = _submission(pk)
     return viewer_or_404(request, submission.phase.competition), submission
 
 
 def _get_submission_for_user(request, pk: int) -> tuple[Viewer, Submission]:
+    """A submission the viewer may open; 404 alike for another team's and for none."""
     viewer, submission = _get_submission(request, pk)
     if not viewer.sees_submission(submission):
-        raise PermissionDenied("This submission belongs to another team.")
+        raise Http404(NOT_YOURS)
     return viewer, submission
 
 
 def _get_submission_for_organizer(request, pk: int) -> Submission:
-    viewer, submission = _get_submission(request, pk)
+    """403 to a team member on their own submission; 404, as for none, to whoever may not open it."""
+    viewer, submission = _get_submission_for_user(request, pk)
     organizers_only(viewer)
     return submission
 
@@ -165,7 +179,9 @@ def compare(request, pk: int):
     other_id = request.GET.get("with", "")
     if not other_id.isdigit():
         raise Http404("Say which submission to compare with: ?with=<id>.")
-    other = get_object_or_404(Submission.objects.select_related("phase__competition", "team"), pk=int(other_id))
+    other = _submission(int(other_id))
+    if not viewer.sees_submission(other):
+        raise Http404(NOT_YOURS)
     if not can_compare(viewer, submission, other):
         raise PermissionDenied("These two submissions cannot be compared query by query here.")
     rows = comparison_rows(viewer, submission, other)

@@ -28,7 +28,7 @@ from .views import _get_submission_for_user, _label
 
 
 def _get_report_for_user(request, pk: int) -> tuple[Viewer, Submission]:
-    """A run whose report the viewer may read: 403 for another team's run (as its page), 404
+    """A run whose report the viewer may read: 404 for another team's run (as its page) and
     while the report is closed to them or the run is not scored on the current judgments."""
     viewer, submission = _get_submission_for_user(request, pk)
     if not has_report(viewer, submission):
