@@ -52,7 +52,8 @@ def _competition() -> str:
     from django.utils import timezone
 
     from cupboard.accounts.services import api_token_create
-    from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
+    from cupboard.competitions.services import competition_load, qrels_release_create
+    from cupboard.competitions.topic_files import topics_import
     from cupboard.teams.services import team_create
     from scripts.loadtest.competition import definition
 

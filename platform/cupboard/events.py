@@ -124,7 +124,7 @@ group_reveal_changed = Event("group reveal changed", "group")
 qrels_release_removed = Event("qrels release removed", "phase")
 # previous_files: {subset code: QrelsFile} carried forward, None for a phase's first release.
 qrels_released = Event("qrels released", "phase", "release", "actor", "new_qrels", "previous_files")
-# A new topics version changed queries that were stored before (competitions/services.py
+# A new topics version changed queries that were stored before (competitions/topic_files.py
 # topics_import_files), sent in the organizer's transaction; `rescore`: runs were checked against
 # the old queries and the organizer chose to score them again (else there were none).
 topics_changed = Event("topics changed", "phase", "version", "actor", "rescore")

@@ -17,7 +17,7 @@ uploads of one team (so the quota count is exact).
 never going back up; rows of one kind are locked one statement at a time, by primary key.
 
     1. subset group   moving a group's reveal (competitions.schedule.group_reveal_change)
-    2. topic set      importing a subset's topics (competitions.services.topics_import_files)
+    2. topic set      importing a subset's topics (competitions.topic_files.topics_import_files)
     3. phase          leaderboard refresh; re-scoring; a qrels release (or its removal); a schedule change;
                       a topics version's number (after the topic sets);
                       a baseline upload (the phase is the baselines' "team"); a pool export's number;

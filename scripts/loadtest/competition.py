@@ -56,7 +56,8 @@ def main(argv: list[str]) -> None:
     from django.utils import timezone
 
     from cupboard.accounts.services import api_token_create
-    from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
+    from cupboard.competitions.services import competition_load, qrels_release_create
+    from cupboard.competitions.topic_files import topics_import
     from cupboard.teams.services import team_create
 
     folder = Path(argv[0])

@@ -10,7 +10,8 @@ from django.core.management import CommandError, call_command
 from cupboard.competitions.definition import EXAMPLES_DIR, definition_read
 from cupboard.competitions.errors import CompetitionError, DefinitionError
 from cupboard.competitions.models import TopicSet
-from cupboard.competitions.services import competition_load, topics_import, topics_import_files
+from cupboard.competitions.services import competition_load
+from cupboard.competitions.topic_files import topics_import, topics_import_files
 from cupboard.competitions.topic_variants import variants
 from tests.factories import make_topics
 

@@ -12,7 +12,8 @@ from django.test import Client
 from django.utils import timezone
 
 from cupboard.competitions.definition import EXAMPLES_DIR
-from cupboard.competitions.services import competition_load, topics_import_files
+from cupboard.competitions.services import competition_load
+from cupboard.competitions.topic_files import topics_import_files
 from tests.browser import chromium, too_wide, watch_errors
 from tests.factories import make_team, make_user
 

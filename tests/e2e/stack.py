@@ -124,7 +124,8 @@ class Stack:
 
 SETUP = """
 from pathlib import Path
-from cupboard.competitions.services import qrels_release_create, topics_import
+from cupboard.competitions.services import qrels_release_create
+from cupboard.competitions.topic_files import topics_import
 from tests.factories import make_competition, make_user
 
 folder = Path({folder!r})

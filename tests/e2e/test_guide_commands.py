@@ -22,7 +22,8 @@ pytestmark = [pytest.mark.worker, pytest.mark.slow]
 SETUP = """
 from django.utils import timezone
 from cupboard.accounts.services import api_token_create
-from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
+from cupboard.competitions.services import competition_load, qrels_release_create
+from cupboard.competitions.topic_files import topics_import
 from cupboard.demo.plan import COMPETITIONS
 from evaluator.samples import sample_path
 from tests.factories import make_team, make_user

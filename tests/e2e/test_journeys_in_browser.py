@@ -37,7 +37,8 @@ SETUP = """
 from datetime import timedelta
 from pathlib import Path
 from django.utils import timezone
-from cupboard.competitions.services import qrels_release_create, topics_import
+from cupboard.competitions.services import qrels_release_create
+from cupboard.competitions.topic_files import topics_import
 from tests.factories import make_competition, make_phase, make_team, make_user
 
 folder, now = Path({folder!r}), timezone.now()

@@ -19,7 +19,8 @@ pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
 METRICS = ["nDCG@10", "R@100"]
 SETUP = """
-from cupboard.competitions.services import qrels_release_create, topics_import
+from cupboard.competitions.services import qrels_release_create
+from cupboard.competitions.topic_files import topics_import
 from evaluator.samples import sample_path
 from tests.factories import make_competition, make_user
 

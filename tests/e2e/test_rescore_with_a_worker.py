@@ -24,7 +24,8 @@ TEAMS = int(os.environ.get("RESCORE_E2E_TEAMS", "50"))
 SETUP = """
 from pathlib import Path
 from django.core.files.uploadedfile import SimpleUploadedFile
-from cupboard.competitions.services import qrels_release_create, topics_import
+from cupboard.competitions.services import qrels_release_create
+from cupboard.competitions.topic_files import topics_import
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
 from tests.factories import make_competition, make_team, make_user

@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from cupboard.competitions.models import Phase
-from cupboard.competitions.services import topics_import
+from cupboard.competitions.topic_files import topics_import
 from tests.judging.test_assessment import ready
 from tests.personas import client_for
 

@@ -18,7 +18,8 @@ from django.urls import reverse
 
 from cupboard.competitions.definition import EXAMPLES_DIR
 from cupboard.competitions.document_lists import document_list_create
-from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
+from cupboard.competitions.services import competition_load, qrels_release_create
+from cupboard.competitions.topic_files import topics_import
 from cupboard.judging.pools import pool_export_build, pool_export_create
 from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.models import QueryScores, Score

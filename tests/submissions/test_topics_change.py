@@ -12,7 +12,7 @@ from django.urls import reverse
 from cupboard.audit.models import AuditEvent
 from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import TopicSet, TopicsFile, TopicsVersion
-from cupboard.competitions.services import topics_import_files, topics_preview
+from cupboard.competitions.topic_files import topics_import_files, topics_preview
 from cupboard.competitions.topics_changes import REFUSE, RESCORE
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.notifications.models import Notification

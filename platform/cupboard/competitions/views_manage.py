@@ -29,10 +29,12 @@ from cupboard.competitions.schedule import (
     phase_schedule_preview,
 )
 from cupboard.competitions.selectors import organizer_overview, topics_history
-from cupboard.competitions.services import qrels_release_create, read_source, topics_import_files, topics_preview
+from cupboard.competitions.services import qrels_release_create
+from cupboard.competitions.topic_files import topics_import_files, topics_preview
 from cupboard.competitions.topic_variants import variants
 from cupboard.competitions.topics_changes import REFUSE, RESCORE
 from cupboard.competitions.topics_staging import topics_stage, topics_staged, topics_unstage
+from cupboard.competitions.uploads import read_source
 
 
 def _refusal(error: CompetitionError) -> dict:

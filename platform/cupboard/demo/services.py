@@ -21,7 +21,8 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.run_metadata import metadata_fields
-from cupboard.competitions.services import competition_load, qrels_release_create, topics_import
+from cupboard.competitions.services import competition_load, qrels_release_create
+from cupboard.competitions.topic_files import topics_import
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.services import leaderboards_retested_once
 from cupboard.submissions.baselines import baseline_hybrid_create

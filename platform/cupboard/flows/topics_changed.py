@@ -1,4 +1,4 @@
-"""A new topics version changed a phase's queries (competitions/services.py
+"""A new topics version changed a phase's queries (competitions/topic_files.py
 `topics_import_files`): in the organizer's transaction, a new leaderboard version (the board
 is scored on other queries from now on); follow-ups after the commit: the phase's runs scored again when
 the organizer chose so, and the teams told what changed in the subsets they may see (a

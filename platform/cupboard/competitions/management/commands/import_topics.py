@@ -2,7 +2,7 @@ from django.core.management.base import CommandError
 
 from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.published_files import files_by_variant
-from cupboard.competitions.services import topics_import_files, topics_preview
+from cupboard.competitions.topic_files import topics_import_files, topics_preview
 from cupboard.competitions.topic_variants import variants
 from cupboard.competitions.topics_changes import REFUSE, RESCORE
 
