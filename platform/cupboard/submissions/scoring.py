@@ -155,12 +155,16 @@ def _score_claimed(claim: Claim) -> str:
         reason = f"Scoring failed on attempt {submission.attempts}: {type(error).__name__}: {error}"
         return _release_claim(submission=submission, claim=claim, reason=reason, retry=True)
     stored = _store(submission=submission, release=release, results=results, claim=claim, seconds=seconds)
-    if stored == "stale":
+    if stored == "lost-claim":
+        return stored
+    # Asked again once committed: a re-score that opened while the store ran is seen only now.
+    if stored == "stale" or current_qrels_release(submission.phase) != release or rescored_since(submission,
+                                                                                                   claim.token):
         # Judgments changed, or the phase was re-scored (steps.py), while we scored: score again.
         Submission.objects.filter(pk=submission_id, status=Submission.Status.SCORED).update(
             status=Submission.Status.QUEUED, attempts=0, queued_at=timezone.now(), waiting_since=timezone.now())
         submission_enqueue(submission_ids=[submission_id])
-    return "lost-claim" if stored == "lost-claim" else "scored"
+    return "scored"
 
 
 def submission_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
