@@ -21,10 +21,8 @@ expand, no external file can be fetched): a topics file never needs one.
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
-from xml.parsers import expat
 
 from ..records import InputError
 from .validation import MAX_FIELD_BYTES, ProblemLog
@@ -55,6 +53,8 @@ def query_text(fields: dict[str, str]) -> str:
 
 
 def read_xml(text: str, file: str) -> Topics:
+    from xml.parsers import expat  # here, not above: a TSV run's `score` starts without it
+
     log = ProblemLog(file)
     topics: Topics = {}
     parser = expat.ParserCreate()
@@ -140,6 +140,8 @@ def read_sgml(text: str, file: str) -> Topics:
 
 
 def read_jsonl(text: str, file: str) -> Topics:
+    import json  # here, not above: `score` loads json only for JSON output (tests/evaluator/test_start_up.py)
+
     log = ProblemLog(file)
     topics: Topics = {}
     for number, line in enumerate(text.split("\n"), start=1):
