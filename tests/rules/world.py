@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from cupboard.competitions.assessors import assessor_add
+from cupboard.competitions.models import TopicsFile, TopicsVersion
 from cupboard.competitions.services import qrels_release_create
 from cupboard.judging.assessment import corpus_upload, judging_round_create
 from cupboard.judging.pools import pool_export_build, pool_export_create
@@ -97,12 +98,22 @@ def submit(phase, *, team, user, tag: str, codes=("sw", "te"), shift: int = 0, b
     return submission
 
 
+def _topics_version(phase, sets) -> None:
+    """The topics as the phase's change 1, as migration 0019 records topics stored before
+    versions: what the organizers' topics-file URL serves."""
+    version = TopicsVersion.objects.create(phase=phase, number=1)
+    for topic_set in sets:
+        TopicsFile.objects.create(version=version, subset=topic_set.subset, variant=topic_set.variant,
+                                  file=topic_set.file.name, original_name=topic_set.original_name,
+                                  sha256=topic_set.sha256, query_count=topic_set.query_count)
+
+
 def build_world() -> World:
     cast = build_cast()
     dev, test_b = cast.competition.phases.get(slug="dev"), cast.competition.phases.get(slug="test-b")
     for phase in (dev, test_b):
-        for code in ("sw", "te", "yo"):
-            make_topics(phase, code, QIDS)
+        sets = [make_topics(phase, code, QIDS) for code in ("sw", "te", "yo")]
+        _topics_version(phase, sets)
     qrels_release_create(phase=dev, files={c: qrels_text(j) for c, j in DEV_JUDGMENTS.items()}, actor=cast.organizer)
     qrels_release_create(phase=test_b, files={c: qrels_text(j) for c, j in TEST_B_JUDGMENTS.items()},
                          actor=cast.organizer)

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_safe
 
 from cupboard.competitions.access import organizer_competition, organizer_phase
 from cupboard.competitions.board_rules import BOARD_RULE_FIELDS, phase_board_rules_change, phase_board_rules_preview
@@ -153,7 +153,7 @@ def topics_upload(request, slug: str, phase_slug: str):
 
 
 @login_required
-@require_GET
+@require_safe
 def topics_change_file(request, slug: str, phase_slug: str, number: int, code: str, variant: str):
     """A topics file as change `number` of the phase stored it, replaced since or not: organizers
     only (it may hold a surprise language's queries), under its name then, the change in a header."""
