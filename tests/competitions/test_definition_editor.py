@@ -140,7 +140,8 @@ def test_a_deadline_moved_in_the_browser_is_mailed_to_the_teams(ciral, organizer
         assert c.post(url, {"confirm": "1", "definition": text}).status_code == 302
     assert send_recorded()["sent"] == 2
     assert sorted(m.to[0] for m in mail.outbox) == ["participant@example.org", "teammate@example.org"]
-    assert "phases.dev.closes_at" in mail.outbox[0].body and "2030-01-01 00:00 UTC" in mail.outbox[0].body
+    body = mail.outbox[0].body  # in words, not the YAML key path (issue 33, item 13)
+    assert ": uploads close 2030-01-01 00:00 UTC (was " in body and "phases.dev.closes_at" not in body
 
 
 def test_the_fields_saved_untouched_change_nothing(ciral, organizer):

@@ -118,7 +118,7 @@ class CompetitionForm(forms.ModelForm):
         closing = [p for p in phases if p.is_final] or phases
         if deadline is not None and closing:
             last = max(closing, key=lambda p: p.closes_at)
-            if deadline > last.closes_at:
+            if deadline.replace(microsecond=0) > last.closes_at.replace(microsecond=0):
                 raise forms.ValidationError(f"After phase {last.slug} closes ({last.closes_at:%Y-%m-%d %H:%M} UTC): "
                                             "no team could submit after it.", code="entry-after-close")
         return deadline

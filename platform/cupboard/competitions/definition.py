@@ -267,7 +267,7 @@ class Definition:
         if self.entry_deadline is None or not closing:
             return
         last = max(closing, key=lambda p: p.closes_at)
-        if self.entry_deadline > last.closes_at:
+        if self.entry_deadline.replace(microsecond=0) > last.closes_at.replace(microsecond=0):  # forms drop them
             fail("entry_deadline", f"{self.entry_deadline:%Y-%m-%d %H:%M} UTC is after phase {last.slug!r} closes "
                                    f"({last.closes_at:%Y-%m-%d %H:%M} UTC): no team could submit after it; set it "
                                    "at or before that close")
