@@ -7,8 +7,12 @@ The sentence says so ("runs across the site"): the count includes competitions t
 may not know of, and only a count of them, never which.
 
 The estimate is arithmetic on what the database already knows:
-- how long a scoring takes: the median, from claim to scored, of the phase's last `RECENT`
-  scorings (the site's when the phase has fewer than `ENOUGH`); none yet, no estimate;
+- how long a worker spends on a run: the median, over the phase's last `RECENT` scorings (the
+  site's when the phase has fewer than `ENOUGH`), of the time from a worker process's claim to
+  its next claim when that next run was waiting already - the scoring and all that follows it
+  (the board's update, the team's mail, taking the next message), which weighs as much as the
+  scoring itself at a worker's own pace; from claim to scored where no worker went straight on;
+  none yet, no estimate;
 - how many workers score at once: the worker processes holding a scoring claim with a fresh
   heartbeat, or that finished a scoring in the last `SEEN` (a worker process is `host:pid`,
   so each prefork child counts once), but for processes of this host that no longer exist
@@ -26,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import DurationField, ExpressionWrapper, F, Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from cupboard.jobs.workers import is_gone
@@ -42,7 +46,7 @@ SEEN = timedelta(minutes=10)  # a worker process that scored this recently is co
 class QueuePlace:
     ahead: int | None  # queued runs before it (None: it is not queued)
     workers: int  # worker processes seen scoring lately (live_workers)
-    seconds_each: float | None  # median scoring time used
+    seconds_each: float | None  # median time a worker spends on a run
     estimate_seconds: float | None  # until scored, from now; None: not known
 
     def estimated_at(self, now: datetime) -> datetime | None:
@@ -95,15 +99,29 @@ def live_workers(now: datetime) -> int:
 
 
 def scoring_seconds(phase_id: int | None = None) -> float | None:
-    """Median seconds from claim to scored of the recent scorings (module docstring)."""
-    took = ExpressionWrapper(F("scored_at") - F("claimed_at"), output_field=DurationField())
+    """Median seconds a worker spends on a run (module docstring), from the recent scorings."""
     done = Submission.objects.filter(status=Submission.Status.SCORED, scored_at__isnull=False,
                                      claimed_at__isnull=False, scored_at__gte=F("claimed_at"))
     for rows in ([done.filter(phase_id=phase_id)] if phase_id else []) + [done]:
-        durations = list(rows.order_by("-scored_at").annotate(took=took).values_list("took", flat=True)[:RECENT])
-        if len(durations) >= (ENOUGH if rows is not done else 1):
-            return statistics.median(d.total_seconds() for d in durations)
+        recent = list(rows.order_by("-scored_at").values_list(
+            "claimed_by", "claimed_at", "scored_at", "waiting_since", "created_at")[:RECENT])
+        if len(recent) >= (ENOUGH if rows is not done else 1):
+            return statistics.median(_run_seconds(recent))
     return None
+
+
+def _run_seconds(recent: list[tuple]) -> list[float]:
+    """From one claim of a worker process to its next, where that next run was already waiting
+    when the first was scored: the whole cost of a run (the scoring, its follow-ups, taking the
+    next message), which is what the line moves at. Where no worker went straight on (the
+    runs came one by one), from claim to scored."""
+    gaps, last = [], {}
+    for worker, claimed, scored, waiting, created in sorted(recent, key=lambda row: row[1]):
+        before = last.get(worker)
+        if worker and before and (waiting or created) <= before[1]:
+            gaps.append((claimed - before[0]).total_seconds())
+        last[worker] = claimed, scored
+    return gaps or [(scored - claimed).total_seconds() for _, claimed, scored, _, _ in recent]
 
 
 def _ahead(submission: Submission) -> int:
