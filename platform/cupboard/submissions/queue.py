@@ -115,7 +115,8 @@ def _run_seconds(recent: list[tuple]) -> list[float]:
     when the first was scored: the whole cost of a run (the scoring, its follow-ups, taking the
     next message), which is what the line moves at. Where no worker went straight on (the
     runs came one by one), from claim to scored."""
-    gaps, last = [], {}
+    gaps: list[float] = []
+    last: dict[str, tuple] = {}
     for worker, claimed, scored, waiting, created in sorted(recent, key=lambda row: row[1]):
         before = last.get(worker)
         if worker and before and (waiting or created) <= before[1]:
