@@ -199,6 +199,7 @@ def test_text_that_is_not_yaml_is_named_by_its_line(ciral, organizer):
     ("x: " + "[" * 20_000 + "]" * 20_000, "yaml-too-deep", "nested more than 32 deep"),
     ("version: " + "7" * 5_000, "yaml-long-number", "a number of 5,000 characters"),
     ("version: 2\nopens: 2026-13-45", "bad-yaml", "month must be in 1..12"),
+    ("pages:\n  rules: " + "x" * 10_000_000, "yaml-long-text", "a value of 10,000,000 characters"),
 ])
 def test_a_deep_or_huge_value_is_refused_at_its_line_at_once(ciral, organizer, body, code, message):
     """Each was a 500 (RecursionError after minutes of CPU at 20,000 deep; int's digit limit; a
@@ -320,3 +321,4 @@ def test_yaml_aliases_and_a_huge_text_are_refused_before_reading(ciral, organize
     huge = SimpleUploadedFile("big.yaml", b"# " + b"x" * 1_000_001)
     response = client(organizer).post(url, {"file": huge})
     assert response.status_code == 400 and response.context["refusal"]["code"] == "too-long"
+    assert response.context["refusal"]["problems"][0]["line"] == 1  # where the text passes the bound

@@ -36,12 +36,10 @@ def may_create_competition(user) -> bool:
 def definition_text_read(text: str, *, name: str) -> dict:
     """The YAML data of a definition's text, checked against the schema; DefinitionError with
     every problem as `name:line: key.path: message` otherwise. Read with bounds (nesting,
-    aliases, numbers' length: evaluator/yaml_bounded.py), so that no text costs a web process
-    more than its reading or answers anything but a refusal at its line."""
-    if len(text) > MAX_TEXT:
-        raise DefinitionError([f"{name}: {len(text):,} characters; a definition may have {MAX_TEXT:,}"], code="too-long")
+    aliases, numbers' and values' length, MAX_TEXT in all: evaluator/yaml_bounded.py), so that no
+    text costs a web process more than its reading or answers anything but a refusal at its line."""
     try:
-        data = yaml_bounded_load(text)
+        data = yaml_bounded_load(text, max_chars=MAX_TEXT)
     except YamlRefused as error:
         raise DefinitionError([f"{name}:{error.problem_mark.line + 1}: {error.problem}"], code=error.code) from error
     except yaml.YAMLError as error:
