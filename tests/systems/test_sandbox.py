@@ -98,3 +98,145 @@ def test_a_second_execution_gives_the_same_bytes(image, inputs, tmp_path):
     run(image, inputs, tmp_path / "two")
     for name in ("en.trec", "zh.trec"):
         assert (tmp_path / "one" / "out" / name).read_bytes() == (tmp_path / "two" / "out" / name).read_bytes()
+
+
+# Hostile systems: each is the example's root with a `python3 -c` command of its own.
+
+PROBE = """
+import json, os, socket, sys
+found = {}
+def attempt(name, action):
+    try:
+        found[name] = "did: " + repr(action())[:200]
+    except Exception as error:
+        found[name] = "refused: " + type(error).__name__
+"""
+
+
+def probe(image, inputs, tmp_path, body: str) -> tuple[Execution, dict]:
+    script = PROBE + body + "\nopen('/output/probe.json', 'w').write(json.dumps(found))\n"
+    execution = run(image, inputs, tmp_path, script)
+    assert execution.exit_code == 0, execution.log_tail
+    return execution, json.loads((tmp_path / "out" / "probe.json").read_text())
+
+
+def test_no_network_not_even_the_hosts_services(image, inputs, tmp_path):
+    _, found = probe(image, inputs, tmp_path, """
+for port in (6379, 5432, 5672, 8000, 22):
+    attempt(f"localhost:{port}", lambda: socket.create_connection(("127.0.0.1", port), timeout=2))
+attempt("internet", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2))
+attempt("dns", lambda: socket.getaddrinfo("pypi.org", 443))
+found["interfaces"] = sorted(line.split(":")[0].strip() for line in open("/proc/net/dev").readlines()[2:])
+""")
+    assert found.pop("interfaces") == ["lo"]
+    assert all(result.startswith("refused") for result in found.values()), found
+
+
+def test_nothing_is_writable_but_output_and_tmp(image, inputs, tmp_path):
+    before = sorted(str(p) for p in image.rootfs.rglob("*"))
+    _, found = probe(image, inputs, tmp_path, """
+for path in ("/app/x", "/etc/x", "/x", "/input/topics/x", "/input/corpus/x", "/usr/bin/x", "/proc/sys/kernel/hostname"):
+    attempt(path, lambda: open(path, "w").write("x"))
+attempt("/tmp/x", lambda: open("/tmp/x", "w").write("x"))
+attempt("/output/x", lambda: open("/output/x", "w").write("x"))
+attempt("chmod", lambda: os.chmod("/app/bm25.py", 0o777))
+""")
+    assert found.pop("/tmp/x") == "did: 1" and found.pop("/output/x") == "did: 1"
+    assert all(result.startswith("refused") for result in found.values()), found
+    assert sorted(str(p) for p in image.rootfs.rglob("*")) == before
+
+
+def test_no_view_of_the_host_other_teams_the_database_or_the_workers_environment(image, inputs, tmp_path, monkeypatch):
+    other_team = tmp_path / "team-b"
+    other_team.mkdir()
+    (other_team / "run.trec").write_text("another team's run")
+    database = Path(__file__).resolve().parents[2] / "var" / "db.sqlite3"
+    monkeypatch.setenv("CUPBOARD_SECRET_CANARY", "canary-7f3a")
+    execution, found = probe(image, inputs, tmp_path, f"""
+for path in ({str(other_team / 'run.trec')!r}, {str(database)!r}, "/work/main/pyproject.toml", "/etc/shadow",
+             "/root/.bashrc", "/var/run/postgresql/.s.PGSQL.5432", "/proc/1/environ"):
+    attempt(path, lambda: open(path).read())
+attempt("/work", lambda: os.listdir("/work"))
+found["processes"] = sorted(name for name in os.listdir("/proc") if name.isdigit())
+found["environ"] = dict(os.environ)
+found["ids"] = [os.getuid(), os.geteuid()]
+found["caps"] = [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")]
+""")
+    assert found.pop("caps") == ["0000000000000000"] and 0 not in found.pop("ids")
+    assert len(found.pop("processes")) <= 3  # bwrap's init, this python, maybe its child: nothing of the host
+    environ = found.pop("environ")
+    assert "CUPBOARD_SECRET_CANARY" not in environ and set(environ) <= {"PATH", "HOME", "PWD", "PYTHONDONTWRITEBYTECODE", "LANG"}
+    # The sandbox's init (bwrap) has the runner's minimal environment, not the worker's.
+    assert "CUPBOARD" not in found.pop("/proc/1/environ")
+    assert all(result.startswith("refused") for result in found.values()), found
+    assert "canary" not in execution.log_tail and "another team" not in json.dumps(found)
+
+
+def test_a_fork_bomb_is_stopped_at_the_process_limit(image, inputs, tmp_path):
+    execution = run(image, inputs, tmp_path, "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
+                    processes=8, wall_seconds=30)
+    assert (execution.stopped_for, execution.exit_code) == ("processes", None)
+    assert "processes than the limit" in execution.reason and execution.wall_seconds < 30
+
+
+def test_memory_beyond_the_limit_stops_it(image, inputs, tmp_path):
+    execution = run(image, inputs, tmp_path, "blocks = []\nwhile True:\n    blocks.append(bytearray(16 << 20))\n",
+                    memory_bytes=256 << 20)
+    assert execution.stopped_for == "memory" and "memory" in execution.reason
+    assert execution.max_rss_bytes < 300 << 20
+
+
+def test_memory_spread_over_processes_is_added_up(image, inputs, tmp_path):
+    script = ("import os, time\nfor _ in range(5):\n    if os.fork() == 0:\n        block = bytearray(100 << 20)\n"
+              "        block[::4096] = b'x' * len(block[::4096])\n        time.sleep(60)\ntime.sleep(60)\n")
+    execution = run(image, inputs, tmp_path, script, memory_bytes=256 << 20, wall_seconds=50)
+    assert execution.stopped_for == "memory" and execution.wall_seconds < 50
+
+
+def test_cpu_time_beyond_the_limit_stops_it(image, inputs, tmp_path):
+    execution = run(image, inputs, tmp_path, "while True:\n    pass\n", cpu_seconds=1, wall_seconds=60)
+    assert execution.stopped_for == "time" and "CPU time" in execution.reason
+    assert 0.8 <= execution.cpu_seconds < 5 and execution.wall_seconds < 30
+
+
+def test_sleeping_past_the_wall_limit_stops_it(image, inputs, tmp_path):
+    execution = run(image, inputs, tmp_path, "import os, time\nos.setsid() if os.fork() == 0 else None\ntime.sleep(600)\n",
+                    wall_seconds=2)
+    assert execution.stopped_for == "wall" and 2 <= execution.wall_seconds < 10 and execution.cpu_seconds < 1
+
+
+def test_writing_more_than_the_output_limit_stops_it(image, inputs, tmp_path):
+    script = "import os\nwith open('/output/en.trec', 'w') as out:\n    while True:\n        out.write('1 Q0 d 1 1.0 x\\n' * 1000)\n"
+    execution = run(image, inputs, tmp_path, script, output_bytes=1 << 20)
+    assert execution.stopped_for == "output" and "output limit" in execution.reason
+    assert (tmp_path / "out" / "en.trec").stat().st_size <= 1 << 20
+
+
+def test_many_files_are_bounded_by_the_output_limit_as_a_whole(image, inputs, tmp_path):
+    script = "for n in range(100):\n    open(f'/output/{n}.trec', 'w').write('x' * (200 << 10))\n"
+    execution = run(image, inputs, tmp_path, script, output_bytes=1 << 20)
+    assert execution.stopped_for == "output"
+    assert sum(p.stat().st_size for p in (tmp_path / "out").iterdir()) <= 1 << 20
+
+
+def test_the_topics_printed_into_the_log_are_withheld(image, inputs, tmp_path):
+    script = ("import glob\nfor path in sorted(glob.glob('/input/topics/*.tsv')):\n    text = open(path).read()\n"
+              "    print(text)\n    print(text.upper())\n    print(' '.join(text.split()))\n"
+              "    print([w for line in text.splitlines() for w in line.split('\\t')[1].split()])\n"
+              "print('done reading')\n")
+    execution = run(image, inputs, tmp_path, script)
+    assert execution.exit_code == 0 and "done reading" in execution.log_tail and "[withheld]" in execution.log_tail
+    tail = execution.log_tail.casefold()
+    for text in SECRETS:
+        for word in text.split():
+            assert word.casefold() not in tail or len(word) < 4, word
+    for text in TOPICS["zh"].values():
+        assert not any(text[i:i + 2] in tail for i in range(len(text) - 1))
+
+
+def test_links_and_odd_files_in_output_are_not_followed(image, inputs, tmp_path):
+    script = ("import os\nos.symlink('/etc/passwd', '/output/en.trec')\nos.mkfifo('/output/zh.trec')\n"
+              "os.mkdir('/output/sub')\nopen('/output/sub/x.trec', 'w').write('x')\nopen('/output/.hidden', 'w').write('x')\n"
+              "open('/output/ok.trec', 'w').write('fine')\n")
+    execution = run(image, inputs, tmp_path, script)
+    assert execution.outputs == ("ok.trec",) and sorted(os.listdir(tmp_path / "out")) == ["ok.trec"]

@@ -234,7 +234,7 @@ class _Run:
         limits = self.limits
         # bwrap's own two processes (outside and the namespace's init) count against the uid's limit too.
         command = [
-            "prlimit", f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_bytes}",
+            "prlimit", f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}", f"--as={limits.memory_bytes}",
             f"--nproc={limits.processes + 2}", f"--fsize={limits.output_bytes}", "--core=0",
             "--", *self._bwrap_args(block_fd, info_fd),
         ]
@@ -307,7 +307,7 @@ class _Run:
         os.set_blocking(process.stdout.fileno(), False)
         selector = selectors.DefaultSelector()
         selector.register(process.stdout, selectors.EVENT_READ)
-        peak_rss, open_pipe = 0, True
+        peak_rss, open_pipe, next_check = 0, True, 0.0
         # os.wait4, not Popen.poll: it returns the resource usage of bwrap and all it reaped.
         while True:
             if open_pipe:
@@ -323,26 +323,27 @@ class _Run:
             pid, status, rusage = os.wait4(process.pid, os.WNOHANG)
             if pid:
                 break
-            peak_rss = max(peak_rss, self._check(started))
+            if time.monotonic() >= next_check:
+                peak_rss = max(peak_rss, self._check(started))
+                next_check = time.monotonic() + TICK
         selector.close()
         process.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - started
         self._drain(process)
         cpu = max(rusage.ru_utime + rusage.ru_stime, self.cpu_seen)
-        rss = max(peak_rss, rusage.ru_maxrss * 1024)
         outputs, size, full = _collect(output_fd, output_dir, self.limits.output_bytes)
         exit_code: int | None = process.returncode
         stopped_for = self.stopped_for or self._diagnose(exit_code, cpu, full)
         if stopped_for:
             exit_code = None
         return Execution(
-            exit_code=exit_code, stopped_for=stopped_for, cpu_seconds=round(cpu, 3), max_rss_bytes=rss,
+            exit_code=exit_code, stopped_for=stopped_for, cpu_seconds=round(cpu, 3), max_rss_bytes=peak_rss,
             wall_seconds=round(wall, 3), log_tail=self.tail.text(redactor, log_chars),
             outputs=tuple(outputs), output_bytes=size,
         )
 
     def _check(self, started: float) -> int:
-        """Stops the sandbox at a limit; returns the namespace's resident memory now."""
+        """Stops the sandbox at a limit; returns the namespace's peak resident memory so far."""
         limits = self.limits
         if time.monotonic() - started > limits.wall_seconds:
             self._stop("wall")
@@ -357,7 +358,7 @@ class _Run:
             self._stop("memory")
         elif usage.processes >= limits.processes:
             self._stop("processes")
-        return usage.rss_bytes
+        return usage.peak_bytes
 
     def _stop(self, reason: str) -> None:
         if self.stopped_for is None:
@@ -377,6 +378,7 @@ class _Run:
         """Why the kernel stopped it, when the watcher did not: the signal bwrap reports as 128 + n."""
         if exit_code is None or exit_code == 0:
             return "output" if output_full and exit_code else None
+        # The kernel sends SIGXCPU at the limit, SIGKILL a second later to a system that ignores it.
         if exit_code == 128 + signal.SIGXCPU or (exit_code == 128 + signal.SIGKILL and cpu >= self.limits.cpu_seconds):
             return "time"
         if exit_code == 128 + signal.SIGXFSZ or output_full:
@@ -409,10 +411,11 @@ def _collect(output_fd: int, output_dir: Path, limit: int) -> tuple[list[str], i
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=output_fd)
         except OSError:
             continue
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            os.close(fd)
+            continue
         with os.fdopen(fd, "rb") as source:
-            found = os.fstat(fd)
-            if not stat.S_ISREG(found.st_mode):
-                continue
             with open(output_dir / name, "wb") as target:
                 shutil.copyfileobj(source, target, 1 << 20)
             total += found.st_size
