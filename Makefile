@@ -7,7 +7,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/cupboard
 REDIS_URL ?= redis://127.0.0.1:6379/14
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
-.PHONY: install browser services lint test test-fast test-sqlite test-postgres demo serve bench bench-web bench-per-topic bench-backup loadtest clean
+.PHONY: install browser sandbox services lint test test-fast test-sqlite test-postgres demo serve bench bench-web bench-per-topic bench-backup loadtest clean
 
 $(VENV)/.installed: pyproject.toml setup.py evaluator/io/_lines.c
 	$(PYTHON) -m venv $(VENV)
@@ -20,12 +20,16 @@ install: $(VENV)/.installed
 browser:
 	@scripts/ensure-chromium
 
+## bubblewrap, the sandbox that runs teams' systems (docs/systems.md); the sandbox tests skip without it.
+sandbox:
+	@scripts/ensure-bubblewrap
+
 services:
 	@scripts/ensure-services
 
 ## The checks first (they fail in seconds), then the whole suite on SQLite, then the Django side
 ## again on PostgreSQL + Redis (test-postgres).
-test: install browser services lint test-sqlite test-postgres
+test: install browser sandbox services lint test-sqlite test-postgres
 
 ## ruff (imports, unused names, likely bugs) and mypy (strict on evaluator/, checked on the platform).
 lint: install

@@ -13,8 +13,9 @@ team's files, no database socket, none of the worker's environment (only the ima
 How: bwrap (Debian's bubblewrap) makes new user, mount, PID, network, IPC, UTS and cgroup namespaces,
 mounts the image's root read-only and the inputs read-only, forbids further user namespaces, and runs
 the command. When the runner is root it first drops to an unprivileged uid of its own (no capabilities,
-no supplementary groups); rootless runners run it as themselves. The directories are handed to bwrap
-as open file descriptors, so the sandbox uid needs no access to the host paths that lead to them.
+no supplementary groups); rootless runners run it as themselves. As root, the image and the corpus
+are first bind-mounted into a staging folder inside a mount namespace of the runner's own (gone with
+it), since bwrap resolves its sources as the sandbox uid, which may not search the folders above them.
 Limits: rlimits set by prlimit before bwrap starts (CPU seconds, address space, processes, file size,
 no core dumps), tmpfs sizes for /output and /tmp, and a watcher (sandbox_watch.py) that adds up the
 CPU time, memory and processes of the whole namespace and stops it at the limit or at the wall-clock
