@@ -111,7 +111,7 @@ def _follow_up(request) -> int:
     assert submission_score(submission_id=submission) == "scored"
     return FollowUp.objects.create(event="run scored", handler="cupboard.flows.run_scored.leaderboard_row_update",
                                    what="the leaderboard row",
-                                   arguments=encode({"submission": Submission.objects.get(pk=submission)})).pk
+                                   arguments=encode(RunScored(submission=Submission.objects.get(pk=submission)))).pk
 
 
 CASES = {

@@ -17,6 +17,7 @@ from cupboard.leaderboards.models import FrozenSnapshot, LeaderboardHistory, Res
 from cupboard.leaderboards.releases import final_results_release_due
 from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.notifications.models import Notification
+from cupboard.submissions.events import RunFinished
 from cupboard.submissions.models import RescoreStep, Submission, Verification
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import phase_rescore, submission_create
@@ -105,7 +106,7 @@ def test_a_rejected_last_run_publishes_the_step_too(scored):
     # event, whose follow-ups are carried out as the block ends.
     with carried_out_at_exit():
         Submission.objects.filter(pk=scored.baseline.pk).update(status=Submission.Status.REJECTED)
-        events.run_finished.send(submission_id=scored.baseline.pk, status=Submission.Status.REJECTED)
+        events.send(RunFinished(submission_id=scored.baseline.pk, status=Submission.Status.REJECTED))
     assert "rescoring" not in _board(scored)
     assert ("Baseline", "bm25 run") not in _values(scored), "a rejected run leaves the board with the switch"
 

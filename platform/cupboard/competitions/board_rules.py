@@ -24,6 +24,8 @@ from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import Phase
 from cupboard.locking import locked
 
+from .events import PhaseScheduleChanged
+
 BOARD_RULE_FIELDS = ("freeze_at", "ladder")
 
 
@@ -73,5 +75,5 @@ def phase_board_rules_change(*, phase: Phase, actor: User | None, freeze_at: dat
         audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.PHASE_CHANGED,
                      is_public=True, summary=f"{phase.name}: " + "; ".join(c.line() for c in changes),
                      details={**named("phase", phase.slug, phase.name), "changes": [c.data() for c in changes]})
-        events.phase_schedule_changed.send(phase=phase)  # its leaderboard rebuilt (cupboard/flows/schedule_changed.py)
+        events.send(PhaseScheduleChanged(phase=phase))  # its leaderboard rebuilt (cupboard/flows/schedule_changed.py)
     return phase

@@ -32,6 +32,8 @@ from cupboard.competitions.errors import CompetitionError
 from cupboard.competitions.models import Phase, QrelsRelease, Subset, SubsetGroup
 from cupboard.locking import locked
 
+from .events import GroupRevealChanged, PhaseScheduleChanged, QrelsReleaseRemoved
+
 PHASE_SCHEDULE_FIELDS = ("visibility", "reveal_at", "hidden_qrels", "before_reveal")
 
 
@@ -141,7 +143,7 @@ def phase_schedule_change(*, phase: Phase, actor: User | None, visibility: str, 
                      details={**named("phase", phase.slug, phase.name), "before": {n: _shown(before[n]) for n in changed},
                               "after": {n: _shown(wanted[n]) for n in changed}})
         competition_publish_due(competition=phase.competition, now=now)
-        events.phase_schedule_changed.send(phase=phase)  # its leaderboard (cupboard/flows/schedule_changed.py)
+        events.send(PhaseScheduleChanged(phase=phase))  # its leaderboard (cupboard/flows/schedule_changed.py)
     return phase
 
 
@@ -177,7 +179,7 @@ def group_reveal_change(*, group: SubsetGroup, actor: User | None, reveal_at: da
                      summary=f"Reveal of the {group.name} group: {_shown(before) or 'none'} -> {_shown(reveal_at) or 'now'}",
                      details={"group": group.name, "before": _shown(before), "after": _shown(reveal_at)})
         # Phases (3) before the competition row (4): the lock order of cupboard/locking.py.
-        events.group_reveal_changed.send(group=group)  # the leaderboards (cupboard/flows/schedule_changed.py)
+        events.send(GroupRevealChanged(group=group))  # the leaderboards (cupboard/flows/schedule_changed.py)
         competition_publish_due(competition=group.competition, now=now)
     return group
 
@@ -204,5 +206,5 @@ def qrels_release_delete(*, release: QrelsRelease, actor: User | None, now: date
                      summary=f"{phase.name}: qrels v{release.number} removed before anyone saw it",
                      details={**named("phase", phase.slug, phase.name), "removed_release": release.number})
         release.delete()
-        events.qrels_release_removed.send(phase=phase)  # its leaderboard (cupboard/flows/schedule_changed.py)
+        events.send(QrelsReleaseRemoved(phase=phase))  # its leaderboard (cupboard/flows/schedule_changed.py)
 

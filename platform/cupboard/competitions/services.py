@@ -48,6 +48,8 @@ from cupboard.competitions.uploads import FileSource, ids_listed, read_source, s
 from cupboard.locking import locked
 from evaluator.records import Problem
 
+from .events import DefinitionChanged, QrelsReleased
+
 
 def competition_load(*, data: dict | str | Path, actor: User | None = None) -> Competition:
     """Create or update a competition from its versioned definition (a YAML path or its data).
@@ -112,7 +114,7 @@ def _load(*, data: dict | str | Path, actor: User | None,
                               **({"changes": [c.line() for c in changes]} if changes else {})})
         if changes:
             _audit_public_changes(competition, changes, actor=actor)
-            events.definition_changed.send(competition=competition, changes=changes)  # cupboard/flows/definition_changed.py
+            events.send(DefinitionChanged(competition=competition, changes=changes))  # cupboard/flows/definition_changed.py
     return competition, changes
 
 
@@ -323,9 +325,7 @@ def qrels_release_create(*, phase: Phase, files: Mapping[str, FileSource], actor
         competition_publish_due(competition=phase.competition)
         # The standings before the re-scoring, the leaderboard's version and the re-scoring
         # after the commit: cupboard/flows/qrels_released.py.
-        events.qrels_released.send(phase=phase, release=release, actor=actor,
-                                   new_qrels={c: item[3] for c, item in checked.items()},
-                                   previous_files=carried if previous is not None else None)
+        events.send(QrelsReleased(phase=phase, release=release, actor=actor, uploaded=sorted(checked), previous=previous))
     return release
 
 

@@ -27,6 +27,8 @@ from cupboard.competitions.uploads import FileSource, ids_listed, read_source, s
 from cupboard.competitions.viewer import Viewer
 from cupboard.locking import locked
 
+from .events import TopicsChanged
+
 TopicsKey = str | tuple[str, str]  # a subset code (the default variant), or (subset code, variant code)
 
 
@@ -88,7 +90,7 @@ def topics_import_files(*, phase: Phase, files: Mapping[TopicsKey, FileSource], 
                 stored=stored, line=lines[subset.code, variant], runs=change.runs)
         if change.replaces:
             # The leaderboard's version, the teams' mail and, when chosen, the re-scoring: flows/topics_changed.py.
-            events.topics_changed.send(phase=phase, version=version, actor=actor, rescore=bool(change.runs))
+            events.send(TopicsChanged(phase=phase, version=version, actor=actor, rescore=bool(change.runs)))
         return [current[subset.pk, variant] for subset, variant in read]
 
 

@@ -6,6 +6,7 @@ metrics (a relevance level, a scoring depth) re-score every phase's runs, each p
 (leaderboards/rescoring.py); a new primary metric (or missing-subset rule) alone rebuilds the boards."""
 from cupboard import events
 from cupboard.competitions.changes import Change
+from cupboard.competitions.events import DefinitionChanged
 from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.notifications.services import deadline_reminders_withdraw, notify_definition_changed
 from cupboard.submissions.models import Submission
@@ -22,24 +23,27 @@ def _told(changes: list[Change]) -> list[Change]:
     return [change for change in changes if change.public and change.tells_teams]
 
 
-def tell_teams(*, competition, changes: list[Change]) -> None:
-    """The follow-up: the teams' mail of what moved (only dates and limits, which it stores),
-    in words with each phase's name ("Test B (final): uploads close ..."), not key paths."""
+def tell_teams(event: DefinitionChanged) -> None:
+    """The follow-up: the teams' mail of what moved (its event holds only those dates and
+    limits), in words with each phase's name ("Test B (final): uploads close ..."), not key paths."""
+    competition = event.competition
     names = {p.slug: p.name for p in competition.phases.all()}
     notify_definition_changed(competition=competition, version=competition.config_version,
-                              lines=[change.words(names) for change in changes])
+                              lines=[change.words(names) for change in event.changes])
 
 
-def _tell_teams_later(*, competition, changes) -> None:
-    if told := _told(changes):
-        events.follow_up(events.definition_changed, tell_teams, "the teams' mail of what moved",
-                         competition=competition, changes=told)
+def _tell_teams_later(event: DefinitionChanged) -> None:
+    # Not after_commit: that would store the whole diff, any value a definition holds; the
+    # follow-up stores only what it tells (dates and limits).
+    if told := _told(event.changes):
+        events.follow_up(tell_teams, "the teams' mail of what moved",
+                         DefinitionChanged(competition=event.competition, changes=told))
 
 
-def _withdraw_reminders(*, competition, changes) -> None:
-    moved = {change.path.split(".")[1] for change in changes
+def _withdraw_reminders(event: DefinitionChanged) -> None:
+    moved = {change.path.split(".")[1] for change in event.changes
              if change.path.startswith("phases.") and change.key == "closes_at"}
-    for phase in competition.phases.filter(slug__in=moved):
+    for phase in event.competition.phases.filter(slug__in=moved):
         deadline_reminders_withdraw(phase=phase)
 
 
@@ -48,14 +52,16 @@ def _scoring_changes(changes: list[Change]) -> list[Change]:
             or (change.path.startswith("phases.") and change.key in PHASE_SCORED_WITH)]
 
 
-def _rescore_later(*, competition, changes) -> None:
-    if scoring := _scoring_changes(changes):
-        events.follow_up(events.definition_changed, rescore, "the re-scoring of the phases",
-                         competition=competition, changes=scoring)
+def _rescore_later(event: DefinitionChanged) -> None:
+    if scoring := _scoring_changes(event.changes):
+        events.follow_up(rescore, "the re-scoring of the phases",
+                         DefinitionChanged(competition=event.competition, changes=scoring))
 
 
-def rescore(*, competition, changes) -> None:
-    """The follow-up: each phase re-scored as one step, or its board rebuilt (only what it stores)."""
+def rescore(event: DefinitionChanged) -> None:
+    """The follow-up: each phase re-scored as one step, or its board rebuilt (its event holds
+    only the scoring changes)."""
+    changes, competition = event.changes, event.competition
     keys = {change.path for change in changes if change.path in SCORED_WITH | RANKED_WITH}
     # a phase's own scoring keys: its residual collection (what its runs lose before scoring)
     own = {change.path.split(".")[1]: change.key for change in changes
@@ -71,4 +77,4 @@ def rescore(*, competition, changes) -> None:
 
 
 def connect() -> None:
-    events.definition_changed.handled_by(_withdraw_reminders, _tell_teams_later, _rescore_later)
+    events.handle(DefinitionChanged, _withdraw_reminders, _tell_teams_later, _rescore_later)

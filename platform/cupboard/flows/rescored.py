@@ -6,19 +6,20 @@ the phase was being re-scored (leaderboards/releases.py), from the new scores.""
 from cupboard.leaderboards.releases import final_results_release_due
 from cupboard.leaderboards.rescoring import open_step_phases, rescore_step_settle
 from cupboard.notifications.services import notify_submission
+from cupboard.submissions.events import RunFinished
 from cupboard.submissions.models import Submission
 from cupboard.submissions.steps import in_open_step
 
 
-def mail_unless_held(*, submission_id: int, status: str) -> None:
+def mail_unless_held(event: RunFinished) -> None:
     """The team's mail now, or with the step's publication when the run is one of an open step."""
-    submission = Submission.objects.filter(pk=submission_id).only("pk", "phase_id").first()
+    submission = Submission.objects.filter(pk=event.submission_id).only("pk", "phase_id").first()
     if submission is not None and not in_open_step(submission):
-        notify_submission(submission_id=submission_id, event=status)
+        notify_submission(submission_id=event.submission_id, event=event.status)
 
 
-def step_settle(*, submission_id: int, status: str) -> None:
-    phase_id = Submission.objects.filter(pk=submission_id).values_list("phase_id", flat=True).first()
+def step_settle(event: RunFinished) -> None:
+    phase_id = Submission.objects.filter(pk=event.submission_id).values_list("phase_id", flat=True).first()
     if phase_id is not None:
         phase_step_settle(phase_id)
 

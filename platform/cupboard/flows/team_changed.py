@@ -7,31 +7,36 @@ Leaving: the member's submissions with the team are named in the audit log (they
 """
 from cupboard import events
 from cupboard.leaderboards.services import leaderboard_refresh
+from cupboard.submissions.events import RunsMoved
 from cupboard.submissions.quota import quota_carried, quota_refuse_overrun
 from cupboard.submissions.services import submissions_move
+from cupboard.teams.events import TeamJoining, TeamMerging, UsageCarried
 
 
-def _refuse_join_overrun(*, team, user, now) -> None:
-    quota_refuse_overrun(team=team, now=now, joining=(user,))
+def _refuse_join_overrun(event: TeamJoining) -> None:
+    quota_refuse_overrun(team=event.team, now=event.now, joining=(event.user,))
 
 
-def _refuse_merge_overrun(*, source, target, now) -> None:
-    quota_refuse_overrun(team=target, now=now, merging=source)
+def _refuse_merge_overrun(event: TeamMerging) -> None:
+    quota_refuse_overrun(team=event.target, now=event.now, merging=event.source)
 
 
-def leaderboards_refresh(*, phases) -> None:
-    for phase in phases:
+def _submissions_move(event: TeamMerging) -> None:
+    submissions_move(source=event.source, target=event.target)  # sends RunsMoved
+
+
+def leaderboards_refresh(event: RunsMoved) -> None:
+    for phase in event.phases:
         leaderboard_refresh(phase=phase)
 
 
-def _submissions_move(*, source, target, now) -> None:
-    phases = submissions_move(source=source, target=target)
-    # Only the phases the moved submissions are in, known here: rebuilt after the merge commits (a follow-up).
-    events.follow_up(events.team_merging, leaderboards_refresh, "the leaderboards of the moved runs",
-                     phases=sorted(phases, key=lambda phase: phase.pk))
+def _usage_carried(question: UsageCarried) -> dict[str, int]:
+    return quota_carried(team=question.team, user=question.user)
 
 
 def connect() -> None:
-    events.team_joining.handled_by(_refuse_join_overrun)
-    events.team_merging.handled_by(_refuse_merge_overrun, _submissions_move)
-    events.usage_carried.answered_by(quota_carried)
+    events.handle(TeamJoining, _refuse_join_overrun)
+    events.handle(TeamMerging, _refuse_merge_overrun, _submissions_move)
+    # Only the phases the moved submissions are in: rebuilt after the merge commits (a follow-up).
+    events.handle(RunsMoved, events.after_commit(leaderboards_refresh, "the leaderboards of the moved runs"))
+    events.answer(UsageCarried, _usage_carried)

@@ -4,6 +4,7 @@ is scored on other queries from now on); follow-ups after the commit: the phase'
 the organizer chose so, and the teams told what changed in the subsets they may see (a
 surprise language's topics are nobody's news before its reveal)."""
 from cupboard import events
+from cupboard.competitions.events import TopicsChanged
 from cupboard.competitions.topic_variants import variants
 from cupboard.competitions.topics_changes import SubsetChange
 from cupboard.competitions.viewer import Viewer
@@ -12,16 +13,17 @@ from cupboard.notifications.services import notify_topics_changed
 from cupboard.submissions.services import phase_rescore
 
 
-def _leaderboard_bump(*, phase, **_) -> None:
-    leaderboard_bump(phase=phase)
+def _leaderboard_bump(event: TopicsChanged) -> None:
+    leaderboard_bump(phase=event.phase)
 
 
-def _rescore(*, phase, version, actor, rescore, **_) -> None:
-    if rescore:  # one step (leaderboards/rescoring.py): the board switches once every run is scored again
-        phase_rescore(phase=phase, actor=actor, reason=f"topics change {version.number}")
+def _rescore(event: TopicsChanged) -> None:
+    if event.rescore:  # one step (leaderboards/rescoring.py): the board switches once every run is scored again
+        phase_rescore(phase=event.phase, actor=event.actor, reason=f"topics change {event.version.number}")
 
 
-def _tell_teams(*, phase, version, **_) -> None:
+def _tell_teams(event: TopicsChanged) -> None:
+    phase, version = event.phase, event.version
     public = Viewer(None, phase.competition)
     seen = {subset.code for subset in public.subsets}
     several = len(variants(phase.competition)) > 1
@@ -32,5 +34,5 @@ def _tell_teams(*, phase, version, **_) -> None:
 
 
 def connect() -> None:
-    events.topics_changed.handled_by(_leaderboard_bump, events.after_commit(_rescore, "the re-scoring of the phase"),
-                                     events.after_commit(_tell_teams, "the teams' mail of the changed topics"))
+    events.handle(TopicsChanged, _leaderboard_bump, events.after_commit(_rescore, "the re-scoring of the phase"),
+                  events.after_commit(_tell_teams, "the teams' mail of the changed topics"))

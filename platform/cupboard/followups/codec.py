@@ -1,4 +1,5 @@
-"""A follow-up's keyword arguments as JSON: rows by their model and id, read again when it runs.
+"""A follow-up's event (a dataclass, cupboard/events.py) as JSON: rows by their model and id,
+read again when it runs.
 
 A follow-up runs after the commit, perhaps in another process: it must see the rows as they are
 then, not the sender's copies, so a model instance is stored as its model and id and fetched

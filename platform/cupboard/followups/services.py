@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
@@ -54,7 +55,7 @@ FOLLOW_UP = JobKind(
 _collecting: ContextVar[list[int] | None] = ContextVar("cupboard_follow_ups_collecting", default=None)
 
 
-def dotted(handler: Callable[..., object]) -> str:
+def dotted(handler: Callable[[Any], object]) -> str:
     """The handler's import path: a function of a module, so that any worker finds it."""
     path = f"{handler.__module__}.{handler.__qualname__}"
     if "<" in path:
@@ -62,11 +63,12 @@ def dotted(handler: Callable[..., object]) -> str:
     return path
 
 
-def follow_up_record(*, event: str, handler: Callable[..., object], what: str, arguments: dict) -> int:
-    """Write the follow-up in the current transaction; carried out once that commits (or when
-    the enclosing `carried_out_at_exit()` ends). `what` it does, in words, for the person's
-    answer when it has to be retried. Returns its id."""
-    pk = FollowUp.objects.create(event=event, handler=dotted(handler), what=what, arguments=encode(arguments)).pk
+def follow_up_record(*, event: str, handler: Callable[[Any], object], what: str, payload: object) -> int:
+    """Write `handler(payload)` down in the current transaction, the payload (the event's
+    dataclass, cupboard/events.py) as its fields, rows by their id; carried out once that commits
+    (or when the enclosing `carried_out_at_exit()` ends). `event` names it, `what` it does in
+    words, for the person's answer when it has to be retried. Returns its id."""
+    pk = FollowUp.objects.create(event=event, handler=dotted(handler), what=what, arguments=encode(payload)).pk
     collecting = _collecting.get()
     if collecting is not None:
         collecting.append(pk)
@@ -129,7 +131,7 @@ def follow_up_carry_out(*, follow_up_id: int) -> str:
     try:
         with claim.heartbeat(), transaction.atomic():
             _fault_for_tests(row, claim)
-            import_string(row.handler)(**decode(row.arguments))
+            import_string(row.handler)(decode(row.arguments))
             if not claim.update(status=FollowUp.Status.DONE, done_at=timezone.now()):
                 raise _ClaimLost
     except _ClaimLost:

@@ -55,23 +55,27 @@ def judgment_changes(before: dict[tuple[str, str], int], after: dict[tuple[str, 
             "dropped": len(before.keys() - after.keys())}
 
 
-def release_standings_record(*, phase: Phase, release: QrelsRelease, new_qrels: dict,
-                             previous_files: dict[str, QrelsFile]) -> ReleaseStandings:
-    """Keep the rows `release` is about to change, and per subset how its new files
-    ({code: evaluator Qrels}) differ from the previous release's file of that subset (new,
-    flipped and dropped judgments). Inside the release's transaction."""
-    from evaluator.io.qrels import read_qrels
-
+def release_standings_record(*, phase: Phase, release: QrelsRelease, uploaded: list[str],
+                             previous: QrelsRelease) -> ReleaseStandings:
+    """Keep the rows `release` is about to change, and per subset of its new files (`uploaded`,
+    subset codes) how they differ from the previous release's file of that subset (new,
+    flipped and dropped judgments). Inside the release's transaction; both sides are read from
+    the stored files, as they are kept."""
+    after = {f.subset.code: f for f in release.files.select_related("subset")}
+    before = {f.subset.code: f for f in previous.files.select_related("subset")}
     moved = {}
-    for code, qrels in new_qrels.items():
-        before: dict[tuple[str, str], int] = {}
-        old = previous_files.get(code)
-        if old is not None:
-            with old.file.open("rb") as stored:
-                before = _labels(read_qrels(io.BytesIO(stored.read()), name=old.original_name))
-        moved[code] = judgment_changes(before, _labels(qrels))
+    for code in uploaded:
+        old = before.get(code)
+        moved[code] = judgment_changes(_stored_labels(old) if old is not None else {}, _stored_labels(after[code]))
     return ReleaseStandings.objects.create(release=release, rows=standing_rows(phase), judgment_changes=moved,
                                           new_judgments={code: counts["new"] for code, counts in moved.items()})
+
+
+def _stored_labels(qrels_file: QrelsFile) -> dict[tuple[str, str], int]:
+    from evaluator.io.qrels import read_qrels
+
+    with qrels_file.file.open("rb") as stored:
+        return _labels(read_qrels(io.BytesIO(stored.read()), name=qrels_file.original_name))
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from cupboard.jobs import Claim, job_claim, job_sweep
 from cupboard.locking import locked
 from cupboard.outages import OUTAGES
 
+from .events import RunFinished, RunScored, RunScoresStored
 from .models import QueryScores, Score, Submission
 from .scoring_jobs import RunRejected, score_jobs, scoring_processes, subset_jobs
 from .scoring_kind import SCORING, submission_enqueue
@@ -90,13 +91,13 @@ def _store_claimed(*, submission: Submission, release: QrelsRelease, results: li
                                                  values={m: v for m, v in result.per_query.items() if m in shown},
                                                  seconds=(seconds or {}).get(subset.pk), removed=result.removed)
                                      for subset, result in results if result is not None])
-    events.run_scores_stored.send(submission=submission, results=results)  # Judged@10 (cupboard/flows/)
+    events.send(RunScoresStored(submission=submission, results=results))  # Judged@10 (cupboard/flows/)
     claim.update(status=Submission.Status.SCORED, qrels_release=release, scored_at=timezone.now(), progress=100,
                  status_reason="")
-    events.run_scored.send(submission=submission)  # its leaderboard row (cupboard/flows/run_scored.py)
+    events.send(RunScored(submission=submission))  # its leaderboard row (cupboard/flows/run_scored.py)
     if current_qrels_release(submission.phase) != release or rescored_since(submission, claim.token):
         return "stale"
-    events.run_finished.send(submission_id=submission.pk, status=Submission.Status.SCORED)
+    events.send(RunFinished(submission_id=submission.pk, status=Submission.Status.SCORED))
     return "scored"
 
 
@@ -111,7 +112,7 @@ def _release_claim(*, submission: Submission, claim: Claim, reason: str, retry: 
         if changed and status == Submission.Status.QUEUED:
             submission_enqueue(submission_ids=[submission.pk])
         if changed and status == Submission.Status.FAILED:
-            events.run_finished.send(submission_id=submission.pk, status=status)
+            events.send(RunFinished(submission_id=submission.pk, status=status))
     return status if changed else "lost-claim"
 
 
@@ -142,7 +143,7 @@ def _score_claimed(claim: Claim) -> str:
         with carried_out_at_exit():
             changed = claim.update(status=Submission.Status.REJECTED, status_reason=str(rejected)[:2000], progress=0)
             if changed:
-                events.run_finished.send(submission_id=submission_id, status=Submission.Status.REJECTED)
+                events.send(RunFinished(submission_id=submission_id, status=Submission.Status.REJECTED))
         return "rejected" if changed else "lost-claim"
     except OUTAGES as error:
         logger.warning("scoring submission %s waits out an outage: %s: %s", submission_id, type(error).__name__, error)

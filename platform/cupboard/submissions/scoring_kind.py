@@ -9,6 +9,7 @@ from django.db.models import Q
 from cupboard import events
 from cupboard.jobs import JobKind, job_send
 
+from .events import RunFinished
 from .models import Submission
 
 
@@ -19,7 +20,7 @@ def _give_up(row: dict) -> dict:
 
 
 def _gave_up(submission_id: int) -> None:
-    events.run_finished.send(submission_id=submission_id, status=Submission.Status.FAILED)
+    events.send(RunFinished(submission_id=submission_id, status=Submission.Status.FAILED))
 
 
 SCORING = JobKind(

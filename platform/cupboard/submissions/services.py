@@ -24,6 +24,7 @@ from evaluator.io.naming import subset_from_filename
 from evaluator.records import Problem
 
 from .errors import SubmissionRefused
+from .events import RunsMoved, RunStandingChanged
 from .models import RescoreStep, RunFile, Submission, consent_fixed_at
 from .quota import quota_check
 from .runfiles import (
@@ -250,7 +251,7 @@ def submission_select_final(*, submission: Submission, user: AbstractBaseUser, s
     Submission.objects.filter(pk=submission.pk).update(selected_for_final=selected)
     submission.selected_for_final = selected
     # Only this team's counted submission can change: its row, after commit (cupboard/flows/run_standing.py).
-    events.run_standing_changed.send(submission=submission)
+    events.send(RunStandingChanged(submission=submission))
     return submission
 
 
@@ -290,7 +291,7 @@ def submission_disqualify(*, submission: Submission, actor: AbstractBaseUser, re
                           **named("phase", submission.phase.slug, submission.phase.name), "reason": reason.strip()},
                  is_public=True)
     # Only its team's row (or the baseline's own) can change: that row, after commit (cupboard/flows/run_standing.py).
-    events.run_standing_changed.send(submission=submission)
+    events.send(RunStandingChanged(submission=submission))
     return submission
 
 
@@ -371,4 +372,6 @@ def submissions_move(*, source: Team, target: Team) -> set:
         selected = submission.selected_for_final and theirs.filter(selected_for_final=True).count() < limit
         Submission.objects.filter(pk=submission.pk).update(team=target, number=number, selected_for_final=selected)
         phases.add(submission.phase)
+    if phases:  # their leaderboards, after the merge commits (cupboard/flows/team_changed.py)
+        events.send(RunsMoved(phases=sorted(phases, key=lambda phase: phase.pk)))
     return phases

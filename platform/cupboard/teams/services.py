@@ -24,6 +24,7 @@ from cupboard.competitions.roles import lock_roles, refuse_role_holder
 from cupboard.competitions.viewer import Viewer
 from cupboard.locking import locked
 
+from .events import TeamJoining, TeamMerging, UsageCarried
 from .models import Membership, Team, new_invite_code
 from .selectors import team_captain
 
@@ -121,7 +122,7 @@ def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None 
     _refuse_second_team(competition=team.competition, user=user)
     _refuse_too_many(team=team, newcomers=1)
     # What the newcomer used in earlier teams counts here (cupboard/flows/team_changed.py): may refuse.
-    events.team_joining.send(team=team, user=user, now=now)
+    events.send(TeamJoining(team=team, user=user, now=now))
     _membership_add(team=team, user=user)
     _record(team=team, actor=user, action=AuditEvent.Action.TEAM_JOINED,
             summary=f"{user.username} joined team {team.name}", user=user.username)
@@ -131,7 +132,7 @@ def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None 
 def _membership_end(*, team: Team, user: AbstractBaseUser, actor: AbstractBaseUser, action: str,
                     summary: str) -> None:
     locked(Team.objects).get(pk=team.pk)
-    carried = events.usage_carried.ask(team=team, user=user)  # submissions they take along
+    carried = events.ask(UsageCarried(team=team, user=user))  # submissions they take along
     deleted, _ = Membership.objects.filter(team=team, user=user).delete()
     if not deleted:
         raise ValidationError(f"{user.username} is not in this team.", code="not_member")
@@ -196,7 +197,7 @@ def team_merge(*, team: Team, invite_code: str, actor: AbstractBaseUser, now: da
     _refuse_too_many(team=target, newcomers=len(moving))
     # The merged usage may refuse; the submissions move, their leaderboards after commit
     # (cupboard/flows/team_changed.py).
-    events.team_merging.send(source=team, target=target, now=now)
+    events.send(TeamMerging(source=team, target=target, now=now))
     Membership.objects.filter(team=team).update(team=target, joined_at=now)
     _record(team=target, actor=actor, action=AuditEvent.Action.TEAM_MERGED,
             summary=f"{actor.username} merged team {team.name} ({', '.join(m.user.username for m in moving)}) "
