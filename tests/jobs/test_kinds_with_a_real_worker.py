@@ -28,6 +28,7 @@ from cupboard.judging.pools import POOL_EXPORT, pool_export_create
 from cupboard.leaderboards.archive import RESULTS_ARCHIVE
 from cupboard.notifications.models import Notification
 from cupboard.notifications.services import NOTIFICATION
+from cupboard.submissions.events import RunScored
 from cupboard.submissions.models import Submission, Verification
 from cupboard.submissions.scoring import SCORING, submission_score
 from cupboard.submissions.services import submission_create
