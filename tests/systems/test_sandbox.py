@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cupboard.systems.images import Image, unpack_image
-from cupboard.systems.sandbox import Execution, Limits, run_system, sandbox_problem
+from cupboard.systems.sandbox import Execution, Limits, run_system, sandbox_problem, sandbox_uid
 from tests.systems.image_tars import EXAMPLE, example_image
 from tests.waiting import wait_until
 
@@ -63,14 +63,13 @@ def run(image: Image, inputs, tmp_path: Path, script: str | None = None, **limit
     return execution
 
 
-def sandbox_processes() -> list[int]:
-    """Processes running as a sandbox uid (at or above the base the runner uses)."""
-    from cupboard.systems.sandbox import UID_BASE
-
+def sandbox_processes(runner_pid: int | None = None) -> list[int]:
+    """Processes running as the sandbox uid of a runner (this test process by default)."""
+    uid = sandbox_uid(runner_pid) if os.geteuid() == 0 else None
     found = []
     for name in os.listdir("/proc"):
         try:
-            if name.isdigit() and os.stat(f"/proc/{name}").st_uid >= UID_BASE:
+            if name.isdigit() and uid is not None and os.stat(f"/proc/{name}").st_uid == uid:
                 found.append(int(name))
         except OSError:
             pass
@@ -135,13 +134,14 @@ found["interfaces"] = sorted(line.split(":")[0].strip() for line in open("/proc/
 def test_nothing_is_writable_but_output_and_tmp(image, inputs, tmp_path):
     before = sorted(str(p) for p in image.rootfs.rglob("*"))
     _, found = probe(image, inputs, tmp_path, """
-for path in ("/app/x", "/etc/x", "/x", "/input/topics/x", "/input/corpus/x", "/usr/bin/x", "/proc/sys/kernel/hostname"):
+for path in ("/app/x", "/etc/x", "/x", "/input/topics/x", "/input/corpus/x", "/usr/bin/x", "/proc/sys/kernel/hostname",
+             "/dev/x"):
     attempt(path, lambda: open(path, "w").write("x"))
-attempt("/tmp/x", lambda: open("/tmp/x", "w").write("x"))
-attempt("/output/x", lambda: open("/output/x", "w").write("x"))
+for path in ("/tmp/x", "/output/x", "/dev/shm/x"):
+    attempt(path, lambda: open(path, "w").write("x"))
 attempt("chmod", lambda: os.chmod("/app/bm25.py", 0o777))
 """)
-    assert found.pop("/tmp/x") == "did: 1" and found.pop("/output/x") == "did: 1"
+    assert [found.pop(path) for path in ("/tmp/x", "/output/x", "/dev/shm/x")] == ["did: 1"] * 3
     assert all(result.startswith("refused") for result in found.values()), found
     assert sorted(str(p) for p in image.rootfs.rglob("*")) == before
 
@@ -240,3 +240,27 @@ def test_links_and_odd_files_in_output_are_not_followed(image, inputs, tmp_path)
               "open('/output/ok.trec', 'w').write('fine')\n")
     execution = run(image, inputs, tmp_path, script)
     assert execution.outputs == ("ok.trec",) and sorted(os.listdir(tmp_path / "out")) == ["ok.trec"]
+
+
+RUNNER = """
+import dataclasses, sys
+from pathlib import Path
+from cupboard.systems.images import Image
+from cupboard.systems.sandbox import Limits, run_system
+image = Image(sha256="", command=["python3", "-c", "import time; print('started', flush=True); time.sleep(600)"],
+              env={}, workdir="/", rootfs=Path(sys.argv[1]))
+run_system(image, topics_dir=Path(sys.argv[2]), corpus_dir=None, output_dir=Path(sys.argv[3]),
+           limits=Limits(cpu_seconds=60, memory_bytes=256 << 20, output_bytes=1 << 20, processes=8, wall_seconds=600),
+           secrets=[])
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a rootless runner's sandbox runs as the runner's own uid: nothing to tell apart")
+def test_a_runner_killed_mid_execution_takes_its_sandbox_with_it(image, inputs, tmp_path):
+    runner = subprocess.Popen([sys.executable, "-c", RUNNER, image.rootfs, inputs[0], tmp_path / "out"])
+    try:
+        wait_until(lambda: len(sandbox_processes(runner.pid)) >= 2, what="the system running in its sandbox")
+    finally:
+        runner.kill()
+        runner.wait()
+    wait_until(lambda: not sandbox_processes(runner.pid), what="every process of the killed runner's sandbox gone")

@@ -114,12 +114,16 @@ class Execution:
         return f"failed: the command exited with status {self.exit_code}"
 
 
+def sandbox_uid(runner_pid: int | None = None) -> int:
+    """The uid the sandboxes of a runner process run as (when it is root)."""
+    return UID_BASE + (os.getpid() if runner_pid is None else runner_pid) % 100_000
+
+
 def _run_ids() -> tuple[int, int] | None:
     """(uid, gid) to drop to when the runner is root; None when it already is an ordinary user."""
     if os.geteuid() != 0:
         return None
-    uid = UID_BASE + os.getpid() % 100_000
-    return uid, uid
+    return sandbox_uid(), sandbox_uid()
 
 
 @functools.cache
@@ -222,6 +226,8 @@ class _Run:
         args += [
             "--size", str(limits.output_bytes), "--perms", "0755", "--tmpfs", "/output",
             "--size", str(limits.scratch_bytes), "--perms", "1777", "--tmpfs", "/tmp",
+            # bwrap's /dev is a tmpfs of no size: shared memory gets one of its own, the rest is read-only.
+            "--size", str(limits.scratch_bytes), "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
             "--chdir", image.workdir, "--clearenv",
         ]
         env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp"}

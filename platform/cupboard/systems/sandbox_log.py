@@ -1,10 +1,10 @@
 """The log tail a team sees of its execution: bounded, and with the hidden topics taken out.
 
 The whole point of a systems phase is that no team sees the topics, and a system can print what it
-reads. So the tail is redacted before anything leaves the runner: every topic text (matched without
-regard to case or runs of whitespace) and every word of four letters or more from them becomes
-`[withheld]`; for scripts written without spaces (Chinese, Japanese, Thai...) every two-letter piece
-of a topic word is withheld too, since a system may print part of a query. Only the last window of
+reads. So the tail is redacted before anything leaves the runner: every word of four letters or more
+of any topic becomes `[withheld]`, whatever its case, and so does a topic made only of shorter words;
+for scripts written without spaces (Chinese, Japanese, Thai...) every two-letter piece of a topic is
+withheld wherever it appears, since a system may print part of a query. Only the last window of
 the output is kept while the system runs (so a system flooding its output costs nothing but its own
 time), and the first, possibly cut, line of a cut window is dropped, so half a topic cannot slip in at
 the edge. What redaction cannot stop is a system that encodes the topics (base64, one letter per
@@ -19,7 +19,7 @@ from collections.abc import Iterable
 WITHHELD = "[withheld]"
 WINDOW_BYTES = 256 * 1024
 MIN_WORD = 4
-_WORD = re.compile(r"\w+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits: `painted_by` is two words
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -37,40 +37,60 @@ def _unspaced(word: str) -> bool:
 
 
 class Redactor:
-    """Takes the given secrets (topic texts) out of a text."""
+    """Takes the given secrets (topic texts) out of a text, in time linear in the text.
+
+    Word by word rather than one pattern of every topic: a phase may have thousands of topics, and
+    an alternation of tens of thousands of phrases over a 256 KiB log would take minutes.
+    """
 
     def __init__(self, secrets: Iterable[str]):
+        self.words: set[str] = set()
+        self.bigrams: set[str] = set()
         phrases: set[str] = set()
         for secret in secrets:
-            folded = " ".join(secret.casefold().split())
-            if not folded:
-                continue
-            phrases.add(folded)
-            for word in _WORD.findall(folded):
-                if _unspaced(word):
-                    phrases.update(word[i:i + 2] for i in range(len(word) - 1))
-                    phrases.add(word)
-                elif len(word) >= MIN_WORD:
-                    phrases.add(word)
-        # Longest first, so a whole topic is withheld as one piece rather than word by word.
-        ordered = sorted(phrases, key=len, reverse=True)
-        parts = [r"\s+".join(re.escape(piece) for piece in phrase.split(" ")) for phrase in ordered]
-        self._pattern = re.compile("|".join(parts), re.IGNORECASE) if parts else None
+            # Lower-cased and case-folded both: `ß` lower-cases to itself but case-folds to `ss`.
+            for form in {" ".join(secret.lower().split()), " ".join(secret.casefold().split())}:
+                if form and not self._add_words(form):
+                    phrases.add(form)  # a topic of short words only ("who is it") is withheld whole
+        parts = [r"\b" + r"\s+".join(re.escape(piece) for piece in phrase.split(" ")) + r"\b" for phrase in sorted(phrases)]
+        self._phrases = re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+    def _add_words(self, form: str) -> bool:
+        added = False
+        for word in _WORD.findall(form):
+            if _unspaced(word) and len(word) > 1:
+                self.bigrams.update(word[i:i + 2] for i in range(len(word) - 1))
+                added = True
+            elif len(word) >= MIN_WORD:
+                self.words.add(word)
+                added = True
+        return added
 
     def __call__(self, text: str) -> str:
-        if self._pattern is None:
-            return text
-        # Matching on the casefolded text keeps offsets only where casefolding keeps lengths; where it
-        # does not (German sharp s and a few others) fall back to matching case-insensitively as is.
-        folded = text.casefold()
-        if len(folded) != len(text):
-            return self._pattern.sub(WITHHELD, text)
-        pieces, last = [], 0
-        for match in self._pattern.finditer(folded):
-            pieces.append(text[last:match.start()])
-            pieces.append(WITHHELD)
-            last = match.end()
-        pieces.append(text[last:])
+        if self.words or self.bigrams:
+            text = _WORD.sub(self._word, text)
+        return self._phrases.sub(WITHHELD, text) if self._phrases else text
+
+    def _word(self, match: re.Match[str]) -> str:
+        word = match.group()
+        if word.lower() in self.words or word.casefold() in self.words:
+            return WITHHELD
+        if not self.bigrams or len(word) < 2 or not _unspaced(word):
+            return word
+        lowered = word.lower() if len(word.lower()) == len(word) else word
+        covered = [False] * len(word)
+        for i in range(len(word) - 1):
+            if lowered[i:i + 2] in self.bigrams:
+                covered[i] = covered[i + 1] = True
+        pieces, i = [], 0
+        while i < len(word):
+            if covered[i]:
+                while i < len(word) and covered[i]:
+                    i += 1
+                pieces.append(WITHHELD)
+            else:
+                pieces.append(word[i])
+                i += 1
         return "".join(pieces)
 
 
