@@ -60,7 +60,12 @@ def run(image: Image, inputs, tmp_path: Path, script: str | None = None, **limit
     execution = run_system(image, topics_dir=inputs[0], corpus_dir=inputs[1], output_dir=tmp_path / "out",
                            limits=dataclasses.replace(LIMITS, **limits), secrets=SECRETS)
     wait_until(lambda: not sandbox_processes(), what="no process of the sandbox left")
+    assert not leftover_cgroups(), "the sandbox's cgroup is removed"
     return execution
+
+
+def leftover_cgroups() -> list[Path]:
+    return list(Path("/sys/fs/cgroup").glob(f"**/cupboard-sandbox-{os.getpid()}-*"))
 
 
 def sandbox_processes(runner_pid: int | None = None) -> list[int]:

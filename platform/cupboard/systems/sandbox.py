@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cupboard.systems.images import Image
+from cupboard.systems.sandbox_cgroup import Cgroup
 from cupboard.systems.sandbox_log import LogTail, Redactor
 from cupboard.systems.sandbox_watch import namespace_of, usage_in
 
@@ -202,6 +203,8 @@ class _Run:
         self.child: int | None = None
         self.namespace: str | None = None
         self.cpu_seen = 0.0
+        self.cgroup: Cgroup | None = None
+        self.block_w: int | None = None
 
     def _sources(self) -> tuple[str, str | None]:
         """The root and corpus paths as bwrap sees them: when root, bind-mounted into the staging
@@ -267,20 +270,31 @@ class _Run:
             os.close(block_r)
             os.close(info_w)
         self.pid = process.pid
+        limits = self.limits
+        # tmpfs pages are charged to the cgroup too: /output, /tmp and /dev/shm, and room for bwrap.
+        self.cgroup = Cgroup.make(
+            memory_bytes=limits.memory_bytes + limits.output_bytes + 2 * limits.scratch_bytes + (64 << 20),
+            processes=limits.processes + 2)
         try:
             output_fd = self._start(process, info_r, block_w)
+            try:
+                return self._watch(process, output_fd, output_dir, redactor, log_chars)
+            finally:
+                os.close(output_fd)
         except BaseException:
-            os.close(block_w)
-            _kill(process.pid, None)
-            process.wait()
+            _kill(process.pid, self.child)  # before block_w closes: its end would let the command start
+            if process.returncode is None:
+                process.wait()
             raise
-        try:
-            return self._watch(process, output_fd, output_dir, redactor, log_chars)
         finally:
-            os.close(output_fd)
+            if self.block_w is not None:
+                os.close(self.block_w)
+            if self.cgroup is not None:
+                self.cgroup.remove()
 
     def _start(self, process: subprocess.Popen[bytes], info_r: int, block_w: int) -> int:
         """Waits for bwrap to set the sandbox up, opens its /output, then lets the command start."""
+        self.block_w = block_w
         with os.fdopen(info_r, "rb") as info_file:
             raw = info_file.read()
         if not raw:
@@ -300,12 +314,25 @@ class _Run:
             mounted = os.fstat(fd)
             if (mounted.st_dev, mounted.st_ino) != (rootfs_output.st_dev, rootfs_output.st_ino):
                 self.namespace = namespace_of(self.child)
+                self._join_cgroup()
                 os.write(block_w, b"go")
                 os.close(block_w)
+                self.block_w = None
                 return fd
             os.close(fd)  # bwrap has not mounted the tmpfs yet
             time.sleep(0.005)
         raise SandboxUnavailable("bwrap did not set the sandbox up within 30 s")
+
+    def _join_cgroup(self) -> None:
+        """bwrap and the namespace's init into the cgroup, before the command starts: all it forks follows."""
+        if self.cgroup is None or self.child is None:
+            return
+        try:
+            self.cgroup.add(self.pid)
+            self.cgroup.add(self.child)
+        except OSError:
+            self.cgroup.remove()
+            self.cgroup = None
 
     def _watch(self, process: subprocess.Popen[bytes], output_fd: int, output_dir: Path,
                redactor: Redactor, log_chars: int) -> Execution:
@@ -337,7 +364,7 @@ class _Run:
         process.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - started
         self._drain(process)
-        cpu = max(rusage.ru_utime + rusage.ru_stime, self.cpu_seen)
+        cpu = max(rusage.ru_utime + rusage.ru_stime, self.cpu_seen, self.cgroup.cpu_seconds() if self.cgroup else 0.0)
         outputs, size, full = _collect(output_fd, output_dir, self.limits.output_bytes)
         exit_code: int | None = process.returncode
         stopped_for = self.stopped_for or self._diagnose(exit_code, cpu, full)
@@ -358,10 +385,12 @@ class _Run:
         if self.namespace is None:
             return 0
         usage = usage_in(self.namespace, leave_out=self.child or 0)
+        if self.cgroup is not None:
+            usage.cpu_seconds = max(usage.cpu_seconds, self.cgroup.cpu_seconds())
         self.cpu_seen = max(self.cpu_seen, usage.cpu_seconds)
         if usage.cpu_seconds > limits.cpu_seconds:
             self._stop("time")
-        elif usage.rss_bytes > limits.memory_bytes:
+        elif usage.rss_bytes > limits.memory_bytes or (self.cgroup is not None and self.cgroup.out_of_memory()):
             self._stop("memory")
         elif usage.processes >= limits.processes:
             self._stop("processes")
@@ -383,15 +412,21 @@ class _Run:
 
     def _diagnose(self, exit_code: int | None, cpu: float, output_full: bool) -> str | None:
         """Why the kernel stopped it, when the watcher did not: the signal bwrap reports as 128 + n."""
+        if self.cgroup is not None and self.cgroup.out_of_memory():
+            return "memory"
+        if output_full:
+            return "output"  # even if it went on and exited 0: some of what it wrote is missing
         if exit_code is None or exit_code == 0:
-            return "output" if output_full and exit_code else None
+            return None
         # The kernel sends SIGXCPU at the limit, SIGKILL a second later to a system that ignores it.
         if exit_code == 128 + signal.SIGXCPU or (exit_code == 128 + signal.SIGKILL and cpu >= self.limits.cpu_seconds):
             return "time"
-        if exit_code == 128 + signal.SIGXFSZ or output_full:
+        if exit_code == 128 + signal.SIGXFSZ:
             return "output"
         if any(word in self.tail.raw_text()[-20000:] for word in MEMORY_WORDS):
             return "memory"
+        if self.cgroup is not None and self.cgroup.refused_a_process():
+            return "processes"
         return None
 
 
