@@ -1,12 +1,18 @@
 """Right-to-left text where cupboard hosts Arabic and Persian (issue 33, item 13): a team or
 method named in Arabic sits in its leaderboard cells isolated (<bdi>), laid out right to left
 without turning the row, and the judging page's query and passage take their own direction
-(dir="auto"). Checked in chromium at 1366 and 390 px."""
+(dir="auto"). The history, a run's heading and the organizers' teams page keep the numbers
+written beside such a name where they are written. Checked in chromium at 1366 and 390 px."""
+import re
+from datetime import timedelta
+
 import pytest
+import time_machine
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from cupboard.leaderboards.services import leaderboard_refresh
+from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_update
 from cupboard.submissions.models import Submission
 from cupboard.teams.models import Team
 from tests.browser import chromium, watch_errors
@@ -59,5 +65,88 @@ def test_in_the_browser_they_read_right_to_left_in_a_left_to_right_row(live_serv
             assert bdi.evaluate("e => e.closest('tr').matches(':dir(ltr)')"), "the row turned"
         english = page.locator("table.leaderboard bdi", has_text="bm25 (ltr)")
         assert english.evaluate("e => e.matches(':dir(ltr)')")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert errors == []
+
+
+# The box of the first text `needle` inside the element: where the browser put those characters.
+TEXT_BOX = """(element, needle) => {
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const at = node.data.indexOf(needle);
+    if (at < 0) continue;
+    const range = document.createRange();
+    range.setStart(node, at);
+    range.setEnd(node, at + needle.length);
+    const box = range.getBoundingClientRect();
+    return {left: box.left, right: box.right, top: box.top};
+  }
+  return null;
+}"""
+
+
+def _history():
+    """The board of `_board`, the Arabic team's run improved an hour after it was made: the history shows
+    its move "TEAM: 0.650 -> 0.800 nDCG@10", numbers right after the name"""
+    with time_machine.travel(timezone.now() - timedelta(hours=1), tick=False):
+        cast, url = _board()
+    phase = cast.competition.phases.get(slug="dev")
+    leaderboard_update(phase=phase, submission=make_scored(
+        phase, team=Team.objects.get(name=TEAM), method=METHOD, scores=ndcg(sw=0.8, te=0.8)))
+    return cast, url
+
+
+def _edges(box: dict) -> dict:
+    """A Playwright bounding box as TEXT_BOX gives one."""
+    return {"left": box["x"], "right": box["x"] + box["width"], "top": box["y"]}
+
+
+def _before(first: dict, then: dict) -> bool:
+    """`then` is drawn after `first` in a left-to-right line: right of it, or on a line below."""
+    return then["top"] > first["top"] + 5 or first["right"] <= then["left"] + 1
+
+
+def _box(page, selector: str, needle: str) -> dict:
+    box = page.locator(selector).first.evaluate(TEXT_BOX, needle)
+    assert box is not None, f"{needle!r} not in {page.locator(selector).first.inner_text()!r}"
+    return box
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [1366, 390])
+def test_numbers_beside_a_right_to_left_name_stay_where_they_are_written(live_server, width):
+    """Without isolation the digits and punctuation after an Arabic name join its right-to-left
+    run: the history's '0.700 -> 0.800' or a run's '#1' were drawn left of the name."""
+    cast, url = _history()
+    submission = Submission.objects.filter(method_name=METHOD).order_by("number").first()
+    organizer = Client()
+    organizer.force_login(cast.organizer)
+    cookie = {"name": "sessionid", "value": organizer.cookies["sessionid"].value, "url": live_server.url}
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        context.add_cookies([cookie])
+        page = context.new_page()
+        errors = watch_errors(page, failed_requests=True)
+
+        assert page.goto(f"{live_server.url}{url}history/").status == 200
+        move = ".history-moves li:has(bdi)"
+        name = page.locator(move).first.locator("bdi")
+        assert name.inner_text() == TEAM and name.evaluate("e => e.matches(':dir(rtl)')")
+        assert page.locator(move).first.evaluate("e => e.matches(':dir(ltr)')")
+        before = re.search(r": ([0-9.]+) → [0-9.]+ nDCG@10", page.locator(move).first.inner_text())[1]
+        after = _box(page, move, f"{before} → ")  # the organizer's average counts the surprise language too
+        assert _before(_edges(name.bounding_box()), after), "the scores moved left of the name"
+
+        assert page.goto(live_server.url + submission.get_absolute_url()).status == 200
+        team, method = (_edges(page.locator("h1 bdi").nth(i).bounding_box()) for i in (0, 1))
+        number = _box(page, "h1", "#1:")
+        assert _before(team, number) and _before(number, method), f"{team}, then {number}, then {method}"
+
+        assert page.goto(f"{live_server.url}/c/{cast.competition.slug}/manage/teams/").status == 200
+        row = page.locator("table.teams-overview tbody tr", has=page.locator("bdi", has_text=TEAM))
+        assert row.locator("bdi").evaluate("e => e.matches(':dir(rtl)')") and row.evaluate("e => e.matches(':dir(ltr)')")
+        lefts = [row.locator("td").nth(i).bounding_box()["x"] for i in range(row.locator("td").count())]
+        assert lefts == sorted(lefts), "the row's cells turned"
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         assert errors == []

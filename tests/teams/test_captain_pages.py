@@ -20,7 +20,7 @@ class CaptainPagesTestCase(PersonasTestCase):
         page = client.get(self.team_a.get_absolute_url())
         self.assertContains(page, f'href="{self.leave_url()}"')
         confirm = client.get(self.leave_url())
-        self.assertContains(confirm, "Leave Team A?")
+        self.assertContains(confirm, "Leave <bdi>Team A</bdi>?")
         self.assertContains(confirm, "count against the")
         self.assertTrue(self.team_a.memberships.filter(user=self.teammate).exists())
         self.assertRedirects(client.post(self.leave_url()), reverse("accounts:profile"))
@@ -29,7 +29,7 @@ class CaptainPagesTestCase(PersonasTestCase):
     def test_it_lets_the_captain_remove_a_member_after_confirming(self):
         client = self.client_for(self.participant)  # first member of Team A: its captain
         self.assertContains(client.get(self.team_a.get_absolute_url()), self.remove_url("teammate"))
-        self.assertContains(client.get(self.remove_url("teammate")), "Remove teammate from Team A?")
+        self.assertContains(client.get(self.remove_url("teammate")), "Remove <bdi>teammate</bdi> from <bdi>Team A</bdi>?")
         self.assertTrue(self.team_a.memberships.filter(user=self.teammate).exists())
         self.assertRedirects(client.post(self.remove_url("teammate")), self.team_a.get_absolute_url())
         self.assertFalse(self.team_a.memberships.filter(user=self.teammate).exists())
@@ -66,7 +66,7 @@ class InviteThroughSignupTestCase(PersonasTestCase):
         response = client.post(signup_link, {"username": "newcomer", "email": "n@example.org", "next": invite,
                                               "password1": "a-Long-passw0rd", "password2": "a-Long-passw0rd"})
         self.assertRedirects(response, invite)
-        self.assertContains(client.get(invite), "Join Team B")
+        self.assertContains(client.get(invite), "Join <bdi>Team B</bdi>")
         client.post(invite)
         self.assertTrue(self.team_b.memberships.filter(user=User.objects.get(username="newcomer")).exists())
 
@@ -83,7 +83,7 @@ class EntryClosedPagesTestCase(PersonasTestCase):
             page = self.client_for(self.staff).get(url)
             self.assertContains(page, "(the entry deadline)")
             self.assertNotContains(page, 'type="submit">Create team')
-            self.assertNotContains(page, "Join Team B</button>")
+            self.assertNotContains(page, "Join <bdi>Team B</bdi></button>")
         refused = self.client_for(self.staff).post(reverse("teams:create", args=["cup"]), {"name": "Late"})
         self.assertContains(refused, "(the entry deadline)")
         self.assertFalse(Team.objects.filter(name="Late").exists())

@@ -80,7 +80,7 @@ def test_it_offers_the_merge_to_the_captain_on_the_invite_page(limited):
     w = limited
     invite = reverse("teams:join", args=[w.team_a.invite_code])
     with time_machine.travel(NOON, tick=False):
-        assert b"Merge Team B into Team A" in client_for(w.outsider).get(invite).content
-        assert b"Merge Team A" not in client_for(w.teammate).get(reverse("teams:join", args=[w.team_b.invite_code])).content
+        assert b"Merge <bdi>Team B</bdi> into <bdi>Team A</bdi>" in client_for(w.outsider).get(invite).content
+        assert b"Merge <bdi>Team A</bdi>" not in client_for(w.teammate).get(reverse("teams:join", args=[w.team_b.invite_code])).content
         response = client_for(w.outsider).post(reverse("teams:merge", args=[w.team_a.invite_code]))
     assert response.status_code == 302 and w.team_a.memberships.filter(user=w.outsider).exists()

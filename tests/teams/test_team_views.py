@@ -44,7 +44,7 @@ class TeamPagesTestCase(PersonasTestCase):
 
     def test_it_joins_through_the_invite_link(self):
         url = reverse("teams:join", args=[self.team_b.invite_code])
-        self.assertContains(self.client_for(self.staff).get(url), "Join Team B")
+        self.assertContains(self.client_for(self.staff).get(url), "Join <bdi>Team B</bdi>")
         self.client_for(self.staff).post(url)
         self.assertTrue(self.team_b.memberships.filter(user=self.staff).exists())
 
