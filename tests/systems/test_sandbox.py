@@ -177,6 +177,24 @@ found["caps"] = [l.split()[1] for l in open("/proc/self/status") if l.startswith
     assert "canary" not in execution.log_tail and "another team" not in json.dumps(found)
 
 
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the seccomp filter is written for x86_64")
+def test_the_calls_a_system_never_needs_are_refused(image, inputs, tmp_path):
+    _, found = probe(image, inputs, tmp_path, """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def call(number):
+    ctypes.set_errno(0)
+    result = libc.syscall(number, 0, 0, 0, 0, 0)
+    return (result, ctypes.get_errno())
+for name, number in [("unshare", 272), ("mount", 165), ("ptrace", 101), ("keyctl", 250), ("bpf", 321),
+                     ("io_uring_setup", 425), ("open_by_handle_at", 304), ("setns", 308), ("x32 getpid", 0x40000027)]:
+    found[name] = call(number)
+found["getpid"] = call(39)
+""")
+    assert found.pop("getpid")[0] > 0
+    assert all(result == [-1, 1] for result in found.values()), found  # EPERM
+
+
 def test_a_fork_bomb_is_stopped_at_the_process_limit(image, inputs, tmp_path):
     execution = run(image, inputs, tmp_path, "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
                     processes=8, wall_seconds=30)

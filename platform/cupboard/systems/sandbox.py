@@ -45,6 +45,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from cupboard.systems import sandbox_seccomp as seccomp
 from cupboard.systems.images import Image
 from cupboard.systems.sandbox_cgroup import Cgroup
 from cupboard.systems.sandbox_log import LogTail, Redactor
@@ -205,6 +206,7 @@ class _Run:
         self.cpu_seen = 0.0
         self.cgroup: Cgroup | None = None
         self.block_w: int | None = None
+        self.seccomp_fd: int | None = None
 
     def _sources(self) -> tuple[str, str | None]:
         """The root and corpus paths as bwrap sees them: when root, bind-mounted into the staging
@@ -237,6 +239,8 @@ class _Run:
         env.update(image.env)
         for name, value in env.items():
             args += ["--setenv", name, value]
+        if self.seccomp_fd is not None:
+            args += ["--seccomp", str(self.seccomp_fd)]
         args += ["--block-fd", str(block_fd), "--info-fd", str(info_fd), "--", *image.command]
         return args
 
@@ -260,15 +264,20 @@ class _Run:
     def run(self, output_dir: Path, redactor: Redactor, log_chars: int) -> Execution:
         block_r, block_w = os.pipe()
         info_r, info_w = os.pipe()
+        filter_program = seccomp.program()
+        if filter_program is not None:
+            (self.staging / "seccomp.bpf").write_bytes(filter_program)
+            self.seccomp_fd = os.open(self.staging / "seccomp.bpf", os.O_RDONLY | os.O_CLOEXEC)
         try:
             process = subprocess.Popen(
                 self._command(block_r, info_w), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT, pass_fds=(block_r, info_w), start_new_session=True,
-                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+                stderr=subprocess.STDOUT, start_new_session=True, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+                pass_fds=(block_r, info_w) + ((self.seccomp_fd,) if self.seccomp_fd is not None else ()),
             )
         finally:
-            os.close(block_r)
-            os.close(info_w)
+            for fd in (block_r, info_w, self.seccomp_fd):
+                if fd is not None:
+                    os.close(fd)
         self.pid = process.pid
         limits = self.limits
         # tmpfs pages are charged to the cgroup too: /output, /tmp and /dev/shm, and room for bwrap.
