@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from django.db.models import Q
+from django.db.models import F, Q
 
 from cupboard.celery import app
 from cupboard.followups.codec import encode
@@ -26,6 +26,8 @@ from cupboard.followups.services import FOLLOW_UP
 from cupboard.jobs import JobKind, job_send
 from cupboard.judging.pools import POOL_EXPORT, pool_export_create
 from cupboard.leaderboards.archive import RESULTS_ARCHIVE
+from cupboard.leaderboards.bands import BANDS
+from cupboard.leaderboards.models import BandsJob
 from cupboard.notifications.models import Notification
 from cupboard.notifications.services import NOTIFICATION
 from cupboard.submissions.events import RunScored
@@ -115,6 +117,13 @@ def _follow_up(request) -> int:
                                    arguments=encode(RunScored(submission=Submission.objects.get(pk=submission)))).pk
 
 
+def _bands(request) -> int:
+    """A scored run's board update: the board's rank bands wanted from the job."""
+    submission = _submission(request)
+    assert submission_score(submission_id=submission) == "scored"
+    return BandsJob.objects.get(phase__submissions=submission).pk
+
+
 CASES = {
     "scoring": Case(SCORING, _submission, Q(status="scored")),
     "pool export": Case(POOL_EXPORT, _pool_export, Q(status="done")),
@@ -122,6 +131,7 @@ CASES = {
     "notification": Case(NOTIFICATION, _mail, Q(sent_at__isnull=False)),
     "results archive": Case(RESULTS_ARCHIVE, _results_archive, Q(status="done")),
     "follow-up": Case(FOLLOW_UP, _follow_up, Q(status="done")),
+    "rank bands": Case(BANDS, _bands, Q(status="done", landed=F("wanted"))),
 }
 
 

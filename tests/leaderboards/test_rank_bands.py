@@ -10,7 +10,8 @@ import time_machine
 from django.urls import reverse
 from django.utils import timezone
 
-from cupboard.leaderboards.models import LeaderboardRow
+from cupboard.leaderboards.bands import bands_compute
+from cupboard.leaderboards.models import BandsJob, LeaderboardRow
 from cupboard.leaderboards.selectors import leaderboard_for
 from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_update, leaderboards_retested_once
 from cupboard.leaderboards.standings import REVEALED_ALL
@@ -72,6 +73,7 @@ def test_an_update_after_one_scoring_re_tests_the_whole_board(cast, board):
     team_c = cast.competition.teams.get(name="Team C")
     better = scored_with_queries(board, team=team_c, method="better", levels={"sw": 0.9, "te": 0.9, "yo": 0.3}, seed=5)
     leaderboard_update(phase=board, submission=better)
+    assert bands_compute(job_id=BandsJob.objects.get(phase=board).pk) == "landed"  # the job the update sent
     standings = {r.team.name: r.standings[REVEALED_ALL] for r in LeaderboardRow.objects.filter(phase=board, is_baseline=False)}
     assert standings["Team C"]["low"] == standings["Team C"]["high"] == 1
     assert standings["Team A"]["low"] == 2 and standings["Team B"]["tier"] == 3
@@ -88,9 +90,9 @@ def test_writes_in_a_retested_once_block_leave_the_bands_to_its_end_then_test_on
             better = scored_with_queries(board, team=team_c, method=f"better {seed}", seed=seed,
                                          levels={"sw": level, "te": level, "yo": 0.3})
             leaderboard_update(phase=board, submission=better)
-        assert tested == []
+        assert tested == [] and BandsJob.objects.get(phase=board).wanted == 0, "no re-test, no job"
         row = LeaderboardRow.objects.get(phase=board, team=team_c)
-        assert row.standings == {}, "a row written in the block has no bands until its end"
+        assert row.standings[REVEALED_ALL]["low"] == 2, "a row written in the block keeps its bands until its end"
     assert len(tested) == 1, "one re-test for the two writes"
     row = LeaderboardRow.objects.get(phase=board, team=team_c)
     assert row.standings[REVEALED_ALL]["low"] == row.standings[REVEALED_ALL]["high"] == 1

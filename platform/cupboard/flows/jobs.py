@@ -12,13 +12,14 @@ from cupboard.followups.services import FOLLOW_UP
 from cupboard.jobs import JobKind, job_sweep
 from cupboard.judging.pools import POOL_EXPORT
 from cupboard.leaderboards.archive import RESULTS_ARCHIVE
+from cupboard.leaderboards.bands import BANDS
 from cupboard.notifications.services import NOTIFICATION
 from cupboard.submissions.scoring_kind import SCORING
 from cupboard.submissions.verification import VERIFICATION
 
 logger = logging.getLogger(__name__)
 
-KINDS: tuple[JobKind, ...] = (SCORING, VERIFICATION, POOL_EXPORT, RESULTS_ARCHIVE, NOTIFICATION, FOLLOW_UP)
+KINDS: tuple[JobKind, ...] = (SCORING, VERIFICATION, POOL_EXPORT, RESULTS_ARCHIVE, NOTIFICATION, FOLLOW_UP, BANDS)
 
 
 def jobs_sweep(*, now: datetime | None = None) -> dict[str, dict[str, int]]:

@@ -155,3 +155,28 @@ class ResultsArchive(JobRow):
     @property
     def filename(self) -> str:
         return f"{self.phase.competition.slug}-{self.phase.slug}-results-v{self.number}.zip"
+
+
+class BandsJob(JobRow):
+    """A phase's rank bands, recomputed by a worker once per burst of board writes
+    (leaderboards/bands.py): one row per phase, a job of cupboard.jobs. Every board write
+    after a scoring adds one to `wanted`; a computation that lands sets `landed` to the
+    `wanted` it started from. The bands shown are stale ("being updated") while landed < wanted."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"  # out of attempts; the next board write sends it again
+
+    phase = models.OneToOneField("competitions.Phase", on_delete=models.CASCADE, related_name="bands_job")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.DONE)
+    wanted = models.PositiveIntegerField(default=0, help_text="Board writes that asked for new bands so far")
+    landed = models.PositiveIntegerField(default=0, help_text="The `wanted` the stored bands were computed for")
+    landed_at = models.DateTimeField(null=True, blank=True)
+    problem = models.TextField(blank=True)
+    # The job engine's columns come from JobRow (cupboard.jobs).
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"bands of {self.phase} ({self.status}, {self.landed}/{self.wanted})"

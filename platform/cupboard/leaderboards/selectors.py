@@ -37,6 +37,7 @@ from cupboard.competitions.run_metadata import (
 )
 from cupboard.competitions.selectors import ALL, AVG_LABEL, averaged_groups, current_qrels_release, phase_subsets
 from cupboard.competitions.viewer import Viewer
+from cupboard.leaderboards.bands import bands_updating
 from cupboard.leaderboards.history import rows_at, rows_over_time
 from cupboard.leaderboards.ranking import order_key
 from cupboard.leaderboards.rows import BoardRow, live_rows
@@ -97,6 +98,7 @@ class Bands:
     trials: int
     samples: int
     seed: int
+    updating: bool = False  # runs scored since they were computed: these are the last bands, new ones coming
 
     @property
     def confidence(self) -> int:
@@ -112,7 +114,8 @@ class Bands:
 
     def as_dict(self) -> dict:
         return {"test": self.test, "correction": self.correction, "alpha": self.alpha, "trials": self.trials,
-                "bootstrap_samples": self.samples, "seed": self.seed, "averages": AVERAGES_TESTED}
+                "bootstrap_samples": self.samples, "seed": self.seed, "averages": AVERAGES_TESTED,
+                "updating": self.updating}
 
 
 # How averages are tested, said on the page and in the JSON export.
@@ -331,7 +334,7 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
         subset_columns=subset_columns, average_columns=average_columns, entries=entries, qrels_version=version,
         mixed_qrels=any(row.qrels_release_number != version for row in rows),
         rounded_to=viewer.rounded_to, decimals=viewer.decimals,
-        bands=_bands(competition, entries) if live else None, frozen_since=frozen, rescoring=rescoring,
+        bands=_bands(phase, entries) if live else None, frozen_since=frozen, rescoring=rescoring,
         stale=rows_are_stale(refreshed_at, subsets, now),
         metadata_columns=[f for f in fields if f.leaderboard],
         filter_fields=[f for f in fields if f.leaderboard and f.filterable],
@@ -408,12 +411,13 @@ def history_for(*, phase: Phase, viewer: Viewer) -> History:
     return History(phase=phase, visible=True, metric=primary, decimals=viewer.decimals, points=points)
 
 
-def _bands(competition: Competition, entries: list[Entry]) -> Bands | None:
-    """How the bands were tested, when there are any to show."""
+def _bands(phase: Phase, entries: list[Entry]) -> Bands | None:
+    """How the bands were tested, and whether new ones are being computed, when there are any to show."""
     if not any(e.standings for e in entries):
         return None
-    s = band_settings(competition)
-    return Bands(test=s.test, correction=s.correction, alpha=s.alpha, trials=s.trials, samples=s.samples, seed=s.seed)
+    s = band_settings(phase.competition)
+    return Bands(test=s.test, correction=s.correction, alpha=s.alpha, trials=s.trials, samples=s.samples, seed=s.seed,
+                 updating=bands_updating(phase))
 
 
 @dataclass(frozen=True, slots=True)

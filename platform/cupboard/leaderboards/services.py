@@ -12,8 +12,10 @@ Two ways, with the same result (tests/leaderboards/test_incremental_update.py):
 Both keep the rows they replace, when they changed, as the phase's history
 (leaderboards/history.py): one read of the phase's rows before the write and one after.
 
-Each of them ends by re-testing the whole board (rank bands and intervals: standings.py),
-once per write, so no page or export computes statistics.
+The rank bands and intervals (standings.py) are never computed by a page or an export: a
+rebuild re-tests the whole board before it commits; an update after one scoring publishes its
+row at once and leaves the re-test to a job that runs once per burst of updates (bands.py), the
+team's new row showing its old bands, marked as being updated, until the job's land.
 
 Both are idempotent: running them twice, or late, leaves the rows the current scores imply.
 
@@ -33,6 +35,7 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import ALL, phase_subsets, subset_groups
+from cupboard.leaderboards.bands import bands_landed, bands_mark
 from cupboard.leaderboards.cache import forget_recent_states
 from cupboard.leaderboards.history import history_record, rows_state
 from cupboard.leaderboards.ladder import ladder_candidate, query_vectors
@@ -142,9 +145,23 @@ def leaderboard_refresh(*, phase: Phase) -> list[LeaderboardRow]:
     LeaderboardRow.objects.filter(phase=phase).delete()
     created = LeaderboardRow.objects.bulk_create(rows)
     history_record(phase=phase, before=before)
-    standings_store(phase=phase, groups=groups, ranked_on=ranked_on)
+    _bands_now(phase, groups, ranked_on)
     leaderboard_bump(phase=phase)
     return created
+
+
+def _bands_now(phase: Phase, groups: dict[str, list[str]], ranked_on: list[str]) -> float:
+    """Re-test the whole board under the phase lock; the bands shown are then current. Returns its seconds."""
+    seconds = standings_store(phase=phase, groups=groups, ranked_on=ranked_on)
+    if PUT_OFF.get() is None:
+        bands_landed(phase=phase)
+    return seconds
+
+
+def band_columns(phase: Phase) -> tuple[dict[str, list[str]], list[str]]:
+    """The columns the bands are tested on: the subsets' groups, and the subsets ranked on now."""
+    subsets = _subsets(phase)
+    return subset_groups(subsets), _ranked_on(subsets, timezone.now())
 
 
 def leaderboard_bump(*, phase: Phase) -> None:
@@ -190,17 +207,22 @@ def leaderboard_update(*, phase: Phase, submission: Submission) -> None:
     groups, ranked_on = subset_groups(subsets), _ranked_on(subsets, now)
     found = _candidates(phase=phase, groups=groups, ranked_on=ranked_on, owner=owner)
     rows = LeaderboardRow.objects.filter(phase=phase)
-    (rows.filter(submission_id=submission.pk, is_baseline=True) if submission.is_baseline
-     else rows.filter(team_id=submission.team_id, is_baseline=False)).delete()
+    owned = (rows.filter(submission_id=submission.pk, is_baseline=True) if submission.is_baseline
+             else rows.filter(team_id=submission.team_id, is_baseline=False))
+    old_bands = owned.values_list("standings", flat=True).first() or {}
+    owned.delete()
     if found:
         chosen = ranked([c for _, c in found])[0] if submission.is_baseline else \
             _counted(phase, [[c for _, c in found]], ranked_on)[0]
         by_pk = {s.pk: s for s, _ in found}
-        _row(phase=phase, submission=by_pk[chosen.submission_id], candidate=chosen, rank=None).save()
+        row = _row(phase=phase, submission=by_pk[chosen.submission_id], candidate=chosen, rank=None)
+        row.standings = old_bands  # the last computation's, shown as being updated until the job's land
+        row.save()
     _rerank(phase)
     history_record(phase=phase, before=before)
-    # Bands are relative: one team's new score can move everyone's, so all rows are re-tested.
-    standings_store(phase=phase, groups=groups, ranked_on=ranked_on)
+    # Bands are relative: one team's new score can move everyone's, so the whole board is
+    # re-tested, by a job once per burst of updates, outside this lock (bands.py).
+    bands_mark(phase=phase)
     leaderboard_bump(phase=phase)
 
 
@@ -220,13 +242,12 @@ def _rerank(phase: Phase) -> None:
 
 @transaction.atomic
 def leaderboard_retest(*, phase: Phase) -> float:
-    """Re-test the stored rows (rank bands, intervals) without rebuilding them: what every write
-    above ends with, alone (the bench times it). Returns its seconds."""
+    """Re-test the stored rows (rank bands, intervals) now, without rebuilding them: what a
+    rebuild ends with, alone (the bench times it). Returns its seconds."""
     phase = _lock_phase(phase)
     if open_step(phase) is not None:  # the per-query values are half new: the step's publication re-tests
         return 0.0
-    subsets = _subsets(phase)
-    seconds = standings_store(phase=phase, groups=subset_groups(subsets), ranked_on=_ranked_on(subsets, timezone.now()))
+    seconds = _bands_now(phase, *band_columns(phase))
     leaderboard_bump(phase=phase)
     return seconds
 
@@ -234,12 +255,10 @@ def leaderboard_retest(*, phase: Phase) -> float:
 @contextmanager
 def leaderboards_retested_once() -> Iterator[None]:
     """Within the block, a board write leaves its rank bands to the block's end, where each
-    board written is re-tested once. For a caller that writes a board many times before anyone
-    may read it: `load_demo` scores a phase's 15 runs one after the other (11 phases, 152
-    writes), and each re-test is a bootstrap over the whole board that the next write threw
-    away. Until the end a row written in the block has no bands (the page shows none), the
-    others keep those of before: only for boards nobody reads meanwhile (the demo is not served
-    yet)."""
+    board written is re-tested once, at once (no job): for a caller that writes a board many
+    times before anyone may read it and wants the bands there when it ends: `load_demo` scores a
+    phase's 15 runs one after the other (11 phases, 152 writes), inside one transaction. Until
+    the end the rows keep the bands of before (a team's first row has none)."""
     put_off: set[int] = set()
     token = PUT_OFF.set(put_off)
     try:

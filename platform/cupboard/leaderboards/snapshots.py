@@ -24,11 +24,12 @@ from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase
 from cupboard.competitions.viewer import Viewer
 from cupboard.jsonexport import json_text
+from cupboard.leaderboards.bands import bands_updating
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
 from cupboard.leaderboards.frozen_queries import frozen_queries
 from cupboard.leaderboards.models import FrozenSnapshot
 from cupboard.leaderboards.selectors import leaderboard_for
-from cupboard.leaderboards.services import leaderboard_bump
+from cupboard.leaderboards.services import leaderboard_bump, leaderboard_retest
 from cupboard.locking import locked
 from cupboard.submissions.steps import open_step, scoring_version
 
@@ -48,6 +49,8 @@ def snapshot_freeze(*, phase: Phase, now: datetime) -> FrozenSnapshot | None:
             return existing
         if open_step(phase) is not None:
             return None  # frozen from the new scores once the step is published
+        if bands_updating(phase):  # the official results carry the bands of every run in them
+            leaderboard_retest(phase=phase)
         version = scoring_version(phase)
         leaderboard = leaderboard_for(phase=phase, viewer=Viewer(None, phase.competition, now))
         if not leaderboard.visible:

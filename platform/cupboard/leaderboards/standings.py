@@ -1,7 +1,8 @@
 """Rank bands, tiers and intervals of a phase's leaderboard, stored on its rows.
 
-Computed by every write of the rows (leaderboards/services.py), in the worker that scored
-or refreshed, never when a page is served: the page, the exports and the charts read
+Computed by a whole rebuild of the rows (leaderboards/services.py) and, after a scoring's
+board update, by a job once per burst of them (leaderboards/bands.py), in a worker, never
+when a page is served: the page, the exports and the charts read
 `LeaderboardRow.standings`. The statistics are the evaluator's (evaluator/rank_bands.py),
 on the per-query values of the primary metric (QueryScores), for every column: each
 subset, each group average, the overall average, and, while a group is still hidden,
@@ -57,19 +58,15 @@ def _matrices(rows: list[LeaderboardRow], codes: list[str], metric: str) -> dict
     return matrices
 
 
-def standings_store(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str]) -> float:
-    """Compute and save every row's `standings` ({column key: {"low", "high", "tier", "ci"}});
-    the caller holds the phase lock. Returns the seconds it took (logged by the bench)."""
+def standings_compute(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str]) -> dict[int, dict]:
+    """Every row's `standings` ({column key: {"low", "high", "tier", "ci"}}) by row id, from the
+    rows and per-query values as they are now ({} for rows beyond MAX_TEAMS). Reads only: the
+    bands job (leaderboards/bands.py) runs it without the phase lock, so board writes go on."""
     from evaluator.rank_bands import column_standings
 
-    put_off = PUT_OFF.get()
-    if put_off is not None:
-        put_off.add(phase.pk)
-        return 0.0
-    started = time.perf_counter()
     competition = phase.competition
     rows = list(LeaderboardRow.objects.filter(phase=phase).order_by("is_baseline", "rank", "pk")
-                .only("pk", "submission_id", "is_baseline", "rank", "standings"))
+                .only("pk", "submission_id", "is_baseline", "rank"))
     teams = [r for r in rows if not r.is_baseline]
     tested = teams[:MAX_TEAMS] + [r for r in rows if r.is_baseline]
     columns = {code: [code] for code in groups.get("all", [])} | groups
@@ -81,10 +78,26 @@ def standings_store(*, phase: Phase, groups: dict[str, list[str]], ranked_on: li
     found = {row.pk: {key: {"low": s.low, "high": s.high, "tier": s.tier, "ci": [s.ci_low, s.ci_high]}
                       for key, by_row in result.items() if (s := by_row.get(i)) is not None}
              for i, row in enumerate(tested)}
-    changed = []
-    for row in rows:  # those beyond MAX_TEAMS are untested: {}
-        if found.get(row.pk, {}) != row.standings:  # a board without per-query values writes nothing
-            row.standings = found.get(row.pk, {})
-            changed.append(row)
+    return {row.pk: found.get(row.pk, {}) for row in rows}
+
+
+def standings_write(found: dict[int, dict]) -> None:
+    """Save computed standings on the rows that still exist and differ (a board without
+    per-query values writes nothing); the caller holds the phase lock."""
+    rows = list(LeaderboardRow.objects.filter(pk__in=found).only("pk", "standings"))
+    changed = [row for row in rows if found[row.pk] != row.standings]
+    for row in changed:
+        row.standings = found[row.pk]
     LeaderboardRow.objects.bulk_update(changed, ["standings"], batch_size=500)
+
+
+def standings_store(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str]) -> float:
+    """Compute and save every row's standings now; the caller holds the phase lock. Returns
+    the seconds it took (logged by the bench)."""
+    put_off = PUT_OFF.get()
+    if put_off is not None:
+        put_off.add(phase.pk)
+        return 0.0
+    started = time.perf_counter()
+    standings_write(standings_compute(phase=phase, groups=groups, ranked_on=ranked_on))
     return time.perf_counter() - started

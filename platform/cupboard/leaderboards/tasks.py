@@ -26,3 +26,11 @@ def build_results_archive(archive_id: int) -> str:
 
     return results_archive_build(archive_id=archive_id)
 
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True,
+             soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT, time_limit=settings.CELERY_TASK_TIME_LIMIT)
+def compute_bands(job_id: int) -> str:
+    from .bands import bands_compute
+
+    return bands_compute(job_id=job_id)
