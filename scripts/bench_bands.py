@@ -159,9 +159,9 @@ def main() -> None:
     phase, teams = _board()
     print(f"board of {TEAMS} teams x 18 languages x {QUERIES:,} queries, 2 metrics: "
           f"{time.perf_counter() - started:.0f} s to fill")
-    retest = time.perf_counter()
+    retest, cpu = time.perf_counter(), time.process_time()
     leaderboard_retest(phase=phase)
-    retest = time.perf_counter() - retest
+    retest, cpu = time.perf_counter() - retest, time.process_time() - cpu  # CPU: what a busy machine does not inflate
     runs = [(teams[k % TEAMS], 2 + k // TEAMS, TEAMS + k) for k in range(RUNS)]  # (team, number, seed)
     log = VAR / "worker.log"
     with _worker(ENV, log):
@@ -173,14 +173,15 @@ def main() -> None:
     waited = None if landed is None else landed - last
     load = os.getloadavg()
     rows = [
-        ("one re-test of the whole board, synchronous (what each update paid before)", f"{retest:.2f} s"),
+        ("one re-test of the whole board, synchronous (what each update paid before)",
+         f"{retest:.2f} s (CPU {cpu:.2f} s)"),
         (f"burst: {RUNS} runs stored and board-updated, {SCORERS} scorers", f"{last - began:.1f} s"),
         ("one board update (bands not waited for): median / max",
          f"{statistics.median(updates) * 1000:.0f} ms / {max(updates) * 1000:.0f} ms"),
         ("bands computations by the job during the burst (board writes: "
          f"{job.wanted})", f"{computations}"),
         ("last run's board update to its bands on the board",
-         "not within 10 min" if waited is None else f"{waited:.1f} s"),
+         "not within 10 min" if waited is None else f"{waited:.1f} s ({waited / retest:.1f} re-tests' time)"),
     ]
     print("\n| bands at a deadline (PostgreSQL, 2 cores) | time |\n|---|---:|")
     for what, value in rows:
