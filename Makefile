@@ -40,20 +40,23 @@ lint: install
 ## (out of the tree) even where PYTHONDONTWRITEBYTECODE is set (docs/development.md).
 TEST_ENV := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/var/pycache
 PYTEST := $(TEST_ENV) $(PY) -m pytest -p no:cacheprovider
+## Two workers; each test file whole to one of them (its module fixtures built once), the files
+## holding slow tests first (tests/conftest.py orders them), so no long test is left for the end.
+XDIST := -n 2 --dist loadfile --no-loadscope-reorder
 
 ## The daily loop: the SQLite suite without the tests marked slow or browser (docs/development.md).
 test-fast: install
-	$(PYTEST) -n 2 -m "not slow and not browser"
+	$(PYTEST) $(XDIST) -m "not slow and not browser"
 
 test-sqlite: install
-	$(PYTEST) -n 2 --durations=25
+	$(PYTEST) $(XDIST) --durations=25
 
 ## Again on PostgreSQL + Redis, the tests that reach the database (the `database` mark, set by
 ## tests/conftest.py): not the pure-Python ones, nor the end-to-end stacks on SQLite files of their
 ## own, nor the browser ones, nor the slow ones about neither (the demo crawl, the permissions matrix).
 test-postgres: install
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) \
-		$(PYTEST) -n 2 --durations=25 --ignore=tests/evaluator -m "database and not browser and (not slow or postgres or worker)"
+		$(PYTEST) $(XDIST) --durations=25 --ignore=tests/evaluator -m "database and not browser and (not slow or postgres or worker)"
 	@# The same real-worker test once more through RabbitMQ, the other production broker.
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
 		$(PYTEST) -q tests/submissions/test_worker.py

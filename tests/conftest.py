@@ -33,8 +33,18 @@ def uses_the_database(item) -> bool:
     return issubclass(cls, TransactionTestCase)
 
 
+def slow_modules_first(items: list) -> None:
+    """The modules holding a slow test run first, each kept whole: a long test scheduled last keeps
+    one xdist worker busy while the other has nothing left. The Makefile's `--dist loadfile
+    --no-loadscope-reorder` sends each file whole to one worker (a module's fixtures, an e2e stack
+    or the production install, are built once) in this order."""
+    slow = {item.module.__name__ for item in items if item.get_closest_marker("slow") and hasattr(item, "module")}
+    items.sort(key=lambda item: getattr(getattr(item, "module", None), "__name__", None) not in slow)
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects: the mark below must be there to select by
 def pytest_collection_modifyitems(config, items):
+    slow_modules_first(items)
     for item in items:
         if item.get_closest_marker("postgres") or uses_the_database(item):
             item.add_marker(pytest.mark.database)

@@ -6,19 +6,21 @@ database is migrated and filled by `manage.py` subprocesses; `runserver` and a
 but the code: these tests see what a user would.
 
     with Stack(tmp_path) as stack:
-        stack.manage("migrate", "--noinput")
+        stack.migrate()
         stack.start_server(); stack.start_worker()
         ...
 Every process started is stopped on exit, whatever happened (SIGTERM, then SIGKILL).
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from tests.waiting import PATIENCE, wait_until
@@ -59,6 +61,17 @@ class Stack:
                                 text=True, timeout=timeout)
         assert result.returncode == 0, f"manage.py {args[0]} failed:\n{result.stdout}\n{result.stderr}"
         return result.stdout
+
+    def migrate(self) -> None:
+        """The stack's database migrated. On its own SQLite file (the default) it is a copy of one
+        database migrated once per test session (`migrated_template`): every migration run again
+        in each stack cost the suite minutes of CPU. Elsewhere (DATABASE_URL overridden) `migrate` runs."""
+        if self.env["DATABASE_URL"] != f"sqlite:///{self.db_path}":
+            self.manage("migrate", "--noinput")
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(migrated_template()) as template, sqlite3.connect(self.db_path) as copy:
+            template.backup(copy)
 
     def _spawn(self, name: str, argv: list[str], env: dict | None = None) -> subprocess.Popen:
         log = open(self.folder / f"{name}.log", "ab")
@@ -120,6 +133,21 @@ class Stack:
         """Read the stack's database directly, as a second opinion on what the pages say."""
         with sqlite3.connect(self.db_path, timeout=60) as connection:
             return connection.execute(sql, params).fetchall()
+
+
+def migrated_template() -> Path:
+    """An SQLite database `manage.py migrate` ran on, once per test session: the pytest processes
+    (xdist workers inherit one CUPBOARD_VAR_DIR, tests/testenv.py) build it under a lock, the first
+    one that needs it, and every stack copies it."""
+    var = Path(os.environ["CUPBOARD_VAR_DIR"])
+    template = var / "e2e-migrated.sqlite3"
+    with open(var / "e2e-migrated.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not template.exists():
+            folder = Path(tempfile.mkdtemp(prefix="e2e-template-", dir=var))
+            Stack(folder).manage("migrate", "--noinput")
+            (folder / "db.sqlite3").rename(template)
+    return template
 
 
 SETUP = """
@@ -205,6 +233,6 @@ def prepared_stack(folder: Path, **env: str) -> tuple[Stack, dict[str, Path]]:
     """A migrated stack holding the E2E Cup (sw, dev phase with topics and open qrels)."""
     files = make_data(folder)
     stack = Stack(folder, **env)
-    stack.manage("migrate", "--noinput")
+    stack.migrate()
     stack.manage("shell", "-c", SETUP.format(folder=str(folder)))
     return stack, files

@@ -129,7 +129,7 @@ def ciral_stack(tmp_path: Path) -> Iterator[Stack]:
     port = free_port()
     with Stack(tmp_path / "site", CUPBOARD_SITE_URL=f"http://127.0.0.1:{port}") as stack:
         stack.port = port
-        stack.manage("migrate", "--noinput")
+        stack.migrate()
         yield stack
 
 

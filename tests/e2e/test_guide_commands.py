@@ -69,7 +69,7 @@ def test_the_participant_commands_of_the_guides_run(tmp_path):
     work = tmp_path / "participant"
     work.mkdir()
     with stack:
-        stack.manage("migrate", "--noinput")
+        stack.migrate()
         token = stack.manage("shell", "-c", SETUP).strip().splitlines()[-1]
         stack.start_server(port)
         stack.start_worker()
@@ -92,7 +92,7 @@ def test_the_participant_commands_of_the_guides_run(tmp_path):
 def test_the_organizer_commands_of_the_guide_run(tmp_path):
     [block] = [b for b in shell_blocks(guide("organizers")) if "import_qrels" in b]
     stack = Stack(tmp_path)
-    stack.manage("migrate", "--noinput")
+    stack.migrate()
     script = block.replace(".venv/bin/", f"{BIN}/").replace("../shared/data", str(SHARED_DATA))
     result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=ROOT, env=stack.env, capture_output=True,
                             text=True, timeout=600)

@@ -61,7 +61,7 @@ def stack(tmp_path_factory):
     files = make_data(folder)
     stack = Stack(folder)
     with stack:
-        stack.manage("migrate", "--noinput")
+        stack.migrate()
         out = stack.manage("shell", "-c", SETUP.format(folder=str(folder), password=PASSWORD, widths=WIDTHS))
         stack.invites = {int(w): code for _, w, code in (line.split() for line in out.splitlines()
                                                           if line.startswith("invite "))}

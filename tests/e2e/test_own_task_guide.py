@@ -30,7 +30,7 @@ def test_the_own_task_walk_through_runs_as_written(tmp_path):
     work = tmp_path / "organizer"
     work.mkdir()
     with Stack(tmp_path / "site") as stack:
-        stack.manage("migrate", "--noinput")
+        stack.migrate()
         stack.manage("first_organizer", "--noinput")  # what `make serve` does first
         stack.start_worker()
         for block in blocks:

@@ -38,7 +38,7 @@ qrels_release_create(phase=dev, actor=organizer, files={code: sample_path("qrels
 def stack(tmp_path_factory):
     port = free_port()  # the site's address is in its answers (a topics file's url): the server's own
     with Stack(tmp_path_factory.mktemp("e2e-client"), CUPBOARD_SITE_URL=f"http://127.0.0.1:{port}") as stack:
-        stack.manage("migrate", "--noinput")
+        stack.migrate()
         stack.manage("shell", "-c", SETUP)
         stack.token = make_participant(stack, username="ada", team="Lovelace")
         stack.start_server(port)

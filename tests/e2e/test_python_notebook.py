@@ -28,7 +28,7 @@ def cells(text: str) -> list[tuple[str, str]]:
 def stack(tmp_path_factory):
     port = free_port()  # the site's own address is in its answers (a topics file's url)
     with Stack(tmp_path_factory.mktemp("e2e-notebook"), CUPBOARD_SITE_URL=f"http://127.0.0.1:{port}") as stack:
-        stack.manage("migrate", "--noinput")
+        stack.migrate()
         stack.token = stack.manage("shell", "-c", SETUP).strip().splitlines()[-1]
         stack.start_server(port)
         stack.start_worker()
@@ -88,7 +88,7 @@ def demo(tmp_path_factory):
     folder = tmp_path_factory.mktemp("e2e-notebook-demo")
     port = free_port()
     with Stack(folder, CUPBOARD_SITE_URL=f"http://127.0.0.1:{port}") as stack:
-        stack.manage("migrate", "--noinput", timeout=180)
+        stack.migrate()
         stack.manage("load_demo", "--scale", "0.25", "--data", str(SHARED_DATA), timeout=1200)
         stack.token = stack.manage("shell", "-c", ALICE_TOKEN).strip().splitlines()[-1]
         stack.start_server(port)

@@ -114,7 +114,7 @@ def test_a_100_run_rescore_switches_at_once_and_the_reveal_in_its_middle_freezes
     _data(tmp_path)
     stack = Stack(tmp_path)
     with stack:
-        stack.manage("migrate", "--noinput")
+        stack.migrate()
         assert "ready" in stack.manage("shell", "-c", SETUP.format(folder=str(tmp_path), teams=TEAMS), timeout=600)
         stack.start_server()
         old = _rows(_board(stack))

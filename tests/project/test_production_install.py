@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow  # a fresh virtualenv and a non-editable install
 SECRET = "production-install-test-" + "k" * 40
 
 
-def _run(argv: list, *, cwd: Path, env: dict | None = None, timeout: float = 180) -> str:
+def _run(argv: list, *, cwd: Path, env: dict | None = None, timeout: float = PATIENCE) -> str:
     result = subprocess.run([str(arg) for arg in argv], cwd=cwd, env=env, capture_output=True, text=True,
                             timeout=timeout)
     assert result.returncode == 0, f"{argv}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
