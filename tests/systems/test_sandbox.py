@@ -278,12 +278,33 @@ run_system(image, topics_dir=Path(sys.argv[2]), corpus_dir=None, output_dir=Path
 """
 
 
+def system_running(runner_pid: int) -> bool:
+    """Is the system's own command (not bwrap) running in the sandbox of this runner?"""
+    for pid in sandbox_processes(runner_pid):
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"python3\0"):
+                return True
+        except OSError:
+            pass
+    return False
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="a rootless runner's sandbox runs as the runner's own uid: nothing to tell apart")
-def test_a_runner_killed_mid_execution_takes_its_sandbox_with_it(image, inputs, tmp_path):
+@pytest.mark.parametrize("moment", ["setting-up", "running"])
+def test_a_runner_killed_mid_execution_leaves_nothing_running(image, inputs, tmp_path, moment):
+    """Killed while bwrap sets the sandbox up (a bwrap blocked on its parent's signal would wait
+    forever), or while the system runs. What its SIGKILL-on-parent-death chain does not take down, the
+    next execution on the host does: it removes a dead runner's cgroup and kills what is in it."""
     runner = subprocess.Popen([sys.executable, "-c", RUNNER, image.rootfs, inputs[0], tmp_path / "out"])
     try:
-        wait_until(lambda: len(sandbox_processes(runner.pid)) >= 2, what="the system running in its sandbox")
+        if moment == "running":
+            wait_until(lambda: system_running(runner.pid), what="the system running in its sandbox", every=0.01)
+        else:
+            wait_until(lambda: sandbox_processes(runner.pid), what="bwrap started", every=0.002)
     finally:
         runner.kill()
         runner.wait()
-    wait_until(lambda: not sandbox_processes(runner.pid), what="every process of the killed runner's sandbox gone")
+    run(image, inputs, tmp_path / "next", "print('ok')")
+    wait_until(lambda: not sandbox_processes(runner.pid), what="every process of the killed runner's sandbox gone",
+               seconds=60)
+    assert not list(Path("/sys/fs/cgroup").glob(f"**/cupboard-sandbox-{runner.pid}-*"))

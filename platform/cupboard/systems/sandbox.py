@@ -60,10 +60,13 @@ OUTPUT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 UID_BASE = int(os.environ.get("CUPBOARD_SANDBOX_UID_BASE", "1200000"))
 MEMORY_WORDS = ("MemoryError", "Cannot allocate memory", "out of memory", "std::bad_alloc", "failed to allocate")
 
-#: Run as root by `sh -c` in a mount namespace of its own ($1 staging, $2 rootfs, $3 corpus or ""):
-#: the bind mounts vanish with the namespace, then the rest of the arguments run as the sandbox uid.
+#: Run as root by `sh -c` in a mount namespace of its own ($1 staging, $2 rootfs, $3 corpus or "", $4 the
+#: cgroup.procs files of the execution's cgroup or ""): the bind mounts vanish with the namespace; the
+#: process joins the cgroup before bwrap exists, so whatever bwrap starts is in it from its first instant;
+#: then the rest of the arguments run as the sandbox uid.
 _MOUNT_AND_DROP = (
-    'set -e; mount --bind "$2" "$1/root"; if [ -n "$3" ]; then mount --bind "$3" "$1/corpus"; fi; shift 3; exec "$@"'
+    'set -e; for procs in $4; do echo $$ > "$procs"; done; '
+    'mount --bind "$2" "$1/root"; if [ -n "$3" ]; then mount --bind "$3" "$1/corpus"; fi; shift 4; exec "$@"'
 )
 
 #: What a team reads for each stopped_for.
@@ -132,7 +135,7 @@ def _run_ids() -> tuple[int, int] | None:
 def sandbox_problem() -> str | None:
     """Why this host cannot run sandboxes, or None. Checked once per process (tests skip on it)."""
     ids = _run_ids()
-    for tool in ("bwrap", "prlimit") + (("unshare", "setpriv", "mount") if ids else ()):
+    for tool in ("bwrap", "prlimit", "setpriv") + (("unshare", "mount") if ids else ()):
         if shutil.which(tool, path="/usr/sbin:/usr/bin:/sbin:/bin") is None:
             return f"{tool} is not installed (apt-get install bubblewrap util-linux mount)"
     try:
@@ -252,16 +255,33 @@ class _Run:
             f"--nproc={limits.processes + 2}", f"--fsize={limits.output_bytes}", "--core=0",
             "--", *self._bwrap_args(block_fd, info_fd),
         ]
+        # A runner that dies takes bwrap with it (SIGKILL as its parent dies), from before bwrap starts:
+        # bwrap's own --die-with-parent only ties the namespace to bwrap, and a runner killed before it
+        # let the command start would close the block pipe, which starts the command unwatched.
         if self.ids is None:
-            return command
+            return ["setpriv", "--pdeathsig", "SIGKILL", "--", *command]
         uid, gid = self.ids
         return [
             "unshare", "--mount", "--propagation", "private", "--", "sh", "-c", _MOUNT_AND_DROP, "sh",
             str(self.staging), str(self.image.rootfs), str(self.corpus or ""),
-            "setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--inh-caps=-all", "--", *command,
+            " ".join(self.cgroup.procs_files()) if self.cgroup else "",
+            "setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--inh-caps=-all",
+            "--pdeathsig", "SIGKILL", "--", *command,
         ]
 
     def run(self, output_dir: Path, redactor: Redactor, log_chars: int) -> Execution:
+        limits = self.limits
+        # tmpfs pages are charged to the cgroup too: /output, /tmp and /dev/shm, and room for bwrap.
+        self.cgroup = Cgroup.make(
+            memory_bytes=limits.memory_bytes + limits.output_bytes + 2 * limits.scratch_bytes + (64 << 20),
+            processes=limits.processes + 2) if self.ids else None
+        try:
+            return self._run(output_dir, redactor, log_chars)
+        finally:
+            if self.cgroup is not None:
+                self.cgroup.remove()
+
+    def _run(self, output_dir: Path, redactor: Redactor, log_chars: int) -> Execution:
         block_r, block_w = os.pipe()
         info_r, info_w = os.pipe()
         filter_program = seccomp.program()
@@ -279,11 +299,6 @@ class _Run:
                 if fd is not None:
                     os.close(fd)
         self.pid = process.pid
-        limits = self.limits
-        # tmpfs pages are charged to the cgroup too: /output, /tmp and /dev/shm, and room for bwrap.
-        self.cgroup = Cgroup.make(
-            memory_bytes=limits.memory_bytes + limits.output_bytes + 2 * limits.scratch_bytes + (64 << 20),
-            processes=limits.processes + 2)
         try:
             output_fd = self._start(process, info_r, block_w)
             try:
@@ -298,8 +313,6 @@ class _Run:
         finally:
             if self.block_w is not None:
                 os.close(self.block_w)
-            if self.cgroup is not None:
-                self.cgroup.remove()
 
     def _start(self, process: subprocess.Popen[bytes], info_r: int, block_w: int) -> int:
         """Waits for bwrap to set the sandbox up, opens its /output, then lets the command start."""
@@ -323,7 +336,6 @@ class _Run:
             mounted = os.fstat(fd)
             if (mounted.st_dev, mounted.st_ino) != (rootfs_output.st_dev, rootfs_output.st_ino):
                 self.namespace = namespace_of(self.child)
-                self._join_cgroup()
                 os.write(block_w, b"go")
                 os.close(block_w)
                 self.block_w = None
@@ -331,17 +343,6 @@ class _Run:
             os.close(fd)  # bwrap has not mounted the tmpfs yet
             time.sleep(0.005)
         raise SandboxUnavailable("bwrap did not set the sandbox up within 30 s")
-
-    def _join_cgroup(self) -> None:
-        """bwrap and the namespace's init into the cgroup, before the command starts: all it forks follows."""
-        if self.cgroup is None or self.child is None:
-            return
-        try:
-            self.cgroup.add(self.pid)
-            self.cgroup.add(self.child)
-        except OSError:
-            self.cgroup.remove()
-            self.cgroup = None
 
     def _watch(self, process: subprocess.Popen[bytes], output_fd: int, output_dir: Path,
                redactor: Redactor, log_chars: int) -> Execution:

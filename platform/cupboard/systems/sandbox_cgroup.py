@@ -6,8 +6,10 @@ up to a tenth of a second. A cgroup closes that gap: its memory limit (the execu
 its tmpfs sizes, since tmpfs pages are charged to it too) makes the kernel reclaim or kill inside the
 sandbox, never elsewhere on the host; its pids limit refuses the fork itself; and its CPU accounting
 is exact. The runner makes it as a child of its own cgroup (cgroup v1 hierarchies memory, pids,
-cpuacct; or v2 where memory and pids are delegated to the runner's cgroup), moves bwrap into it
-before the command starts, and removes it afterwards. Only root can do this here; elsewhere
+cpuacct; or v2 where memory and pids are delegated to the runner's cgroup); the runner's child joins
+it before it starts bwrap, so nothing of the sandbox is ever outside it; the runner removes it
+afterwards, and a runner that was killed has its cgroup, and whatever is left in it, removed by the
+next runner on the host. Only root can do this here; elsewhere
 `Cgroup.make` returns None and the watcher alone keeps the limits. No Django here.
 """
 
@@ -60,6 +62,7 @@ class Cgroup:
                 for controller, mount in mounts.items():
                     assert mount is not None
                     made[controller] = mount / own[controller].lstrip("/") / name
+                    _sweep(made[controller].parent)
                     made[controller].mkdir()
                 cgroup = cls(made, 1)
                 cgroup._write("memory", "memory.limit_in_bytes", memory_bytes)
@@ -69,6 +72,7 @@ class Cgroup:
             delegated = (base / "cgroup.subtree_control").read_text().split()
             if "memory" in delegated and "pids" in delegated:
                 made[""] = base / name
+                _sweep(base)
                 made[""].mkdir()
                 cgroup = cls(made, 2)
                 cgroup._write("", "memory.max", memory_bytes)
@@ -93,9 +97,9 @@ class Cgroup:
         except OSError:
             return ""
 
-    def add(self, pid: int) -> None:
-        for directory in set(self.dirs.values()):
-            (directory / "cgroup.procs").write_text(str(pid))
+    def procs_files(self) -> list[str]:
+        """Where a process writes its pid to join (the runner's child does, before it starts bwrap)."""
+        return sorted(str(directory / "cgroup.procs") for directory in set(self.dirs.values()))
 
     def cpu_seconds(self) -> float:
         if self.version == 1:
@@ -143,6 +147,20 @@ def _field(text: str, name: str) -> int:
         if key == name and value.strip().isdigit():
             return int(value)
     return 0
+
+
+def _sweep(parent: Path) -> None:
+    """Removes the cgroups of runners that died without removing theirs, killing what is left in them:
+    a runner killed in the instant between starting bwrap and its taking SIGKILL with it may leave a
+    sandbox running unwatched (its rlimits still hold; its wall-clock limit was the runner's)."""
+    for directory in parent.glob("cupboard-sandbox-*-*"):
+        try:
+            os.kill(int(directory.name.split("-")[2]), 0)
+            continue  # its runner is alive: its own to remove
+        except ProcessLookupError:
+            Cgroup({"": directory}, 2).remove()
+        except (ValueError, OSError):
+            continue
 
 
 def _remove(directory: Path) -> None:
