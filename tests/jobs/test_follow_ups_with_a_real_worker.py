@@ -9,8 +9,10 @@ still being done, never "Nothing was changed", and sending it again writes no se
     run standing changed     -> the leaderboard row      (the organizer's disqualification)
     team merging             -> the moved runs' boards   (the captain's merge)
     qrels released           -> the phase re-scored      (the organizer's release)
-    competition definition changed -> the teams' mail    (the organizer's new version; its re-scoring
-                                                          is the same mechanism, tested as qrels released's)
+    topics changed           -> the phase re-scored, the teams' mail (the organizer's confirmed change, on its page)
+    competition definition changed -> the teams' mail, the phases re-scored (the organizer's new version)
+
+tests/project/test_events.py checks that HANDLERS names every follow-up the flows declare.
 
 Run with PostgreSQL and Redis (the worker must see the test database):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cupboard_x CELERY_BROKER_URL=redis://127.0.0.1:6379/14 \\
@@ -28,11 +30,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cupboard.audit.models import AuditEvent
-from cupboard.competitions.services import competition_load, qrels_release_create
+from cupboard.competitions.services import competition_load
 from cupboard.followups.models import FollowUp
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.notifications.models import Kind, Notification
-from cupboard.submissions.models import Submission
+from cupboard.submissions.models import RescoreStep, Submission
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
 from tests.celery_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
@@ -40,11 +42,12 @@ from tests.competitions.test_definition_changes import bumped, running_cup
 from tests.factories import make_team, make_user, qrels_text
 from tests.personas import client_for
 from tests.submissions.conftest import JUDGMENTS, good_sw, upload, world  # noqa: F401 - world is a fixture
+from tests.submissions.test_topics_change import NDCG_NEW, NEW_SW
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 HANDLERS = {"leaderboard_row_update", "mail_unless_held", "step_settle", "leaderboards_refresh", "_rescore", "rescore",
-            "tell_teams"}
+            "tell_teams", "_tell_teams"}
 FAULTS = ",".join(sorted(HANDLERS))
 REPAIRED_WITHIN = 30  # seconds: the issue's promise, from the moment the change is committed
 
@@ -143,8 +146,13 @@ def test_a_qrels_release_and_a_new_definition_are_followed_though_their_follow_u
     run = _scored(world, world.team_a, world.participant)
     judged = {"sw": {**JUDGMENTS["sw"], "3": {"30#0": 1}}}
     with override_settings(CUPBOARD_FOLLOW_UP_FAULTS=HANDLERS):
-        release = qrels_release_create(phase=world.dev, files={"sw": qrels_text(judged["sw"])}, actor=world.organizer)
+        answer = client_for(world.organizer).post(
+            reverse("competitions:manage_qrels", args=[world.competition.slug, "dev"]),
+            {"files": [upload("qrels.x-sw.tsv", qrels_text(judged["sw"]))]}, follow=True)
         since = time.monotonic()
+    told = " ".join(str(message) for message in answer.context["messages"])
+    assert "now uses qrels v2" in told and "Saved. The re-scoring of the phase did not go through yet" in told, told
+    release = world.dev.qrels_releases.get(number=2)
     rescored = Submission.objects.filter(pk=run.pk, status=Submission.Status.SCORED, qrels_release=release)
     repaired(rescored.exists, "the phase's re-scoring with the new judgments", since, worker)
 
@@ -155,9 +163,34 @@ def test_a_qrels_release_and_a_new_definition_are_followed_though_their_follow_u
     Submission.objects.create(phase=competition.phases.get(slug="test-b"), team=team, number=1, method_name="BM25",
                               status=Submission.Status.SCORED)
     with override_settings(CUPBOARD_FOLLOW_UP_FAULTS=HANDLERS):
-        competition_load(data=bumped(data, closes_at=now + timedelta(hours=30)))
+        # A moved close (the teams' mail) and a new relevance level (every phase with runs re-scored).
+        competition_load(data={**bumped(data, closes_at=now + timedelta(hours=30)), "relevance_level": 2})
         since = time.monotonic()
     mails = Notification.objects.filter(kind=Kind.CHANGE, competition=competition)
     repaired(lambda: mails.filter(sent_at__isnull=False).exists(), "the teams' mail of the moved close", since,
              worker)
+    steps = RescoreStep.objects.filter(phase__competition=competition, reason__contains="relevance_level")
+    repaired(steps.exists, "the re-scoring of the phases with the new relevance level", since, worker)
     assert failed_once_then_done("_rescore") and failed_once_then_done("tell_teams")
+    assert failed_once_then_done("rescore")
+
+
+def test_a_topics_change_whose_rescore_and_mail_fail_says_saved_and_both_are_repaired(world, worker):
+    run = _scored(world, world.team_a, world.participant)
+    organizer = client_for(world.organizer)
+    url = reverse("competitions:manage_topics", args=[world.competition.slug, "dev"])
+    preview = organizer.post(url, {"files": [upload("topics.x-sw.tsv", NEW_SW)]})
+    assert preview.status_code == 200 and preview.context["preview"]["runs"] == 1  # previewed, nothing stored yet
+    with override_settings(CUPBOARD_FOLLOW_UP_FAULTS=HANDLERS):
+        answer = organizer.post(url, {"confirm": "1", "token": preview.context["preview"]["token"],
+                                      "when_runs": "rescore"}, follow=True)
+        since = time.monotonic()
+    assert answer.status_code == 200 and "(topics v2)" in answer.content.decode()
+    told = " ".join(str(message) for message in answer.context["messages"])
+    assert ("Saved. The re-scoring of the phase; the teams' mail of the changed topics did not go through yet"
+            in told), told
+    repaired(lambda: LeaderboardRow.objects.get(submission=run).values["sw"]["nDCG@10"] == pytest.approx(NDCG_NEW),
+             "the run re-scored on the new topics, on its board", since, worker)
+    repaired(Notification.objects.filter(event="topics", phase=world.dev).exists, "the teams' mail of the change",
+             since, worker)
+    assert failed_once_then_done("_rescore") and failed_once_then_done("_tell_teams")

@@ -66,6 +66,19 @@ def test_every_function_that_sends_or_handles_an_event_is_annotated_so_mypy_chec
     assert unchecked == []
 
 
+def test_the_real_worker_test_injects_an_error_into_every_follow_up_of_every_event():
+    """tests/jobs/test_follow_ups_with_a_real_worker.py's list is the flows' follow-ups: a new one is tested there."""
+    from tests.jobs.test_follow_ups_with_a_real_worker import HANDLERS
+
+    declared = {handler.handler.__name__ for kind in _declared(events.Event) for handler in events.handlers_of(kind)
+                if isinstance(handler, events.AfterCommit)}
+    for path in sorted((PLATFORM / "flows").glob("*.py")):
+        declared |= {node.args[0].id for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Call)
+                     and isinstance(node.func, ast.Attribute) and node.func.attr == "follow_up"
+                     and isinstance(node.args[0], ast.Name)}
+    assert declared == HANDLERS
+
+
 @dataclass(frozen=True)
 class ThingDone(events.Event):
     thing: int
