@@ -239,7 +239,10 @@ CUPBOARD_MAX_ATTEMPTS = envint("CUPBOARD_MAX_ATTEMPTS", "3")
 CUPBOARD_RUN_FILE_RETENTION_DAYS = envint("CUPBOARD_RUN_FILE_RETENTION_DAYS", "7")
 # Test hook, off by default: seconds a worker waits right after its first claim of a row (any
 # kind of job, cupboard.jobs), heartbeat running, so an end-to-end test can kill it mid-work
-# (tests/e2e/test_worker_killed_mid_task.py, tests/jobs/test_kinds_with_a_real_worker.py). Never set it in production.
+# (tests/e2e/test_worker_killed_mid_task.py, tests/jobs/test_kinds_with_a_real_worker.py). Every
+# kind, follow-ups included: a run slowed so is paused for its scoring and again for each
+# follow-up the worker carries out after it (its board row, its mail, the step's publication),
+# which the queue estimate's test counts as the run's cost (claim to next claim). Never set it in production.
 CUPBOARD_JOB_PAUSE = envint("CUPBOARD_JOB_PAUSE", "0")
 # What follows a committed change (cupboard.followups): a failed attempt is sent to a worker again
 # after this many seconds (the sweep runs every CUPBOARD_SWEEP_INTERVAL), up to this many
@@ -261,34 +264,44 @@ CUPBOARD_MAIL_INTERVAL = envint("CUPBOARD_MAIL_INTERVAL", "30")
 CUPBOARD_MAIL_LATE_AFTER = envint("CUPBOARD_MAIL_LATE_AFTER", str(6 * 3600))
 # Seconds after its last try before an unsent mail is sent again (lost message, SMTP down).
 CUPBOARD_MAIL_RETRY_AFTER = envint("CUPBOARD_MAIL_RETRY_AFTER", "60")
+# Every periodic task below is idempotent and the next one is at most an interval away, so a
+# message a busy worker has not taken within its interval (at least 30 s: a broker that delivers
+# slowly must not expire them all) expires, dropped on receipt, instead of piling up behind a
+# long run and running hundreds of times once the worker is free.
+_EXPIRES = {"expires": max(30.0, CUPBOARD_SWEEP_INTERVAL)}
 CELERY_BEAT_SCHEDULE = {
     "purge-run-files": {  # files of rejected and failed submissions, after CUPBOARD_RUN_FILE_RETENTION_DAYS
         "task": "cupboard.submissions.tasks.purge_run_files",
         "schedule": 3600.0,
+        "options": {"expires": 3600.0},
     },
     # The stale sweep (cupboard.jobs) of every kind of job: scoring, verification, pool export,
     # results archive, mail, follow-up (flows/jobs.py).
     "sweep-jobs": {
         "task": "cupboard.flows.tasks.sweep_jobs",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
+        "options": _EXPIRES,
     },
     # Commitments at a competition's start and reveals happen by the clock; this only
     # writes their public audit events on time (pages only read).
     "publish-due-events": {
         "task": "cupboard.flows.tasks.publish_due_events",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
+        "options": _EXPIRES,
     },
     # A surprise group's reveal changes which columns ranks count: rebuild the leaderboards
     # computed before it, whether or not anyone opens them.
     "refresh-stale-leaderboards": {
         "task": "cupboard.leaderboards.tasks.refresh_stale_leaderboards",
         "schedule": float(CUPBOARD_SWEEP_INTERVAL),
+        "options": _EXPIRES,
     },
     # Deadline reminders and reveal announcements that are due, and mails still unsent
     # (notifications/services.py): each recorded once, so any interval is safe.
     "mail-due": {
         "task": "cupboard.notifications.tasks.mail_due",
         "schedule": float(CUPBOARD_MAIL_INTERVAL),
+        "options": {"expires": max(30.0, CUPBOARD_MAIL_INTERVAL)},
     },
 }
 

@@ -23,6 +23,18 @@ def test_it_registers_the_sweeper_of_every_kind_under_the_scheduled_name():
     assert [entry for entry in settings.CELERY_BEAT_SCHEDULE if "sweep" in entry] == ["sweep-jobs"]
 
 
+def test_a_periodic_task_a_busy_worker_did_not_take_within_its_interval_expires():
+    """Not piled up behind a long run (a solo worker scoring for minutes got one sweep per
+    interval meanwhile, each run once it was free): every one is idempotent and the next is
+    at most an interval away (30 s at least: a slow delivery must not expire them all). Beat
+    passes the options to every message it sends."""
+    from celery.beat import ScheduleEntry
+
+    for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
+        sent = ScheduleEntry(name=name, app=app, **entry)
+        assert 0 < sent.options["expires"] <= max(30, entry["schedule"]), name
+
+
 def test_it_scores_by_id_when_run(world):
     submission = submission_create(phase=world.dev, team=world.team_a, user=world.participant, method_name="BM25",
                                    files=[(upload("run.sw.txt", good_sw()), None)])
