@@ -3,8 +3,8 @@ reader polling the board's JSON meanwhile sees the old rows or the new ones, nev
 the history gains one change-set; the phase's reveal, due in the middle of it, freezes the new
 scores once the step is published, and its results archive holds every consented run.
 
-A real stack (tests/e2e/stack.py: runserver, `celery worker -B`, SQLite, filesystem broker):
-50 teams with two runs each are scored at setup (in-process, as the demo does), then qrels v2
+A real stack (tests/e2e/stack.py: runserver, `celery worker -B`, SQLite, filesystem broker;
+the E2E Cup of its SETUP): 50 teams with two runs each are scored at setup (in-process, as the demo does), then qrels v2
 is released with the worker running and the dev phase made final with its reveal 2 s later."""
 from __future__ import annotations
 
@@ -12,33 +12,30 @@ import json
 import os
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
-from tests.e2e.stack import Stack, wait_until
+from tests.e2e.stack import prepared_stack, wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
 TEAMS = int(os.environ.get("RESCORE_E2E_TEAMS", "50"))
 
-SETUP = """
+# 50 teams with two runs each on the E2E Cup's dev phase (tests/e2e/stack.py SETUP), scored here.
+TEAMS_SCORED = """
 from pathlib import Path
 from django.core.files.uploadedfile import SimpleUploadedFile
-from cupboard.competitions.services import qrels_release_create
-from cupboard.competitions.topic_files import topics_import
+from cupboard.competitions.models import Phase
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
-from tests.factories import make_competition, make_team, make_user
+from tests.factories import make_team, make_user
 
 folder = Path({folder!r})
-organizer = make_user("organizer")
-competition = make_competition(slug="cup", title="E2E Cup", known=["sw"], surprise=[], organizers=[organizer])
-dev = competition.phases.get(slug="dev")
-topics_import(phase=dev, subset="sw", file=folder / "topics.sw.tsv", name="topics.miracl-v1.0-sw-dev.tsv")
-qrels_release_create(phase=dev, files={{"sw": folder / "qrels.sw.tsv"}}, actor=organizer)
+dev = Phase.objects.get(competition__slug="cup", slug="dev")
 for t in range({teams}):
     user = make_user(f"member{{t}}")
-    team = make_team(competition, name=f"Team {{t:02}}", members=[user])
+    team = make_team(dev.competition, name=f"Team {{t:02}}", members=[user])
     for n in range(2):
         run = SimpleUploadedFile("run.sw.txt", (folder / f"run{{2 * t + n}}.sw.txt").read_bytes())
         submission = submission_create(phase=dev, team=team, user=user, files=[(run, None)],
@@ -83,11 +80,11 @@ else:
 """
 
 
-def _data(folder) -> None:
+def _data(folder, qrels: Path) -> None:
+    """Qrels v2 beside v1 (tests/e2e/stack.py make_data) and 2 runs per team."""
     from evaluator import synthetic
 
-    synthetic.make_topics(folder / "topics.sw.tsv", language="sw", count=30)
-    lines = synthetic.make_qrels(folder / "qrels.sw.tsv", language="sw", count=30).read_text().splitlines()
+    lines = qrels.read_text().splitlines()
     # v2: the same documents, every third label flipped, so every run's values change.
     flipped = [line if i % 3 else line[:-1] + str(1 - int(line[-1])) for i, line in enumerate(lines)]
     (folder / "qrels2.sw.tsv").write_text("\n".join(flipped) + "\n")
@@ -111,11 +108,11 @@ def _published(stack) -> bool:
 
 
 def test_a_100_run_rescore_switches_at_once_and_the_reveal_in_its_middle_freezes_the_new_scores(tmp_path):
-    _data(tmp_path)
-    stack = Stack(tmp_path)
+    stack, files = prepared_stack(tmp_path)
+    _data(tmp_path, files["qrels"])
     with stack:
-        stack.migrate()
-        assert "ready" in stack.manage("shell", "-c", SETUP.format(folder=str(tmp_path), teams=TEAMS), timeout=600)
+        assert "ready" in stack.manage("shell", "-c", TEAMS_SCORED.format(folder=str(tmp_path), teams=TEAMS),
+                                       timeout=600)
         stack.start_server()
         old = _rows(_board(stack))
         changes_before = stack.query("SELECT COUNT(DISTINCT changed_at) FROM leaderboards_leaderboardhistory")[0][0]
