@@ -10,8 +10,10 @@ languages x 2 metrics), then
       with per-query values (QueryScores) on 18 languages x BAND_QUERIES queries, 2 metrics;
       the bands alone, the whole refresh, and one scoring's update (which re-tests the board);
   (a) wrk against gunicorn (3 sync workers, as docker/) on 127.0.0.1: the leaderboard page,
-      JSON, CSV and a static file at concurrency 1, 10, 50, anonymous and logged in.
-BENCH_WEB_PARTS (default "bsac") picks parts. Traffic goes to 127.0.0.1 only, each wrk run lasts BENCH_WEB_SECONDS (default 5). The cache
+      JSON, CSV and a static file at concurrency 1, 10, 50, anonymous and logged in;
+  (p) every page and file of the competition, anonymous and logged in, beside the static
+      file, each with its goal met or missed (scripts/bench_web_pages.py);
+BENCH_WEB_PARTS (default "bsapc") picks parts. Traffic goes to 127.0.0.1 only, each wrk run lasts BENCH_WEB_SECONDS (default 5). The cache
 is BENCH_WEB_CACHE_URL (default local memory, one per gunicorn worker; redis://127.0.0.1:6379/N
 shares it as compose does).
 """
@@ -33,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DB = os.environ.get("BENCH_WEB_DATABASE", "cupboard_bench_web")
 SECONDS = int(os.environ.get("BENCH_WEB_SECONDS", "5"))
-PARTS = os.environ.get("BENCH_WEB_PARTS", "bsac")  # a subset of the parts below, e.g. BENCH_WEB_PARTS=a
+PARTS = os.environ.get("BENCH_WEB_PARTS", "bsapc")  # a subset of the parts below, e.g. BENCH_WEB_PARTS=a
 VAR = ROOT / "bench-data" / "web-var"  # uploaded files, the filesystem broker, logs: emptied each run
 TEAMS, SUBMISSIONS = 500, 10_000
 BAND_TEAMS, BAND_QUERIES = 50, 1_000
@@ -66,6 +68,7 @@ def _fill():
     from cupboard.competitions.services import competition_load
     from cupboard.submissions.models import Score, Submission
     from cupboard.teams.models import Membership, Team
+    from scripts.bench_web_pages import fill_topics
 
     competition = competition_load(data=ROOT / "platform/cupboard/competitions/definitions/miracl-wsdm-cup.yaml")
     phase = competition.phases.get(slug="dev")
@@ -83,6 +86,7 @@ def _fill():
                               batch_size=5000)
     user = User.objects.create_user("bench-participant", password="x")
     Membership.objects.create(competition=competition, team=teams[0], user=user)
+    fill_topics(phase)
     return phase, user
 
 
@@ -153,15 +157,16 @@ def _timed(action, repeat: int = 3) -> float:
     return statistics.median(times)
 
 
-def _one_scoring(phase) -> None:
-    """What a scoring does beyond the evaluator: store its scores, mark it scored, update the board."""
+def _one_scoring(phase, team=None):
+    """What a scoring does beyond the evaluator: store its scores, mark it scored, update the
+    board; the submission (of `team`, else of any team)."""
     from django.db import transaction
     from django.utils import timezone
 
     from cupboard.leaderboards.services import leaderboard_update
     from cupboard.submissions.models import Score, Submission
 
-    team = phase.competition.teams.order_by("?").first()
+    team = team or phase.competition.teams.order_by("?").first()
     with transaction.atomic():
         submission = Submission.objects.create(phase=phase, team=team, number=10_000 + Submission.objects.count(),
                                                method_name="new", status=Submission.Status.SCORING)
@@ -169,6 +174,7 @@ def _one_scoring(phase) -> None:
                                   for s in phase.competition.subsets.all() for m in phase.competition.metrics)
         Submission.objects.filter(pk=submission.pk).update(status=Submission.Status.SCORED, scored_at=timezone.now())
     leaderboard_update(phase=phase, submission=submission)
+    return submission
 
 
 def _server_side(phase, user) -> list[tuple[str, str]]:
@@ -236,14 +242,34 @@ def _gunicorn():
         server.wait(timeout=30)
 
 
-def _load(base: str, phase, user) -> list[list[str]]:
-    from django.templatetags.static import static
+def _cookie(user) -> str:
+    """A logged-in browser's cookies: its session, and the CSRF cookie its first page set."""
     from django.test import Client
-    from django.urls import reverse
 
     client = Client(HTTP_HOST="127.0.0.1")
     client.force_login(user)
-    cookie = f"sessionid={client.cookies['sessionid'].value}"
+    client.get("/")
+    return "; ".join(f"{name}={client.cookies[name].value}" for name in ("sessionid", "csrftoken")
+                     if name in client.cookies)
+
+
+def _pages(base: str, phase, user) -> list[list[str]]:
+    from django.templatetags.static import static
+
+    from cupboard.submissions.models import Submission
+    from scripts.bench_web_pages import page_rows
+
+    team = user.memberships.get().team
+    mine = Submission.objects.filter(team=team, phase=phase).order_by("pk").first()
+    return page_rows(base, phase, mine, _cookie(user), static("cupboard.css"),
+                     lambda: _one_scoring(phase, team), SECONDS)
+
+
+def _load(base: str, phase, user) -> list[list[str]]:
+    from django.templatetags.static import static
+    from django.urls import reverse
+
+    cookie = _cookie(user)
     page = phase.get_absolute_url()
     args = [phase.competition.slug, phase.slug]
     targets = [("page", page), ("JSON", reverse("leaderboards:export_json", args=args)),
@@ -292,6 +318,9 @@ def main() -> None:
         if "a" in PARTS:
             _table("| viewer | concurrency | page | JSON | CSV | static CSS |\n|---|---:|---|---|---|---|",
                    _load(base, phase, user))
+        if "p" in PARTS:
+            _table("| URL (dev phase, 500 teams) | viewer | req/s at c=10 | share | p99 | errors (c=10, c=50) | goal |\n"
+                   "|---|---|---:|---:|---:|---:|---|", _pages(base, phase, user))
         if "c" in PARTS:
             _table("| (c) one submission, 2 cores, worker concurrency 2 | time |\n|---|---:|",
                    upload_rows(base, ENV, VAR))

@@ -337,6 +337,12 @@ CACHES = {"default": cache_from_url(os.getenv("CUPBOARD_CACHE_URL", "locmem://")
 # Leaderboard pages and exports per viewer class (leaderboards/cache.py) live in the same cache,
 # keyed on the leaderboard's version; this bounds how long an edit that bumps none takes to show.
 CUPBOARD_LEADERBOARD_CACHE_SECONDS = envint("CUPBOARD_LEADERBOARD_CACHE_SECONDS", "300")
+# A competition's pages and files as anonymous visitors see them (competitions/page_cache.py), keyed on
+# what changes them; this bounds how long a change no signal reports (a user renamed) takes to show.
+CUPBOARD_PAGE_CACHE_SECONDS = envint("CUPBOARD_PAGE_CACHE_SECONDS", "300")
+# How long a session's viewer class for the leaderboards is remembered (leaderboards/viewers.py): what no
+# change of a team or role reports (an account made staff or deactivated) shows within this.
+CUPBOARD_VIEWER_SECONDS = envint("CUPBOARD_VIEWER_SECONDS", "60")
 # How long a web process reuses a phase's board state for visitors without cookies (0: never): a new
 # leaderboard version reaches them that much later; clock reveals stay on time (leaderboards/cache.py).
 CUPBOARD_BOARD_STATE_SECONDS = float(os.getenv("CUPBOARD_BOARD_STATE_SECONDS", "1"))

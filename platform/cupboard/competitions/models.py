@@ -398,3 +398,14 @@ class DocumentList(models.Model):
 
     def __str__(self):
         return f"{self.competition.slug}/{self.subset.code} documents ({self.documents:,})"
+
+
+class PageChange(models.Model):
+    """One change to what a competition's pages show, appended in the transaction that made it
+    (competitions/page_cache.py): the newest id is part of every cached page's key. Appended,
+    never updated, and with no foreign key, so it takes no lock another transaction could wait on."""
+
+    competition_id = models.BigIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["competition_id", "id"], name="page_change_latest")]

@@ -2,6 +2,7 @@ from django.urls import path, re_path
 
 from . import views, views_audit, views_definition, views_manage, views_pages
 from .feeds import CompetitionEventsFeed
+from .page_cache import anonymous_cached
 
 # A competition's pages are under c/<slug>/ and named "competitions:...", whichever app serves
 # them: the apps above this one (submissions, notifications) add theirs in their own urls.py
@@ -14,7 +15,7 @@ urlpatterns = [
     path("competitions/markdown-preview/", views_definition.markdown_preview, name="markdown_preview"),
     path("c/<slug:slug>/", views.competition_detail, name="detail"),
     path("c/<slug:slug>/commitments/", views.commitments, name="commitments"),
-    path("c/<slug:slug>/events.atom", CompetitionEventsFeed(), name="feed"),
+    path("c/<slug:slug>/events.atom", anonymous_cached()(CompetitionEventsFeed()), name="feed"),
     re_path(r"^c/(?P<slug>[-a-zA-Z0-9_]+)/(?P<page>overview|rules|data|evaluation|faq)/$",
             views_pages.competition_page, name="page"),
     path("c/<slug:slug>/<slug:phase_slug>/topics.zip", views_pages.topics_archive, name="topics_archive"),

@@ -11,6 +11,7 @@ from cupboard.competitions import selectors
 from cupboard.competitions.access import competition_viewer, phase_viewer
 from cupboard.competitions.definition_edits import may_create_competition
 from cupboard.competitions.models import Competition
+from cupboard.competitions.page_cache import anonymous_cached
 from cupboard.competitions.pages import page_links, render_markdown
 from cupboard.competitions.viewer import viewer_for
 
@@ -19,6 +20,7 @@ def _serve(stored_file, name: str) -> FileResponse:
     return FileResponse(stored_file.open("rb"), as_attachment=True, filename=name, content_type="text/plain")
 
 
+@anonymous_cached("site")
 @require_GET
 def competition_list(request):
     """The competitions this viewer sees: published ones; drafts for their organizers."""
@@ -28,6 +30,7 @@ def competition_list(request):
                                                       "may_create": may_create_competition(request.user)})
 
 
+@anonymous_cached()
 @require_GET
 def competition_detail(request, slug: str):
     """Description, metrics, phases with their windows, groups and subsets, downloads.
@@ -44,6 +47,7 @@ def competition_detail(request, slug: str):
     })
 
 
+@anonymous_cached()
 @require_safe
 def topics_download(request, slug: str, phase_slug: str, code: str, variant: str | None = None):
     """A phase's topics for one subset, as published: one topic variant's (English or native
@@ -77,6 +81,7 @@ def qrels_download(request, slug: str, phase_slug: str, number: int, code: str):
     return _serve(qrels_file.file, qrels_file.original_name)
 
 
+@anonymous_cached()
 @require_GET
 def commitments(request, slug: str):
     """SHA-256 of every hidden qrels file from the competition's start, so anyone can later

@@ -8,8 +8,10 @@ from django.views.decorators.http import require_GET
 from cupboard.audit.details import readable_details
 from cupboard.audit.selectors import audit_events_for
 from cupboard.competitions.access import competition_viewer
+from cupboard.competitions.page_cache import anonymous_cached
 
 
+@anonymous_cached(params=("page",))
 @require_GET
 def audit_log(request, slug: str):
     """Organizers read every event; everyone else the public ones (commitments, reveals).

@@ -11,10 +11,12 @@ from django.views.decorators.http import require_GET, require_safe
 
 from cupboard.competitions import submitting
 from cupboard.competitions.access import competition_viewer, phase_viewer
+from cupboard.competitions.page_cache import anonymous_cached
 from cupboard.competitions.pages import PAGES, RULES, page_links, render_markdown
 from cupboard.competitions.ranking_rules import ranking_rules
 
 
+@anonymous_cached()
 @require_GET
 def competition_page(request, slug: str, page: str):
     """One of the organizer's pages (overview, rules, data, evaluation, faq), rendered safely;
@@ -38,6 +40,7 @@ def _zip(content: bytes | None, name: str) -> HttpResponse:
     return response
 
 
+@anonymous_cached()
 @require_safe
 def topics_archive(request, slug: str, phase_slug: str):
     """Every topics file of a phase the viewer may download, as one zip."""
@@ -45,6 +48,7 @@ def topics_archive(request, slug: str, phase_slug: str):
     return _zip(submitting.topics_archive(viewer, phase), f"topics.{slug}.{phase_slug}.zip")
 
 
+@anonymous_cached()
 @require_safe
 def sample_submission(request, slug: str, phase_slug: str):
     """Valid run files for the phase, one per language the viewer sees (made-up documents)."""

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST, require_safe
 from cupboard.charts import as_html
 from cupboard.competitions.access import organizer_phase, phase_viewer
 from cupboard.competitions.models import QrelsRelease
+from cupboard.competitions.page_cache import anonymous_cached
 from cupboard.competitions.selectors import ALL, AVG_LABEL
 from cupboard.competitions.viewer import viewer_for
 
@@ -59,6 +60,7 @@ def _pool_page(request, phase, form, *, status=200):
         "charts": as_html([judged_figure(table, decimals=JUDGED_DECIMALS)])}, status=status)
 
 
+@anonymous_cached()
 @require_GET
 def phase_judged_page(request, slug: str, phase_slug: str):
     """Judged@10 of every run on a phase's leaderboard, per language (table and heatmap), for

@@ -55,7 +55,7 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from cupboard.competitions.models import Competition, Phase, SubsetGroup
+from cupboard.competitions.models import Competition, PageChange, Phase, SubsetGroup
 from cupboard.competitions.run_metadata import PREFIX, filter_query, filters_from_query, metadata_fields
 from cupboard.competitions.viewer import Viewer
 
@@ -75,10 +75,10 @@ class BoardKey:
         """Another rendering of the same version for the same class (e.g. the whole page)."""
         return BoardKey(key=f"{self.key}:{what}", last_modified=self.last_modified)
 
-    def etag(self, user, encoding: str = "") -> str:
+    def etag(self, user_pk: int | None, encoding: str = "") -> str:
         """The key's hash, and the user's for a logged-in one: the page shell around the
         shared board names its user, so one person's copy never validates another's."""
-        who = user.pk if user.is_authenticated else ""
+        who = "" if user_pk is None else user_pk
         return '"' + hashlib.sha256(f"{self.key}:{who}:{encoding}".encode()).hexdigest()[:32] + '"'
 
 
@@ -100,6 +100,7 @@ class BoardState:
     reveal_at: datetime | None = None  # else, public from then on (None: never)
     closes_at: datetime | None = None
     freeze_at: datetime | None = None  # the public board stands still from here until the thaw
+    page_change: int = 0  # the competition's latest PageChange (competitions/page_cache.py): who is who in it
 
     @property
     def is_frozen(self) -> bool:
@@ -145,11 +146,12 @@ class BoardState:
 
 
 def _state_sql() -> str:
-    phase, competition, group = (m._meta.db_table for m in (Phase, Competition, SubsetGroup))
+    phase, competition, group, change = (m._meta.db_table for m in (Phase, Competition, SubsetGroup, PageChange))
     reveal = "SELECT {} (g.reveal_at) FROM {} g WHERE g.competition_id = c.id AND g.reveal_at {} %s"
     return (f"SELECT p.id, p.leaderboard_version, p.leaderboard_changed_at, c.is_published, c.metrics, "
-            f"c.primary_metric, c.run_metadata, c.topic_variants, p.visibility, p.opens_at, p.closes_at, p.reveal_at, c.starts_at, "
-            f"p.freeze_at, "
+            f"c.primary_metric, c.run_metadata, c.topic_variants, "
+            f"(SELECT MAX(pc.id) FROM {change} pc WHERE pc.competition_id = c.id), "
+            f"p.visibility, p.opens_at, p.closes_at, p.reveal_at, c.starts_at, p.freeze_at, "
             f"({reveal.format('MIN', group, '>')}), ({reveal.format('MAX', group, '<=')}) "
             f"FROM {phase} p JOIN {competition} c ON c.id = p.competition_id WHERE c.slug = %s AND p.slug = %s")
 
@@ -178,9 +180,9 @@ def _read(slug: str, phase_slug: str, now: datetime) -> BoardState | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    phase_id, version, changed_at, is_published, metrics, primary_metric, run_metadata, topic_variants, visibility, \
-        *instants = row
-    return BoardState(phase_id=phase_id, version=version, changed_at=_datetime(changed_at),
+    phase_id, version, changed_at, is_published, metrics, primary_metric, run_metadata, topic_variants, page_change, \
+        visibility, *instants = row
+    return BoardState(phase_id=phase_id, version=version, changed_at=_datetime(changed_at), page_change=page_change or 0,
                       is_published=bool(is_published), primary_metric=primary_metric, now=now,
                       metrics=_json_list(metrics), run_metadata=_json_list(run_metadata),
                       topic_variants=tuple(_json_list(topic_variants)),

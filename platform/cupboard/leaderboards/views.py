@@ -2,6 +2,7 @@
 see and renders exactly that; no view reads scores itself. What a viewer class sees is
 rendered once per leaderboard version and served from the cache (leaderboards/cache.py)."""
 import functools
+import hashlib
 import re
 from collections.abc import Callable
 from datetime import datetime, time
@@ -20,15 +21,17 @@ from django.views.decorators.http import require_GET, require_safe
 
 from cupboard.competitions.access import viewer_or_404
 from cupboard.competitions.models import Competition, Phase
+from cupboard.competitions.page_cache import anonymous_cached
 from cupboard.competitions.viewer import Viewer, viewer_for
 from cupboard.jsonexport import json_text
-from cupboard.leaderboards.cache import BoardKey, BoardState, Rendered, board_state, cached, cached_response, viewer_class
+from cupboard.leaderboards.cache import BoardKey, BoardState, Rendered, board_state, cached, cached_response
 from cupboard.leaderboards.charts import leaderboard_charts
 from cupboard.leaderboards.exports import leaderboard_csv, leaderboard_json
 from cupboard.leaderboards.past import as_of_wait, past
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
 from cupboard.leaderboards.snapshots import official_snapshot
 from cupboard.leaderboards.table import table_body
+from cupboard.leaderboards.viewers import PUBLIC, Known, known_viewer, remember_viewer, session_hash
 from cupboard.refusals import api_error, error_body, refused, throttled
 from cupboard.submissions.api import token_or_session
 
@@ -59,24 +62,33 @@ def _is_blank(request) -> bool:
 
 
 def _lookup(request, state: BoardState, *, what: str, metric: str = "",
-            filters: dict[str, str]) -> tuple[BoardKey, Callable]:
-    """The request's cache key (with its run-metadata `filters`) and a function giving
-    (phase, viewer). For a visitor without cookies the key needs nothing more than `state`,
-    and the phase is read only on a miss."""
+            filters: dict[str, str]) -> tuple[BoardKey, Callable, Known]:
+    """The request's cache key (with its run-metadata `filters`), a function giving (phase,
+    viewer), and who is asking. For a visitor without cookies the key needs nothing more than
+    `state`, nor for a session whose viewer class is remembered (leaderboards/viewers.py):
+    the phase and viewer are read only on a miss."""
     if _is_blank(request):
         if not state.is_published:
             raise Http404("No such leaderboard")
         return (state.filtered_key("public", what=what, metric=metric, filters=filters),
-                functools.cache(lambda: _phase_and_viewer(request, state)))
+                functools.cache(lambda: _phase_and_viewer(request, state)), PUBLIC)
+    session = session_hash(request)
+    who = known_viewer(session, state)
+    if who is not None:
+        return (state.filtered_key(who.viewer_class, what=what, metric=metric, filters=filters),
+                functools.cache(lambda: _phase_and_viewer(request, state)), who)
     phase, viewer = _phase_and_viewer(request, state)
-    return state.filtered_key(viewer_class(viewer), what=what, metric=metric, filters=filters), lambda: (phase, viewer)
+    who = remember_viewer(session, state, viewer)
+    return (state.filtered_key(who.viewer_class, what=what, metric=metric, filters=filters),
+            lambda: (phase, viewer), who)
 
 
-def _conditional(request, key: BoardKey, respond: Callable[[], HttpResponse], *, compressed: bool = False) -> HttpResponse:
+def _conditional(request, key: BoardKey, who: Known, respond: Callable[[], HttpResponse], *,
+                 compressed: bool = False) -> HttpResponse:
     """`respond()`, or 304 when the client holds this version; with ETag, Last-Modified and
     `Vary: Cookie` (the viewer class comes from the session), revalidated on every use."""
     last_modified = int(key.last_modified.timestamp()) if key.last_modified else None
-    etag = key.etag(request.user, "gzip" if compressed else "")
+    etag = key.etag(who.user_pk, "gzip" if compressed else "")
     response = get_conditional_response(request, etag=etag, last_modified=last_modified) or respond()
     response["ETag"] = etag
     if last_modified is not None:
@@ -84,7 +96,7 @@ def _conditional(request, key: BoardKey, respond: Callable[[], HttpResponse], *,
     # A logged-in viewer's answer is theirs (private); a visitor's is everyone's, so no
     # directive (patch_cache_control writes `private=False` for a False value, which no
     # cache understands).
-    patch_cache_control(response, no_cache=True, **({"private": True} if request.user.is_authenticated else {}))
+    patch_cache_control(response, no_cache=True, **({"private": True} if who.user_pk is not None else {}))
     patch_vary_headers(response, ["Cookie", "Authorization", "Accept-Encoding"])
     return response
 
@@ -169,7 +181,7 @@ def phase(request, slug: str, phase_slug: str):
     Read-only: a leaderboard computed before a reveal is rebuilt by the beat task."""
     state = _board_state(request, slug, phase_slug)
     metric, filters = state.metric(request.GET.get("metric")), state.filters(request.GET)
-    board, load = _lookup(request, state, what="board", metric=metric, filters=filters)  # 404s first: a bad as_of tells nothing
+    board, load, who = _lookup(request, state, what="board", metric=metric, filters=filters)  # 404s first: a bad as_of tells nothing
     as_of, refusal = _as_of(request)
     if refusal:
         return refusal
@@ -188,21 +200,36 @@ def phase(request, slug: str, phase_slug: str):
                                 {"phase": phase, "board": html, "snapshot": official_snapshot(phase, viewer)},
                                 request=request)
 
-    if not _is_blank(request):  # the shell names its user: rendered per request around the shared board
-        return _conditional(request, board, lambda: HttpResponse(page()))
     compressed = _accepts_gzip(request)
+    shell = _shell(request)
+    if shell is None:  # the shell holds something of this request only: rendered around the shared board
+        return _conditional(request, board, who, lambda: HttpResponse(page()))
 
     def whole_page() -> HttpResponse:
-        rendered = cached_response(board.variant("blank-page"), lambda: (200, "text/html; charset=utf-8", page()),
+        rendered = cached_response(board.variant(shell), lambda: (200, "text/html; charset=utf-8", page()),
                                    compressed=compressed)
         return _served(rendered, compressed=compressed)
-    return _conditional(request, board, whole_page, compressed=compressed)
+    return _conditional(request, board, who, whole_page, compressed=compressed)
+
+
+def _shell(request) -> str | None:
+    """The name of the page shell a request gets, when it can be kept: `blank-page` for a
+    visitor without cookies; for a session carrying nothing else of its own and a CSRF cookie,
+    one per session and CSRF cookie (the shell names its user, and its log-out form holds a
+    token made from that cookie's secret, valid for as long as the browser holds it). None
+    otherwise (a message to show, a CSRF cookie still to set, an API token)."""
+    if _is_blank(request):
+        return "blank-page"
+    session, csrf = session_hash(request), request.COOKIES.get(settings.CSRF_COOKIE_NAME)
+    if session is None or not csrf:
+        return None
+    return f"page-of:{session}:{hashlib.sha256(csrf.encode()).hexdigest()[:32]}"
 
 
 def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) -> HttpResponse:
     state = _board_state(request, slug, phase_slug)
     filters = state.filters(request.GET)
-    key, load = _lookup(request, state, what=what, filters=filters)
+    key, load, who = _lookup(request, state, what=what, filters=filters)
     as_of, refusal = _as_of(request, as_json=True)  # a CSV cannot carry an error: JSON
     if refusal:
         return refusal
@@ -222,7 +249,7 @@ def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) 
         if response.status_code == 200 and what == "csv":
             response["Content-Disposition"] = f'attachment; filename="{slug}-{phase_slug}-leaderboard.csv"'
         return response
-    return _conditional(request, key, respond, compressed=compressed)
+    return _conditional(request, key, who, respond, compressed=compressed)
 
 
 def _csv(leaderboard: Leaderboard) -> tuple[int, str, str]:
@@ -265,6 +292,7 @@ def export_json(request, competition_slug: str, phase_slug: str):
     return _export(request, competition_slug, phase_slug, what="json", build=_json)
 
 
+@anonymous_cached()
 @require_GET
 def competition(request, slug: str):
     """Every phase of a competition with a link to its leaderboard (or why it is closed)."""

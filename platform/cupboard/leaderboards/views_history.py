@@ -11,6 +11,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_safe
 
 from cupboard.charts import as_html
+from cupboard.competitions.page_cache import anonymous_cached
 from cupboard.jsonexport import json_text
 from cupboard.leaderboards.cache import cached, viewer_class
 from cupboard.leaderboards.charts import history_figures
@@ -31,6 +32,7 @@ def _get_phase_for_user(request, slug: str, phase_slug: str):
     return _phase_and_viewer(request, _board_state(request, slug, phase_slug))
 
 
+@anonymous_cached()
 @require_GET
 def history(request, slug: str, phase_slug: str):
     """Each team's primary value and rank after every change, as charts, and the instants

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cupboard.accounts.selectors import token_in, user_from_token
 from cupboard.competitions.models import Phase
+from cupboard.competitions.page_cache import anonymous_cached
 from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.competitions.selectors import ALL, AVG_LABEL, averaged_groups, phase_subsets, phase_topic_files
 from cupboard.competitions.topic_variants import variants
@@ -132,6 +133,7 @@ def upload(request, competition_slug: str, phase_slug: str):
     return JsonResponse(payload, status=200 if submission.is_repeat else 201)
 
 
+@anonymous_cached()
 @partial(token_required, optional=True)
 @require_GET
 def definition(request, competition_slug: str, phase_slug: str):

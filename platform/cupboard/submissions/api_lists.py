@@ -14,6 +14,7 @@ from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
 from cupboard.competitions.models import Competition, Phase
+from cupboard.competitions.page_cache import anonymous_cached
 from cupboard.competitions.viewer import Viewer, viewer_for
 from cupboard.links import absolute
 from cupboard.refusals import api_error
@@ -24,6 +25,7 @@ from .models import Submission
 from .selectors import RUN_FILES, status_payload
 
 
+@anonymous_cached("site")
 @partial(token_required, optional=True)
 @require_GET
 def competitions(request):

@@ -25,6 +25,7 @@ from .comparison import TRIALS, can_compare, comparable_submissions, comparison_
 from .coverage import incomplete, run_files_coverage
 from .errors import SubmissionRefused
 from .forms import DisqualifyForm, GrantForm, HybridForm, TeamGrantForm, UploadForm
+from .kept_pages import kept_mine, kept_submission
 from .models import Submission, consent_fixed_at
 from .queue import queue_place
 from .quota import quota_grant, quota_status, upload_blocked
@@ -124,6 +125,7 @@ def _say_received(request, submission: Submission, *, method_name: str) -> None:
                   + renamed)
 
 
+@kept_mine
 @login_required
 @require_GET
 def mine(request, competition_slug: str):
@@ -139,6 +141,7 @@ def mine(request, competition_slug: str):
     })
 
 
+@kept_submission
 @require_GET
 def detail(request, pk: int):
     """A submission: live state while scored (polls `status`), then its scores per subset."""

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET
 
 from cupboard.competitions import submitting
 from cupboard.competitions.access import competition_viewer
+from cupboard.competitions.page_cache import anonymous_cached
 from cupboard.competitions.pages import page_links
 from cupboard.competitions.run_metadata import metadata_fields
 from cupboard.links import site_url
@@ -15,6 +16,7 @@ from cupboard.links import site_url
 from .quota import quota_status
 
 
+@anonymous_cached()
 @require_GET
 def how_to_submit(request, slug: str):
     """Run format with an example on a phase's real topic ids, file names, the exact CLI command

@@ -1,0 +1,83 @@
+"""A member's own pages kept for their browser (submissions/kept_pages.py): a repeat visit is a
+cache read, a change to the runs shown is seen at once (even one written by a bulk update),
+a queued run is rendered every time, and nobody else's browser gets the page."""
+import pytest
+from django.urls import reverse
+
+from cupboard.submissions.models import Submission
+from cupboard.teams.models import Membership
+from tests.leaderboards.conftest import make_scored, ndcg
+from tests.personas import client_for, personas  # noqa: F401
+from tests.queries import page_and_queries
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def kept_states(settings):
+    """The state a process keeps is reused for the whole test: query counts do not depend on
+    how fast the machine runs it."""
+    settings.CUPBOARD_BOARD_STATE_SECONDS = 3600
+
+
+@pytest.fixture
+def run(personas):
+    return make_scored(personas.competition.phases.get(slug="dev"), team=personas.team_a, method="kept-run",
+                       scores=ndcg(sw=0.5, te=0.5))
+
+
+def test_a_members_finished_submission_is_kept_for_their_browser(personas, run):
+    client = client_for(personas.participant)
+    client.get(run.get_absolute_url())  # the first answer sets the CSRF cookie
+    rendered, render_queries = page_and_queries(client, run.get_absolute_url())
+    again, queries = page_and_queries(client, run.get_absolute_url())
+    assert again == rendered and queries == 1 < render_queries
+    assert ">participant<" in again and "kept-run" in again
+
+
+def test_a_teammate_gets_their_own_copy(personas, run):
+    for _ in range(2):
+        client_for(personas.participant).get(run.get_absolute_url())
+    teammate = client_for(personas.teammate)
+    teammate.get(run.get_absolute_url())
+    page, _ = page_and_queries(teammate, run.get_absolute_url())
+    assert ">teammate<" in page and ">participant<" not in page
+    assert client_for(personas.outsider).get(run.get_absolute_url()).status_code == 404
+
+
+def test_a_change_written_by_a_bulk_update_is_seen_at_once(personas, run):
+    client = client_for(personas.participant)
+    for _ in range(2):
+        client.get(run.get_absolute_url())
+    Submission.objects.filter(pk=run.pk).update(method_name="renamed-run")
+    assert "renamed-run" in page_and_queries(client, run.get_absolute_url())[0]
+
+
+def test_a_queued_submission_is_rendered_every_time(personas, run):
+    Submission.objects.filter(pk=run.pk).update(status=Submission.Status.QUEUED)
+    client = client_for(personas.participant)
+    client.get(run.get_absolute_url())
+    _, first = page_and_queries(client, run.get_absolute_url())
+    _, second = page_and_queries(client, run.get_absolute_url())
+    assert second == first > 1
+
+
+def test_my_submissions_is_kept_and_shows_a_new_run_at_once(personas, run):
+    url = reverse("submissions:mine", args=[personas.competition.slug])
+    client = client_for(personas.participant)
+    client.get(url)
+    rendered, render_queries = page_and_queries(client, url)
+    again, queries = page_and_queries(client, url)
+    assert again == rendered and queries < render_queries and "kept-run" in again
+    make_scored(personas.competition.phases.get(slug="dev"), team=personas.team_a, method="newer-run",
+                scores=ndcg(sw=0.1))
+    assert "newer-run" in page_and_queries(client, url)[0]
+
+
+def test_my_submissions_after_leaving_the_team_shows_none_of_its_runs(personas, run):
+    url = reverse("submissions:mine", args=[personas.competition.slug])
+    client = client_for(personas.participant)
+    for _ in range(2):
+        client.get(url)
+    Membership.objects.filter(user=personas.participant).delete()
+    assert "kept-run" not in page_and_queries(client, url)[0]
