@@ -235,21 +235,34 @@ def heatmap_figure(leaderboard: Leaderboard, *, metric: str, top: int = HEATMAP_
     return {"data": [trace], "layout": layout}
 
 
-def submission_figure(*, name: str, values: dict[str, float | None], leaderboard: Leaderboard, metric: str,
-                      own_url: str = ""):
+# A baseline as a submission's chart shows it: its method, its page and {subset code: value}.
+Baseline = tuple[str, str, dict[str, float | None]]
+
+
+def baselines_of(leaderboard: Leaderboard, *, metric: str) -> list[Baseline]:
+    """The baselines of a leaderboard with their `metric` per subset: none when the viewer may
+    not see the board. Small, and the same for every submission of the phase: kept per board
+    version and viewer class (leaderboards/templatetags/submission_charts.py)."""
+    if not leaderboard.visible:
+        return []
+    columns = leaderboard.subset_columns
+    return [(entry.method, entry.url or "", {c.key: entry.cell(c, metric) for c in columns})
+            for entry in leaderboard.entries if entry.is_baseline]
+
+
+def submission_figure(*, name: str, values: dict[str, float | None], baselines: list[Baseline], metric: str,
+                      decimals: int, own_url: str = ""):
     """One submission's bars per subset ({code: value}, as its viewer may see them) beside the
-    baselines of the phase's leaderboard (but itself, at `own_url`), when the viewer may see it."""
+    phase's baselines (but itself, at `own_url`)."""
     import plotly.graph_objects as go
 
     codes = list(values)
-    hover = bar_hover(leaderboard.decimals)
+    hover = bar_hover(decimals)
     figure = go.Figure(go.Bar(name=name, x=codes, y=[values[c] for c in codes], hovertemplate=hover))
-    columns = {c.key: c for c in leaderboard.subset_columns}
-    baselines = [e for e in leaderboard.entries if e.is_baseline and e.url != own_url] if leaderboard.visible else []
-    for entry in baselines:
-        figure.add_trace(go.Bar(name=f"{entry.method} (baseline)", x=codes, marker_pattern_shape="/",
-                                y=[entry.cell(columns[c], metric) if c in columns else None for c in codes],
-                                hovertemplate=hover))
+    for method, url, cells in baselines:
+        if url != own_url:
+            figure.add_trace(go.Bar(name=f"{method} (baseline)", x=codes, marker_pattern_shape="/",
+                                    y=[cells.get(c) for c in codes], hovertemplate=hover))
     figure.update_layout(barmode="group", title=f"{metric} per subset", yaxis_title=metric, margin={"t": 50, "b": 40})
     return figure
 

@@ -49,7 +49,10 @@ def comparable_submissions(viewer: Viewer, submission: Submission) -> list[Submi
     if not viewer.is_organizer:
         own = Q(team=viewer.team) if viewer.team is not None else Q(pk__in=[])
         others = others.filter(Q(is_baseline=True) | own)
-    return [other for other in others if _per_query_allowed(viewer, other)]
+    listed = list(others)
+    for other in listed:  # the same phase object: what the viewer reads of it once serves every run
+        other.phase = submission.phase
+    return [other for other in listed if _per_query_allowed(viewer, other)]
 
 
 def comparison_rows(viewer: Viewer, a: Submission, b: Submission) -> list[dict]:

@@ -5,7 +5,8 @@ from django import template
 
 from cupboard.charts import as_html
 
-from ..charts import submission_figure
+from ..cache import board_state, cached, viewer_class
+from ..charts import Baseline, baselines_of, submission_figure
 from ..selectors import leaderboard_for
 
 register = template.Library()
@@ -15,11 +16,18 @@ register = template.Library()
 def submission_charts(viewer, submission, rows: list[dict], label: str) -> list[str]:
     """The submission's primary metric per subset (`rows` of submissions.selectors.score_tables)
     beside the baselines, taken from the leaderboard as this viewer may see it, so the chart
-    shows nothing the pages hide. None for fewer than two subsets."""
+    shows nothing the pages hide. None for fewer than two subsets. The baselines are read from
+    the board once per board version and viewer class (leaderboards/cache.py), not per page."""
     if len(rows) < 2:
         return []
-    metric = submission.phase.competition.primary_metric
-    leaderboard = leaderboard_for(phase=submission.phase, viewer=viewer)
+    phase = submission.phase
+    metric = phase.competition.primary_metric
+    state = board_state(slug=phase.competition.slug, phase_slug=phase.slug, now=viewer.now)
+
+    def read() -> list[Baseline]:
+        return baselines_of(leaderboard_for(phase=phase, viewer=viewer), metric=metric)
+    baselines = cached(state.key(viewer_class(viewer), what="baselines", metric=metric), read) if state else read()
     figure = submission_figure(name=label, values={r["code"]: r["values"].get(metric) for r in rows},
-                               leaderboard=leaderboard, metric=metric, own_url=submission.get_absolute_url())
+                               baselines=baselines, metric=metric, decimals=viewer.decimals,
+                               own_url=submission.get_absolute_url())
     return as_html([figure])
