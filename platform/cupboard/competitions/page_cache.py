@@ -42,7 +42,6 @@ from functools import wraps
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ObjectDoesNotExist
-from django.db import transaction
 from django.db.models import Max, Model
 from django.http import FileResponse, HttpResponse
 from django.utils import timezone
@@ -55,7 +54,7 @@ Entry = tuple[int, list[tuple[str, str]], bytes]
 _GZIP = re.compile(r"\bgzip\b")
 _COMPRESSIBLE = re.compile(r"^(text/|application/(json|xml|atom\+xml|javascript))")
 _LARGEST = 16 * 1024 * 1024  # a stored file larger than this is streamed, never kept
-_KEPT_HEADERS = {"content-type", "content-disposition", "x-topics-version", "last-modified"}
+_UNKEPT_HEADERS = {"content-length", "vary", "etag"}  # answered afresh each time; cookies are never kept
 
 
 @dataclass(frozen=True)
@@ -168,9 +167,10 @@ def _competition_ids(instance, path: tuple[str, ...]) -> list[int]:
 
 
 def _append(ids: Iterable[int]) -> None:
+    # Forgotten at once: this process serves one request at a time, so what it reads next
+    # sees this change (committed by then, or rolled back and never shown to anyone).
     PageChange.objects.bulk_create(PageChange(competition_id=pk) for pk in ids)
     forget_recent_pages()
-    transaction.on_commit(forget_recent_pages)
 
 
 def page_changed(sender, instance, raw: bool = False, **_) -> None:
@@ -220,7 +220,7 @@ def _entry(request, response) -> Entry | None:
     if (response.status_code != 200 or response.cookies or request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
             or response.has_header("Content-Encoding")):
         return None
-    headers = [(name, value) for name, value in response.items() if name.lower() in _KEPT_HEADERS]
+    headers = [(name, value) for name, value in response.items() if name.lower() not in _UNKEPT_HEADERS]
     if not response.streaming:
         return 200, headers, response.content
     # A stored file (a topics file) of a known, modest size is read once into the entry.

@@ -52,10 +52,11 @@ def kept_submission(view):
     @wraps(view)
     def wrapper(request, pk: int):
         browser = _browser(request)
-        row = Submission.objects.filter(pk=pk).values(*_COLUMNS, slug=F("phase__competition__slug")).first() \
-            if browser and not request.GET else None
+        if browser is None or request.GET:
+            return view(request, pk=pk)
+        row = Submission.objects.filter(pk=pk).values(*_COLUMNS, slug=F("phase__competition__slug")).first()
         state = page_state(row["slug"], recent=True) if row and row["status"] in FINISHED else None
-        if state is None:
+        if row is None or state is None:
             return view(request, pk=pk)
         key = _key(browser, state.key(request, ""), sorted(row.items()))
         return kept(request, key, lambda: view(request, pk=pk), own_csrf=True)
@@ -66,14 +67,12 @@ def kept_mine(view):
     """"My submissions", kept for the browser while its team's runs stay as they are."""
     @wraps(view)
     def wrapper(request, competition_slug: str):
-        browser = _browser(request)
-        query = sorted(request.GET.items())
-        state = page_state(competition_slug, recent=True) \
-            if browser and all(name in ("phase", "status") for name, _ in query) else None
-        if state is None or not state.published:
+        browser, query = _browser(request), sorted(request.GET.items())
+        if browser is None or any(name not in ("phase", "status") for name, _ in query):
             return view(request, competition_slug=competition_slug)
-        team = _team(request, browser, competition_slug, state.fingerprint)
-        if team is None:  # not signed in: the view sends them to log in
+        state = page_state(competition_slug, recent=True)
+        team = _team(request, browser, competition_slug, state.fingerprint) if state and state.published else None
+        if state is None or team is None:  # a draft, or not signed in (the view sends them to log in)
             return view(request, competition_slug=competition_slug)
         runs = list(Submission.objects.filter(team_id=team).order_by("pk").values_list(*_COLUMNS)) if team else []
         key = _key(browser, state.key(request, repr(query)), team, runs)
