@@ -22,7 +22,7 @@ class FollowUp(JobRow):
     event = models.CharField(max_length=100, help_text="What it follows, e.g. 'run scored'")
     handler = models.CharField(max_length=200, help_text="The dotted path of the function that carries it out")
     what = models.CharField(max_length=200, help_text="What it does, in words: the team's leaderboard row")
-    arguments = models.JSONField(default=dict, help_text="Its keyword arguments (rows by their id), followups/codec.py")
+    arguments = models.JSONField(default=dict, help_text="The event its handler is called with, its dataclass and fields (rows by their id), followups/codec.py")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
     problem = models.TextField(blank=True, help_text="The last failed attempt's error (kept once done)")
     # The job engine's columns come from JobRow (cupboard.jobs).
