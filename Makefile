@@ -7,7 +7,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/cupboard
 REDIS_URL ?= redis://127.0.0.1:6379/14
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
-.PHONY: install browser sandbox services lint test test-fast test-sqlite test-postgres demo serve bench bench-web bench-bands bench-per-topic bench-backup loadtest clean
+.PHONY: install browser sandbox services lint test test-fast test-sqlite test-postgres demo serve bench bench-web bench-bands bench-sandbox bench-per-topic bench-backup loadtest clean
 
 $(VENV)/.installed: pyproject.toml setup.py evaluator/io/_lines.c
 	$(PYTHON) -m venv $(VENV)
@@ -83,6 +83,10 @@ bench-web: install
 ## Not part of `make test`: a burst of 200 runs with rank bands on, on its own PostgreSQL database (docs/benchmarks.md, "Bands at a deadline").
 bench-bands: install
 	$(PY) -m scripts.bench_bands
+
+## Not part of `make test`: what running a team's system costs on top of the system (docs/benchmarks.md, "Systems sandbox").
+bench-sandbox: install sandbox
+	$(PY) -m scripts.bench_sandbox
 
 ## Not part of `make test`: the per-topic CSVs on a TREC-sized phase, on its own PostgreSQL database (docs/benchmarks.md).
 bench-per-topic: install

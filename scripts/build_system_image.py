@@ -129,6 +129,7 @@ def base_layer(python: str, entry: Path, code_dir: Path) -> LayerWriter:
     if done.returncode != 0:
         raise SystemExit(f"build-system-image: finding the modules {entry} imports failed:\n{done.stderr}")
     found = json.loads(done.stdout)
+    found["outside"] = [name for name in found["outside"] if name not in ("sitecustomize", "usercustomize")]
     if found["outside"]:
         print("build-system-image: not in the image (not standard library; vendor them into the folder if needed): "
               + ", ".join(found["outside"]), file=sys.stderr)

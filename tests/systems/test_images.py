@@ -108,6 +108,17 @@ def test_an_image_over_the_size_limit_is_refused(tmp_path):
 
 def test_an_image_without_a_command_is_refused(tmp_path):
     assert "no command" in refused(tmp_path, [layer(BIN)], cmd=[])
+    (tmp_path / "nul").mkdir()
+    assert "NUL" in refused(tmp_path / "nul", [layer(BIN)], cmd=["/app/run", "a\0b"])
+
+
+def test_a_missing_working_directory_is_made_inside_the_image(tmp_path):
+    # docker_save's config says WorkingDir /app; here /app is a symlink to a folder not in the image.
+    image = unpack(tmp_path, [layer(entry("app", kind=SYM, link="/srv/code"), entry("srv/code/run", b"x"))])
+    assert (image.rootfs / "srv/code/run").exists() and image.workdir == "/app"
+    (tmp_path / "bare").mkdir()
+    bare = unpack(tmp_path / "bare", [layer(entry("bin/run", b"x"))])
+    assert (bare.rootfs / "app").is_dir()
 
 
 def test_what_is_not_an_image_is_refused(tmp_path):

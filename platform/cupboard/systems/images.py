@@ -102,6 +102,7 @@ def _unpack(tar_path: Path, dest: Path, max_bytes: int) -> Image:
     with outer:
         members = {_clean_name(m.name): m for m in outer.getmembers() if m.isfile()}
         config, layer_names, tags = _read_manifest(outer, members)
+        command, env, workdir = _read_config(config)  # before the layers: an image without a command fails fast
         layout = _Layout(dest, max_bytes)
         for number, name in enumerate(layer_names, start=1):
             member = members.get(_clean_name(name))
@@ -110,8 +111,7 @@ def _unpack(tar_path: Path, dest: Path, max_bytes: int) -> Image:
             handle = outer.extractfile(member)
             assert handle is not None
             layout.apply_layer(handle, f"layer {number}")
-        layout.finish()
-        command, env, workdir = _read_config(config)
+        layout.finish(workdir)
     return Image(
         sha256=file_sha256(tar_path), command=command, env=env, workdir=workdir, rootfs=dest,
         config_digest=hashlib.sha256(config).hexdigest(), unpacked_bytes=layout.total,
@@ -212,6 +212,8 @@ def _read_config(raw: bytes) -> tuple[list[str], dict[str, str], str]:
     workdir = str(settings.get("WorkingDir") or "/")
     if not workdir.startswith("/"):
         workdir = "/" + workdir
+    if any("\0" in text for text in [*command, *env, *env.values(), workdir]):
+        raise ImageRefused("bad format: the image config's command, Env or WorkingDir holds a NUL character")
     return command, env, workdir
 
 
@@ -327,7 +329,7 @@ class _Layout:
                 continue
             self._remove(child_path)
 
-    def finish(self) -> None:
+    def finish(self, workdir: str) -> None:
         if self.setuid:
             names = ", ".join(f"/{name} ({label})" for name, label in sorted(self.setuid.items())[:5])
             raise ImageRefused(
@@ -340,6 +342,11 @@ class _Layout:
                 host.unlink()
             host.mkdir(parents=True, exist_ok=True)
             host.chmod(0o755)
+        # The working directory must exist for the command to start in it (Docker makes it too).
+        working = _resolve_inside(self.root, PurePosixPath(workdir.lstrip("/")), "WorkingDir")
+        if working.exists() and not working.is_dir():
+            raise ImageRefused(f"bad format: WorkingDir {workdir} is a file in the image")
+        working.mkdir(parents=True, exist_ok=True)
         self.root.chmod(0o755)
 
 
