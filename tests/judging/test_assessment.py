@@ -5,6 +5,7 @@ as a file."""
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -140,6 +141,8 @@ def test_labels_agreement_disagreements_and_the_qrels_version(scene):
     resolution_set(judging_round=judging_round, code="sw", qid=twice, docid=D["u2"], label=1, actor=scene.organizer)
     release = qrels_version_create(judging_round=judging_round, actor=scene.organizer)
     assert release.number == 2 and release.note.startswith("judged in the browser")
+    # named so that no one reads the judging pass's number as a round's (issue 34, Found 6)
+    assert release.files.get(subset__code="sw").original_name == f"qrels.cup.dev.sw.judging-pass-{judging_round.pk}.tsv"
 
     # The same judgments written by hand and uploaded as a file score the run exactly alike.
     by_hand = {qid: dict(docs) for qid, docs in JUDGMENTS["sw"].items()}
@@ -197,3 +200,28 @@ def test_a_qrels_version_of_a_round_not_judged_whole_needs_confirming(scene):
     organizer.post(url, {"partial": "1"})
     judging_round.refresh_from_db()
     assert judging_round.qrels_release is not None
+
+
+def test_a_disagreement_offers_only_the_labels_its_assessors_gave(scene):
+    """Issue 34 item 7: on a graded scale a 2-vs-0 disagreement offered 0, 1, 2 and 3 and
+    refused 1 after the click; the page offers what `resolution_set` accepts."""
+    from django.urls import reverse
+
+    from tests.personas import client_for
+
+    scene.competition.judging_labels = [{"value": v, "name": f"label {v}"} for v in range(4)]
+    scene.competition.save()
+    judging_round, ann, bo = ready(scene, overlap=100)
+    for person, label in ((ann, 2), (bo, 0)):
+        for item in JudgingItem.objects.filter(assignment__assessor=person):
+            item_label(item=item, label=label, seconds=3, actor=person)
+    page = client_for(scene.organizer).get(reverse("judging:assessment", args=["cup", "dev"])).content.decode()
+    disputes = page.split('class="disagreements"')[1].split("</ul>")[0].split("<li ")[1:]
+    assert len(disputes) == 6
+    for dispute in disputes:
+        offered = sorted(int(v) for v in re.findall(r'name="label" value="(\d+)"', dispute))
+        assert offered == [0, 2]
+    item = JudgingItem.objects.filter(assignment__assessor=ann).first()
+    with pytest.raises(ValidationError, match="one of those its assessors gave"):
+        resolution_set(judging_round=judging_round, code="sw", qid=item.qid, docid=item.docid, label=1,
+                       actor=scene.organizer)

@@ -163,3 +163,22 @@ def test_it_checks_every_counted_run_not_only_each_team_s_best(world):
     verification = verified(world)
     assert verification.status == Verification.Status.PASSED, verification.differences
     assert (verification.total, verification.done, verification.scores) == (2, 2, 12)
+
+
+def test_it_lists_a_line_per_counted_run_on_the_scoring_page(world):
+    """Issue 34: the check's list has one line per counted run (who, scores compared,
+    differences), the one that differs among them, shown on the scoring page."""
+    from tests.personas import client_for
+
+    first = scored(world, team=world.team_a)
+    second = scored(world, team=world.team_a, rankings={"1": ["12#0", "10#0"], "2": ["21#0"]}, method="second")
+    scored(world, rankings={"1": ["10#0", "12#0"], "2": ["20#0"]}, method="baseline")
+    Score.objects.filter(submission=second, subset__code="sw", metric="nDCG@10").update(value=0.25)
+    verification = verified(world)
+    lines = {line["submission"]: line for line in verification.runs}
+    assert len(lines) == 3 and sum(line["scores"] for line in lines.values()) == verification.scores == 18
+    assert lines[first.pk]["differences"] == 0 and lines[second.pk]["differences"] == 1
+    assert lines[second.pk]["who"] == "Team A #2 (second)"
+    page = client_for(world.organizer).get("/c/cup/manage/dev/scoring/").content.decode()
+    listed = page.split("Every run checked (3)")[1].split("</details>")[0]
+    assert "Team A #1 (BM25)" in listed and "Team A #2 (second)" in listed and "baseline #" in listed

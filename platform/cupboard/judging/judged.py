@@ -83,14 +83,17 @@ def sees_phase_judged(viewer: Viewer, phase) -> bool:
 def phase_judged(phase, viewer: Viewer) -> dict:
     """Every leaderboard row (each team's counted run, each baseline) with its Judged@10 per
     subset the viewer sees, in leaderboard order, rounded once to JUDGED_DECIMALS; links only to runs they may
-    open; organizers get every other counted run of a team below (issue 34: a pool's coverage is
-    every run's, not each team's best). Call it only where `sees_phase_judged`. {"subsets": [...],
-    "rows": [{"label", "url", "values": {code: value}, "cells": [value per subset]}]}."""
+    open; each team's other counted runs are listed below its row (unranked) to organizers and,
+    once a phase's official results are out (they list every run), to whoever sees them (issue
+    34: a pool's coverage is every run's, not each team's best). Call it only where
+    `sees_phase_judged`. {"subsets": [...], "rows": [{"label", "url", "values": {code: value},
+    "cells": [value per subset]}]}."""
     subsets = phase_subsets(phase, viewer.subsets)
     codes = [s.code for s in subsets]
-    board = list(phase.leaderboard_rows.select_related("submission", "team"))
-    if viewer.is_organizer:
-        board += _other_runs(phase, {r.submission_id for r in board})
+    board: list = list(phase.leaderboard_rows.select_related("submission", "team")
+                       .order_by("is_baseline", "rank", "pk"))
+    if viewer.is_organizer or viewer.sees_official_results(phase):
+        board = _with_other_runs(board, _other_runs(phase, {r.submission_id for r in board}))
     shares: dict[int, dict[str, float]] = {}
     for submission_id, code, value in JudgedShare.objects.filter(
             submission_id__in=[r.submission_id for r in board]).values_list("submission_id", "subset__code", "value"):
@@ -117,8 +120,25 @@ class _Run:
     rank: None = None
 
     @property
+    def is_baseline(self) -> bool:
+        return self.submission.is_baseline
+
+    @property
     def submission_id(self) -> int:
         return self.submission.pk
+
+
+def _with_other_runs(board: list, others: list[_Run]) -> list:
+    """The board's rows, each team's other runs right below its row (a team without one: at the end)."""
+    by_team: dict = {}
+    for run in others:
+        by_team.setdefault(run.team_id if not run.submission.is_baseline else None, []).append(run)
+    rows: list = []
+    for row in board:
+        rows.append(row)
+        if row.team_id is not None and not row.is_baseline:
+            rows += by_team.pop(row.team_id, [])
+    return rows + [run for runs in by_team.values() for run in runs]
 
 
 def _other_runs(phase, shown: set[int]) -> list[_Run]:

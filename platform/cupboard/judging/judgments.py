@@ -147,6 +147,14 @@ def qrels_text(judgments: dict[str, dict[str, int]]) -> bytes:
     return buffer.getvalue().encode()
 
 
+def judged_qrels_name(phase, code: str, judging_round_id: int) -> str:
+    """The name of a qrels file made by judging in the browser, which no one reads as another
+    round's: the phase's slug (a campaign's round) and the judging pass's number are named apart
+    (`qrels.trec-covid.round-2.covid.judging-pass-1.tsv`, not `...round-2-covid.round1.tsv`,
+    which read as round 1's qrels)."""
+    return f"qrels.{phase.competition.slug}.{phase.slug}.{code}.judging-pass-{judging_round_id}.tsv"
+
+
 def qrels_version_create(*, judging_round: JudgingRound, actor, partial: bool = False) -> QrelsRelease:
     """A new qrels version: the previous version's judgments plus the round's final labels,
     for the subsets the round judged. Refused while a disagreement is unresolved or when no
@@ -175,8 +183,7 @@ def qrels_version_create(*, judging_round: JudgingRound, actor, partial: bool = 
     with transaction.atomic():
         release = qrels_release_create(
             phase=phase, actor=actor, files={code: qrels_text(judgments[code]) for code in codes},
-            names={code: f"qrels.{phase.competition.slug}-{phase.slug}-{code}.round{judging_round.pk}.tsv"
-                   for code in codes},
+            names={code: judged_qrels_name(phase, code, judging_round.pk) for code in codes},
             note=f"judged in the browser, round #{judging_round.pk}: {len(final)} passage(s)")
         JudgingRound.objects.filter(pk=judging_round.pk).update(qrels_release=release)
     judging_round.qrels_release = release

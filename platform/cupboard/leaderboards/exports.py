@@ -7,7 +7,9 @@ for organizers. Both carry the run metadata shown as columns (CSV `meta:<name>` 
 JSON `metadata` as stored) and keep only the rows the page's filter keeps (JSON names it).
 Where the viewer sees rank bands, both carry them for the primary metric,
 per column: the band's lowest and highest rank (as two numbers in CSV: "1-3" would become a
-date in a spreadsheet), the tier, and the interval.
+date in a spreadsheet), the tier, and the interval. A board of every run (the official
+results: `Leaderboard.every_run`) says of each row whether it is its team's board row
+(`board_row`); the others are unranked.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from cupboard.leaderboards.selectors import History, Leaderboard
 
 
 def _header(leaderboard: Leaderboard) -> list[str]:
-    header = ["rank", "team", "method", "baseline", "qrels_version",
+    header = ["rank", "team", "method", "baseline", *(["board_row"] if leaderboard.every_run else []), "qrels_version",
               *(f"meta:{field.name}" for field in leaderboard.metadata_columns)]
     for metric in leaderboard.metrics:
         header += [f"{metric} {column.label}" for column in leaderboard.columns]
@@ -57,7 +59,8 @@ def leaderboard_csv(leaderboard: Leaderboard) -> str:
     tables = [leaderboard.table(metric) for metric in leaderboard.metrics]
     lines: list[list] = [_header(leaderboard)]
     for position, entry in enumerate(leaderboard.entries):
-        line = [entry.rank, entry.team, entry.method, "yes" if entry.is_baseline else "", entry.qrels_version,
+        line = [entry.rank, entry.team, entry.method, "yes" if entry.is_baseline else "",
+                *(["yes" if entry.board_row else ""] if leaderboard.every_run else []), entry.qrels_version,
                 *entry.metadata_cells]
         for table in tables:
             line += ["" if v is None else f"{v:.{decimals}f}" for _, v, _ in table[position][1]]
@@ -88,8 +91,10 @@ def leaderboard_json(leaderboard: Leaderboard) -> dict:
         "averages": [c.label for c in leaderboard.average_columns],
         "significance": leaderboard.bands.as_dict() | {"metric": leaderboard.primary_metric}
         if leaderboard.bands else None,
+        **({"every_run": True} if leaderboard.every_run else {}),
         "rows": [{
             "rank": e.rank, "team": e.team, "method": e.method, "baseline": e.is_baseline,
+            **({"board_row": e.board_row} if leaderboard.every_run else {}),
             "qrels_version": e.qrels_version, "metadata": e.metadata, "values": e.values,
             "averages": {labels[key]: value for key, value in e.averages.items()},
             **({"standings": _standings_json(e, labels)} if leaderboard.bands else {}),

@@ -52,7 +52,10 @@ STANDING = {
                "description": "The confidence interval of the column's value."}},
     "description": "Rank band and interval on one column (primary metric); only the interval when unranked."}
 ROW_TYPES: dict[str, dict] = {
-    "rank": {"type": ["integer", "null"], "description": "By the Avg column shown; null for a baseline (unranked)."},
+    "rank": {"type": ["integer", "null"], "description": "By the Avg column shown; null for a baseline, and for a "
+                                                         "team's other runs in the official results (unranked)."},
+    "board_row": {"type": "boolean", "description": "Official results only (they list every counted run): whether "
+                                                    "this is the run the board shows for its team."},
     "team": {"type": "string", "description": "The team's name; \"Baseline\" for a baseline."},
     "method": {"type": "string"}, "baseline": {"type": "boolean"},
     "qrels_version": {"type": ["integer", "null"], "description": "The judgments the row was scored with."},
@@ -75,6 +78,9 @@ BOARD_TYPES: dict[str, dict] = {
                                  "until all `total` runs are scored again (`done` so far), then switch at once."},
     "scoring_version": {"type": "integer", "description": "The phase's published re-scoring step the results were "
                                                           "frozen from (0: its runs' first scoring)."},
+    "every_run": {"type": "boolean", "description": "Official results only: the rows are every counted run "
+                                                    "(each team's every scored, not disqualified run), not one per "
+                                                    "team."},
     "frozen_at": {**INSTANT, "description": "When these official results were frozen (their SHA-256 is in the "
                                             "public audit log)."},
     "metrics": {"type": "array", "items": {"type": "string"}}, "primary_metric": {"type": "string"},
@@ -162,11 +168,11 @@ def openapi_part() -> dict:
             "Leaderboard": _closed(BOARD_TYPES, contract.LEADERBOARD_FIELDS, "as_of", "frozen_since", "rescoring"),
             # Open: the file is served byte for byte as frozen, with the keys of the code that froze it.
             "OfficialResults": {**_closed(BOARD_TYPES, ("frozen_at", *contract.LEADERBOARD_FIELDS), "frozen_since",
-                                                  "scoring_version"),
+                                                  "scoring_version", "every_run"),
                                 "additionalProperties": True,
                                 "description": "leaderboard.json as the public saw it at the freeze, with frozen_at; "
                                                "a key added to the leaderboard since is not in older results."},
-            "LeaderboardRow": _closed(ROW_TYPES, contract.LEADERBOARD_ROW_FIELDS, "standings"),
+            "LeaderboardRow": _closed(ROW_TYPES, contract.LEADERBOARD_ROW_FIELDS, "standings", "board_row"),
             "History": _closed(HISTORY_TYPES, contract.HISTORY_FIELDS),
             "HistoryPoint": _closed(POINT_TYPES, contract.HISTORY_POINT_FIELDS),
         },

@@ -106,9 +106,24 @@ def _score(row: dict, data: dict, table: str, key: str, average: bool, metric: s
     return (row["averages"] if average else row["values"]).get(key, {}).get(metric)
 
 
-def table_content(snapshot: FrozenSnapshot, *, table: str, metadata: list[str], metric: str | None = None) -> Table:
+def _chosen(columns: list[tuple[str, str, bool]], chosen: list[str] | None, table: str) -> list[tuple[str, str, bool]]:
+    """The score columns named in `chosen` (measures, subset codes or average labels), in its order."""
+    if not chosen:
+        return columns
+    by_key = {key: column for column in columns for key in (column[0], column[1])}
+    unknown = [name for name in chosen if name not in by_key]
+    if unknown:
+        raise TableError(f"no column {', '.join(unknown)} in the {table} table; it has "
+                         f"{', '.join(heading for _, heading, _ in columns)}")
+    return [by_key[name] for name in dict.fromkeys(chosen)]
+
+
+def table_content(snapshot: FrozenSnapshot, *, table: str, metadata: list[str], metric: str | None = None,
+                  columns: list[str] | None = None) -> Table:
     """The table's content from the snapshot's JSON and its frozen per-query values; `metric`
-    (one of the phase's measures) for the `languages` and `averages` tables, else the primary one."""
+    (one of the phase's measures) for the `languages` and `averages` tables, else the primary one;
+    `columns` the score columns chosen (measures of `measures`, subsets or averages), else all.
+    One row per run the results list: with every counted run, a team's other runs are unranked."""
     from cupboard.leaderboards.paper_marks import snapshot_marks
 
     if table not in TABLES:
@@ -117,7 +132,7 @@ def table_content(snapshot: FrozenSnapshot, *, table: str, metadata: list[str], 
     if metric is not None and metric not in data["metrics"]:
         raise TableError(f"no measure {metric!r}; these results have {', '.join(data['metrics'])}")
     fields = _metadata_fields(data, metadata)
-    columns = _columns(data, table)
+    shown = _chosen(_columns(data, table), columns, table)
     metric, decimals = metric or data["primary_metric"], data.get("rounded_to") or 3
     baselines = [i for i, row in enumerate(data["rows"]) if row["baseline"]]
     payload = json.loads(snapshot.per_query) if snapshot.per_query else None
@@ -126,27 +141,27 @@ def table_content(snapshot: FrozenSnapshot, *, table: str, metadata: list[str], 
     found = snapshot_marks(snapshot) if marked else {}
     banded = table == "averages" and data.get("significance")
     header = ["Rank", *(["Band", "Tier"] if banded else []), "Team", "Run", *(f["label"] for f in fields),
-              *(heading for _, heading, _ in columns)]
-    lead = len(header) - len(columns)
+              *(heading for _, heading, _ in shown)]
+    lead = len(header) - len(shown)
     rows: list[list[str]] = []
     marks: list[list[list[int]]] = []
     values: list[list[float | None]] = []
     for i, row in enumerate(data["rows"]):
-        scores = [_score(row, data, table, key, average, metric) for key, _, average in columns]
+        scores = [_score(row, data, table, key, average, metric) for key, _, average in shown]
         overall = (row.get("standings") or {}).get("Avg", {})
         rows.append(["" if row["rank"] is None else str(row["rank"]),
                      *([overall.get("band", ""), str(overall.get("tier", ""))] if banded else []),
                      "Baseline" if row["baseline"] else row["team"], row["method"],
                      *(_meta_text(row["metadata"].get(f["name"])) for f in fields),
                      *("–" if v is None else f"{v:.{decimals}f}" for v in scores)])
-        marks.append([[]] * lead + [found.get(i, {}).get(key, []) for key, _, _ in columns])
+        marks.append([[]] * lead + [found.get(i, {}).get(key, []) for key, _, _ in shown])
         values.append(scores)
     best = [max((v for v in column if v is not None), default=None) for column in zip(*values, strict=True)] \
         if values else []
     flags = [[False] * lead + [v is not None and v == top for v, top in zip(scores, best, strict=True)]
              for scores in values]
     return Table(caption=_caption(snapshot, data, table, metric), label=f"tab:{data['competition']}-{data['phase']}-{table}",
-                 header=header, numeric=[False] * lead + [True] * len(columns), rows=rows, marks=marks, best=flags,
+                 header=header, numeric=[False] * lead + [True] * len(shown), rows=rows, marks=marks, best=flags,
                  notes=_notes(data, payload if marked else None,
                               [data["rows"][b]["method"] for b in baselines], banded,
                               unmarked=None if marked or not payload else data["primary_metric"]))
@@ -230,10 +245,10 @@ def markdown(table: Table) -> str:
 
 
 def paper_table(snapshot: FrozenSnapshot, *, table: str, fmt: str, metadata: list[str],
-                metric: str | None = None) -> str:
-    """The table `table` of the snapshot in `fmt` (tex or md), with the `metadata` columns and
-    `metric` (default: the primary measure)."""
+                metric: str | None = None, columns: list[str] | None = None) -> str:
+    """The table `table` of the snapshot in `fmt` (tex or md), with the `metadata` columns,
+    `metric` (default: the primary measure) and the score `columns` chosen (default: all)."""
     if fmt not in FORMATS:
         raise TableError(f"no format {fmt!r}; there are {', '.join(FORMATS)}")
-    content = table_content(snapshot, table=table, metadata=metadata, metric=metric)
+    content = table_content(snapshot, table=table, metadata=metadata, metric=metric, columns=columns)
     return latex(content) if fmt == "tex" else markdown(content)

@@ -17,7 +17,8 @@ that of its counted submission, as visible as the row itself. A filter (`?meta_<
 keeps the rows whose counted submission carries the value, with the ranks of the whole
 leaderboard; it never brings up another run of a team (a run the team did not put on the
 board would have its scores published), and a leaderboard the viewer may not see is not
-filtered at all: no rows, no counts.
+filtered at all: no rows, no counts. Only the official results, frozen at a reveal, list every
+counted run (`every_run`), as a TREC overview does.
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from cupboard.competitions.run_metadata import (
 from cupboard.competitions.selectors import ALL, AVG_LABEL, averaged_groups, current_qrels_release, phase_subsets
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.bands import bands_updating
+from cupboard.leaderboards.every_run import other_run_rows
 from cupboard.leaderboards.history import rows_at, rows_over_time
 from cupboard.leaderboards.ranking import order_key
 from cupboard.leaderboards.rows import BoardRow, live_rows
@@ -77,6 +79,7 @@ class Entry:
     metadata_cells: tuple[str, ...] = ()  # the same in words, in column order ("" = not given)
     standings: dict[str, Standing] = field(default_factory=dict)  # by column key, primary metric only
     submission_id: int | None = None  # the counted run: the frozen snapshot keeps its per-query values
+    board_row: bool = True  # False: another run of its team (unranked), listed only with `every_run` (every_run.py)
 
     def cell(self, column: Column, metric: str) -> float | None:
         source = self.averages if column.is_average else self.values
@@ -146,6 +149,7 @@ class Leaderboard:
     metadata_columns: list[MetadataField] = field(default_factory=list)
     filter_fields: list[MetadataField] = field(default_factory=list)  # choice and yes/no fields
     filters: dict[str, str] = field(default_factory=dict)  # {name: value} applied to the entries
+    every_run: bool = False  # one entry per counted run (the official results); ranks are still the teams' 
     unfiltered_count: int = 0  # rows before the filter (all of them visible to this viewer)
 
     @property
@@ -241,10 +245,11 @@ def _notices(viewer: Viewer, phase: Phase, subsets: list[Subset]) -> list[str]:
 def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_columns: list[Column],
              average_columns: list[Column], partial: bool, shown_fields: Sequence[MetadataField] = (),
              keep: Callable[[BoardRow], bool] = lambda row: True, with_standings: bool = True,
-             metrics: list[str] | None = None) -> list[Entry]:
+             metrics: list[str] | None = None, others: frozenset[int] = frozenset()) -> list[Entry]:
     """Rows filtered to the viewer's columns, ordered and ranked by the Avg they show, rounded;
     then only those `keep` accepts (the metadata filter), each with its rank among all; with
-    their rank bands where the viewer sees them (live rows only: history keeps none)."""
+    their rank bands where the viewer sees them (live rows only: history keeps none). `others`:
+    the rows that are a team's other runs, not its board row (`every_run`)."""
     competition, organizer = viewer.competition, viewer.is_organizer
     own_team = viewer.team.pk if not organizer and viewer.team is not None else None
     codes = [c.key for c in subset_columns]
@@ -259,12 +264,13 @@ def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_colum
     keys = codes + [c.key for c in average_columns] if with_standings and viewer.sees_standings(phase) else []
     entries, rank = [], 0
     for _, row, averages in scored:
-        rank += not row.is_baseline
+        counts = not row.is_baseline and row.submission_id not in others
+        rank += counts
         if not keep(row):
             continue
         is_own = own_team is not None and row.team_id == own_team
         entries.append(Entry(
-            rank=None if row.is_baseline else rank, team=row.team_name if row.team_id else "Baseline",
+            rank=rank if counts else None, team=row.team_name if row.team_id else "Baseline",
             method=row.method, is_baseline=row.is_baseline, is_own=is_own,
             url=row.submission_url if organizer or is_own or row.is_baseline else None,
             submitted_at=row.submitted_at, qrels_version=row.qrels_release_number,
@@ -273,7 +279,7 @@ def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_colum
             metadata=metadata_current(shown_fields, row.metadata),
             metadata_cells=tuple(f.display(row.metadata.get(f.name)) for f in shown_fields),
             standings=_standings(row, viewer=viewer, keys=keys, partial=partial) if keys else {},
-            submission_id=row.submission_id))
+            submission_id=row.submission_id, board_row=row.submission_id not in others))
     return entries
 
 
@@ -286,12 +292,14 @@ def board_entries(phase: Phase, viewer: Viewer, rows: list[BoardRow]) -> list[En
 
 def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, viewer: Viewer | None = None,
                     as_of: datetime | None = None, filters: dict[str, str] | None = None,
-                    metrics: list[str] | None = None) -> Leaderboard:
+                    metrics: list[str] | None = None, every_run: bool = False) -> Leaderboard:
     """The leaderboard of `phase` as its `viewer` (or `user` at `now`) may see it; with
     `as_of`, as it stood at that instant and as the viewer would have seen it then; with
     `filters` ({name: value}, from `filters_from_query`), only the rows whose counted
     submission carries those run-metadata values; with `metrics`, the entries hold only those
-    metrics' values (a page shows one metric: its board need not round the others)."""
+    metrics' values (a page shows one metric: its board need not round the others); with
+    `every_run` (not with `as_of`), every counted run of each team, not only its board row, as
+    the official results list them (leaderboards/every_run.py)."""
     viewer = viewer or Viewer(user, phase.competition, now)
     if as_of is not None:
         viewer = viewer.at(as_of)
@@ -324,10 +332,15 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
         version = max((row.qrels_release_number or 0 for row in rows), default=0) or None
     if frozen is not None:
         notices.insert(0, _frozen_notice(phase, frozen))
+    others: list[BoardRow] = []
+    if every_run and as_of is None:
+        others = other_run_rows(phase, shown={row.submission_id for row in rows}, until=frozen)
+        rows = rows + others
     entries = _entries(rows, phase=phase, viewer=viewer, with_standings=live, subset_columns=subset_columns, average_columns=average_columns,
                        partial=not organizer and bool(viewer.hidden_groups),
                        shown_fields=[f for f in fields if f.leaderboard],
-                       keep=lambda row: matches(fields, filters, row.metadata), metrics=metrics)
+                       keep=lambda row: matches(fields, filters, row.metadata), metrics=metrics,
+                       others=frozenset(row.submission_id for row in others))
     refreshed_at = min((row.computed_at for row in rows), default=None)
     return Leaderboard(
         competition=competition, phase=phase, is_organizer=organizer, visible=True, notices=notices,
@@ -338,7 +351,8 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
         stale=rows_are_stale(refreshed_at, subsets, now),
         metadata_columns=[f for f in fields if f.leaderboard],
         filter_fields=[f for f in fields if f.leaderboard and f.filterable],
-        filters=filters, unfiltered_count=len(rows), as_of=now if as_of is not None else None)
+        filters=filters, unfiltered_count=len(rows), as_of=now if as_of is not None else None,
+        every_run=every_run and as_of is None)
 
 
 def _rescoring_notice(progress: StepProgress) -> str:

@@ -1,7 +1,8 @@
 """The official results of a final phase, frozen when its leaderboard is revealed.
 
 At the reveal the ranked table is rendered once, as the public sees it then (an anonymous
-`Viewer` at that instant: rounded values, revealed columns only), as CSV and JSON by the
+`Viewer` at that instant: rounded values, revealed columns only), with every counted run of
+each team beside its board row (unranked: leaderboards/every_run.py), as CSV and JSON by the
 same exports as the live leaderboard (leaderboards/exports.py, cupboard/csvexport.py). Both
 files, and the per-query values behind them (leaderboards/frozen_queries.py, never served), are
 stored on a `FrozenSnapshot` row that is never changed, and their SHA-256 go in
@@ -52,7 +53,7 @@ def snapshot_freeze(*, phase: Phase, now: datetime) -> FrozenSnapshot | None:
         if bands_updating(phase):  # the official results carry the bands of every run in them
             leaderboard_retest(phase=phase)
         version = scoring_version(phase)
-        leaderboard = leaderboard_for(phase=phase, viewer=Viewer(None, phase.competition, now))
+        leaderboard = leaderboard_for(phase=phase, viewer=Viewer(None, phase.competition, now), every_run=True)
         if not leaderboard.visible:
             return None
         data = {"frozen_at": now, "scoring_version": version, **leaderboard_json(leaderboard)}

@@ -64,13 +64,14 @@ def preview_fields(snapshot: FrozenSnapshot, chosen: list[str]) -> list[tuple[st
 
 @require_safe
 def table_download(request, slug: str, phase_slug: str, table: str, fmt: str):
-    """One of the paper's tables as LaTeX or Markdown, with the `?meta=` columns."""
+    """One of the paper's tables as LaTeX or Markdown, with the `?meta=` columns, `?metric=` and the
+    score columns chosen by `?column=` (measures of the `measures` table, subsets, averages)."""
     _, phase, snapshot = _get_results_for_user(request, slug, phase_slug)
     if table not in TABLES or fmt not in FORMATS:
         raise Http404("No such table")
     try:
         text = paper_table(snapshot, table=table, fmt=fmt, metadata=request.GET.getlist("meta"),
-                           metric=request.GET.get("metric") or None)
+                           metric=request.GET.get("metric") or None, columns=request.GET.getlist("column"))
     except TableError as error:
         return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
     response = HttpResponse(text, content_type=CONTENT_TYPES[fmt])

@@ -200,6 +200,8 @@ class Verification(JobRow):
     max_difference = models.FloatField(null=True, help_text="Largest |stored - pytrec_eval| among agreeing scores")
     float32_ties = models.PositiveIntegerField(default=0, help_text="Scores that differ only through float32 ties")
     differences = models.JSONField(default=list, blank=True, help_text="What disagreed (at most 50)")
+    runs = models.JSONField(default=list, blank=True, help_text="One line per counted run checked: submission, "
+                                                                "who, scores, differences, max_difference")
     qrels_release_number = models.PositiveIntegerField(null=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # The job engine's columns come from JobRow (cupboard.jobs); `claimed_at` is when it started.

@@ -5,7 +5,7 @@ The evaluator scores every run; pytrec_eval (trec_eval's C code) is the second e
 disqualified: each team's every run, as a TREC overview lists them, and the baselines; not
 only the one on the leaderboard) from its stored run files and the phase's current judgments, and
 compares pytrec_eval's mean with the stored Score row, metric by metric and subset by
-subset. The tolerance is evaluator/engines/check.py's (1e-9), float32-aware as it is: pytrec_eval
+subset; the check lists each run with what it compared and found (`Verification.runs`). The tolerance is evaluator/engines/check.py's (1e-9), float32-aware as it is: pytrec_eval
 keeps run scores as float32, so where the evaluator fed the same float32 scores agrees with
 pytrec_eval and its exact (float64) value is the stored one, the difference is a float32 tie,
 counted apart, not a failure. Anything else that differs is listed, loudly.
@@ -97,9 +97,16 @@ class Tally:
     max_difference: float = 0.0
     differences: list[dict] = field(default_factory=list)
     count: int = 0  # differences, also those past MAX_LISTED
+    runs: dict[int, dict] = field(default_factory=dict)  # per run checked: its line of the check's list
+
+    def run(self, submission: Submission) -> dict:
+        """The run's line: who, scores compared, differences, the largest agreeing difference."""
+        return self.runs.setdefault(submission.pk, {"submission": submission.pk, "who": _who(submission),
+                                                    "scores": 0, "differences": 0, "max_difference": 0.0})
 
     def differ(self, submission: Submission, code: str, metric: str, problem: str, **numbers) -> None:
         self.count += 1
+        self.run(submission)["differences"] += 1
         if len(self.differences) < MAX_LISTED:
             self.differences.append({"submission": submission.pk, "who": _who(submission), "subset": code,
                                      "metric": metric, "problem": problem, **numbers})
@@ -108,9 +115,12 @@ class Tally:
                 means: tuple[float, float, float]) -> None:
         theirs, ours_float32, exact = means
         self.scores += 1
+        line = self.run(submission)
+        line["scores"] += 1
         difference = abs(stored - theirs)
         if difference <= TOLERANCE:
             self.max_difference = max(self.max_difference, difference)
+            line["max_difference"] = max(line["max_difference"], difference)
         elif abs(ours_float32 - theirs) <= TOLERANCE and abs(stored - exact) <= TOLERANCE:
             self.float32_ties += 1
         else:
@@ -141,6 +151,7 @@ def _loader(competition):
 
 def _check_submission(submission: Submission, *, release: QrelsRelease, load, tally: Tally) -> None:
     competition = submission.phase.competition
+    tally.run(submission)  # listed even when it has nothing to compare
     stored = {(code, metric): value for code, metric, value in
               Score.objects.filter(submission=submission).values_list("subset__code", "metric", "value")}
     if submission.qrels_release_id != release.pk:
@@ -225,7 +236,7 @@ def _finish(claim: Claim, *, tally: Tally, failure: str, submissions: int) -> st
     claim.update(status=Verification.Status.PASSED if passed else Verification.Status.FAILED,
                  finished_at=timezone.now(), scores=tally.scores,
                  max_difference=tally.max_difference if tally.scores else None, float32_ties=tally.float32_ties,
-                 differences=differences)
+                 differences=differences, runs=list(tally.runs.values()))
     _audit(verification, tally, failure=failure, submissions=submissions)
     return "passed" if passed else "failed"
 
