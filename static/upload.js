@@ -53,7 +53,7 @@
     body.replaceChildren();
     Array.from(input.files).forEach((file) => {
       const row = body.insertRow();
-      const code = subsetFromFilename(file.name);
+      const code = form.dataset.only || subsetFromFilename(file.name);  // one collection: every file is for it
       const refused = code && taken.length && !taken.includes(code);
       const language = refused ? code + ": not taken by this phase" : code || "not in the name";
       [file.name, language, "counting…", sizeText(file.size)].forEach((text, i) => {

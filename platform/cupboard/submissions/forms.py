@@ -58,7 +58,10 @@ class UploadForm(forms.Form):
         super().__init__(*args, **kwargs)
         if not final:  # only a final phase has a results archive to release a run in
             del self.fields["release_consent"]
-        self.fields["subset"].choices = [("", "from the file name")] + [(s.code, f"{s.code} {s.name}") for s in subsets]
+        self.only = _one_collection(self, list(subsets))
+        if self.only is None:
+            self.fields["subset"].choices = [("", "from the file name")] + [(s.code, f"{s.code} {s.name}")
+                                                                            for s in subsets]
         self.metadata_fields = list(metadata_fields)
         baseline = self.fields.pop("is_baseline")
         for field in self.metadata_fields:
@@ -87,8 +90,29 @@ class UploadForm(forms.Form):
 
     def file_pairs(self) -> list:
         """(file, chosen subset code or None) pairs, as `submission_create` takes them."""
-        chosen = self.cleaned_data.get("subset") or None
+        chosen = self.cleaned_data.get("subset") or self.only
         return [(f, chosen) for f in self.cleaned_data["files"]]
+
+
+KIND_WORDS = {"language": "language", "pair": "language pair", "test_set": "test set"}
+
+
+def _one_collection(form: forms.Form, subsets: list) -> str | None:
+    """The form's words for the phase's subsets: a task of one collection asks for one run file
+    and no language (issue 34 item 7: it said "One run file per language"), and returns its
+    code, which every file is for; otherwise the file name says each file's subset, in the
+    subsets' own word (language, language pair, test set)."""
+    if len(subsets) == 1:
+        del form.fields["subset"]
+        form.fields["files"].help_text = f"One run file, plain or .gz ({subsets[0].name})."
+        return subsets[0].code
+    kinds = {KIND_WORDS.get(s.kind, "subset") for s in subsets}
+    word = kinds.pop() if len(kinds) == 1 else "subset"
+    form.fields["files"].help_text = (f"One run file per {word}, plain or .gz; the {word} is read from the file "
+                                      f"name (e.g. run.{subsets[0].code if subsets else 'sw'}.txt).")
+    form.fields["subset"].label = word.capitalize()
+    form.fields["subset"].help_text = f"Only needed for a single file whose name does not say its {word}."
+    return None
 
 
 def _metadata_form_field(field: MetadataField) -> forms.Field:
