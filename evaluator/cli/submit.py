@@ -57,6 +57,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--release", action="store_true",
                         help="consent to releasing the run files in the phase's public results archive after the "
                              "reveal (as the upload form's box; the scores are archived either way)")
+    parser.add_argument("--priority", type=int, default=None, metavar="N",
+                        help="the run's judging priority, 1 (judge its documents first) to 9, as TREC's run "
+                             "priority; organizers may pool runs by it")
+    parser.add_argument("--topic-fields", default="", metavar="FIELD,FIELD",
+                        help="the topic fields the run used, as the topics file names them (e.g. query,question "
+                             "or title,description)")
     parser.add_argument("--token", default=None, help="API token (default: $CUPBOARD_TOKEN)")
     parser.add_argument("--topics", nargs="*", default=[], metavar="PATH",
                         help="check the runs against these topics here before uploading")
@@ -208,7 +214,9 @@ def submit_command(args: argparse.Namespace) -> int:
     try:
         answer = client.upload(args.competition, args.phase, args.run, method_name=args.method,
                                description=args.description, paper_url=args.paper_url, code_url=args.code_url,
-                               meta=metadata_fields(args.meta), progress=bar, release_consent=args.release)
+                               meta=metadata_fields(args.meta), progress=bar, release_consent=args.release,
+                               judging_priority=args.priority,
+                               topic_fields=[name for name in args.topic_fields.split(",") if name.strip()])
         bar.close()
         said = "already stored as" if answer.get("repeat") else "submission"
         print(f"{said} #{answer['number']} {answer['status']}: {answer['url']}", file=sys.stderr)

@@ -44,6 +44,8 @@ TRY_LATER = frozenset({429, 503})  # HTTP answers that say "not now" (with Retry
 METHOD_NAME, DESCRIPTION, PAPER_URL, CODE_URL, IS_BASELINE = "method_name", "description", "paper_url", "code_url", \
     "is_baseline"
 RELEASE_CONSENT = "release_consent"  # the run files may go in the phase's public results archive
+JUDGING_PRIORITY = "judging_priority"  # 1 (judge first) to 9: pools may be built per priority
+TOPIC_FIELDS = "topic_fields"  # the topic fields the run used, comma-separated ("query,question")
 FILES = "files"  # run files whose language the server reads from their names
 FILE_PREFIX = "file_"  # file_<code>: a run file for the language named
 META_PREFIX = "meta_"  # meta_<name>: a value of the competition's run metadata

@@ -162,7 +162,8 @@ class Cupboard:
     def upload(self, competition: str, phase: str, runs: RunFiles, *, method_name: str, description: str = "",
                paper_url: str = "", code_url: str = "", meta: Mapping[str, object] | None = None,
                progress: Reporter | None = None, patience: float = 0,
-               release_consent: bool = False) -> dict[str, Any]:
+               release_consent: bool = False, judging_priority: int | None = None,
+               topic_fields: Sequence[str] = ()) -> dict[str, Any]:
         """Send runs as a new submission; the server's answer (its id, number, status, url;
         `repeat` when these files were already stored). `runs`: paths (the language read from
         each name, as the server does), or {code: path, DataFrame or dict} (`run_files`).
@@ -170,9 +171,12 @@ class Cupboard:
         a 429 or 503 (nothing stored either) is sent again after its Retry-After while
         `patience` seconds last (none by default: the command line exits 3 and says when).
         `release_consent`: the run files may go in the phase's public results archive after the
-        reveal (its scores are there either way)."""
+        reveal (its scores are there either way). `judging_priority` (1 first) and `topic_fields`
+        (as the topics file names them: query, question, narrative...) say how to pool and read it."""
         fields = {api.METHOD_NAME: method_name, api.DESCRIPTION: description, api.PAPER_URL: paper_url,
                   api.CODE_URL: code_url, **({api.RELEASE_CONSENT: "true"} if release_consent else {}),
+                  **({api.JUDGING_PRIORITY: str(judging_priority)} if judging_priority is not None else {}),
+                  **({api.TOPIC_FIELDS: ",".join(topic_fields)} if topic_fields else {}),
                   **{f"{api.META_PREFIX}{k}": _text(v) for k, v in (meta or {}).items()}}
         with tempfile.TemporaryDirectory(prefix="cupboard-runs-") as folder:
             files = run_files(runs, folder=Path(folder))
@@ -212,7 +216,8 @@ class Cupboard:
 
     def submit(self, competition: str, phase: str, runs: RunFiles, *, method_name: str,
                meta: Mapping[str, object] | None = None, wait: bool = True, progress: Reporter | None = None,
-               timeout: float = 900, poll: float = 1.0, release_consent: bool = False, **fields: str) -> pd.DataFrame:
+               timeout: float = 900, poll: float = 1.0, release_consent: bool = False,
+               judging_priority: int | None = None, topic_fields: Sequence[str] = (), **fields: str) -> pd.DataFrame:
         """Upload (a 429 or 503 sent again after its Retry-After, within `patience`), wait for
         the score (unless `wait=False`; `timeout` and `poll` as in `wait`)
         and return it as a DataFrame: one row per average (the site's labels: K.Avg, Avg) and
@@ -222,7 +227,8 @@ class Cupboard:
         from .frames import scores_frame
 
         answer = self.upload(competition, phase, runs, method_name=method_name, meta=meta, progress=progress,
-                             patience=self.patience, release_consent=release_consent, **fields)
+                             patience=self.patience, release_consent=release_consent,
+                             judging_priority=judging_priority, topic_fields=topic_fields, **fields)
         if wait:
             answer = {**self.wait(answer, timeout=timeout, poll=poll), "url": answer["url"]}
         if answer["status"] in api.UNSUCCESSFUL:

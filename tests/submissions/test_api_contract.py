@@ -43,7 +43,7 @@ def test_the_statuses_and_upload_fields_are_the_contracts():
     assert contract.DONE == set(contract.STATUSES) - set(Submission.PENDING)
     form = ApiUploadForm(subsets=[], metadata_fields=[])
     fields = {contract.METHOD_NAME, contract.DESCRIPTION, contract.PAPER_URL, contract.CODE_URL, contract.IS_BASELINE,
-              contract.FILES, contract.RELEASE_CONSENT}
+              contract.FILES, contract.RELEASE_CONSENT, contract.JUDGING_PRIORITY, contract.TOPIC_FIELDS}
     assert fields <= set(form.fields)
     assert run_metadata.PREFIX == contract.META_PREFIX
 

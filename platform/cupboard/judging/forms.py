@@ -2,6 +2,8 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
+from cupboard.submissions.models import MAX_PRIORITY
+
 from .models import PoolExport
 from .pools import MAX_DEPTH
 
@@ -11,13 +13,33 @@ class PoolExportForm(forms.Form):
     selection = forms.ChoiceField(label="Runs", choices=PoolExport.Selection.choices,
                                   initial=PoolExport.Selection.SELECTED)
     top_teams = forms.IntegerField(label="N (top N teams)", min_value=1, required=False, initial=10)
+    priority_depths = forms.CharField(
+        label="By priority: depth per judging priority", required=False, max_length=200,
+        help_text='e.g. "1:20, 2:10, 3:5": the runs their teams gave priority 1 pooled to depth 20, and so on; '
+                  "runs given no priority listed are left out")
     with_baselines = forms.BooleanField(label="Also the baselines' runs", required=False, initial=True)
+
+    def clean_priority_depths(self) -> dict[int, int]:
+        text, found = self.cleaned_data.get("priority_depths") or "", {}
+        for part in filter(None, (p.strip() for p in text.replace(";", ",").split(","))):
+            priority, _, depth = part.partition(":")
+            if not (priority.strip().isdigit() and depth.strip().isdigit()
+                    and 1 <= int(priority) <= MAX_PRIORITY and 1 <= int(depth) <= MAX_DEPTH):
+                raise forms.ValidationError(
+                    f"{part!r}: write priority:depth, a priority 1 to {MAX_PRIORITY} and a depth 1 to {MAX_DEPTH} "
+                    "(e.g. 1:20, 2:10).", code="bad-priority-depth")
+            found[int(priority)] = int(depth)
+        return found
 
     def clean(self):
         data = super().clean()
         if data.get("selection") == PoolExport.Selection.TOP and not data.get("top_teams"):
             self.add_error("top_teams", forms.ValidationError("Say how many teams: N is required for the top N.",
                                                               code="required"))
+        if data.get("selection") == PoolExport.Selection.PRIORITY and not data.get("priority_depths") \
+                and "priority_depths" not in self.errors:
+            self.add_error("priority_depths", forms.ValidationError(
+                "Say the depth of each priority pooled (e.g. 1:20, 2:10).", code="required"))
         return data
 
 

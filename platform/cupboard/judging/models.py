@@ -51,6 +51,7 @@ class PoolExport(JobRow):
     class Selection(models.TextChoices):
         SELECTED = "selected", "Every team's counted run and every run it selected for the final"
         TOP = "top", "The counted runs of the top N teams"
+        PRIORITY = "priority", "Every counted run by the judging priority its team gave it, each priority to its depth"
 
     phase = models.ForeignKey("competitions.Phase", on_delete=models.CASCADE, related_name="pool_exports")
     number = models.PositiveIntegerField(help_text="Its number in the phase (pool #1, #2, ...): in its name and "
@@ -61,6 +62,11 @@ class PoolExport(JobRow):
     top_teams = models.PositiveSmallIntegerField(null=True, blank=True)
     with_baselines = models.BooleanField(default=True)
     submission_ids = models.JSONField(default=list)
+    depths = models.JSONField(default=dict, blank=True,
+                              help_text="{submission id: k} where a run is pooled to its own depth (by priority); "
+                                        "else `depth`")
+    priority_depths = models.JSONField(default=dict, blank=True,
+                                       help_text="{judging priority: k} of a pool by priority, as asked")
     qrels_release = models.ForeignKey("competitions.QrelsRelease", null=True, blank=True, on_delete=models.SET_NULL,
                                       related_name="+", help_text="The judgments the pool leaves out")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)

@@ -1,7 +1,8 @@
 """Pool exports: the documents assessors should judge next, per subset, as TSV files.
 
 The organizer chooses the runs (every team's counted run plus what it selected for the
-final, or the counted runs of the top N teams; the baselines or not) and the depth k.
+final, or the counted runs of the top N teams, or every run by the judging priority its team
+gave it at upload, each priority to its own depth; the baselines or not) and the depth k.
 `pool_export_create` freezes that choice in a `PoolExport` row and sends a worker its id;
 `pool_export_build` (the worker) reads each chosen run file once, keeps each query's top k
 documents (on a residual phase, of the run without what earlier rounds judged), and writes
@@ -72,18 +73,47 @@ def chosen_submission_ids(*, phase: Phase, selection: str, top_teams: int | None
     return list(chosen)
 
 
+def by_priority(*, phase: Phase, priority_depths: dict[int, int], depth: int,
+                with_baselines: bool) -> dict[int, int]:
+    """{submission id: its depth} of a pool by judging priority (issue 34): every counted team
+    run (scored, not disqualified) whose team gave it a priority listed, to that priority's
+    depth (TREC-COVID judged each team's priority-1 runs deeper than the rest); the baselines'
+    runs to `depth` when asked. A run given no priority, or another one, is not pooled."""
+    runs = (phase.submissions.filter(status=Submission.Status.SCORED, disqualified=False, is_baseline=False,
+                                     judging_priority__in=list(priority_depths))
+            .order_by("judging_priority", "pk").values_list("pk", "judging_priority"))
+    chosen = {pk: priority_depths[priority] for pk, priority in runs}
+    if with_baselines:
+        chosen.update({pk: depth for pk in phase.leaderboard_rows.filter(is_baseline=True)
+                       .values_list("submission_id", flat=True)})
+    return chosen
+
+
 def pool_export_create(*, phase: Phase, actor, depth: int = 10, selection: str = PoolExport.Selection.SELECTED,
-                       top_teams: int | None = None, with_baselines: bool = True) -> PoolExport:
-    """A new pool export of `phase`, queued for a worker (after the commit)."""
-    if not 1 <= depth <= MAX_DEPTH:
+                       top_teams: int | None = None, with_baselines: bool = True,
+                       priority_depths: dict[int, int] | None = None) -> PoolExport:
+    """A new pool export of `phase`, queued for a worker (after the commit); by priority
+    (`selection` priority), `priority_depths` gives each judging priority pooled its depth."""
+    priority_depths = {int(k): int(v) for k, v in (priority_depths or {}).items()}
+    if not all(1 <= d <= MAX_DEPTH for d in [depth, *priority_depths.values()]):
         raise ValueError(f"the depth must be between 1 and {MAX_DEPTH}")
-    ids = chosen_submission_ids(phase=phase, selection=selection, top_teams=top_teams, with_baselines=with_baselines)
+    depths: dict[int, int] = {}
+    if selection == PoolExport.Selection.PRIORITY:
+        if not priority_depths:
+            raise ValueError("a pool by priority needs a depth for at least one priority")
+        depths = by_priority(phase=phase, priority_depths=priority_depths, depth=depth, with_baselines=with_baselines)
+        ids = list(depths)
+    else:
+        ids = chosen_submission_ids(phase=phase, selection=selection, top_teams=top_teams,
+                                    with_baselines=with_baselines)
     with transaction.atomic():
         locked(Phase.objects.filter(pk=phase.pk)).get()  # two exports at once: each its own next number
         number = (phase.pool_exports.aggregate(last=Max("number"))["last"] or 0) + 1
         export = PoolExport.objects.create(
-            phase=phase, number=number, depth=depth, selection=selection,
+            phase=phase, number=number, depth=max([depth, *depths.values()]), selection=selection,
             top_teams=top_teams if selection == "top" else None, with_baselines=with_baselines, submission_ids=ids,
+            depths={str(pk): k for pk, k in depths.items()},
+            priority_depths={str(p): k for p, k in sorted(priority_depths.items())} if depths else {},
             qrels_release=current_qrels_release(phase), created_by=actor)
         job_enqueue(POOL_EXPORT, [export.pk])
     return export
@@ -143,12 +173,13 @@ def _top_documents(export: PoolExport, topics: dict[str, dict[str, str]], claim:
     groups: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for done, run_file in enumerate(run_files, start=1):
         code = run_file.subset.code
+        depth = export.depths.get(str(run_file.submission_id), export.depth)  # by priority: the run's own
         with run_file.file.open("rb") as stored:
             run, _, _ = read_scored_run(source=stored, name=run_file.original_name, competition=competition,
-                                        topics=set(topics.get(code, {})) or None, keep_depth=export.depth,
+                                        topics=set(topics.get(code, {})) or None, keep_depth=depth,
                                         judged=earlier.get(code, ()))
         if run is not None:  # a run that no longer validates was rejected: it is not in the pool
-            found = top_documents(run, export.depth)
+            found = top_documents(run, depth)
             tops[code].append(found)
             groups[code][_group(submissions[run_file.submission_id])].append(found)
         claim.progress(done, len(run_files))

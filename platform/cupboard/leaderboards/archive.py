@@ -197,7 +197,8 @@ def _runs_json(runs: list[Submission], files: dict[int, list[RunFile]], snapshot
     return json_text({"frozen_at": snapshot.frozen_at, "scoring_version": snapshot.scoring_version, "runs": [{
         "team": None if run.is_baseline else run.team.name, "baseline": run.is_baseline, "number": run.number,
         "method": run.method_name, "description": run.description, "paper_url": run.paper_url,
-        "code_url": run.code_url, "metadata": run.metadata, "submitted_at": run.created_at,
+        "code_url": run.code_url, "metadata": run.metadata, "topic_fields": run.topic_fields,
+        "judging_priority": run.judging_priority, "submitted_at": run.created_at,
         "qrels_version": run.qrels_release.number if run.qrels_release else None,
         "released": run.pk in released, "scores": scores.get(run.pk, {}), "per_topic": per_topic.get(run.pk, {}),
         "files": [{"subset": rf.subset.code, "path": _run_path(run, rf) if rf.file and run.pk in released else None,

@@ -122,7 +122,8 @@ def upload(request, competition_slug: str, phase_slug: str):
             method_name=form.cleaned_data["method_name"], description=form.cleaned_data["description"],
             paper_url=form.cleaned_data["paper_url"], code_url=form.cleaned_data["code_url"],
             is_baseline=form.cleaned_data["is_baseline"], metadata=form.cleaned_data["metadata"],
-                release_consent=form.cleaned_data["release_consent"])
+                release_consent=form.cleaned_data["release_consent"],
+                judging_priority=form.cleaned_data["judging_priority"], topic_fields=form.cleaned_data["topic_fields"])
     except SubmissionRefused as error:
         return JsonResponse({"errors": error.as_error_list()}, status=400)
     payload = status_payload(viewer, submission)

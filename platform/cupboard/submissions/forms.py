@@ -1,10 +1,13 @@
 """Upload and organizer forms. Run-file validation itself happens in the service (evaluator)."""
+import re
 from collections.abc import Sequence
 
 from django import forms
 
 from cupboard.competitions.forms import MultipleFileField
 from cupboard.competitions.run_metadata import NO, YES, MetadataError, MetadataField, metadata_clean
+
+from .models import MAX_PRIORITY
 
 # Spelled as a run-metadata yes/no of the same form is; nothing sent is no.
 TRUE, FALSE = YES, NO | {""}
@@ -51,13 +54,24 @@ class UploadForm(forms.Form):
         required=False, label="Release this run in the results archive",
         help_text="Its run files go in the phase's public results archive after the reveal; you can change "
                   "this until then.")
+    judging_priority = forms.IntegerField(
+        required=False, min_value=1, max_value=MAX_PRIORITY, label="Judging priority (optional)",
+        help_text=f"1 to {MAX_PRIORITY}: the order in which your runs' documents are worth judging, 1 first (TREC's "
+                  "run priority); the organizers may pool runs by priority. Empty: not said (last).")
+    topic_fields = forms.MultipleChoiceField(
+        required=False, widget=forms.CheckboxSelectMultiple, label="Topic fields this run used",
+        help_text="As the topics file names them; shown with the run and in the results archive.")
     is_baseline = YesNoField(required=False, label="Upload as a public baseline (organizers)")
 
     def __init__(self, *args, subsets=(), organizer=False, metadata_fields: Sequence[MetadataField] = (),
-                 final: bool = True, **kwargs):
+                 final: bool = True, topic_fields: Sequence[str] = (), **kwargs):
         super().__init__(*args, **kwargs)
         if not final:  # only a final phase has a results archive to release a run in
             del self.fields["release_consent"]
+        if len(topic_fields) > 1:  # one field (a TSV file's query) leaves nothing to say
+            self.fields["topic_fields"].choices = [(name, name) for name in topic_fields]
+        else:
+            del self.fields["topic_fields"]
         self.only = _one_collection(self, list(subsets))
         if self.only is None:
             self.fields["subset"].choices = [("", "from the file name")] + [(s.code, f"{s.code} {s.name}")
@@ -140,7 +154,12 @@ class ApiUploadForm(UploadForm):
         kwargs["organizer"] = True  # keep is_baseline: the service decides who may add baselines
         super().__init__(*args, **kwargs)
         self.fields["files"].required = False
-        del self.fields["subset"]
+        self.fields.pop("subset", None)
+        # "query,question" (one multipart field; the service checks the names against the topics)
+        self.fields["topic_fields"] = forms.CharField(required=False, max_length=500)
+
+    def clean_topic_fields(self) -> list[str]:
+        return [name for name in re.split(r"[,\s]+", self.cleaned_data.get("topic_fields") or "") if name]
 
     def clean(self):
         cleaned = forms.Form.clean(self)

@@ -19,6 +19,8 @@ from django.urls import reverse
 from cupboard.competitions.models import private_storage
 from cupboard.jobs.models import JobRow
 
+MAX_PRIORITY = 9  # judging priorities run 1 (judge first) to this
+
 
 class Submission(JobRow):
     class Status(models.TextChoices):
@@ -51,6 +53,14 @@ class Submission(JobRow):
     # {field name: value} for the competition's run_metadata fields, as given at upload and
     # never rewritten: a new YAML version changes what is asked, not what was answered.
     metadata = models.JSONField(default=dict, blank=True)
+    # Said by the team at upload (issue 34): the order in which its runs' documents are worth
+    # judging (1 first, as TREC's run priority; pools can be built per priority: judging/pools.py),
+    # and the fields of the phase's topics the run used (title, description, narrative; query,
+    # question: as the topics file names them; submissions/topic_fields.py).
+    judging_priority = models.PositiveSmallIntegerField(null=True, blank=True,
+                                                        help_text="1 = judge first; empty = not said (last)")
+    topic_fields = models.JSONField(default=list, blank=True, help_text="The topic fields the run used, as named "
+                                                                        "by the topics file; empty = not said")
 
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     status_reason = models.TextField(blank=True, help_text="Why it was rejected or failed, for its team")

@@ -25,7 +25,7 @@ from evaluator.records import Problem
 
 from .errors import SubmissionRefused
 from .events import RunsMoved, RunStandingChanged
-from .models import RescoreStep, RunFile, Submission, consent_fixed_at
+from .models import MAX_PRIORITY, RescoreStep, RunFile, Submission, consent_fixed_at
 from .quota import quota_check
 from .runfiles import (
     SpooledFile,
@@ -40,6 +40,7 @@ from .runfiles import (
 )
 from .scoring_kind import submission_enqueue
 from .selectors import duplicate_submission
+from .topic_fields import topic_fields_checked
 
 
 def _refuse_outside_window(*, phase: Phase, now: datetime) -> None:
@@ -52,8 +53,9 @@ def _refuse_outside_window(*, phase: Phase, now: datetime) -> None:
     raise SubmissionRefused(f"{phase.name} is closed: it accepted submissions from {window}.", code="phase_closed")
 
 
-def _resolve_subsets(*, known: list[Subset], files) -> tuple[list[Subset | None], list[Problem]]:
-    """The subset of each file: chosen, or read from its name (None where it cannot be told),
+def _resolve_subsets(*, known: list[Subset], files, only: Subset | None = None) -> tuple[list[Subset | None], list[Problem]]:
+    """The subset of each file: chosen, or read from its name, or `only`, the competition's one
+    subset (None where it cannot be told),
     and a problem for each file whose language is not told, unknown or given twice: the
     other files are still read, so one badly named file hides nothing else that is wrong. A
     hidden (not yet revealed) subset is not `known` to the uploader and is refused exactly
@@ -65,6 +67,8 @@ def _resolve_subsets(*, known: list[Subset], files) -> tuple[list[Subset | None]
     for uploaded, code in files:
         name = getattr(uploaded, "name", "") or "run"
         code = (code or "").strip() or subset_from_filename(name, list(by_code))
+        if code is None and only is not None:  # one collection: every run file is for it, whatever its name
+            code = only.code
         problem = None
         if code is None:
             problem = Problem("subset_not_named", "cannot tell the language from the file name; choose it, or name "
@@ -190,13 +194,16 @@ def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_
 def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser, files: list, method_name: str,
                       description: str = "", paper_url: str = "", code_url: str = "",
                       is_baseline: bool = False, metadata: dict | None = None,
-                      release_consent: bool = False) -> Submission:
+                      release_consent: bool = False, judging_priority: int | None = None,
+                      topic_fields: list[str] | None = None) -> Submission:
     """Accept a set of run files (one per subset) as a queued submission, or refuse with a reason.
 
     `files` is a non-empty list of (uploaded file, subset code or None); the fields come checked
     by a form (UploadForm, ApiUploadForm: a method name, http(s) links). `metadata` holds the
     competition's run-metadata values ({name: value}), checked here again so no caller stores
-    a value the fields refuse (baselines may leave required ones empty). Checks run in this
+    a value the fields refuse (baselines may leave required ones empty); `judging_priority` (1
+    first) and `topic_fields` (of the phase's topics: topic_fields.py) are what the team says of
+    the run (issue 34). Checks run in this
     order: window, team membership, metadata, subsets, validation, then the quota under a lock.
     Re-sending the same files while the first submission is pending or scored returns that
     submission, marked `is_repeat` (its method name and details stay those first given).
@@ -205,8 +212,14 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
     _check_submitter(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now)
     team = None if is_baseline else team
     metadata = _checked_metadata(phase=phase, metadata=metadata or {}, is_baseline=is_baseline)
+    topic_fields = topic_fields_checked(phase, topic_fields)
+    if judging_priority is not None and not 1 <= judging_priority <= MAX_PRIORITY:
+        raise SubmissionRefused(f"A judging priority is 1 (judge first) to {MAX_PRIORITY}, not {judging_priority}.",
+                                code="bad-priority")
     known = Viewer(user, phase.competition, now).subsets
-    subsets, naming = _resolve_subsets(known=known, files=files)
+    # a competition of one collection (not one whose other subsets are hidden from this uploader)
+    only = known[0] if len(known) == 1 and phase.competition.subsets.count() == 1 else None
+    subsets, naming = _resolve_subsets(known=known, files=files, only=only)
     with spool_folder() as folder:
         spooled = [spool(uploaded, name=uploaded.name, folder=folder, index=i)
                    for i, (uploaded, _) in enumerate(files, start=1)]
@@ -216,7 +229,8 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
             submission = _create_rows(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now,
                                       fields={"method_name": method_name, "description": description,
                                               "paper_url": paper_url, "code_url": code_url,
-                                              "metadata": metadata, "release_consent": release_consent},
+                                              "metadata": metadata, "release_consent": release_consent,
+                                              "judging_priority": judging_priority, "topic_fields": topic_fields},
                                       files=list(zip(spooled, subsets, reports, strict=True)), stored=stored)
     return submission
 

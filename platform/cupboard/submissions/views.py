@@ -38,6 +38,7 @@ from .services import (
     submission_release_consent,
     submission_select_final,
 )
+from .topic_fields import phase_topic_fields
 from .topic_reports import has_report, residual_note
 from .views_manage import grant_page
 
@@ -85,7 +86,8 @@ def upload(request, competition_slug: str, phase_slug: str):
     now, organizer, team = viewer.now, viewer.is_organizer, viewer.team
     taken = phase_subsets(phase, viewer.subsets)  # the languages it has topics for (Test A: 11 of 18)
     form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer, subsets=taken,
-                      metadata_fields=metadata_fields(phase.competition), final=phase.is_final)
+                      metadata_fields=metadata_fields(phase.competition), final=phase.has_official_results,
+                      topic_fields=phase_topic_fields(phase))
     refusal = None
     if request.method == "POST" and form.is_valid():
         try:
@@ -94,7 +96,9 @@ def upload(request, competition_slug: str, phase_slug: str):
                 method_name=form.cleaned_data["method_name"], description=form.cleaned_data["description"],
                 paper_url=form.cleaned_data["paper_url"], code_url=form.cleaned_data["code_url"],
                 is_baseline=form.cleaned_data.get("is_baseline", False), metadata=form.cleaned_data["metadata"],
-                release_consent=form.cleaned_data.get("release_consent", False))
+                release_consent=form.cleaned_data.get("release_consent", False),
+                judging_priority=form.cleaned_data["judging_priority"],
+                topic_fields=form.cleaned_data.get("topic_fields") or [])
         except SubmissionRefused as error:
             refusal = error
         else:
