@@ -194,7 +194,7 @@ def test_a_three_round_campaign_with_a_worker(tmp_path, trec_eval):
     runs = run_files(folder)
     (tmp_path / "site").mkdir()
     with Stack(tmp_path / "site") as stack:
-        stack.manage("migrate", "--noinput")
+        stack.migrate()
         stack.manage("load_competition", str(folder / f"{SLUG}.yaml"))
         stack.manage("load_documents", SLUG, "docs", str(DATA / "documents.txt"))
         for k in (1, 2, 3):
