@@ -6,8 +6,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -308,3 +310,49 @@ def test_a_runner_killed_mid_execution_leaves_nothing_running(image, inputs, tmp
     wait_until(lambda: not sandbox_processes(runner.pid), what="every process of the killed runner's sandbox gone",
                seconds=60)
     assert not list(Path("/sys/fs/cgroup").glob(f"**/cupboard-sandbox-{runner.pid}-*"))
+
+
+ROOTLESS_RUNNER = """
+import json, sys
+from pathlib import Path
+from cupboard.systems.images import unpack_image
+from cupboard.systems.sandbox import Limits, run_system
+base = Path(sys.argv[1])
+image = unpack_image(base / "image.tar", base / "root", max_bytes=500_000_000)
+execution = run_system(image, topics_dir=base / "topics", corpus_dir=base / "corpus", output_dir=base / "out",
+                       limits=Limits(cpu_seconds=20, memory_bytes=512 << 20, output_bytes=8 << 20, processes=16,
+                                     wall_seconds=60), secrets=[])
+print(json.dumps([execution.exit_code, execution.stopped_for, list(execution.outputs)]))
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not Path("/usr/bin/python3").exists(),
+                    reason="needs root to become another user, and Debian's /usr/bin/python3")
+def test_a_rootless_runner_runs_the_example_as_itself(image, inputs, tmp_path):
+    """The runner as an ordinary user (the Docker image's `cupboard`): no uid to drop to, no bind
+    mounts, no cgroup; bwrap makes the user namespace itself. The sandbox modules need no Django, so a
+    bare interpreter runs them (a `cupboard` package of just `systems`)."""
+    user = 1_100_000 + os.getpid() % 1000
+    base = Path(tempfile.mkdtemp(prefix="rootless-runner-"))
+    try:
+        (base / "stub" / "cupboard").mkdir(parents=True)
+        (base / "stub" / "cupboard" / "__init__.py").write_text("")
+        (base / "stub" / "cupboard" / "systems").symlink_to(Path(__file__).resolve().parents[2] / "platform/cupboard/systems")
+        work = base / "work"
+        shutil.copytree(inputs[0], work / "topics")
+        shutil.copytree(inputs[1], work / "corpus")
+        shutil.copyfile(example_image(), work / "image.tar")
+        for path in [work, *work.rglob("*")]:
+            os.chown(path, user, user)
+        base.chmod(0o755)
+        done = subprocess.run(
+            ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "/usr/bin/python3", "-c", ROOTLESS_RUNNER, work],
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(base / "stub"), "PYTHONDONTWRITEBYTECODE": "1"},
+            capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout.splitlines()[-1]) == [0, None, ["en.trec", "zh.trec"]]
+        run(image, inputs, tmp_path)  # the same as root
+        for name in ("en.trec", "zh.trec"):
+            assert (work / "out" / name).read_bytes() == (tmp_path / "out" / name).read_bytes()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
