@@ -16,7 +16,6 @@ measure of `evaluator.measures` that lists the SMALL engine.
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Callable, Collection
 from itertools import chain, compress, groupby
@@ -25,7 +24,7 @@ from types import ModuleType
 
 from ..io import compiled
 from ..io.qrels import read_qrels
-from ..io.sources import GZIP_MAGIC
+from ..io.sources import GZIP_MAGIC, plain_file_head
 from ..io.topics import read_topics
 from ..io.validation import INT64_MAX, MAX_FIELD_BYTES, TAG_RE, ProblemLog, warn_missing_queries
 from ..measures import SMALL, Kernels, parse_metric
@@ -48,11 +47,8 @@ def small_run_bytes() -> int:
 
 def is_small(job: Job) -> bool:
     """Whether the job's run is a plain file small enough for this engine."""
-    try:
-        with open(job.run, "rb") as handle:  # type: ignore[arg-type]
-            return handle.read(2) != GZIP_MAGIC and os.fstat(handle.fileno()).st_size <= small_run_bytes()
-    except (OSError, TypeError):
-        return False  # no run, or unreadable: the other engine says why
+    head = plain_file_head(job.run) if job.run is not None else None  # no run, unreadable or a pipe: the other engine
+    return head is not None and head[0] != GZIP_MAGIC and head[1] <= small_run_bytes()
 
 
 def score_small_job(job: Job, *, scoring: Scoring) -> Outcome | None:

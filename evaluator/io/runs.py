@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import os
 import re
 import sys
 from collections import deque
@@ -21,7 +20,7 @@ import numpy as np
 
 from ..records import InputError, Run, ValidationReport
 from .documents import DocumentCheck
-from .sources import BLOCK_SIZE, DEFAULT_MAX_BYTES, GZIP_MAGIC, Source, iter_blocks, source_name
+from .sources import BLOCK_SIZE, DEFAULT_MAX_BYTES, GZIP_MAGIC, Source, iter_blocks, plain_file_head, source_name
 from .validation import BOM, MAX_PROBLEMS, TAG_RE, LineRules, ProblemLog, looks_binary
 from .validation_collect import RunCollector, position_in_query, trec_order
 from .validation_fast import Parsed, commit, parse_fast, rows_exact
@@ -186,14 +185,9 @@ def keep_freed_memory() -> None:
 
 
 def _plain_size(source: Source) -> int:
-    """The size to report progress against: a plain file's size; 0 when unknown."""
-    try:
-        with open(source, "rb") as handle:  # type: ignore[arg-type]
-            if handle.read(2) != GZIP_MAGIC:
-                return os.fstat(handle.fileno()).st_size
-    except (OSError, TypeError):
-        pass  # not a path, or unreadable (reading it will say so)
-    return 0
+    """The size to report progress against: a plain file's size; 0 when unknown (gzip, a pipe)."""
+    head = plain_file_head(source)
+    return head[1] if head is not None and head[0] != GZIP_MAGIC else 0
 
 
 def write_run(run: Run, handle: TextIO, *, tag: str | None = None) -> None:

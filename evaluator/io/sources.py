@@ -8,6 +8,7 @@ fill memory or disk.
 from __future__ import annotations
 
 import os
+import stat
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,6 +39,21 @@ def source_name(source: Source, name: str | None = None) -> str:
     if isinstance(source, (str, os.PathLike)):
         return os.fspath(source)
     return os.path.basename(str(getattr(source, "name", "") or "")) or "<upload>"
+
+
+def plain_file_head(source: Source) -> tuple[bytes, int] | None:
+    """A regular file's first two bytes (gzip's magic or not) and its size; None for anything
+    else: a file object, a missing path, or a pipe such as bash's `<(...)`, whose bytes a peek
+    would consume (the reader then found it empty)."""
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(source).st_mode):
+            return None
+        with open(source, "rb") as handle:
+            return handle.read(2), os.fstat(handle.fileno()).st_size
+    except OSError:
+        return None  # unreadable: reading it will say so
 
 
 @contextmanager

@@ -8,8 +8,11 @@ import csv
 import io
 import json
 import math
+import os
 import subprocess
 import sys
+import threading
+from pathlib import Path
 
 import pytest
 
@@ -121,6 +124,23 @@ def test_it_runs_as_a_module(files):
                            "--run", *files["runs"], "--format", "json"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["subsets"]["sw"]["R@100"] == 0.5
+
+
+@pytest.mark.parametrize("engine", ["auto", "vectorised"])
+def test_it_reads_a_run_from_a_pipe_whole(files, tmp_path, engine):
+    """`--run sw=<(zcat run.gz)`: the shell gives a pipe's path; peeking at it for gzip's magic
+    consumed its bytes, and the run was read as empty."""
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    text = Path(files["runs"][0]).read_text()
+    writer = threading.Thread(target=lambda: fifo.write_text(text))
+    writer.start()
+    done = subprocess.run([sys.executable, "-m", "evaluator", "score", "--engine", engine,
+                           "--qrels", files["qrels"][0], "--run", f"sw={fifo}", "--format", "json"],
+                          capture_output=True, text=True, timeout=60)
+    writer.join(10)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["subsets"]["sw"] == {"nDCG@10": 0.5, "R@100": 0.5}
 
 
 def test_it_warns_when_no_run_query_is_judged_and_counts_missing_ones(tmp_path, capsys):
