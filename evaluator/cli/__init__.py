@@ -2,8 +2,10 @@
 
 `common` holds what they share (inputs read by subset, the common options, JSON output);
 `progress` the bar on stderr. Nothing here imports numpy or pyarrow until a command needs
-them, so `--help` and `submit` start quickly; `score`'s usual command lines are read
-without argparse (`score_argv`), so a small collection is scored in about trec_eval's time.
+them, so `--help`, `submit` and a small collection's `score` start quickly. Every command line
+is read by argparse, with only the named subcommand's parser built: a hand-written reader of
+`score`'s usual lines saved about a tenth of a small collection's CPU time, not a difference a
+user can measure (docs/benchmarks.md), for a second parser to keep in step with the first.
 """
 from __future__ import annotations
 
@@ -34,14 +36,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["score"]:
-        from .score_argv import score_namespace
-
-        quick = score_namespace(argv[1:])
-        if quick is not None:
-            from .score import score_command
-
-            return score_command(quick)  # type: ignore[arg-type]  # the attributes of score's Namespace
     args: Any = build_parser(argv[0] if argv else None).parse_args(argv)
     command: Callable[[argparse.Namespace], int] = args.func
     return command(args)

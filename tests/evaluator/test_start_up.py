@@ -3,8 +3,8 @@ whole process). Start-up is most of a small collection's time, so a module that 
 makes the command import again (numpy and pyarrow ~0.35 s, pandas more; the HTTP client,
 csv, uuid, the YAML definition reader, the other subcommands, every benchmark's tables:
 each a few ms of a ~0.07 s budget) fails here, with its name, rather than as a slower bench.
-The usual command lines are read without argparse (evaluator/cli/score_argv.py), the HTTP
-client is loaded only for a phase, json only for JSON output and trec_format only for trec's."""
+argparse reads the command line (its parser for the one subcommand named); the HTTP client is
+loaded only for a phase, json only for JSON output and trec_format only for trec's."""
 import json
 import os
 import subprocess
@@ -13,7 +13,7 @@ import sys
 import pytest
 
 COSTLY = (
-    "numpy", "pyarrow", "pandas", "csv", "uuid", "yaml", "argparse", "gettext",
+    "numpy", "pyarrow", "pandas", "csv", "uuid", "yaml",
     "evaluator.api", "evaluator.client", "evaluator.client.http", "evaluator.client.cupboard", "evaluator.definition",
     "evaluator.engines.parallel", "evaluator.engines.scoring", "evaluator.io.runs",
     "evaluator.cli.compare", "evaluator.cli.fuse", "evaluator.cli.submit", "evaluator.cli.validate",
@@ -64,19 +64,10 @@ def test_a_run_the_small_engine_declines_is_read_by_the_vectorised_one(small_col
     assert json.loads(out)["subsets"]["all"]["ndcg_cut_10"] > 0
 
 
-def test_an_unusual_command_line_is_read_by_argparse_and_scored_alike(small_collection):
-    """An abbreviated option is argparse's to read (score_argv leaves it): same document."""
-    argv = ["score", "--benchmark", "generic", "--metrics", "ndcg_cut_10", "--format", "json", *small_collection]
-    names, out = imported(argv)
-    parsed_names, parsed_out = imported([arg.replace("--metrics", "--metric") for arg in argv])
-    assert "argparse" not in names and "argparse" in parsed_names
-    assert parsed_out == out and json.loads(out)["subsets"]["all"]["ndcg_cut_10"] > 0
-
-
 def test_validate_on_a_small_run_imports_nothing_costly(small_collection):
     names, out = imported(["validate", "--benchmark", "generic", "--format", "json", *small_collection[2:]])
     assert "evaluator.engines.small" in names
-    assert sorted(names.intersection(COSTLY) - {"evaluator.cli.validate", "argparse", "gettext"}) == []
+    assert sorted(names.intersection(COSTLY) - {"evaluator.cli.validate"}) == []
     assert not [name for name in names if name.split(".")[0] in {"numpy", "pyarrow", "pandas"}]
     assert json.loads(out)["runs"][0]["documents"] == 600
 
