@@ -137,3 +137,20 @@ def test_oci_layouts_with_gzip_layers_unpack(tmp_path):
     image = unpack_image(tar, tmp_path / "root", max_bytes=10_000_000)
     assert image.command == ["/app/run", "x"] and (image.rootfs / "app/data").read_bytes() == b"d"
     assert image.tags == ("oci:1",)
+
+
+def test_a_repeated_layer_saved_as_a_symlink_to_the_first(tmp_path):
+    """Older `docker save` writes a layer that repeats an earlier one as `ID2/layer.tar -> ../ID1/layer.tar`."""
+    import io
+    import json
+
+    first = layer(BIN, entry("app/data", b"d"))
+    config = json.dumps({"config": {"Cmd": ["/app/run"]}}).encode()
+    manifest = json.dumps([{"Config": "c.json", "Layers": ["a/layer.tar", "b/layer.tar"]}]).encode()
+    with tarfile.open(tmp_path / "image.tar", "w") as tar:
+        for name, data in [("c.json", config), ("a/layer.tar", first), ("manifest.json", manifest)]:
+            info, _ = entry(name, data)
+            tar.addfile(info, io.BytesIO(data))
+        tar.addfile(entry("b/layer.tar", kind=SYM, link="../a/layer.tar")[0])
+    image = unpack_image(tmp_path / "image.tar", tmp_path / "root", max_bytes=10_000_000)
+    assert image.layers == 2 and (image.rootfs / "app/data").read_bytes() == b"d"

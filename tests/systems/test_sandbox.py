@@ -165,12 +165,17 @@ for path in ({str(other_team / 'run.trec')!r}, {str(database)!r}, "/work/main/py
     attempt(path, lambda: open(path).read())
 attempt("/work", lambda: os.listdir("/work"))
 found["processes"] = sorted(name for name in os.listdir("/proc") if name.isdigit())
+found["descriptors"] = sorted(os.listdir("/proc/self/fd"))  # 0, 1, 2 and the listing's own
+found["init's descriptors"] = sorted(os.readlink(f"/proc/1/fd/{{fd}}") for fd in os.listdir("/proc/1/fd"))
 found["environ"] = dict(os.environ)
 found["ids"] = [os.getuid(), os.geteuid()]
 found["caps"] = [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")]
 """)
     assert found.pop("caps") == ["0000000000000000"] and 0 not in found.pop("ids")
     assert len(found.pop("processes")) <= 3  # bwrap's init, this python, maybe its child: nothing of the host
+    assert found.pop("descriptors") == ["0", "1", "2", "3"]  # nothing of the runner's (the block pipe, the filter)
+    # bwrap's init holds /dev/null, the log pipe and an eventfd: no handle on a host folder to climb out by.
+    assert all(not target.startswith("/") or target == "/dev/null" for target in found.pop("init's descriptors"))
     environ = found.pop("environ")
     assert "CUPBOARD_SECRET_CANARY" not in environ and set(environ) <= {"PATH", "HOME", "PWD", "PYTHONDONTWRITEBYTECODE", "LANG"}
     # The sandbox's init (bwrap) has the runner's minimal environment, not the worker's.

@@ -100,7 +100,9 @@ def _unpack(tar_path: Path, dest: Path, max_bytes: int) -> Image:
     except (tarfile.TarError, OSError) as error:
         raise ImageRefused(f"bad format: not a tar file ({error})") from None
     with outer:
-        members = {_clean_name(m.name): m for m in outer.getmembers() if m.isfile()}
+        # docker save writes a layer that repeats another as a symlink to it (`../ID/layer.tar`): tarfile
+        # follows such links inside the archive only.
+        members = {_clean_name(m.name): m for m in outer.getmembers() if m.isfile() or m.issym()}
         config, layer_names, tags = _read_manifest(outer, members)
         command, env, workdir = _read_config(config)  # before the layers: an image without a command fails fast
         layout = _Layout(dest, max_bytes)
