@@ -23,7 +23,7 @@ FLOORS = [
     {"competitions"},
     {"teams"},
     {"submissions"},
-    {"leaderboards"},
+    {"leaderboards", "systems"},
     {"judging", "notifications"},
     {"flows", "operations"},
     {"demo"},
