@@ -33,11 +33,9 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import selectors
 import shutil
 import signal
-import stat
 import subprocess
 import tempfile
 import time
@@ -48,13 +46,12 @@ from pathlib import Path
 from cupboard.systems import sandbox_seccomp as seccomp
 from cupboard.systems.images import Image
 from cupboard.systems.sandbox_cgroup import Cgroup
+from cupboard.systems.sandbox_files import CorpusUnreadable, check_readable, collect_outputs, stage_topics
 from cupboard.systems.sandbox_log import LogTail, Redactor
 from cupboard.systems.sandbox_watch import namespace_of, usage_in
 
 TICK = 0.1
 LOG_TAIL_CHARS = 4000
-#: Names an output file may have to be kept (a run per language: `en.trec`, `zh-TW.trec`...).
-OUTPUT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 #: The uid sandboxes run as when the runner is root: this base plus the runner process's pid modulo
 #: 100000, so concurrent runners on a host never share a uid (the process limit counts per uid).
 UID_BASE = int(os.environ.get("CUPBOARD_SANDBOX_UID_BASE", "1200000"))
@@ -151,6 +148,13 @@ def sandbox_problem() -> str | None:
     return None
 
 
+def _corpus_readable(corpus: Path) -> None:
+    try:
+        check_readable(corpus)
+    except CorpusUnreadable as error:
+        raise SandboxUnavailable(str(error)) from None
+
+
 def run_system(
     image: Image, *, topics_dir: Path, corpus_dir: Path | None, output_dir: Path, limits: Limits,
     secrets: Iterable[str], log_chars: int = LOG_TAIL_CHARS,
@@ -165,34 +169,16 @@ def run_system(
     if problem:
         raise SandboxUnavailable(problem)
     if corpus_dir is not None:
-        _check_readable(Path(corpus_dir))
+        _corpus_readable(Path(corpus_dir))
     redactor = Redactor(secrets)
     Path(output_dir).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="cupboard-sandbox-") as staging:
-        _stage_topics(Path(topics_dir), Path(staging) / "topics")
+        stage_topics(Path(topics_dir), Path(staging) / "topics")
         for mount_point in ("root", "corpus"):
             (Path(staging) / mount_point).mkdir(mode=0o755)
         Path(staging).chmod(0o711)
         run = _Run(image, Path(staging), Path(corpus_dir) if corpus_dir is not None else None, limits)
         return run.run(Path(output_dir), redactor, log_chars)
-
-
-def _check_readable(corpus: Path) -> None:
-    for path in [corpus, *corpus.iterdir()]:
-        mode = path.stat().st_mode
-        if not mode & 0o004 or (path.is_dir() and not mode & 0o001):
-            raise SandboxUnavailable(f"{path} must be readable by everyone (chmod -R a+rX): the sandbox runs as another uid")
-
-
-def _stage_topics(source: Path, staged: Path) -> Path:
-    """A private copy of the topic files, readable by the sandbox's uid whatever the source's modes."""
-    staged.mkdir()
-    for path in sorted(source.iterdir()):
-        if path.is_file() and not path.is_symlink() and path.suffix == ".tsv":
-            shutil.copyfile(path, staged / path.name)
-            (staged / path.name).chmod(0o444)
-    staged.chmod(0o555)
-    return staged
 
 
 class _Run:
@@ -375,7 +361,7 @@ class _Run:
         wall = time.monotonic() - started
         self._drain(process)
         cpu = max(rusage.ru_utime + rusage.ru_stime, self.cpu_seen, self.cgroup.cpu_seconds() if self.cgroup else 0.0)
-        outputs, size, full = _collect(output_fd, output_dir, self.limits.output_bytes)
+        outputs, size, full = collect_outputs(output_fd, output_dir, self.limits.output_bytes)
         exit_code: int | None = process.returncode
         stopped_for = self.stopped_for or self._diagnose(exit_code, cpu, full)
         if stopped_for:
@@ -451,27 +437,3 @@ def _kill(group: int, child: int | None) -> None:
         os.killpg(group, signal.SIGKILL)
     except OSError:
         pass
-
-
-def _collect(output_fd: int, output_dir: Path, limit: int) -> tuple[list[str], int, bool]:
-    """Copies the plain files of the sandbox's /output to output_dir: (names, bytes, was the tmpfs full)."""
-    names, total = [], 0
-    for name in sorted(os.listdir(output_fd)):
-        if not OUTPUT_NAME.fullmatch(name):
-            continue
-        try:
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=output_fd)
-        except OSError:
-            continue
-        found = os.fstat(fd)
-        if not stat.S_ISREG(found.st_mode):
-            os.close(fd)
-            continue
-        with os.fdopen(fd, "rb") as source:
-            with open(output_dir / name, "wb") as target:
-                shutil.copyfileobj(source, target, 1 << 20)
-            total += found.st_size
-        names.append(name)
-    space = os.fstatvfs(output_fd)
-    full = space.f_bavail * space.f_frsize < 64 * 1024 and total + 64 * 1024 >= limit
-    return names, total, full
