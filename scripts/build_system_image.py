@@ -5,9 +5,10 @@
 For teams without Docker, and for cupboard's own tests (where there is no Docker engine and no
 internet): the image has two layers, made from this machine's files.
   1. a minimal root filesystem: a Python interpreter of this host (`--python`, Debian's
-     /usr/bin/python3 by default), the shared libraries it and the extension modules it needs load
-     (found with ldd, kept at the same paths), and the part of the standard library the system imports
-     (found with modulefinder on the entry script, plus what the interpreter loads when it starts);
+     /usr/bin/python3 by default) as /usr/bin/pythonX.Y, the shared libraries it and the extension
+     modules it needs load (found with ldd, kept at the same paths), and the part of the standard
+     library the system imports (found with modulefinder on the entry script, plus what the
+     interpreter loads when it starts), under /usr/lib/pythonX.Y wherever it is on this host;
   2. the system's folder, under /app.
 The config's Cmd is `python3 /app/ENTRY`, WorkingDir /app. The tar is the same bytes for the same
 inputs (sorted entries, fixed owners, the code layer's times set to zero), so its SHA-256 names it.
@@ -61,6 +62,7 @@ started = [m.__file__ for m in list(sys.modules.values()) if getattr(m, "__file_
 files.update(p for p in started if any(os.path.realpath(p).startswith(r + os.sep) for r in stdlib)
              and "-packages" not in p)
 print(json.dumps({"files": sorted(files), "outside": sorted(outside), "dynload": dynload,
+                  "stdlib": os.path.realpath(sysconfig.get_paths()["stdlib"]),
                   "prefix": sys.prefix, "version": "%d.%d" % sys.version_info[:2],
                   "executable": os.path.realpath(sys.executable)}))
 """
@@ -135,21 +137,30 @@ def base_layer(python: str, entry: Path, code_dir: Path) -> LayerWriter:
               + ", ".join(found["outside"]), file=sys.stderr)
     layer = LayerWriter()
     executable = found["executable"]
+    # The standard library goes where an interpreter at /usr/bin looks for it (its landmark os.py in
+    # /usr/lib/pythonX.Y), wherever it is on this host (a pyenv or venv interpreter keeps it elsewhere).
+    home = f"/usr/lib/python{found['version']}"
+
+    def inside(path: str) -> str:
+        for form in (path, os.path.realpath(path)):
+            if form.startswith(found["stdlib"] + "/"):
+                return home + form[len(found["stdlib"]):]
+        return path
+
     layer.add_host_file(f"/usr/bin/python{found['version']}", executable, keep_time=True)
     layer.add_symlink("/usr/bin/python3", f"python{found['version']}")
     layer.add_symlink("/usr/bin/python", f"python{found['version']}")
     extensions = []
     for path in found["files"]:
-        layer.add_host_file(path, path, keep_time=True)  # source times kept: the .pyc beside stay valid
+        layer.add_host_file(inside(path), path, keep_time=True)  # source times kept: the .pyc beside stay valid
         if path.endswith(".so"):
             extensions.append(path)
         cached = Path(path).parent / "__pycache__" / (Path(path).stem + f".cpython-{found['version'].replace('.', '')}.pyc")
         if path.endswith(".py") and cached.exists():
-            layer.add_host_file(str(cached), str(cached), keep_time=True)
+            layer.add_host_file(inside(str(cached)), str(cached), keep_time=True)
     for library in sorted(needed_libraries([executable, *extensions])):
         layer.add_host_file(library, os.path.realpath(library), keep_time=True)
-    # Python finds its prefix from the landmark os.py, next to the interpreter's lib folder.
-    layer.add_dirs(found["dynload"] + "/x")
+    layer.add_dirs(inside(found["dynload"]) + "/x")
     layer.add_file("/etc/passwd", b"root:x:0:0:root:/root:/bin/false\n")
     return layer
 
