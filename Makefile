@@ -46,7 +46,7 @@ XDIST := -n 2 --dist loadfile --no-loadscope-reorder
 
 ## The daily loop: the SQLite suite without the tests marked slow or browser (docs/development.md).
 test-fast: install
-	$(PYTEST) $(XDIST) -m "not slow and not browser"
+	$(PYTEST) $(XDIST) --durations=15 -m "not slow and not browser"
 
 test-sqlite: install
 	$(PYTEST) $(XDIST) --durations=25

@@ -26,12 +26,13 @@ def _counts() -> dict:
             for model in (User, Competition, Team, TopicSet, Submission, LeaderboardRow)}
 
 
-@pytest.mark.slow  # each class loads the whole demo once
+@pytest.mark.slow  # the whole demo loaded, once for all its tests (each is rolled back to it)
 class LoadDemoTests(TestCase):
     @classmethod
     def setUpTestData(cls):
         cls.lines = []
         cls.loaded = demo_load(data_dir=None, scale=0.25, per_team=1, log=cls.lines.append)
+        cls.phase = Competition.objects.get(slug="miracl-wsdm-cup").phases.get(slug="dev")
 
     def test_it_creates_every_competition_from_its_definition(self):
         self.assertEqual(sorted(self.loaded), sorted(plan.slug for plan in COMPETITIONS))
@@ -172,15 +173,7 @@ class LoadDemoTests(TestCase):
         self.assertIn("those whose run says Training data: Zero-shot", page)
         self.assertNotIn("Okapi", page)
 
-
-@pytest.mark.slow
-class DemoJudgingCycleTests(TestCase):
-    """The Cup's development phase after the demo's judging cycle (demo/judging.py)."""
-
-    @classmethod
-    def setUpTestData(cls):
-        demo_load(data_dir=None, scale=0.25, per_team=1, log=lambda line: None)
-        cls.phase = Competition.objects.get(slug="miracl-wsdm-cup").phases.get(slug="dev")
+    # The Cup's development phase (self.phase) after the demo's judging cycle (demo/judging.py).
 
     def test_every_scored_run_has_judged_at_10_in_every_language(self):
         from cupboard.judging.models import JudgedShare
