@@ -250,7 +250,7 @@ CUPBOARD_JOB_PAUSE = envint("CUPBOARD_JOB_PAUSE", "0")
 CUPBOARD_FOLLOW_UP_RETRY_AFTER = envint("CUPBOARD_FOLLOW_UP_RETRY_AFTER", "3")
 CUPBOARD_FOLLOW_UP_ATTEMPTS = envint("CUPBOARD_FOLLOW_UP_ATTEMPTS", "10")
 # A test hook, never set in production: the first attempt of each follow-up whose handler is named
-# here (comma-separated function names) meets a database error (tests/flows/test_follow_ups_with_a_real_worker.py).
+# here (comma-separated function names) meets a database error (tests/jobs/test_follow_ups_with_a_real_worker.py).
 CUPBOARD_FOLLOW_UP_FAULTS = {name for name in os.getenv("CUPBOARD_FOLLOW_UP_FAULTS", "").split(",") if name}
 # Processes that score the subsets of one submission side by side (submissions/scoring_jobs.py).
 # 0 = the cores a worker may use divided by the Celery worker processes of the host
