@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.urls import reverse
+from django.utils import timezone
 
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.models import FrozenSnapshot
@@ -115,3 +116,32 @@ def test_the_judged_table_lists_every_run_once_the_results_are_out(runs):
     before = phase.reveal_at - timedelta(days=1)
     with time_machine.travel(before, tick=False):  # the public sees no official results yet: the board's rows
         assert len(phase_judged(phase, Viewer(None, phase.competition))["rows"]) == 4
+
+
+def test_a_board_of_every_run_ranks_each_run_and_keeps_its_history(cast):
+    """`ranking: runs` (issue 34): the live board itself lists every scored run, ranked run
+    against run; a team's new run adds a row, replacing none; the board as it stood at an
+    instant has the runs of then; its official results rank every run (each its own board row)."""
+    from cupboard.leaderboards.history import rows_at
+    from cupboard.leaderboards.services import leaderboard_update
+    from tests.leaderboards.conftest import make_scored, ndcg
+
+    phase = cast.competition.phases.get(slug="dev")
+    phase.ranking = "runs"
+    phase.save()
+    first = make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.5, te=0.5, yo=0.5), minutes_ago=30, method="a1")
+    make_scored(phase, team=cast.team_b, scores=ndcg(sw=0.6, te=0.6, yo=0.6), minutes_ago=20, method="b1")
+    leaderboard_refresh(phase=phase)
+    refreshed = timezone.now()
+    with time_machine.travel(first.created_at + timedelta(hours=1), tick=False):
+        second = make_scored(phase, team=cast.team_a, scores=ndcg(sw=0.9, te=0.9, yo=0.9), method="a2")
+        leaderboard_update(phase=phase, submission=second)
+    rows = list(phase.leaderboard_rows.filter(is_baseline=False).order_by("rank")
+                .values_list("rank", "submission__method_name"))
+    assert rows == [(1, "a2"), (2, "b1"), (3, "a1")]
+    then = sorted(row.method for row in rows_at(phase, refreshed + timedelta(seconds=1)))
+    assert then == ["a1", "b1"]
+    assert sorted(row.method for row in rows_at(phase, second.created_at + timedelta(seconds=1))) == ["a1", "a2", "b1"]
+    from cupboard.competitions.ranking_rules import phase_rule
+
+    assert "every scored run is its own row" in phase_rule(phase).lower()

@@ -37,7 +37,7 @@ def _random_scores(rng: random.Random) -> dict:
     return ndcg(**{code: rng.choice([0.1, 0.3, 0.5, 0.7, rng.random()]) for code in codes})
 
 
-@pytest.mark.parametrize("ranking", ["best", "last", "selected"])
+@pytest.mark.parametrize("ranking", ["best", "last", "selected", "runs"])
 @pytest.mark.parametrize("missing", ["zero", "incomplete"])
 def test_it_equals_a_full_rebuild_after_every_scoring(cast, ranking, missing):
     cast.competition.missing_subset = missing

@@ -44,7 +44,7 @@ def test_it_names_a_bad_phase_ranking_with_its_path():
     data["phases"][1]["ranking"] = "latest"
     with pytest.raises(DefinitionError) as caught:
         definition_parse(data)
-    assert "phases[1].ranking: must be one of best, last, selected, not 'latest'" in caught.value.problems
+    assert "phases[1].ranking: must be one of best, last, selected, runs, not 'latest'" in caught.value.problems
 
 
 @pytest.mark.django_db

@@ -172,6 +172,7 @@ class Phase(models.Model):
         BEST = "best", "Best scored submission"
         LAST = "last", "Last scored submission"
         SELECTED = "selected", "Submissions the team selected"
+        RUNS = "runs", "Every scored submission, each its own row (as a TREC overview lists runs)"
 
     class BeforeReveal(models.TextChoices):
         """What participants see of the phase's runs before its reveal (see competitions/viewer.py)."""

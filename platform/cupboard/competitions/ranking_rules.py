@@ -19,7 +19,8 @@ TIE_RULE = ("Teams are ranked by the Avg column, higher first; an incomplete ave
 
 _COUNTS = {Phase.Ranking.BEST: "each team's best run counts",
            Phase.Ranking.LAST: "each team's last submitted run counts",
-           Phase.Ranking.SELECTED: "the best of the runs each team selects counts (its last run if it selects none)"}
+           Phase.Ranking.SELECTED: "the best of the runs each team selects counts (its last run if it selects none)",
+           Phase.Ranking.RUNS: "every scored run is its own row, ranked against every other run"}
 
 LADDER = ("the Ladder (Blum & Hardt 2015) is on: a team's shown score changes only when a new run beats its shown "
           "run by more than the standard error of their per-query differences, otherwise the board keeps the "

@@ -25,13 +25,16 @@ def standing_rows(phase: Phase) -> list[dict]:
     """The phase's leaderboard rows now, on the primary metric, as `ReleaseStandings.rows`
     keeps them: owner key ("team-<id>" or "baseline-<submission id>"), name, rank, the value
     per subset and the average ("all")."""
-    metric = phase.competition.primary_metric
+    metric, runs = phase.competition.primary_metric, phase.ranking == Phase.Ranking.RUNS
     rows = []
     for row in phase.leaderboard_rows.select_related("submission", "team").order_by("is_baseline", "rank"):
         values = {code: by_metric.get(metric) for code, by_metric in row.values.items()}
         values[ALL] = row.averages.get(ALL, {}).get(metric)
-        rows.append({"key": f"team-{row.team_id}" if row.team_id else f"baseline-{row.submission_id}",
-                     "name": row.team.name if row.team_id else f"Baseline: {row.submission.method_name}",
+        # on a board of every run (`ranking: runs`) a team has a row per run: each run is its own owner
+        owner = f"run-{row.submission_id}" if runs else f"team-{row.team_id}"
+        rows.append({"key": owner if row.team_id else f"baseline-{row.submission_id}",
+                     "name": (f"{row.team.name}: {row.submission.method_name}" if runs else row.team.name)
+                     if row.team_id else f"Baseline: {row.submission.method_name}",
                      "is_baseline": row.is_baseline, "rank": row.rank, "submission_id": row.submission_id,
                      "qrels": row.qrels_release_number, "values": values})
     return rows

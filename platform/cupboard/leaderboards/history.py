@@ -28,13 +28,19 @@ _FIELDS = ("submission_id", "team_id", "is_baseline", "rank", "primary_value", "
            "qrels_release_number")
 
 
-def _key(row) -> tuple:
-    return ("baseline", row["submission_id"]) if row["is_baseline"] else ("team", row["team_id"])
+def history_key(phase: Phase, *, is_baseline: bool, submission_id: int, team_id: int | None) -> tuple:
+    """Whose row a history row is: a baseline's, a team's (the run it counts may change), or on
+    a board of every run (`ranking: runs`) the run's own."""
+    if is_baseline:
+        return ("baseline", submission_id)
+    return ("run", submission_id) if phase.ranking == Phase.Ranking.RUNS else ("team", team_id)
 
 
 def rows_state(phase: Phase) -> dict[tuple, dict]:
     """{key: the row's fields} of the phase's current rows, to compare before and after a write."""
-    return {_key(row): row for row in LeaderboardRow.objects.filter(phase=phase).values(*_FIELDS)}
+    return {history_key(phase, is_baseline=row["is_baseline"], submission_id=row["submission_id"],
+                        team_id=row["team_id"]): row
+            for row in LeaderboardRow.objects.filter(phase=phase).values(*_FIELDS)}
 
 
 def history_record(*, phase: Phase, before: dict[tuple, dict], now: datetime | None = None) -> int:
@@ -72,7 +78,7 @@ def rows_at(phase: Phase, at: datetime) -> list[BoardRow]:
     found = (phase.leaderboard_history.filter(changed_at__lte=at).order_by("changed_at", "pk")
              .values_list("pk", "is_baseline", "submission_id", "team_id"))
     for pk, is_baseline, submission_id, team_id in found.iterator(chunk_size=2000):
-        latest[("baseline", submission_id) if is_baseline else ("team", team_id)] = pk
+        latest[history_key(phase, is_baseline=is_baseline, submission_id=submission_id, team_id=team_id)] = pk
     changes = LeaderboardHistory.objects.filter(pk__in=latest.values(), removed=False).select_related("submission", "team")
     return [_as_row(change) for change in sorted(changes, key=lambda c: (c.changed_at, c.pk))]
 
@@ -85,6 +91,7 @@ def rows_over_time(phase: Phase, until: datetime) -> Iterator[tuple[datetime, li
         if instant is not None and change.changed_at != instant:
             yield instant, [_as_row(c) for c in latest.values() if not c.removed]
         instant = change.changed_at
-        latest[change.key] = change
+        latest[history_key(phase, is_baseline=change.is_baseline, submission_id=change.submission_id,
+                           team_id=change.team_id)] = change
     if instant is not None:
         yield instant, [_as_row(c) for c in latest.values() if not c.removed]

@@ -79,6 +79,8 @@ def _counted(phase: Phase, teams: list[list[Candidate]], ranked_on: list[str]) -
     """The candidate each team's row shows: the phase's `ranking`, or on a phase with
     `ladder` (and ranking by best) the Ladder's shown run, from the per-query values of the
     primary metric of every run of those teams (leaderboards/ladder.py)."""
+    if phase.ranking == Phase.Ranking.RUNS:  # every run its own row (issue 34): no run stands for its team
+        return [candidate for candidates in teams for candidate in candidates]
     if not (phase.ladder and phase.ranking == Phase.Ranking.BEST):
         return [counted_candidate(candidates, ranking=phase.ranking) for candidates in teams]
     per_query: dict[int, dict[str, dict[str, float]]] = {c.submission_id: {} for team in teams for c in team}
@@ -209,15 +211,18 @@ def leaderboard_update(*, phase: Phase, submission: Submission) -> None:
     rows = LeaderboardRow.objects.filter(phase=phase)
     owned = (rows.filter(submission_id=submission.pk, is_baseline=True) if submission.is_baseline
              else rows.filter(team_id=submission.team_id, is_baseline=False))
-    old_bands = owned.values_list("standings", flat=True).first() or {}
+    old_bands = dict(owned.values_list("submission_id", "standings"))
     owned.delete()
     if found:
-        chosen = ranked([c for _, c in found])[0] if submission.is_baseline else \
-            _counted(phase, [[c for _, c in found]], ranked_on)[0]
+        # one row, or on a board of every run (`ranking: runs`) one per run of the team
+        shown = [ranked([c for _, c in found])[0]] if submission.is_baseline else \
+            _counted(phase, [[c for _, c in found]], ranked_on)
         by_pk = {s.pk: s for s, _ in found}
-        row = _row(phase=phase, submission=by_pk[chosen.submission_id], candidate=chosen, rank=None)
-        row.standings = old_bands  # the last computation's, shown as being updated until the job's land
-        row.save()
+        for chosen in shown:
+            row = _row(phase=phase, submission=by_pk[chosen.submission_id], candidate=chosen, rank=None)
+            # the last computation's, shown as being updated until the job's land
+            row.standings = old_bands.get(chosen.submission_id) or next(iter(old_bands.values()), {})
+            row.save()
     _rerank(phase)
     history_record(phase=phase, before=before)
     # Bands are relative: one team's new score can move everyone's, so the whole board is
