@@ -121,7 +121,7 @@ def test_the_grant_form_names_phases_and_the_teams_page_shows_grants(world, orga
     organizer.post(url, {"phase": world.test_b.pk, "extra": "2", "day": "", "reason": "joined late"})
     organizer.post(url, {"phase": world.test_b.pk, "extra": "1", "day": "2026-01-31", "reason": "outage"})
     page = organizer.get(reverse("competitions:manage_teams", args=[world.competition.slug])).content.decode()
-    team_b_row = page.split(f">{world.team_b.name}</a></td>")[1].split("</tr>")[0]
+    team_b_row = page.split(f"><bdi>{world.team_b.name}</bdi></a></td>")[1].split("</tr>")[0]
     assert 'title="extra submissions granted">+3</span>' in team_b_row
     grants = page.split('<table class="grants">')[1].split("</table>")[0]
     assert grants.count("<tr><td>") == 2 and "joined late" in grants and "the whole phase" in grants
