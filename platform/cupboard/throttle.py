@@ -1,5 +1,6 @@
-"""Rate limits kept in Django's cache: log-in failures per account and per address, sign-ups
-and team creations per address, API requests per token.
+"""Rate limits kept in Django's cache: log-in failures per account (from one client network and
+from anywhere), sign-ups, team creations and past boards per client network (an IPv4 address,
+an IPv6 /64), API requests per token.
 
 Why our own and not a library: django-axes covers log-ins only (and adds models, a backend
 and a middleware), django-ratelimit counts fixed windows, which let twice the rate through

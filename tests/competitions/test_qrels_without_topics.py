@@ -13,6 +13,9 @@ from cupboard.competitions.services import qrels_release_create
 from tests.factories import make_topics, qrels_text
 from tests.personas import personas  # noqa: F401
 
+# What each warning says of the judged queries without a topic (they are not scored).
+ANYWAY = "(stored anyway; they count in no score while they have no topic)"
+
 pytestmark = pytest.mark.django_db
 
 JUDGED = {str(q): {f"{q}#0": 1} for q in [1, 2, 11, 12, 13, 14, 15, 16, 17]}  # 11-17 have no topic
@@ -35,20 +38,20 @@ def release(phase, files: dict, **kwargs) -> tuple:
 
 def test_it_stores_them_and_names_the_file_the_count_and_the_first_five(phase):
     made, warnings = release(phase, {"sw": qrels_text(JUDGED), "te": qrels_text(JUDGED)})
-    assert warnings == ["qrels.cup-sw-dev.tsv: 7 judged queries have no topic in dev sw (stored anyway): "
+    assert warnings == [f"qrels.cup-sw-dev.tsv: 7 judged queries have no topic in dev sw {ANYWAY}: "
                         "11, 12, 13, 14, 15 and 2 more."]  # te has a topic for every judged query
     assert made.files.get(subset__code="sw").judged_queries == 9
 
 
 def test_one_stray_query_is_named_alone(phase):
     _, warnings = release(phase, {"sw": qrels_text({"1": {"a#0": 1}, "x1": {"b#0": 0}})})
-    assert warnings == ["qrels.cup-sw-dev.tsv: 1 judged query has no topic in dev sw (stored anyway): x1."]
+    assert warnings == [f"qrels.cup-sw-dev.tsv: 1 judged query has no topic in dev sw {ANYWAY}: x1."]
 
 
 def test_a_subset_without_topics_is_said_so(phase):
     _, warnings = release(phase, {"yo": qrels_text({"1": {"a#0": 1}, "2": {"b#0": 1}})})
     assert warnings == ["qrels.cup-yo-dev.tsv: dev has no yo topics yet, so none of its 2 judged queries has one "
-                        "(stored anyway)."]
+                        "(stored anyway; once its topics are uploaded, only the judged queries among them count)."]
 
 
 def test_import_qrels_writes_the_warning_to_stderr(phase, tmp_path):
@@ -56,7 +59,7 @@ def test_import_qrels_writes_the_warning_to_stderr(phase, tmp_path):
     path.write_bytes(qrels_text(JUDGED))
     out, err = StringIO(), StringIO()
     call_command("import_qrels", "--competition", "cup", "--phase", "dev", str(path), stdout=out, stderr=err)
-    assert "qrels.cup-sw-dev.tsv: 7 judged queries have no topic in dev sw (stored anyway): 11, 12" in err.getvalue()
+    assert f"qrels.cup-sw-dev.tsv: 7 judged queries have no topic in dev sw {ANYWAY}: 11, 12" in err.getvalue()
     assert "now uses qrels v1" in out.getvalue() and phase.qrels_releases.count() == 1
 
 
@@ -66,7 +69,7 @@ def test_the_upload_page_shows_the_warning_with_its_success(phase, personas):
         {"files": [SimpleUploadedFile("qrels.cup-sw-dev.tsv", qrels_text(JUDGED))]}, follow=True)
     page = response.content.decode()
     assert response.status_code == 200 and "now uses qrels v1" in page
-    assert "qrels.cup-sw-dev.tsv: 7 judged queries have no topic in dev sw (stored anyway): 11, 12, 13, 14, 15 and 2 more." in page
+    assert f"qrels.cup-sw-dev.tsv: 7 judged queries have no topic in dev sw {ANYWAY}: 11, 12, 13, 14, 15 and 2 more." in page
 
 
 def test_a_refused_upload_shows_no_warning(phase, personas):

@@ -338,14 +338,16 @@ def _judged_without_topics(phase: Phase, subset: Subset, qrels, *, name: str) ->
     topic_sets = list(TopicSet.objects.filter(phase=phase, subset=subset))
     if not topic_sets:
         return (f"{name}: {phase.slug} has no {subset.code} topics yet, so none of its {len(qrels.judgments)} "
-                "judged queries has one (stored anyway).")
+                "judged queries has one (stored anyway; once its topics are uploaded, only the judged queries "
+                "among them count).")
     topics = {qid for topic_set in topic_sets for qid in topic_ids(topic_set)}
     missing = [qid for qid in qrels.judgments if qid not in topics]
     if not missing:
         return None
     shown = ids_listed(missing)
     return (f"{name}: {len(missing)} judged quer{'y has' if len(missing) == 1 else 'ies have'} no topic in "
-            f"{phase.slug} {subset.code} (stored anyway): {shown}.")
+            f"{phase.slug} {subset.code} (stored anyway; they count in no score while they have no topic): "
+            f"{shown}.")
 
 
 def converted_data_import(*, phase: Phase, subset: Subset | str, topics: dict[str, str], qrels,

@@ -122,7 +122,8 @@ HISTORY_TYPES: dict[str, dict] = {
 AS_OF = {"name": "as_of", "in": "query", "required": False,
          "schema": {"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]},
          "description": "The board as it stood at this ISO 8601 date or instant (UTC without an offset). "
-                        "Limited per address (429)."}
+                        "Limited per client network, an IPv4 address or an IPv6 /64, with a token or without "
+                        "(`as-of-address` in CUPBOARD_RATES, 60 a minute by default; 429 with Retry-After past it)."}
 META = {"name": "filter", "in": "query", "required": False, "style": "form", "explode": True,
         "schema": {"type": "object", "additionalProperties": False,
                    "patternProperties": {f"^{PREFIX}[-a-zA-Z0-9_]+$": {"type": "string"}}},
