@@ -22,7 +22,7 @@ def test_an_assessor_judges_in_turn_goes_back_and_resumes(scene):
     first = client.get(url)
     assert first.status_code == 200 and b'data-position="1"' in first.content
     # Arabic or Persian queries and passages take their own direction (issue 33, item 13).
-    assert b'<article class="passage" lang="sw" dir="auto">' in first.content
+    assert b'<article class="passage" lang="sw">' in first.content and b'<p dir="auto">The text of passage' in first.content
     assert b'<bdi lang="sw" dir="auto">' in first.content
     shown = re.search(rb'name="shown" value="([^"]+)"', first.content).group(1).decode()
     answer = client.post(url, {"position": "1", "label": "1", "shown": shown})
