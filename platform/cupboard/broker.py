@@ -11,8 +11,15 @@ messages left in the folder across a reboot ahead of new ones. The names start w
 that sorts after every digit, so messages a previous version left in the queue (unpadded
 digits) are taken before the new ones.
 
+A message is also written whole before it is visible: kombu creates the file under its final
+name and then writes it, while its reader takes any file of the queue's name without a lock
+(moves it away and reads it), so a worker polling at that instant read an empty file and died
+of a JSONDecodeError (seen under load in the journeys' test). Here it is written under a name
+the reader skips (`.part` after the queue's) and renamed to its own once complete, which is
+atomic within the folder.
+
 `register()` (called by cupboard/celery.py) makes `filesystem://` this transport; everything
-else (folders, locking, reading) is kombu's.
+else (folders, reading) is kombu's.
 """
 from __future__ import annotations
 
@@ -35,16 +42,12 @@ def message_name(queue: str, *, clock=time.time_ns) -> str:
 
 class Channel(filesystem.Channel):
     def _put(self, queue, payload, **kwargs):
-        """kombu's `_put` with `message_name`: written under a lock, so a reader that finds the
-        file early waits for its whole content."""
+        """kombu's `_put` with `message_name`, visible under that name only once written whole."""
         path = os.path.join(self.data_folder_out, message_name(queue))
         try:
-            with open(path, "wb", buffering=0) as handle:
-                filesystem.lock(handle, filesystem.LOCK_EX)
-                try:
-                    handle.write(str_to_bytes(dumps(payload)))
-                finally:
-                    filesystem.unlock(handle)
+            with open(f"{path}.part", "wb", buffering=0) as handle:
+                handle.write(str_to_bytes(dumps(payload)))
+            os.replace(f"{path}.part", path)
         except OSError as exc:
             raise filesystem.ChannelError(f"Cannot add file {path!r} to directory") from exc
 

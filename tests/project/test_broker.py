@@ -7,6 +7,7 @@ import uuid
 from unittest import mock
 
 from kombu import Connection
+from kombu.utils.json import dumps
 
 import cupboard  # noqa: F401  (the Celery app registers the transport)
 from cupboard import broker
@@ -73,3 +74,25 @@ def test_messages_an_older_version_left_in_the_queue_are_taken_first(tmp_path):
         for message in taken:
             message.ack()
         queue.close()
+
+
+def test_a_message_is_seen_under_its_name_only_once_written_whole(tmp_path):
+    """kombu's reader takes any file of the queue's name, unlocked: a message created under its
+    name and then written was read empty by a worker polling in between (JSONDecodeError)."""
+    seen_while_writing = []
+    name = _queue_name()
+    with _connection(tmp_path) as connection:
+        queue = connection.SimpleQueue(name)
+        folder = tmp_path / "queue"
+
+        def dumps_looking(payload):
+            seen_while_writing.extend(p.name for p in folder.iterdir() if p.name.partition(".")[2] == f"{name}.msg")
+            return dumps(payload)
+        with mock.patch.object(broker, "dumps", dumps_looking):
+            queue.put({"number": 0})
+        assert seen_while_writing == []  # nothing a reader would take yet
+        message = queue.get(timeout=5)
+        assert message.payload == {"number": 0}
+        message.ack()
+        queue.close()
+        assert not [p for p in folder.iterdir() if p.name.endswith(".part")]
