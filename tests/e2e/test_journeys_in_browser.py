@@ -2,9 +2,12 @@
 1366 px and a phone's 390 px, by clicking what a person would click. Every page on the way
 must fit the screen (no sideways scroll) and log no console or script error.
 
-- Participant: an invite link opened while logged out -> sign up -> back at the invite -> join
-  the team -> Submit -> upload a run -> scored by a real Celery worker -> select it for the
-  final ranking -> its score on the leaderboard, equal to `python -m evaluator score`'s.
+- Participant: a log-in form sent after its cookie was lost -> the site's own page saying so
+  (not Django's bare 403) -> an invite link opened while logged out -> sign up -> back at the
+  invite -> join the team -> Submit, on a form offering the one language the phase takes of
+  the competition's two -> upload a run -> scored by a real Celery worker -> Compare with the
+  organizers' baseline, its A - B and p-value columns on screen -> select it for the final
+  ranking -> its score on the leaderboard, equal to `python -m evaluator score`'s.
 - Organizer: log in -> organizer area -> Teams -> extra submissions for a team that never
   submitted -> a message to every team (an e-mail per member, sent by the worker through
   Django's file backend) ->
@@ -23,6 +26,7 @@ import time
 
 import pytest
 
+from evaluator import synthetic
 from tests.browser import watch_errors
 from tests.e2e.stack import Stack, expected_scores, make_data, wait_until
 
@@ -36,19 +40,26 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SETUP = """
 from datetime import timedelta
 from pathlib import Path
+from django.core.files.base import ContentFile
 from django.utils import timezone
 from cupboard.competitions.services import qrels_release_create
+from cupboard.submissions.services import submission_create
 from cupboard.competitions.topic_files import topics_import
 from tests.factories import make_competition, make_phase, make_team, make_user
 
 folder, now = Path({folder!r}), timezone.now()
 organizer = make_user("organizer", password={password!r})
-cup = make_competition(slug="cup", title="Journey Cup", known=["sw"], surprise=[], organizers=[organizer], phases=False)
+# Two languages, the final phase taking one (yo has no topics in it): the upload form offers sw alone.
+cup = make_competition(slug="cup", title="Journey Cup", known=["sw", "yo"], surprise=[], organizers=[organizer],
+                       phases=False)
 final = make_phase(cup, slug="final", name="Final", position=0, opens_at=now - timedelta(days=1),
                    closes_at=now + timedelta(days=20), is_final=True, ranking="selected", daily_limit=5)
 topics_import(phase=final, subset="sw", file=folder / "topics.sw.tsv", name="topics.journey-sw-final.tsv")
 qrels_release_create(phase=final, files={{"sw": folder / "qrels.sw.tsv"}}, actor=organizer)
 make_team(cup, name="Quiet", members=[make_user("quiet")])  # never submits: the organizer's grant goes here
+# The organizers' baseline, scored by the worker once it starts: what the participants compare with.
+submission_create(phase=final, team=None, user=organizer, is_baseline=True, method_name="Baseline BM25",
+                  files=[(ContentFile((folder / "run.base.sw.txt").read_bytes(), name="run.base.sw.txt"), "sw")])
 for width in {widths!r}:
     team = make_team(cup, name=f"Lighthouse {{width}}", members=[make_user(f"captain{{width}}")])
     print("invite", width, team.invite_code)
@@ -59,6 +70,7 @@ for width in {widths!r}:
 def stack(tmp_path_factory):
     folder = tmp_path_factory.mktemp("journeys")
     files = make_data(folder)
+    synthetic.make_run(folder / "run.base.sw.txt", language="sw", count=30, tag="base", found=0.5)
     stack = Stack(folder)
     with stack:
         stack.migrate()
@@ -143,6 +155,7 @@ def test_the_first_day_journeys_fit_the_screen(stack, browser, width):
 def a_participant_goes_from_an_invite_to_a_scored_run_selected_for_the_final(stack, browser, width: int) -> None:
     walk = Walk(browser, stack, width)
     page = walk.page
+    a_form_sent_without_its_cookie_gets_the_sites_page(walk, stack)
     invite = f"{stack.url}/teams/join/{stack.invites[width]}/"
     page.goto(invite)
     walk.seen()
@@ -158,6 +171,7 @@ def a_participant_goes_from_an_invite_to_a_scored_run_selected_for_the_final(sta
     assert page.locator("h1").inner_text() == f"Lighthouse {width}" and f"ada{width}" in walk.text()
 
     walk.click("link", "Submit to Final")
+    assert page.locator("select[name=subset] option").all_inner_texts() == ["from the file name", "sw Swahili"]
     page.set_input_files("input[name=files]", str(stack.files["run"]))
     page.fill("input[name=method_name]", f"BM25 at {width}")
     page.click("form.upload button[type=submit]")
@@ -170,6 +184,7 @@ def a_participant_goes_from_an_invite_to_a_scored_run_selected_for_the_final(sta
         return page.locator("#state .status-value").inner_text().strip().lower() == "scored"
     wait_until(scored, every=1, what=lambda: f"the run to be scored\n{stack.log('worker')[-3000:]}")
 
+    the_comparison_with_the_baseline_fits_the_screen(walk)
     walk.click("button", "Select for final")
     assert "This submission counts for the ranking of Final" in walk.text()
 
@@ -182,6 +197,41 @@ def a_participant_goes_from_an_invite_to_a_scored_run_selected_for_the_final(sta
     walk.close()
     assert stack.query("SELECT s.status, s.selected_for_final FROM submissions_submission s "
                        "JOIN teams_team t ON t.id = s.team_id WHERE t.name = ?", f"Lighthouse {width}") == [("scored", 1)]
+
+
+def a_form_sent_without_its_cookie_gets_the_sites_page(walk: Walk, stack) -> None:
+    """A log-in page left open while its CSRF cookie went (cleared, expired): the site's 403
+    page in the site's look, saying nothing was changed and what to do."""
+    page = walk.page
+    page.goto(f"{stack.url}/accounts/login/")
+    walk.seen()
+    walk.context.clear_cookies()
+    page.fill("#id_username", "nobody")
+    page.fill("#id_password", PASSWORD)
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        walk.click("button", "Log in")
+    assert answer.value.status == 403
+    assert page.locator("h1").inner_text() == "This form could not be accepted" and page.locator("header.site").is_visible()
+    assert "nothing was changed" in walk.text()
+    walk.problems = [p for p in walk.problems if not p.endswith("403 " + page.url)]  # the answer meant here
+
+
+def the_comparison_with_the_baseline_fits_the_screen(walk: Walk) -> None:
+    """From the scored run's page to Compare with the baseline: every column of the first
+    row (the difference and the p-values too) inside the screen, at a phone's width as well."""
+    page = walk.page
+    run = page.url
+    page.locator("#compare select[name=with]").select_option(
+        page.locator("#compare option", has_text="Baseline BM25").get_attribute("value"))
+    walk.follow(page.locator("#compare button[type=submit]"))
+    cells = page.locator("table.comparison tbody tr").first.locator("td")
+    assert page.locator("table.comparison tbody tr").first.locator("td.difference, td.p-value").count() == 3
+    for index in range(cells.count()):
+        box = cells.nth(index).bounding_box()
+        assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= walk.width, \
+            f"Compare's cell {index} at {box} is off a {walk.width} px screen"
+    page.goto(run)
+    walk.seen()
 
 
 def an_organizer_grants_messages_rescores_and_exports(stack, browser, width: int) -> None:
