@@ -18,6 +18,8 @@ import io
 import random
 from collections.abc import Callable
 
+from django.db import transaction
+
 from cupboard.competitions.assessors import assessor_add
 from cupboard.competitions.models import Phase
 from cupboard.judging.assessment import corpus_text, corpus_upload, item_label, judging_round_create, phase_topics
@@ -51,10 +53,11 @@ def demo_assessment(*, phase: Phase, organizer, assessors: list, seed: int, log:
     first = judging_round_create(export=export, assessors={codes[0]: assessors}, overlap=ASSESSED_OVERLAP,
                                  actor=organizer)
     _judge(first, rng, share=1.0)
-    for passage in round_passages(first):
-        if passage.disputed:
-            resolution_set(judging_round=first, code=passage.code, qid=passage.qid, docid=passage.docid,
-                           label=max(passage.given), actor=organizer)
+    with transaction.atomic():  # one commit for the ~50 resolutions, as for the labels
+        for passage in round_passages(first):
+            if passage.disputed:
+                resolution_set(judging_round=first, code=passage.code, qid=passage.qid, docid=passage.docid,
+                               label=max(passage.given), actor=organizer)
     release = qrels_version_create(judging_round=first, actor=organizer)
     rescore_in_process(phase)
     log(f"{phase}: {codes[0]} judged in the browser by {', '.join(a.username for a in assessors)}: qrels v{release.number}")
@@ -78,9 +81,11 @@ def _corpus(phase: Phase, export: PoolExport, code: str, topics: dict, rng: rand
     corpus_upload(phase=phase, subset=subset, file=handle, name=f"corpus.demo-{code}.tsv", actor=organizer)
 
 
+@transaction.atomic
 def _judge(judging_round, rng: random.Random, *, share: float) -> None:
     """Label the first `share` of every task: a seeded coin, the same per passage for every
-    assessor but now and then (DIFFERING_SHARE) another label."""
+    assessor but now and then (DIFFERING_SHARE) another label. In one transaction: each of
+    the ~3,000 labels committed on its own (as the page does, one per click) waited on the disk."""
     coins: dict[tuple[str, str], int] = {}
     for number, task in enumerate(judging_round.assignments.select_related("assessor").order_by("pk")):
         items = list(task.items.select_related("assignment__round__phase__competition").order_by("position"))

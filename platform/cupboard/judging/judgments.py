@@ -59,19 +59,26 @@ class Passage:
         return self.given[0]
 
 
-def round_passages(judging_round: JudgingRound) -> list[Passage]:
-    """Every passage of the round with its labels and resolution, by subset, query, document."""
+def round_passages(judging_round: JudgingRound, *, only: tuple[str, str, str] | None = None) -> list[Passage]:
+    """Every passage of the round with its labels and resolution, by subset, query, document;
+    with `only` (code, qid, docid), that passage alone: resolving one dispute reads its own
+    items, not the round's thousands again."""
     passages: dict[tuple[str, str, str], Passage] = {}
-    items = (JudgingItem.objects.filter(assignment__round=judging_round)
-             .select_related("assignment__subset", "assignment__assessor").order_by("assignment__subset__position",
-                                                                                    "qid", "docid"))
+    items = JudgingItem.objects.filter(assignment__round=judging_round)
+    resolutions = judging_round.resolutions.all()
+    if only is not None:
+        code, qid, docid = only
+        items = items.filter(assignment__subset__code=code, qid=qid, docid=docid)
+        resolutions = resolutions.filter(subset__code=code, qid=qid, docid=docid)
+    items = items.select_related("assignment__subset", "assignment__assessor").order_by(
+        "assignment__subset__position", "qid", "docid")
     for item in items:
         code = item.assignment.subset.code
         key = (code, item.qid, item.docid)
         if key not in passages:
             passages[key] = Passage(code, item.qid, item.docid, item.query, item.title, item.text, {})
         passages[key].labels[item.assignment.assessor.username] = item.label
-    for resolution in judging_round.resolutions.select_related("subset"):
+    for resolution in resolutions.select_related("subset"):
         found = passages.get((resolution.subset.code, resolution.qid, resolution.docid))
         if found is not None:
             found.resolved = resolution.label
@@ -115,7 +122,7 @@ def round_agreement(judging_round: JudgingRound, passages: list[Passage] | None 
 @transaction.atomic
 def resolution_set(*, judging_round: JudgingRound, code: str, qid: str, docid: str, label: int, actor) -> Resolution:
     """The organizer's final label of a disputed passage (changed again by calling again)."""
-    passage = next((p for p in round_passages(judging_round) if (p.code, p.qid, p.docid) == (code, qid, docid)), None)
+    passage = next(iter(round_passages(judging_round, only=(code, qid, docid))), None)
     if passage is None or not passage.disputed:
         raise ValidationError("Only a passage its assessors labelled differently is resolved.", code="not-disputed")
     if label not in passage.given:
