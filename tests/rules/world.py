@@ -24,6 +24,8 @@ from cupboard.competitions.models import TopicsFile, TopicsVersion
 from cupboard.competitions.services import qrels_release_create
 from cupboard.judging.assessment import corpus_upload, judging_round_create
 from cupboard.judging.pools import pool_export_build, pool_export_create
+from cupboard.leaderboards.bands import bands_compute
+from cupboard.leaderboards.models import BandsJob
 from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
@@ -138,6 +140,8 @@ def build_world() -> World:
                         baseline=True),
         baseline_test_b=submit(test_b, team=None, user=cast.organizer, tag=TAG_TEST_B_BASELINE, baseline=True),
     )
+    for phase in (dev, test_b):  # the bands job each board's scorings sent, run as the worker runs it
+        assert bands_compute(job_id=BandsJob.objects.get(phase=phase).pk) == "landed"
     world.pool_test_b = pool_export_create(phase=test_b, actor=cast.organizer)
     assert pool_export_build(export_id=world.pool_test_b.pk) == "done"
     world.pool_test_b.refresh_from_db()
