@@ -39,6 +39,9 @@ What each path holds, and what it does not:
 - scoring: the submission row (6) while scores are replaced; the leaderboard refresh
   then runs in a transaction of its own (3).
 - leaderboard refresh: the phase row (3), then deletes and inserts that phase's rows.
+- rank bands (leaderboards/bands.py): a board update marks the phase's `BandsJob` row under
+  the phase row (3); the job computes holding nothing, then takes the phase row (3) to store
+  the bands and end its claim on the `BandsJob` row (after the phase, as the mark).
 - re-scoring (`phase_rescore`): the phase row (3), then UPDATEs of its submission rows (6).
 - final selection, disqualification: the team row (5) resp. the submission (6); the
   refresh runs after COMMIT.
