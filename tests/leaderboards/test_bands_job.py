@@ -164,3 +164,23 @@ def _in_thread(function, **kwargs):
         return function(**kwargs)
     finally:
         connection.close()
+
+
+def test_the_official_results_frozen_while_a_job_is_pending_carry_current_bands(cast, monkeypatch):
+    import json
+    from datetime import timedelta
+
+    from cupboard.leaderboards.snapshots import snapshot_freeze
+
+    monkeypatch.setattr(bands, "job_enqueue", lambda kind, ids: None)  # its worker never comes
+    phase = cast.competition.phases.get(slug="test-b")
+    scored_with_queries(phase, team=cast.team_a, levels={"sw": 0.7, "te": 0.7}, seed=1)
+    leaderboard_refresh(phase=phase)
+    _update(phase, cast.team_b, 0.9, seed=2)
+    assert BandsJob.objects.get(phase=phase).landed == 0
+    snapshot = snapshot_freeze(phase=phase, now=phase.reveal_at + timedelta(seconds=1))
+    frozen = json.loads(snapshot.json)
+    assert frozen["significance"]["updating"] is False
+    assert [row["standings"]["Avg"]["rank_low"] for row in frozen["rows"]] == [1, 2]
+    job = BandsJob.objects.get(phase=phase)
+    assert job.landed == job.wanted == 1, "the job still to come stores nothing older"
