@@ -320,8 +320,8 @@ def main() -> None:
                    _load(base, phase, user))
         if "p" in PARTS:
             _table("| URL (dev phase, 500 teams) | viewer | req/s at c=10 | share (reference measured beside it) | p99 "
-                   "| errors (c=10, c=50) | goal |\n"
-                   "|---|---|---:|---:|---:|---:|---|", _pages(base, phase, user))
+                   "| server CPU per request (reference's) | errors (c=10, c=50) | goal |\n"
+                   "|---|---|---:|---:|---:|---:|---:|---|", _pages(base, phase, user))
         if "c" in PARTS:
             _table("| (c) one submission, 2 cores, worker concurrency 2 | time |\n|---|---:|",
                    upload_rows(base, ENV, VAR))
