@@ -64,7 +64,7 @@ class UploadForm(forms.Form):
     is_baseline = YesNoField(required=False, label="Upload as a public baseline (organizers)")
 
     def __init__(self, *args, subsets=(), organizer=False, metadata_fields: Sequence[MetadataField] = (),
-                 final: bool = True, topic_fields: Sequence[str] = (), **kwargs):
+                 final: bool = True, topic_fields: Sequence[str] = (), collections: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         if not final:  # only a final phase has a results archive to release a run in
             del self.fields["release_consent"]
@@ -72,7 +72,9 @@ class UploadForm(forms.Form):
             self.fields["topic_fields"].choices = [(name, name) for name in topic_fields]
         else:
             del self.fields["topic_fields"]
-        self.only = _one_collection(self, list(subsets))
+        # One collection is the competition's only subset; a phase taking one of several languages
+        # still reads each file's language from its name (a run.te.txt is not Swahili's).
+        self.only = _one_collection(self, list(subsets), collections=collections)
         if self.only is None:
             self.fields["subset"].choices = [("", "from the file name")] + [(s.code, f"{s.code} {s.name}")
                                                                             for s in subsets]
@@ -111,12 +113,12 @@ class UploadForm(forms.Form):
 KIND_WORDS = {"language": "language", "pair": "language pair", "test_set": "test set"}
 
 
-def _one_collection(form: forms.Form, subsets: list) -> str | None:
+def _one_collection(form: forms.Form, subsets: list, *, collections: int | None = None) -> str | None:
     """The form's words for the phase's subsets: a task of one collection asks for one run file
     and no language (issue 34 item 7: it said "One run file per language"), and returns its
     code, which every file is for; otherwise the file name says each file's subset, in the
     subsets' own word (language, language pair, test set)."""
-    if len(subsets) == 1:
+    if len(subsets) == 1 and (collections or 1) == 1:
         del form.fields["subset"]
         form.fields["files"].help_text = f"One run file, plain or .gz ({subsets[0].name})."
         return subsets[0].code

@@ -86,6 +86,7 @@ def upload(request, competition_slug: str, phase_slug: str):
     now, organizer, team = viewer.now, viewer.is_organizer, viewer.team
     taken = phase_subsets(phase, viewer.subsets)  # the languages it has topics for (Test A: 11 of 18)
     form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer, subsets=taken,
+                      collections=len(viewer.subsets),
                       metadata_fields=metadata_fields(phase.competition), final=phase.has_official_results,
                       topic_fields=phase_topic_fields(phase))
     refusal = None
