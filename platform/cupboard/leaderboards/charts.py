@@ -251,20 +251,18 @@ def baselines_of(leaderboard: Leaderboard, *, metric: str) -> list[Baseline]:
 
 
 def submission_figure(*, name: str, values: dict[str, float | None], baselines: list[Baseline], metric: str,
-                      decimals: int, own_url: str = ""):
+                      decimals: int, own_url: str = "") -> dict:
     """One submission's bars per subset ({code: value}, as its viewer may see them) beside the
-    phase's baselines (but itself, at `own_url`)."""
-    import plotly.graph_objects as go
-
+    phase's baselines (but itself, at `own_url`): plain plotly JSON, as the board's charts."""
     codes = list(values)
     hover = bar_hover(decimals)
-    figure = go.Figure(go.Bar(name=name, x=codes, y=[values[c] for c in codes], hovertemplate=hover))
-    for method, url, cells in baselines:
-        if url != own_url:
-            figure.add_trace(go.Bar(name=f"{method} (baseline)", x=codes, marker_pattern_shape="/",
-                                    y=[cells.get(c) for c in codes], hovertemplate=hover))
-    figure.update_layout(barmode="group", title=f"{metric} per subset", yaxis_title=metric, margin={"t": 50, "b": 40})
-    return figure
+    traces: list[dict] = [{"type": "bar", "name": name, "x": codes, "y": [values[c] for c in codes],
+                           "hovertemplate": hover}]
+    traces += [{"type": "bar", "name": f"{method} (baseline)", "x": codes, "y": [cells.get(c) for c in codes],
+                "marker": {"pattern": {"shape": "/"}}, "hovertemplate": hover}
+               for method, url, cells in baselines if url != own_url]
+    return {"data": traces, "layout": {"barmode": "group", **_title(f"{metric} per subset"), "yaxis": _title(metric),
+                                       "margin": {"t": 50, "b": 40}}}
 
 
 def history_figures(history: History) -> list:
