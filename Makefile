@@ -54,11 +54,14 @@ test-sqlite: install
 ## Again on PostgreSQL + Redis, the tests that reach the database (the `database` mark, set by
 ## tests/conftest.py): not the pure-Python ones, nor the end-to-end stacks on SQLite files of their
 ## own, nor the browser ones, nor the slow ones about neither (the demo crawl, the permissions matrix).
+## Its sessions (the tests' and every process they start) commit without waiting for the disk
+## (PGOPTIONS, synchronous_commit=off): what other sessions see and when is unchanged, only a
+## server crash could lose the last commits; the tests' many small commits each waited for an fsync.
 test-postgres: install
-	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) \
+	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) \
 		$(PYTEST) $(XDIST) --durations=25 --ignore=tests/evaluator -m "database and not browser and (not slow or postgres or worker)"
 	@# The same real-worker test once more through RabbitMQ, the other production broker.
-	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
+	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
 		$(PYTEST) -q tests/submissions/test_worker.py
 
 ## The demo runs as a site would (debug off, static files collected), on plain http (scripts/run-demo).
