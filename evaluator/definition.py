@@ -1,28 +1,34 @@
 """How a competition definition scores: its subsets and averages, measures, relevance level
-and depths, with the benchmark's defaults filled in; and those keys read from a local file.
+and depths, declared once as schema keys (evaluator/schema.py), with the benchmark's defaults
+filled in; and those keys read from a local file.
 
 The competition definition is the YAML file organizers load into cupboard
-(`manage.py load_competition`; every key in docs/definition.md). The platform's loader
-checks the whole file; these rules, which decide what a run scores, live here so that the
-loader and the command line (`python -m evaluator score --definition my-task.yaml`) derive
-the same values from the same file. The platform calls them; nothing here knows it.
+(`manage.py load_competition`; every key in docs/definition.md). `ScoringDef` declares and
+checks the keys that decide what a run scores; the platform's `Definition`
+(cupboard/competitions/definition.py) extends it with the rest of the file. So the loader and
+the command line (`python -m evaluator score --definition my-task.yaml`) read those keys with
+one reader: the same values, and the same problem at the same key path and line, from the same
+file. Nothing here knows the platform.
 """
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+import typing
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from . import schema
 from .aggregate import MISSING_RULES
-from .benchmarks import ALL, BENCHMARKS, Benchmark, GroupSpec, SubsetSpec
+from .benchmarks import ALL, BENCHMARKS, Benchmark, GroupSpec, Kind, SubsetSpec
 from .measures import parse_metric, scoring_depth
 from .records import InputError, Problem
+from .schema import Fail, key
 from .yaml_lines import key_lines, line_of
 
 AVG_LABEL = "Avg"  # the heading of the one average over every subset
-DEFAULT_MAX_RUN_DEPTH = 1000  # the definition's `max_run_depth` when absent
 
 
 # --- the rules, shared with the platform's loader ------------------------------------------------
@@ -91,6 +97,157 @@ def definition_groups(benchmark: Benchmark | None, listed: Sequence[GroupSpec] |
     return groups
 
 
+# --- the scoring keys, declared once ------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class GroupDef:
+    """An average column over the subsets that belong to it (MIRACL: known -> K.Avg, surprise -> S.Avg).
+    A group with a `reveal_at` hides its subsets' columns, topics and scores until then. With one
+    group (or none: subsets listed without one), the board has a single average, Avg."""
+
+    name: str = key(help="its name, as subsets' `group` names it")
+    label: str = key(help="the heading of its average column, e.g. K.Avg")
+    reveal_at: datetime | None = key(None, help="hidden until this instant", shown_default="visible from the start")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubsetDef:
+    """One leaderboard column: a language (sw), a language pair (en-zh) or a test set (cmedqa).
+    Its code is how published file names and uploads name it."""
+
+    code: str = key(help="as it appears in file names, e.g. sw or en-zh; for a benchmark other than "
+                         "`generic`, one of the benchmark's codes")
+    name: str | None = key(None, help="shown in column tips and pages, e.g. Swahili",
+                           shown_default="the benchmark's name for the code, else the code")
+    group: str | None = key(None, help="the `name` of the group it is averaged in; required when `groups` are "
+                                       "listed", shown_default="the benchmark's group for the code, else the one "
+                                                               "average (Avg): a single-average board")
+    kind: str | None = key(None, help="what the column is", choices=lambda: typing.get_args(Kind),
+                           shown_default="the benchmark's, else `language`")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScoringDef:
+    """The keys of a competition definition that decide what a run scores, and their rules.
+    The platform's Definition extends it (placing these keys among its own: KEY_ORDER)."""
+
+    benchmark: str = key(choices=lambda: tuple(sorted(BENCHMARKS)),
+                         help="a key of evaluator.benchmarks: its subsets, metrics, docid shape and file names; "
+                              "`generic` for any TREC collection")
+    metrics: list[str] | None = key(None, help="measures shown, e.g. [nDCG@10, R@100]",
+                                    shown_default="the benchmark's")
+    primary_metric: str | None = key(None, help="ranks teams by its overall average; one of `metrics`",
+                                     shown_default="the benchmark's where `metrics` holds it, else the first of `metrics`")
+    relevance_level: int | None = key(None, minimum=0, help="labels at or above it are relevant (binary measures)",
+                                      shown_default="the benchmark's, else 1")
+    missing_subset: str = key(MISSING_RULES[0], choices=MISSING_RULES,
+                              help="zero: a subset without a run counts 0 in averages; incomplete: the average "
+                                   "is left empty")
+    max_run_depth: int = key(1000, minimum=1, help="documents per query a run may hold")
+    scoring_depth: int | None = key(None, minimum=1, help="documents per query scored, as trec_eval -M; at most "
+                                                          "`max_run_depth` and at least the deepest cutoff",
+                                    shown_default="the deepest cutoff of `metrics`, or `max_run_depth` when a "
+                                                  "measure has none (AP, RR, nDCG): trec_eval -c on whole runs")
+    groups: list[GroupDef] | None = key(None, help="average columns, below", shown_default="the benchmark's")
+    subsets: list[SubsetDef] | None = key(None, help="leaderboard columns, below", shown_default="the benchmark's")
+
+    def check(self, fail: Fail) -> None:
+        self._check_metrics(fail)
+        self._check_depth(fail)
+        self._check_columns(fail)
+
+    def _check_metrics(self, fail: Fail) -> None:
+        metrics, primary = self.resolved_metrics(), self.resolved_primary_metric()
+        if self.metrics is not None and (not self.metrics or not all(self.metrics)):
+            fail("metrics", "must be a non-empty list of metric names like nDCG@10")
+        elif len(set(metrics)) != len(metrics):
+            fail("metrics", "lists a metric twice")
+        elif bad := _unknown_metrics(metrics):
+            for index, message in bad:
+                fail(f"metrics[{index}]", message)
+        elif primary not in metrics and metrics:
+            fail("primary_metric", f"{primary!r} is not one of metrics")
+
+    def _check_depth(self, fail: Fail) -> None:
+        """A measure deeper than the runs may go is refused when the file is read, never when
+        the first run is scored."""
+        metrics = self.resolved_metrics()
+        if self.max_run_depth is None or not all(metrics) or _unknown_metrics(metrics):
+            return  # reported by _check_metrics
+        if self.scoring_depth is not None and self.scoring_depth > self.max_run_depth:
+            fail("scoring_depth", f"{self.scoring_depth} is deeper than max_run_depth {self.max_run_depth}, "
+                                  "the most documents a run may hold per query")
+            return
+        parsed = [parse_metric(name) for name in metrics]
+        depth = scoring_depth(parsed, max_depth=self.max_run_depth, depth=self.scoring_depth)
+        limit = "scoring_depth" if self.scoring_depth is not None else "max_run_depth"
+        for index, (name, metric) in enumerate(zip(metrics, parsed, strict=True)):
+            if metric.cutoff is not None and metric.cutoff > depth:
+                what = "documents per query scored" if limit == "scoring_depth" else "documents per query a run may hold"
+                fail(f"metrics[{index}]", f"{name} looks deeper than {limit} {depth} ({what}): raise {limit} "
+                                          f"to {metric.cutoff} or cut the measure at {depth}")
+
+    def _check_columns(self, fail: Fail) -> None:
+        if self.groups is not None and not self.groups:
+            fail("groups", "at least one group is required")
+        if self.subsets is not None and not self.subsets:
+            fail("subsets", "at least one subset is required")
+        elif not self.resolved_subsets() and self.benchmark_spec() is not None:
+            fail("subsets", f"at least one subset is required (benchmark {self.benchmark!r} declares none)")
+        schema.unique(self.groups, "groups", "name", "group {!r} is defined twice", fail)
+        schema.unique(self.subsets, "subsets", "code", "subset {!r} is listed twice", fail)
+        known = {s.code for s in getattr(self.benchmark_spec(), "subsets", ())}
+        names = {g["name"] for g in self.resolved_groups()}
+        for index, subset in enumerate(self.subsets or ()):
+            if subset is None:
+                continue
+            if subset.code is not None and known and subset.code not in known:
+                fail(f"subsets[{index}].code", f"{subset.code!r} is not a subset of benchmark {self.benchmark!r}")
+            if subset.group is not None and subset.group not in names:
+                fail(f"subsets[{index}].group", f"no group named {subset.group!r}")
+            elif subset.group is None and self.groups:
+                fail(f"subsets[{index}].group", "is required when groups are listed (leave out `groups` for "
+                                                "one average over every subset)")
+
+    # --- the values, defaults resolved ------------------------------------------------------------
+    def benchmark_spec(self) -> Benchmark | None:
+        """The Benchmark, or None when the key is missing or unknown (reported by read)."""
+        return BENCHMARKS.get(self.benchmark or "")
+
+    def resolved_metrics(self) -> list[str]:
+        return definition_metrics(self.benchmark_spec(), self.metrics)
+
+    def resolved_primary_metric(self) -> str | None:
+        return definition_primary_metric(self.benchmark_spec(), self.resolved_metrics(), self.primary_metric)
+
+    def resolved_relevance_level(self) -> int:
+        return definition_relevance_level(self.benchmark_spec(), self.relevance_level)
+
+    def resolved_groups(self) -> list[dict[str, Any]]:
+        listed = [GroupSpec(g.name, g.label) for g in self.groups or () if g] if self.groups is not None else None
+        reveal = {g.name: g.reveal_at for g in self.groups or () if g}
+        groups = definition_groups(self.benchmark_spec(), listed, self.subset_specs())
+        return [{"name": g.name, "label": g.label, "reveal_at": reveal.get(g.name)} for g in groups]
+
+    def resolved_subsets(self) -> list[dict[str, Any]]:
+        return [{"code": s.code, "name": s.name, "group": s.group or None, "kind": s.kind}
+                for s in self.subset_specs()]
+
+    def subset_specs(self) -> list[SubsetSpec]:
+        listed = None if self.subsets is None else [
+            ListedSubset(s.code, s.name, s.group, s.kind) for s in self.subsets if s is not None]
+        return definition_subsets(self.benchmark_spec(), listed, grouped=bool(self.groups))
+
+
+def _unknown_metrics(metrics: list[str]) -> list[tuple[int, str]]:
+    bad = []
+    for index, name in enumerate(metrics):
+        try:
+            parse_metric(name)
+        except ValueError as error:
+            bad.append((index, str(error)))
+    return bad
+
+
 # --- the scoring keys of a local file ------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class DefinitionScoring:
@@ -107,11 +264,9 @@ class DefinitionScoring:
 
 def definition_scoring(path: str | Path, *, phase: str | None = None) -> DefinitionScoring:
     """The scoring keys of the definition file at `path` (for `phase`, which must be one of
-    its phases, when given). Reads only those keys (`benchmark`, `metrics`, `primary_metric`,
-    `relevance_level`, `max_run_depth`, `scoring_depth`, `missing_subset`, `subsets`, `groups`,
-    `phases[].slug`):
-    the platform's loader checks the rest. InputError names the file, line and key of every
-    problem."""
+    its phases, when given), read and checked by ScoringDef as the platform's loader reads
+    them; the loader checks the rest of the file. InputError names the file, line and key of
+    every problem."""
     import yaml
 
     from .yaml_bounded import yaml_bounded_load
@@ -128,120 +283,38 @@ def definition_scoring(path: str | Path, *, phase: str | None = None) -> Definit
         raise InputError([Problem("bad-definition", f"cannot read the definition: {error}", str(path))]) from None
     if not isinstance(data, dict):
         raise InputError([Problem("bad-definition", "the file must hold a mapping of keys", str(path))])
-    reader = _Reader(str(path), key_lines(text))
-    scoring = reader.scoring(data, phase)
-    if scoring is None:
-        raise InputError(reader.problems)
-    return scoring
+    lines = key_lines(text)
+    problems: list[Problem] = []
+
+    def fail(where: str, message: str) -> None:
+        problems.append(Problem("bad-definition", f"{where or '(top)'}: {message}", str(path), line_of(where, lines)))
+
+    names = {k.name for k in schema.keys(ScoringDef)}
+    declared = schema.read(ScoringDef, {name: value for name, value in data.items() if name in names}, "", fail)
+    _check_phase(data.get("phases"), phase, fail)
+    if problems or declared is None:
+        raise InputError(problems)
+    return _scoring(declared, phase)
 
 
-class _Reader:
-    """Reads the scoring keys, collecting each problem at its key's line."""
+def _check_phase(phases: Any, phase: str | None, fail: Fail) -> None:
+    slugs = [p.get("slug") for p in phases if isinstance(p, dict)] if isinstance(phases, list) else []
+    if phase is not None and phase not in slugs:
+        fail("phases", f"has no phase {phase!r} (it has {', '.join(map(str, slugs)) or 'none'})")
 
-    def __init__(self, file: str, lines: dict[str, int]):
-        self.file, self.lines = file, lines
-        self.problems: list[Problem] = []
 
-    def fail(self, key: str, message: str) -> None:
-        self.problems.append(Problem("bad-definition", f"{key or '(top)'}: {message}", self.file,
-                                     line_of(key, self.lines)))
-
-    def scoring(self, data: Mapping[str, Any], phase: str | None) -> DefinitionScoring | None:
-        key = data.get("benchmark")
-        benchmark = BENCHMARKS.get(key) if isinstance(key, str) else None
-        if benchmark is None:
-            self.fail("benchmark", f"must be one of {', '.join(sorted(BENCHMARKS))}, not {key!r}")
-        metrics = definition_metrics(benchmark, self.texts(data, "metrics"))
-        for index, name in enumerate(metrics):
-            self.check(f"metrics[{index}]", parse_metric, name)
-        listed = self.subsets(data)
-        groups = self.groups(data)
-        subsets = definition_subsets(benchmark, listed, grouped=groups is not None)
-        if not subsets:
-            self.fail("subsets", "at least one subset is required")
-        max_depth = self.number(data, "max_run_depth", DEFAULT_MAX_RUN_DEPTH)
-        depth = self.number(data, "scoring_depth", None)
-        missing = self.text(data, "missing_subset") or "zero"
-        if missing not in MISSING_RULES:
-            self.fail("missing_subset", f"must be one of {', '.join(MISSING_RULES)}, not {missing!r}")
-        self.phase(data, phase)
-        if benchmark is None or self.problems:
-            return None
-        every = [g for g in definition_groups(benchmark, groups, subsets) if g.name != ALL]
-        label = next((g.label for g in benchmark.groups if g.name == ALL), AVG_LABEL)
-        declared = dataclasses.replace(
-            benchmark, subsets=tuple(subsets), groups=(*every, GroupSpec(ALL, label)), metrics=tuple(metrics),
-            primary_metric=definition_primary_metric(benchmark, metrics, self.text(data, "primary_metric")) or "",
-            relevance_level=definition_relevance_level(benchmark, self.number(data, "relevance_level", None)))
-        assert max_depth is not None  # it has a default
-        scored = scoring_depth([parse_metric(m) for m in metrics], max_depth=max_depth, depth=depth)
-        return DefinitionScoring(declared, phase, max_depth, scored, missing)
-
-    def subsets(self, data: Mapping[str, Any]) -> list[ListedSubset] | None:
-        items = data.get("subsets")
-        if items is None:
-            return None
-        if not isinstance(items, list):
-            self.fail("subsets", "must be a list of mappings like {code: sw}")
-            return []
-        found = []
-        for index, item in enumerate(items):
-            at = f"subsets[{index}]"
-            if not isinstance(item, dict) or not isinstance(item.get("code"), str):
-                self.fail(at, "must be a mapping with a `code`, e.g. {code: sw}")
-                continue
-            found.append(ListedSubset(item["code"], self.text(item, "name", at), self.text(item, "group", at),
-                                      self.text(item, "kind", at)))
-        return found
-
-    def groups(self, data: Mapping[str, Any]) -> list[GroupSpec] | None:
-        items = data.get("groups")
-        if items is None:
-            return None
-        if not isinstance(items, list):
-            self.fail("groups", "must be a list of mappings like {name: known, label: K.Avg}")
-            return []
-        found = []
-        for index, item in enumerate(items):
-            if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("name", "label")):
-                self.fail(f"groups[{index}]", "must be a mapping with a `name` and a `label`")
-                continue
-            found.append(GroupSpec(item["name"], item["label"]))
-        return found
-
-    def phase(self, data: Mapping[str, Any], phase: str | None) -> None:
-        phases = data.get("phases")
-        slugs = [p.get("slug") for p in phases if isinstance(p, dict)] if isinstance(phases, list) else []
-        if phase is not None and phase not in slugs:
-            self.fail("phases", f"has no phase {phase!r} (it has {', '.join(map(str, slugs)) or 'none'})")
-
-    def texts(self, data: Mapping[str, Any], key: str) -> list[str] | None:
-        value = data.get(key)
-        if value is None:
-            return None
-        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-            self.fail(key, f"must be a non-empty list of names like [nDCG@10, R@100], not {value!r}")
-            return []
-        return value
-
-    def text(self, data: Mapping[str, Any], key: str, at: str = "") -> str | None:
-        value = data.get(key)
-        if value is not None and not isinstance(value, str):
-            self.fail(f"{at}.{key}" if at else key, f"must be text, not {value!r}")
-            return None
-        return value
-
-    def number(self, data: Mapping[str, Any], key: str, default: int | None) -> int | None:
-        value = data.get(key)
-        if value is None:
-            return default
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            self.fail(key, f"must be a whole number, not {value!r}")
-            return default
-        return value
-
-    def check(self, key: str, parse: Callable[[str], object], value: str) -> None:
-        try:
-            parse(value)
-        except ValueError as error:
-            self.fail(key, str(error))
+def _scoring(declared: ScoringDef, phase: str | None) -> DefinitionScoring:
+    """The benchmark as the file declares it, and its depths."""
+    benchmark = declared.benchmark_spec()
+    assert benchmark is not None  # read refused an unknown one
+    subsets = declared.subset_specs()
+    listed = None if declared.groups is None else [GroupSpec(g.name, g.label) for g in declared.groups]
+    every = [g for g in definition_groups(benchmark, listed, subsets) if g.name != ALL]
+    label = next((g.label for g in benchmark.groups if g.name == ALL), AVG_LABEL)
+    metrics = declared.resolved_metrics()
+    full = dataclasses.replace(
+        benchmark, subsets=tuple(subsets), groups=(*every, GroupSpec(ALL, label)), metrics=tuple(metrics),
+        primary_metric=declared.resolved_primary_metric() or "", relevance_level=declared.resolved_relevance_level())
+    scored = scoring_depth([parse_metric(m) for m in metrics], max_depth=declared.max_run_depth,
+                           depth=declared.scoring_depth)
+    return DefinitionScoring(full, phase, declared.max_run_depth, scored, declared.missing_subset)

@@ -4,9 +4,9 @@ from pathlib import Path
 import yaml
 from django.core.management import call_command
 
-from cupboard.competitions import schema
 from cupboard.competitions.definition import Definition, definition_read
 from cupboard.competitions.definition_reference import definition_reference
+from evaluator import schema
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "definition.md"
 

@@ -20,7 +20,7 @@ from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Competition
 from cupboard.competitions.roles import lock_roles, teams_of
-from cupboard.competitions.schema import Fail, key
+from evaluator.schema import Fail, key
 
 # Without `judging_labels` in the definition: binary judgments, as MIRACL's.
 DEFAULT_LABELS = (

@@ -16,9 +16,9 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from cupboard.competitions import schema
 from cupboard.competitions.definition import PHASE_BOARD_RULES, PhaseDef, SignificanceDef
 from cupboard.competitions.models import Competition
+from evaluator import schema
 
 # Keys (the last part of a path) whose changes are public: dates, limits, metrics.
 _DATES = {"starts_at", "entry_deadline", "opens_at", "closes_at", "reveal_at", "freeze_at"}

@@ -19,37 +19,23 @@ from typing import Any
 import yaml
 from django.utils.text import slugify
 
-from cupboard.competitions import schema
 from cupboard.competitions.assessors import LabelDef
 from cupboard.competitions.definition_lines import located
 from cupboard.competitions.definition_metadata import MetadataFieldDef, run_metadata_specs  # the factories import it here
 from cupboard.competitions.errors import DefinitionError
-from cupboard.competitions.models import Competition, Phase, Subset
+from cupboard.competitions.models import Phase
 from cupboard.competitions.pages import PAGES
-from cupboard.competitions.schema import Fail, key
 from cupboard.competitions.topic_variants import FIELD as VARIANT_FIELD
 from cupboard.competitions.topic_variants import TopicVariantDef
-from evaluator.benchmarks import GroupSpec
-from evaluator.definition import (
-    ListedSubset,
-    definition_groups,
-    definition_metrics,
-    definition_primary_metric,
-    definition_relevance_level,
-    definition_subsets,
-)
+from evaluator import schema
+from evaluator.definition import ScoringDef  # the keys that decide scoring, declared there
+from evaluator.schema import Fail, key
 from evaluator.yaml_bounded import yaml_bounded_load
 
 SCHEMA_VERSION = 1
 # One file per benchmark competition, e.g. DEFINITIONS_DIR / "miracl-wsdm-cup.yaml" (for `make demo`).
 DEFINITIONS_DIR = Path(__file__).resolve().parent / "definitions"
 EXAMPLES_DIR = DEFINITIONS_DIR / "examples"  # the reference page's examples, loaded by its test
-
-
-def _benchmarks() -> tuple[str, ...]:
-    from evaluator.benchmarks import BENCHMARKS
-
-    return tuple(sorted(BENCHMARKS))
 
 
 def _tests() -> tuple[str, ...]:
@@ -62,33 +48,6 @@ def _corrections() -> tuple[str, ...]:
     from evaluator.significance import CORRECTIONS
 
     return tuple(CORRECTIONS)
-
-
-@dataclass(frozen=True, kw_only=True)
-class GroupDef:
-    """An average column over the subsets that belong to it (MIRACL: known -> K.Avg, surprise -> S.Avg).
-    A group with a `reveal_at` hides its subsets' columns, topics and scores until then. With one
-    group (or none: subsets listed without one), the board has a single average, Avg."""
-
-    name: str = key(help="its name, as subsets' `group` names it")
-    label: str = key(help="the heading of its average column, e.g. K.Avg")
-    reveal_at: datetime | None = key(None, help="hidden until this instant", shown_default="visible from the start")
-
-
-@dataclass(frozen=True, kw_only=True)
-class SubsetDef:
-    """One leaderboard column: a language (sw), a language pair (en-zh) or a test set (cmedqa).
-    Its code is how published file names and uploads name it."""
-
-    code: str = key(help="as it appears in file names, e.g. sw or en-zh; for a benchmark other than "
-                         "`generic`, one of the benchmark's codes")
-    name: str | None = key(None, help="shown in column tips and pages, e.g. Swahili",
-                           shown_default="the benchmark's name for the code, else the code")
-    group: str | None = key(None, help="the `name` of the group it is averaged in; required when `groups` are "
-                                       "listed", shown_default="the benchmark's group for the code, else the one "
-                                                               "average (Avg): a single-average board")
-    kind: str | None = key(None, help="what the column is", choices=lambda: tuple(Subset.Kind.values),
-                           shown_default="the benchmark's, else `language`")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -192,10 +151,18 @@ PagesDef = dataclasses.make_dataclass(
 
 
 @dataclass(frozen=True, kw_only=True)
-class Definition:
+class Definition(ScoringDef):
     """A competition: what it scores, who runs it, its rules, subsets, groups and phases.
     Instants carry a UTC offset (`2023-01-19T23:59:59Z`): a deadline must not depend on the
     server's zone."""
+
+    # The keys that decide what a run scores (benchmark, metrics, depths, groups, subsets...) and
+    # their rules are the evaluator's ScoringDef, so its command line reads them as this does;
+    # KEY_ORDER places them among this file's own keys.
+    KEY_ORDER = ("schema", "version", "slug", "title", "description", "benchmark", "metrics", "primary_metric",
+                 "relevance_level", "missing_subset", "ranking", "final_selection_max", "decimals", "max_run_depth",
+                 "scoring_depth", "starts_at", "published", "organizers", "entry_deadline", "team_size_max", "pages",
+                 "run_metadata", "topic_variants", "significance", "judging_labels", "groups", "subsets", "phases")
 
     schema: int = key(help=f"the format of this file; this cupboard reads {SCHEMA_VERSION}")
     version: int = key(minimum=1, help="this competition's definition version: loading a higher one updates "
@@ -203,27 +170,10 @@ class Definition:
     slug: str = key(help="lowercase letters, digits and hyphens; in URLs")
     title: str = key(help="shown on every page")
     description: str = key("", help="Markdown, shown on the competition page (as its `pages`)")
-    benchmark: str = key(choices=_benchmarks, help="a key of evaluator.benchmarks: its subsets, metrics, docid "
-                                                   "shape and file names; `generic` for any TREC collection")
-    metrics: list[str] | None = key(None, help="measures shown, e.g. [nDCG@10, R@100]",
-                                    shown_default="the benchmark's")
-    primary_metric: str | None = key(None, help="ranks teams by its overall average; one of `metrics`",
-                                     shown_default="the benchmark's where `metrics` holds it, else the first of `metrics`")
-    relevance_level: int | None = key(None, minimum=0, help="labels at or above it are relevant (binary measures)",
-                                      shown_default="the benchmark's, else 1")
-    missing_subset: str = key(Competition.MissingSubset.ZERO.value,
-                              choices=lambda: tuple(Competition.MissingSubset.values),
-                              help="zero: a subset without a run counts 0 in averages; incomplete: the average "
-                                   "is left empty")
     ranking: str = key(Phase.Ranking.SELECTED.value, choices=lambda: tuple(Phase.Ranking.values),
                        help="the final phases' default `ranking` (other phases rank by best)")
     final_selection_max: int = key(2, minimum=1, help="runs a team may select where `ranking: selected`")
     decimals: int = key(3, minimum=0, help="rounding of scores shown to participants")
-    max_run_depth: int = key(1000, minimum=1, help="documents per query a run may hold")
-    scoring_depth: int | None = key(None, minimum=1, help="documents per query scored, as trec_eval -M; at most "
-                                                          "`max_run_depth` and at least the deepest cutoff",
-                                    shown_default="the deepest cutoff of `metrics`, or `max_run_depth` when a "
-                                                  "measure has none (AP, RR, nDCG): trec_eval -c on whole runs")
     starts_at: datetime | None = key(None, help="public from here; hidden judgments' SHA-256 are committed",
                                      shown_default="when first loaded")
     published: bool = key(True, help="false: only its organizers see it")
@@ -242,8 +192,6 @@ class Definition:
                                                shown_default="randomization, holm, 0.05")
     judging_labels: list[LabelDef] | None = key(None, help="labels of judging in the browser, below",
                                                 shown_default="0 not relevant, 1 relevant")
-    groups: list[GroupDef] | None = key(None, help="average columns, below", shown_default="the benchmark's")
-    subsets: list[SubsetDef] | None = key(None, help="leaderboard columns, below", shown_default="the benchmark's")
     phases: list[PhaseDef] = key(help="at least one, below")
 
     def check(self, fail: Fail) -> None:
@@ -251,11 +199,10 @@ class Definition:
             fail("schema", f"this cupboard reads schema {SCHEMA_VERSION}, not {self.schema}")
         if self.slug and slugify(self.slug) != self.slug:
             fail("slug", f"must be lowercase letters, digits and hyphens, not {self.slug!r}")
-        self._check_metrics(fail)
-        self._check_depth(fail)
-        _unique(self.run_metadata, "run_metadata", "name", "field {!r} is defined twice", fail)
+        super().check(fail)
+        schema.unique(self.run_metadata, "run_metadata", "name", "field {!r} is defined twice", fail)
         self._check_variants(fail)
-        _unique(self.judging_labels, "judging_labels", "value", "label {!r} is defined twice", fail)
+        schema.unique(self.judging_labels, "judging_labels", "value", "label {!r} is defined twice", fail)
         self._check_structure(fail)
         self._check_entry_deadline(fail)
 
@@ -272,43 +219,10 @@ class Definition:
                                    f"({last.closes_at:%Y-%m-%d %H:%M} UTC): no team could submit after it; set it "
                                    "at or before that close")
 
-    def _check_metrics(self, fail: Fail) -> None:
-        metrics, primary = self.resolved_metrics(), self.resolved_primary_metric()
-        if self.metrics is not None and (not self.metrics or not all(self.metrics)):
-            fail("metrics", "must be a non-empty list of metric names like nDCG@10")
-        elif len(set(metrics)) != len(metrics):
-            fail("metrics", "lists a metric twice")
-        elif bad := _unknown_metrics(metrics):
-            for index, message in bad:
-                fail(f"metrics[{index}]", message)
-        elif primary not in metrics and metrics:
-            fail("primary_metric", f"{primary!r} is not one of metrics")
-
-    def _check_depth(self, fail: Fail) -> None:
-        """A measure deeper than the runs may go is refused here, when the file is loaded,
-        never when the first run is scored (the rule: Competition.scored_depth)."""
-        from evaluator.measures import parse_metric, scoring_depth
-
-        metrics = self.resolved_metrics()
-        if self.max_run_depth is None or not all(metrics) or _unknown_metrics(metrics):
-            return  # reported by _check_metrics
-        if self.scoring_depth is not None and self.scoring_depth > self.max_run_depth:
-            fail("scoring_depth", f"{self.scoring_depth} is deeper than max_run_depth {self.max_run_depth}, "
-                                  "the most documents a run may hold per query")
-            return
-        parsed = [parse_metric(name) for name in metrics]
-        depth = scoring_depth(parsed, max_depth=self.max_run_depth, depth=self.scoring_depth)
-        limit = "scoring_depth" if self.scoring_depth is not None else "max_run_depth"
-        for index, (name, metric) in enumerate(zip(metrics, parsed, strict=True)):
-            if metric.cutoff is not None and metric.cutoff > depth:
-                what = "documents per query scored" if limit == "scoring_depth" else "documents per query a run may hold"
-                fail(f"metrics[{index}]", f"{name} looks deeper than {limit} {depth} ({what}): raise {limit} "
-                                          f"to {metric.cutoff} or cut the measure at {depth}")
-
     def _check_variants(self, fail: Fail) -> None:
         """Variant codes are unique and tell apart from subset codes in a file name; with two or
         more, `topics` is the run-metadata field that says which a run used (topic_variants.py)."""
-        _unique(self.topic_variants, "topic_variants", "code", "variant {!r} is listed twice", fail)
+        schema.unique(self.topic_variants, "topic_variants", "code", "variant {!r} is listed twice", fail)
         codes = {s["code"] for s in self.resolved_subsets()}
         for index, variant in enumerate(self.topic_variants or ()):
             if variant is not None and variant.code in codes:
@@ -321,28 +235,8 @@ class Definition:
                                                         "topic_variants a run used; name yours otherwise")
 
     def _check_structure(self, fail: Fail) -> None:
-        if self.groups is not None and not self.groups:
-            fail("groups", "at least one group is required")
-        if self.subsets is not None and not self.subsets:
-            fail("subsets", "at least one subset is required")
-        elif not self.resolved_subsets() and self.benchmark_spec() is not None:
-            fail("subsets", f"at least one subset is required (benchmark {self.benchmark!r} declares none)")
-        _unique(self.groups, "groups", "name", "group {!r} is defined twice", fail)
-        _unique(self.subsets, "subsets", "code", "subset {!r} is listed twice", fail)
-        _unique(self.phases, "phases", "slug", "phase {!r} is defined twice", fail)
+        schema.unique(self.phases, "phases", "slug", "phase {!r} is defined twice", fail)
         self._check_residual(fail)
-        known = {s.code for s in getattr(self.benchmark_spec(), "subsets", ())}
-        names = {g["name"] for g in self.resolved_groups()}
-        for index, subset in enumerate(self.subsets or ()):
-            if subset is None:
-                continue
-            if subset.code is not None and known and subset.code not in known:
-                fail(f"subsets[{index}].code", f"{subset.code!r} is not a subset of benchmark {self.benchmark!r}")
-            if subset.group is not None and subset.group not in names:
-                fail(f"subsets[{index}].group", f"no group named {subset.group!r}")
-            elif subset.group is None and self.groups:
-                fail(f"subsets[{index}].group", "is required when groups are listed (leave out `groups` for "
-                                                "one average over every subset)")
         if self.phases is not None and not self.phases:
             fail("phases", "at least one phase is required")
 
@@ -357,63 +251,6 @@ class Definition:
                     fail(f"phases[{index}].residual_of[{at}]", f"{slug!r} is not a phase before {phase.slug!r}"
                                                                f" (earlier: {', '.join(earlier) or 'none'})")
             earlier.append(phase.slug)
-
-    # --- the values a competition gets, defaults resolved -----------------------------------------
-    def benchmark_spec(self):
-        """The evaluator's Benchmark, or None when the key is missing or unknown (reported by read)."""
-        from evaluator.benchmarks import BENCHMARKS
-
-        return BENCHMARKS.get(self.benchmark or "")
-
-    def resolved_metrics(self) -> list:
-        return definition_metrics(self.benchmark_spec(), self.metrics)
-
-    def resolved_primary_metric(self) -> str | None:
-        return definition_primary_metric(self.benchmark_spec(), self.resolved_metrics(), self.primary_metric)
-
-    def resolved_relevance_level(self) -> int:
-        return definition_relevance_level(self.benchmark_spec(), self.relevance_level)
-
-    def resolved_groups(self) -> list[dict]:
-        listed = [GroupSpec(g.name, g.label) for g in self.groups or () if g] if self.groups is not None else None
-        reveal = {g.name: g.reveal_at for g in self.groups or () if g}
-        groups = definition_groups(self.benchmark_spec(), listed, self._subset_specs())
-        return [{"name": g.name, "label": g.label, "reveal_at": reveal.get(g.name)} for g in groups]
-
-    def resolved_subsets(self) -> list[dict]:
-        return [{"code": s.code, "name": s.name, "group": s.group or None, "kind": s.kind}
-                for s in self._subset_specs()]
-
-    def _subset_specs(self) -> list:
-        """The rules are the evaluator's (evaluator/definition.py), so that its command line's
-        `--definition FILE` scores with the subsets and averages this loader stores."""
-        listed = None if self.subsets is None else [
-            ListedSubset(s.code, s.name, s.group, s.kind) for s in self.subsets if s is not None]
-        return definition_subsets(self.benchmark_spec(), listed, grouped=bool(self.groups))
-
-
-def _unique(items, path: str, name: str, message: str, fail: Fail) -> None:
-    seen = set()
-    for index, item in enumerate(items or ()):
-        value = getattr(item, name, None)
-        if value is None:
-            continue
-        if value in seen:
-            fail(f"{path}[{index}].{name}", message.format(value))
-        seen.add(value)
-
-
-def _unknown_metrics(metrics: list[str]) -> list[tuple[int, str]]:
-    from evaluator.measures import parse_metric
-
-    bad = []
-    for index, name in enumerate(metrics):
-        try:
-            parse_metric(name)
-        except ValueError as error:
-            bad.append((index, str(error)))
-    return bad
-
 
 # --- reading and writing -------------------------------------------------------------------------
 def definition_read(data: Any, *, source: str | Path | None = None, text: str | None = None) -> Definition:

@@ -22,7 +22,7 @@ from cupboard.competitions.definition import (
     definition_values,
 )
 from cupboard.competitions.models import Competition, Phase, Subset
-from cupboard.competitions.schema import keys
+from evaluator.schema import keys
 
 # Competition keys written when set, in the order a file gives them.
 _SCALARS = (("title", "title"), ("description", "description"), ("benchmark", "benchmark"),

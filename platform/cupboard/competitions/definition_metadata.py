@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cupboard.competitions import schema
 from cupboard.competitions.definition_lines import located
 from cupboard.competitions.errors import DefinitionError
 from cupboard.competitions.run_metadata import NAME as METADATA_NAME
 from cupboard.competitions.run_metadata import TYPES as METADATA_TYPES
-from cupboard.competitions.schema import Fail, key
+from evaluator import schema
+from evaluator.schema import Fail, key
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import inspect
 
-from cupboard.competitions import schema
 from cupboard.competitions.definition import DEFINITIONS_DIR, EXAMPLES_DIR, SCHEMA_VERSION, Definition
+from evaluator import schema
 
 INTRO = f"""\
 # The competition definition (schema {SCHEMA_VERSION})

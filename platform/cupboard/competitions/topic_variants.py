@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cupboard.competitions.schema import Fail, key
+from evaluator.schema import Fail, key
 
 DEFAULT = "default"  # the one variant of a competition that declares none
 DEFAULT_NAME = "Topics"

@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from cupboard.competitions.definition import DEFINITIONS_DIR, definition_dump, definition_read
-from cupboard.competitions.schema import with_instants
+from evaluator.schema import with_instants
 
 PASSWORD = "demo-password-1"
 ORGANIZER = "organizer"

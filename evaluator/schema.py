@@ -13,8 +13,12 @@ declaration:
 - `rows` lists every key, its type, default and help for the generated reference.
 
 A schema class may define `check(self, fail)` for rules across its keys; it runs after its
-keys were read, and a key that failed holds None there, so a check skips what is None. Nothing here knows Django or the competition: the
-definition itself is in definition.py.
+keys were read, and a key that failed holds None there, so a check skips what is None.
+
+Nothing here knows Django or the competition, so both readers of a competition definition use
+it: the command line's `--definition FILE` (evaluator/definition.py declares the keys that
+decide scoring) and the platform's loader (cupboard/competitions/definition.py extends those
+declarations with the rest of the file), and one file reads the same way on both sides.
 """
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ REQUIRED = dataclasses.MISSING
 Fail = Callable[[str, str], None]
 
 
-def key(default: Any = REQUIRED, *, help: str, choices: tuple | Callable[[], tuple] = (), minimum: int | None = None,
+def key(default: Any = REQUIRED, *, help: str, choices: tuple[Any, ...] | Callable[[], tuple[Any, ...]] = (), minimum: int | None = None,
         shown_default: str = "", scalar: bool = False) -> Any:
     """One key of a schema. `choices` may be a function, so a list owned elsewhere is read
     when needed; `shown_default` words a default the reference cannot print (e.g. "the
@@ -49,7 +53,7 @@ class Key:
     type: Any
     default: Any
     help: str
-    choices: tuple
+    choices: tuple[Any, ...]
     minimum: int | None
     shown_default: str
     scalar: bool
@@ -59,8 +63,10 @@ class Key:
         return self.default is REQUIRED
 
 
-def keys(cls) -> list[Key]:
-    """The keys of a schema class, in declaration order (the order a file and the reference use)."""
+def keys(cls: Any) -> list[Key]:
+    """The keys of a schema class, in declaration order (the order a file and the reference use),
+    or in the order of its `KEY_ORDER` when it has one: a schema extending another's keys
+    places the inherited ones where its file has them."""
     hints = typing.get_type_hints(cls)
     found = []
     for f in dataclasses.fields(cls):
@@ -71,16 +77,17 @@ def keys(cls) -> list[Key]:
         found.append(Key(f.name, hints[f.name], f.default, meta.get("help", ""),
                          tuple(choices() if callable(choices) else choices), meta.get("minimum"),
                          meta.get("shown_default", ""), meta.get("scalar", False)))
-    return found
+    order = getattr(cls, "KEY_ORDER", None)
+    return sorted(found, key=lambda k: order.index(k.name)) if order else found
 
 
-def given(obj) -> frozenset[str]:
+def given(obj: Any) -> frozenset[str]:
     """The keys a file gave for `obj` (read keeps them so `dump` writes them back)."""
     return getattr(obj, "_given", frozenset())
 
 
 # --- reading -----------------------------------------------------------------------------------
-def read(cls, value: Any, path: str, fail: Fail):
+def read(cls: Any, value: Any, path: str, fail: Fail) -> Any:
     """An instance of schema `cls` from loaded YAML data; problems go to `fail(path, message)`.
     Returns None when `value` is not even a mapping; otherwise an instance whose faulty
     keys hold None (the caller raises once it has collected every problem)."""
@@ -129,7 +136,7 @@ def _join(path: str, name: str) -> str:
     return f"{path}{name}" if name.startswith("[") else f"{path}.{name}"
 
 
-def _value(k: Key, raw: Any, where: str, fail: Fail):
+def _value(k: Key, raw: Any, where: str, fail: Fail) -> Any:
     value = _typed(_inner(k.type), raw, where, fail)
     if value is None:
         return None
@@ -142,7 +149,7 @@ def _value(k: Key, raw: Any, where: str, fail: Fail):
     return value
 
 
-def _typed(kind, raw: Any, where: str, fail: Fail):
+def _typed(kind: Any, raw: Any, where: str, fail: Fail) -> Any:
     if typing.get_origin(kind) is list:
         if not isinstance(raw, list):
             fail(where, f"must be a list, not {raw!r}")
@@ -180,7 +187,7 @@ def _instant(value: Any, where: str, fail: Fail) -> datetime | None:
     return value
 
 
-def _inner(kind):
+def _inner(kind: Any) -> Any:
     """`X | None` -> X: an optional key is one whose absence has a meaning (its default)."""
     if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
         args = [a for a in typing.get_args(kind) if a is not type(None)]
@@ -193,7 +200,7 @@ TYPE_WORDS = {str: "text", int: "a whole number", float: "a number", bool: "true
 
 
 # --- writing -----------------------------------------------------------------------------------
-def dump(obj) -> Any:
+def dump(obj: Any) -> Any:
     """`obj` as YAML data: the keys its file gave, and any that differ from their default."""
     if isinstance(obj, list):
         return [dump(item) for item in obj]
@@ -208,7 +215,7 @@ def dump(obj) -> Any:
     return written
 
 
-def with_instants(obj, move: Callable[[datetime], datetime]):
+def with_instants(obj: Any, move: Callable[[datetime], datetime]) -> Any:
     """`obj` with every instant in it moved by `move`, keeping what its file gave (the demo
     dates a file's whole schedule from now, whichever keys hold instants)."""
     if isinstance(obj, list):
@@ -231,7 +238,7 @@ class Row:
     help: str
 
 
-def sections(cls, path: str = "") -> Iterator[tuple[str, Any]]:
+def sections(cls: Any, path: str = "") -> Iterator[tuple[str, Any]]:
     """(path, schema class) of `cls` and every schema nested in it, depth first."""
     yield path, cls
     for k in keys(cls):
@@ -241,7 +248,7 @@ def sections(cls, path: str = "") -> Iterator[tuple[str, Any]]:
             yield from sections(item, _join(path, k.name) + ("[]" if item is not kind else ""))
 
 
-def rows(cls) -> list[Row]:
+def rows(cls: Any) -> list[Row]:
     """One row per key of `cls`, for the reference page."""
     return [Row(k.name, type_words(k), _default_words(k), k.help) for k in keys(cls)]
 
@@ -260,7 +267,7 @@ def type_words(k: Key) -> str:
     return words
 
 
-def _words(kind) -> str:
+def _words(kind: Any) -> str:
     if dataclasses.is_dataclass(kind):
         return "mapping"
     return {str: "text", int: "whole number", float: "number", bool: "true/false",
@@ -279,3 +286,16 @@ def _default_words(k: Key) -> str:
     if isinstance(k.default, str) and not k.default:
         return "empty"
     return f"`{k.default}`"
+
+
+# --- rules across items ------------------------------------------------------------------------
+def unique(items: Any, path: str, name: str, message: str, fail: Fail) -> None:
+    """Each item's `name` key once in a list (`message` formats the repeated value)."""
+    seen = set()
+    for index, item in enumerate(items or ()):
+        value = getattr(item, name, None)
+        if value is None:
+            continue
+        if value in seen:
+            fail(f"{path}[{index}].{name}", message.format(value))
+        seen.add(value)
