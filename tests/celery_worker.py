@@ -17,11 +17,14 @@ from tests.conftest import port_open
 
 def start_worker(log, *options: str, **env: str) -> subprocess.Popen:
     """`celery -A cupboard worker` on the test database, the same broker and the same private storage,
-    in a session of its own (so the whole worker can be killed). Options replace `--pool=solo`."""
+    in a session of its own (so the whole worker can be killed). Options replace `--pool=solo`;
+    it takes the default queue and the systems queue."""
     url = urlparse(os.environ["DATABASE_URL"])._replace(path="/" + connection.settings_dict["NAME"]).geturl()
     env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": settings.CELERY_BROKER_URL, **env}
     celery = Path(sys.executable).with_name("celery")
-    return subprocess.Popen([str(celery), "-A", "cupboard", "worker", *(options or ["--pool=solo"]),
+    # Both queues: the ordinary one and the runner hosts' (cupboard/systems/), this host having bwrap.
+    queues = ["-Q", f"celery,{settings.CUPBOARD_SYSTEMS_QUEUE}"]
+    return subprocess.Popen([str(celery), "-A", "cupboard", "worker", *(options or ["--pool=solo"]), *queues,
                              "--without-mingle", "--without-gossip", "-l", "info",
                              "-n", f"test-{os.getpid()}-{time.monotonic_ns()}@%h"],
                             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "cupboard.followups",  # what must follow a committed change, in an outbox (cupboard/events.py after_commit)
     "cupboard.notifications",
     "cupboard.judging",
+    "cupboard.systems",  # systems phases: teams' images run on hidden topics (systems/, docs/systems.md)
     "cupboard.operations",  # the operators' view: /metrics (operations/metrics.py)
     "cupboard.flows",  # what follows each domain event (cupboard/events.py), above the apps it joins
     "cupboard.demo",
@@ -234,6 +235,23 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_TIMEZONE = "UTC"
+# A system's execution (cupboard/systems/) runs only on runner hosts, with bubblewrap and the
+# corpus: `celery -A cupboard worker -Q systems` (docker/: the runner service). Every other task
+# stays on Celery's default queue, which the ordinary workers take.
+CUPBOARD_SYSTEMS_QUEUE = os.getenv("CUPBOARD_SYSTEMS_QUEUE", "systems")
+CELERY_TASK_ROUTES = {"cupboard.systems.tasks.run_execution": {"queue": CUPBOARD_SYSTEMS_QUEUE}}
+# Systems phases: the largest image a team may upload (docker save tar), the most its layers may
+# unpack to, and what one execution may use (the sandbox stops it there and tells the team why).
+CUPBOARD_SYSTEM_IMAGE_MAX_BYTES = envint("CUPBOARD_SYSTEM_IMAGE_MAX_BYTES", str(1024 ** 3))
+CUPBOARD_SYSTEM_UNPACKED_MAX_BYTES = envint("CUPBOARD_SYSTEM_UNPACKED_MAX_BYTES", str(4 * 1024 ** 3))
+CUPBOARD_SYSTEM_CPU_SECONDS = envint("CUPBOARD_SYSTEM_CPU_SECONDS", "600")
+CUPBOARD_SYSTEM_MEMORY_BYTES = envint("CUPBOARD_SYSTEM_MEMORY_BYTES", str(2 * 1024 ** 3))
+CUPBOARD_SYSTEM_OUTPUT_BYTES = envint("CUPBOARD_SYSTEM_OUTPUT_BYTES", str(256 * 1024 ** 2))
+CUPBOARD_SYSTEM_PROCESSES = envint("CUPBOARD_SYSTEM_PROCESSES", "64")
+CUPBOARD_SYSTEM_WALL_SECONDS = envint("CUPBOARD_SYSTEM_WALL_SECONDS", "900")
+# Where runner hosts keep each competition's corpus for its systems: <dir>/<competition slug>/
+# holds the JSONL files ({"docid", "text"}) a system reads at /input/corpus; none: no corpus.
+CUPBOARD_SYSTEMS_CORPUS_DIR = Path(os.getenv("CUPBOARD_SYSTEMS_CORPUS_DIR", VAR_DIR / "corpus"))
 CUPBOARD_MAX_ATTEMPTS = envint("CUPBOARD_MAX_ATTEMPTS", "3")
 # Run files of rejected and failed submissions are deleted this many days after their last activity.
 CUPBOARD_RUN_FILE_RETENTION_DAYS = envint("CUPBOARD_RUN_FILE_RETENTION_DAYS", "7")

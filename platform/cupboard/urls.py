@@ -45,6 +45,7 @@ urlpatterns = [
     path("", include("cupboard.leaderboards.urls")),
     path("", include((competitions_urls.audit_urlpatterns, "audit"))),
     path("", include("cupboard.judging.urls")),
+    path("", include("cupboard.systems.urls")),
     path("", include((competition_pages, "competitions"))),
     *moved,
 ]

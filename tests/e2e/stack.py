@@ -104,10 +104,13 @@ class Stack:
         self.url = f"http://127.0.0.1:{port}"
         return self.url
 
-    def start_worker(self, name: str = "worker", *, beat: bool = True, **env: str) -> subprocess.Popen:
+    def start_worker(self, name: str = "worker", *, beat: bool = True, queues: str = "",
+                     **env: str) -> subprocess.Popen:
         """`celery -A cupboard worker -B` (beat runs the stale sweeper) on the stack's broker;
-        `beat=False` for a second worker (one beat per site)."""
+        `beat=False` for a second worker (one beat per site); `queues="systems"` for a runner
+        of teams' systems (cupboard/systems/)."""
         argv = [str(BIN / "celery"), "-A", "cupboard", "worker", *(["-B"] if beat else []), "--pool=solo",
+                *(["-Q", queues] if queues else []),
                 "--without-mingle", "--without-gossip", "-l", "info", "-n", f"{name}-{os.getpid()}@%h",
                 "--schedule", str(self.folder / f"{name}-beat-schedule")]
         process = self._spawn(name, argv, {**self.env, **env})

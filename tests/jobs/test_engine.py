@@ -187,4 +187,5 @@ def test_every_kind_of_job_is_tested_with_a_real_worker_and_swept_by_the_one_bea
     from tests.jobs.test_kinds_with_a_real_worker import CASES
 
     assert _declared_kinds() == {case.kind.name for case in CASES.values()} == {kind.name for kind in KINDS} == {
-        "scoring", "pool export", "verification", "mail", "results archive", "follow-up", "rank bands"}
+        "scoring", "pool export", "verification", "mail", "results archive", "follow-up", "rank bands",
+        "system execution"}

@@ -35,6 +35,7 @@ from cupboard.submissions.models import Submission, Verification
 from cupboard.submissions.scoring import SCORING, submission_score
 from cupboard.submissions.services import submission_create
 from cupboard.submissions.verification import VERIFICATION, verification_request
+from cupboard.systems.kind import EXECUTION
 from tests.celery_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
 from tests.judging.conftest import build_scene
 from tests.submissions.conftest import (
@@ -124,6 +125,25 @@ def _bands(request) -> int:
     return BandsJob.objects.get(phase__submissions=submission).pk
 
 
+def _execution(request) -> int:
+    """A team's system (the example BM25 image) in the dev phase made blind; no corpus, so its runs
+    are empty and refused by the run validation: finished either way, as the engine sees it."""
+    from cupboard.competitions.models import Phase
+    from cupboard.systems.sandbox import sandbox_problem
+    from cupboard.systems.services import system_upload
+    from tests.systems.conftest import image_upload
+    from tests.systems.image_tars import example_image
+
+    if sandbox_problem():
+        pytest.skip(f"no sandbox here: {sandbox_problem()}")
+    world = request.getfixturevalue("world")
+    Phase.objects.filter(pk=world.dev.pk).update(kind=Phase.Kind.SYSTEMS)
+    world.dev.refresh_from_db()
+    system = system_upload(phase=world.dev, team=world.team_a, user=world.participant, method_name="BM25",
+                           image=image_upload(example_image().read_bytes(), "bm25.tar"))
+    return system.executions.get().pk
+
+
 CASES = {
     "scoring": Case(SCORING, _submission, Q(status="scored")),
     "pool export": Case(POOL_EXPORT, _pool_export, Q(status="done")),
@@ -132,6 +152,7 @@ CASES = {
     "results archive": Case(RESULTS_ARCHIVE, _results_archive, Q(status="done")),
     "follow-up": Case(FOLLOW_UP, _follow_up, Q(status="done")),
     "rank bands": Case(BANDS, _bands, Q(status="done", landed=F("wanted"))),
+    "system execution": Case(EXECUTION, _execution, Q(status__in=["done", "refused"])),
 }
 
 

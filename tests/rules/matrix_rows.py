@@ -105,7 +105,7 @@ def rows(w) -> list[Row]:
         return lambda v: 200 if v.sees_leaderboard(phase) and FrozenSnapshot.objects.filter(phase=phase).exists() \
             else 404
 
-    return [
+    return systems_rows(w) + [
         # Prometheus' scrape: a bearer token only, never a session (none configured here: it does not exist).
         Row("operations:metrics", (), "GET", every(404)),
         Row("accounts:signup", (), "GET", every(200)),
@@ -311,6 +311,11 @@ def rows(w) -> list[Row]:
         Row("competitions:sample_submission", ("cup", "dev"), "GET", every(200)),
         Row("competitions:sample_submission", ("draft", "dev"), "GET", organizers(200, 404)),
         Row("competitions:topics", ("cup", "dev", "sw"), "GET", topics(w.dev, "sw")),
+        # A systems phase's topics: its organizers' alone, however open the phase (cupboard/systems/).
+        Row("competitions:topics", ("cup", "blind", "sw"), "GET", topics(w.blind, "sw")),
+        Row("competitions:topics_variant", ("cup", "blind", "sw", "default"), "GET", topics(w.blind, "sw")),
+        Row("competitions:topics_archive", ("cup", "blind"), "GET", organizers(200, 404)),
+        Row("competitions:sample_submission", ("cup", "blind"), "GET", organizers(200, 404)),
         Row("competitions:topics", ("cup", "dev", "yo"), "GET", topics(w.dev, "yo")),
         Row("competitions:topics", ("cup", "dev", "zz"), "GET", topics(w.dev, "zz")),
         Row("competitions:topics", ("cup", "test-b", "yo"), "GET", topics(w.test_b, "yo")),
@@ -456,4 +461,27 @@ def rows(w) -> list[Row]:
         Row("judging:judge", ("cup", w.task_test_b.pk), "POST", assessor(302, 403), {"position": "1", "label": "1"}),
         Row("judging:judge", ("cup", 999999), "GET", assessor(404, 403)),
         Row("judging:judge", ("draft", w.task_test_b.pk), "GET", assessor(404, 403)),
+    ]
+
+
+def systems_rows(w) -> list[Row]:
+    """A systems phase's pages (cupboard/systems/): a system is its team's and the organizers'
+    (404 alike to others and for none); re-running one and its image are the organizers'."""
+    system = w.blind_system.pk
+    return [
+        Row("systems:upload", ("cup", "blind"), "GET", login(200)),
+        Row("systems:upload", ("cup", "blind"), "POST", login(400), {"method_name": "x"}),  # no image
+        Row("systems:upload", ("cup", "dev"), "GET", login(302)),  # a runs phase: its run upload
+        Row("systems:upload", ("draft", "dev"), "GET", organizers(302, 404, anon=302)),
+        Row("systems:upload", ("cup", "nope"), "GET", login(404)),
+        Row("systems:detail", (system,), "GET", team_a(200, 404)),
+        Row("systems:detail", (999999,), "GET", every(404)),
+        Row("systems:status", (system,), "GET", team_a(200, 404)),
+        Row("systems:rerun", (system,), "GET", login(405)),
+        Row("systems:rerun", (system,), "POST", (302, 403, 403, 404, 302, 404, 302)),
+        Row("systems:determinism", (system,), "POST", (302, 403, 403, 404, 302, 404, 302)),
+        Row("systems:image", (system,), "GET", (302, 403, 403, 404, 200, 404, 200)),
+        Row("systems:api_upload", ("cup", "blind"), "POST", every(401), {"session_only": True}),
+        Row("systems:api_upload", ("cup", "blind"), "GET", login(405, anon=401)),
+        Row("systems:api_upload", ("cup", "blind"), "POST", login(400, anon=401), {"method_name": "x"}),
     ]

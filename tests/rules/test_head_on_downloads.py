@@ -24,7 +24,7 @@ DOWNLOADS = {
     "competitions:manage_runs", "leaderboards:export_csv", "leaderboards:export_json",
     "leaderboards:official_csv", "leaderboards:official_json", "submissions:per_topic_csv",
     "competitions:manage_per_topic", "competitions:definition_download", "leaderboards:paper_table",
-    "competitions:manage_topics_file",
+    "competitions:manage_topics_file", "systems:image",
 }
 
 

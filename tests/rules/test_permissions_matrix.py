@@ -37,6 +37,7 @@ from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.cache import forget_recent_states
 from cupboard.submissions.models import Submission
+from cupboard.systems.models import System
 from cupboard.teams.models import Team
 from tests.personas import client_for
 from tests.rules.matrix_rows import Row, rows
@@ -149,7 +150,7 @@ def request(world, row: Row, persona: str):
     rows of a leaderboard's JSON marked "token" (its exports take a token or the session)."""
     url = reverse(row.name, args=row.args)
     headers, data = {}, dict(row.data or {})
-    api = row.name.startswith("submissions:api_") and not data.pop("session_only", False)
+    api = row.name.startswith(("submissions:api_", "systems:api_")) and not data.pop("session_only", False)
     if (data.pop("token", False) or api) and persona != "anonymous":  # "token": a page's JSON read by a script
         headers["HTTP_AUTHORIZATION"] = f"Token {_token(world, persona)}"
     with transaction.atomic():
@@ -171,8 +172,9 @@ def _competition_of(row: Row) -> Competition | None:
         return None
     first = row.args[0]
     if isinstance(first, int):
-        submission = Submission.objects.select_related("phase__competition").filter(pk=first).first()
-        return submission.phase.competition if submission else None
+        model = System if row.name.startswith("systems:") else Submission
+        found = model.objects.select_related("phase__competition").filter(pk=first).first()
+        return found.phase.competition if found else None
     competition = Competition.objects.filter(slug=first).first()
     if competition is None and row.name in ("teams:join", "teams:merge"):
         team = Team.objects.select_related("competition").filter(invite_code=first).first()

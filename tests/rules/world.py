@@ -11,6 +11,7 @@ chance, so a test can look for it in any response body or log line:
     MODEL_TEST_B     the model team A's test-B run names in its run metadata: its team's and the
                      organizers' until test B's leaderboard is public
     "Yoruba"         the name of the surprise language (its code, yo, is checked as a word)
+    BLIND_MARKER     in every query of the blind phase (a systems phase): its organizers' alone
 """
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ TEST_B_DOCIDS = ["8675309#17", "5551212#23", "4815162#42"]
 TEST_B_JUDGMENTS = {code: {q: {**{f"{q}0{i}#{i}": int(i != 1) for i in range(3)},
                                TEST_B_DOCIDS[(int(q) + k) % 3]: 2}
                            for q in QIDS} for k, code in enumerate(("sw", "te", "yo"))}
+BLIND_MARKER = "quokkaBlindTopic"
 SURPRISE_WORD = re.compile(r"\byo\b")
 MODEL_TEST_B = "modelTeamAlphaTestB"
 # The cup's run metadata (competitions/run_metadata.py), optional so every upload here may omit it.
@@ -80,6 +82,8 @@ class World:
     pool_test_b: object = None  # a built pool export of test B (organizers only)
     assessor: object = None  # named by the organizer to judge the cup's pools (competitions/assessors.py)
     task_test_b: object = None  # the assessor's judging task of test B's pool (sw)
+    blind: object = None  # a systems phase: its topics are its organizers' alone (cupboard/systems/)
+    blind_system: object = None  # team A's system in it, waiting for a runner
 
     def __getattr__(self, name):
         # The personas and teams, as world.organizer etc. (not during copying, before `cast` exists).
@@ -142,6 +146,7 @@ def build_world() -> World:
     )
     for phase in (dev, test_b):  # the bands job each board's scorings sent, run as the worker runs it
         assert bands_compute(job_id=BandsJob.objects.get(phase=phase).pk) == "landed"
+    world.blind, world.blind_system = _blind_phase(cast)
     world.pool_test_b = pool_export_create(phase=test_b, actor=cast.organizer)
     assert pool_export_build(export_id=world.pool_test_b.pk) == "done"
     world.pool_test_b.refresh_from_db()
@@ -149,6 +154,24 @@ def build_world() -> World:
     assessor_add(competition=cast.competition, username="assessor", actor=cast.organizer)
     world.task_test_b = _judging_task(world)
     return world
+
+
+def _blind_phase(cast):
+    """A systems phase (cupboard/systems/): topics nobody but its organizers may read, and a
+    system of team A, uploaded and waiting for a runner."""
+    from cupboard.competitions.models import Phase
+    from cupboard.systems.services import system_upload
+    from tests.factories import make_phase
+    from tests.systems.conftest import image_upload
+
+    blind = make_phase(cast.competition, slug="blind", name="Blind round", position=2)
+    Phase.objects.filter(pk=blind.pk).update(kind=Phase.Kind.SYSTEMS)
+    blind.refresh_from_db()
+    _topics_version(blind, [make_topics(blind, code, {q: f"{BLIND_MARKER} {code} {q}" for q in QIDS})
+                            for code in ("sw", "te", "yo")])
+    system = system_upload(phase=blind, team=cast.team_a, user=cast.participant, image=image_upload(),
+                           method_name="blind BM25")
+    return blind, system
 
 
 def _judging_task(world: World):
@@ -186,4 +209,4 @@ def hidden_markers(world: World) -> dict[str, list[str]]:
                       if _distinctive(s.value)}
     return {"test-B docids": TEST_B_DOCIDS, "test-B qrels lines": test_b_lines,
             "test-B per-query values": sorted(per_query), "test-B full-precision scores": sorted(full_precision),
-            "surprise language name": ["Yoruba"]}
+            "surprise language name": ["Yoruba"], "blind phase topics": [BLIND_MARKER]}

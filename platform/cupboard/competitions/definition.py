@@ -56,6 +56,9 @@ class PhaseDef:
 
     slug: str = key(help="lowercase letters, digits and hyphens; in URLs and file names")
     name: str = key(help="shown on pages, e.g. Test B (final)")
+    kind: str = key(Phase.Kind.RUNS.value, choices=lambda: tuple(Phase.Kind.values),
+                    help="runs: teams upload runs; systems: teams upload an OCI image (docker save) that the "
+                         "platform runs on the phase's topics, which no team ever sees (docs/systems.md)")
     opens_at: datetime = key(help="uploads accepted from here")
     closes_at: datetime = key(help="uploads refused from here; after `opens_at`")
     visibility: str = key(Phase.Visibility.LIVE.value, choices=lambda: tuple(Phase.Visibility.values),

@@ -161,6 +161,13 @@ class Subset(models.Model):
 class Phase(models.Model):
     """A stage with its own window, topics, hidden qrels, limits and leaderboard visibility."""
 
+    class Kind(models.TextChoices):
+        """What teams hand in (cupboard/systems/): their runs, or software the platform runs on
+        topics the teams never see (a blind phase)."""
+
+        RUNS = "runs", "Runs: teams upload the runs they made"
+        SYSTEMS = "systems", "Systems: teams upload an image, the platform runs it on hidden topics"
+
     class Visibility(models.TextChoices):
         LIVE = "live", "Live: scores shown as they come"
         PRIVATE = "private", "Private until the reveal instant"
@@ -185,6 +192,9 @@ class Phase(models.Model):
     slug = models.SlugField(max_length=40)
     name = models.CharField(max_length=80)
     position = models.PositiveSmallIntegerField(default=0)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.RUNS,
+                            help_text="systems: teams upload an OCI image, its topics and corpus are never "
+                                      "shown to them (cupboard/systems/)")
     opens_at = models.DateTimeField()
     closes_at = models.DateTimeField()
     visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.LIVE)
@@ -242,6 +252,11 @@ class Phase(models.Model):
 
     def get_absolute_url(self):
         return reverse("leaderboards:phase", args=[self.competition.slug, self.slug])
+
+    @property
+    def is_systems(self) -> bool:
+        """A blind phase: teams submit software, never see its topics (Viewer.sees_topics)."""
+        return self.kind == self.Kind.SYSTEMS
 
     def is_open(self, now=None) -> bool:
         now = now or timezone.now()

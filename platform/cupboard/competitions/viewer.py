@@ -202,7 +202,9 @@ class Viewer:
         return phase.before_reveal
 
     def sees_topics(self, phase: Phase) -> bool:
-        return self.is_organizer or self.now >= phase.opens_at
+        """Organizers always; others once the phase opens, and never those of a systems phase
+        (its teams' software reads them inside the sandbox: cupboard/systems/)."""
+        return self.is_organizer or (not phase.is_systems and self.now >= phase.opens_at)
 
     def sees_qrels(self, phase: Phase) -> bool:
         return self.is_organizer or phase.qrels_are_public(self.now)
@@ -221,8 +223,12 @@ class Viewer:
     def sees_runs(self, submission) -> bool:
         """Its run files (those of subsets the viewer sees). A baseline's runs on a phase whose
         judgments are still hidden are the organizers': organizers make baselines knowing the
-        judgments, and a run that scores well spells out relevant documents."""
+        judgments, and a run that scores well spells out relevant documents. The runs of a
+        systems phase are the organizers' alone: a system writes them from the hidden topics,
+        and any column (the run tag) could carry the queries out."""
         if not self.sees_submission(submission):
+            return False
+        if submission.phase.is_systems and not self.is_organizer:
             return False
         return not submission.is_baseline or self.is_organizer or submission.phase.qrels_are_public(self.now)
 

@@ -95,6 +95,7 @@ class CompetitionPlan:
     surprise_in: timedelta | None = None  # reveal the surprise group this long after loading
     judging_phase: str | None = None  # play the judging cycle on this phase (demo/judging.py)
     results_published: bool = False  # its final phase ends and is revealed at the load (demo/results.py)
+    extra_phases: tuple[dict, ...] = ()  # phases added after the file's, as YAML data
 
     @property
     def path(self) -> Path:
@@ -105,6 +106,7 @@ class CompetitionPlan:
         `last_deadline_in` from now (whole days, so times of day stay as written)."""
         data = yaml.safe_load(self.path.read_text(encoding="utf-8"))
         data.update(self.overrides, organizers=[ORGANIZER])
+        data["phases"] = [*data["phases"], *self.extra_phases]
         definition = definition_read(data)
         latest = max(phase.closes_at for phase in definition.phases)
         shift = timedelta(days=(now + self.last_deadline_in - latest).days)
@@ -146,6 +148,11 @@ COMPETITIONS = (
                     depth=50, synthetic_count=60, last_deadline_in=timedelta(days=21), results_published=True),
     CompetitionPlan("clirmatrix.yaml", "synthetic", {"test": PhaseSlice(0.0, 1.0, 100)}, seed=5,
                     depth=20, synthetic_count=12, max_label=6, last_deadline_in=timedelta(days=21)),
-    CompetitionPlan("lareqa.yaml", "synthetic", {"test": PhaseSlice(0.0, 1.0, 100)}, seed=6,
-                    depth=50, synthetic_count=20, last_deadline_in=timedelta(days=21)),
+    # With a blind round (a systems phase, cupboard/systems/): teams submit images, the example
+    # BM25 system runs on its topics (demo/systems.py). Its topics are the other half of the queries.
+    CompetitionPlan("lareqa.yaml", "synthetic", {"test": PhaseSlice(0.0, 0.5, 100), "blind": PhaseSlice(0.5, 1.0, 100)},
+                    seed=6, depth=50, synthetic_count=20, last_deadline_in=timedelta(days=21),
+                    extra_phases=({"slug": "blind", "name": "Blind round (systems)", "kind": "systems",
+                                   "opens_at": "2026-11-01T00:00:00Z", "closes_at": "2027-03-31T23:59:59Z",
+                                   "daily_limit": 3},)),
 )

@@ -55,6 +55,7 @@ from .plan import (
 )
 from .results import demo_results_publish
 from .runs import RunSpec, demo_runs
+from .systems import demo_system_run
 from .timeline import phase_setup_backdate, phase_timeline_spread, team_formed_backdate
 
 Log = Callable[[str], None]
@@ -173,6 +174,13 @@ def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict
         log(f"{phase}: opens {phase.opens_at:%Y-%m-%d %H:%M} UTC; no runs yet")
         return
     visible = {s.code for s in Viewer(users[LONER], phase.competition).subsets}
+    if phase.is_systems:  # teams submit systems there: the baselines, then the example system (demo/systems.py)
+        _baselines(phase=phase, by_code=by_code, plan=plan, organizer=organizer)
+        team, team_plan = teams[0]
+        demo_system_run(phase=phase, team=team, user=users[team_plan.members[0]],
+                        by_code={c: p for c, p in by_code.items() if c in visible}, log=log)
+        phase_timeline_spread(phase=phase, since=since, now=timezone.now())
+        return
     per_team = min([per_team, *(n for n in (phase.daily_limit, phase.total_limit) if n)])
     entries = [(number, team, team_plan) for number in range(per_team) for team, team_plan in teams]
     made = iter(demo_runs(
@@ -197,6 +205,16 @@ def _phase_fill(*, plan: CompetitionPlan, phase: Phase, teams: list, users: dict
             submission_select_final(submission=submission, user=users[team_plan.members[0]], selected=True)
     phase_timeline_spread(phase=phase, since=since, now=timezone.now())
     log(f"{phase}: 3 baselines and {per_team * len(teams)} team submissions scored")
+
+
+def _baselines(*, phase: Phase, by_code: dict, plan: CompetitionPlan, organizer: User) -> None:
+    """The organizer's baselines alone (a systems phase takes no team runs)."""
+    made = iter(demo_runs([RunSpec(tag, quality, spread, tag, str(phase), by_code, plan.depth)
+                           for _, tag, quality, spread in BASELINES]))
+    for name, tag, _, _ in BASELINES:
+        _scored(submission_create(phase=phase, team=None, user=organizer, files=_files(next(made), system=tag,
+                                                                                      phase=phase),
+                                  method_name=name, is_baseline=True, metadata=_metadata(phase, name)))
 
 
 def _metadata(phase: Phase, method: str) -> dict:

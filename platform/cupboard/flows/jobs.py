@@ -16,10 +16,12 @@ from cupboard.leaderboards.bands import BANDS
 from cupboard.notifications.services import NOTIFICATION
 from cupboard.submissions.scoring_kind import SCORING
 from cupboard.submissions.verification import VERIFICATION
+from cupboard.systems.kind import EXECUTION
 
 logger = logging.getLogger(__name__)
 
-KINDS: tuple[JobKind, ...] = (SCORING, VERIFICATION, POOL_EXPORT, RESULTS_ARCHIVE, NOTIFICATION, FOLLOW_UP, BANDS)
+KINDS: tuple[JobKind, ...] = (SCORING, VERIFICATION, POOL_EXPORT, RESULTS_ARCHIVE, NOTIFICATION, FOLLOW_UP, BANDS,
+                              EXECUTION)
 
 
 def jobs_sweep(*, now: datetime | None = None) -> dict[str, dict[str, int]]:

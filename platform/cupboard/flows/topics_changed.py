@@ -24,6 +24,8 @@ def _rescore(event: TopicsChanged) -> None:
 
 def _tell_teams(event: TopicsChanged) -> None:
     phase, version = event.phase, event.version
+    if phase.is_systems:
+        return  # its teams never see its topics, nor which of them changed (cupboard/systems/)
     public = Viewer(None, phase.competition)
     seen = {subset.code for subset in public.subsets}
     several = len(variants(phase.competition)) > 1

@@ -5,7 +5,8 @@
                                           SHA-256 published at the reveal)
     results/tables/<table>.<tex|md>       the overview paper's tables (leaderboards/paper_tables.py)
     qrels/v<N>/<code>/<file>              every qrels version of the phase, per subset
-    topics/<code>/<file>                  the topics
+    topics/<code>/<file>                  the topics (not a systems phase's: its systems instead,
+                                          leaderboards/archive_systems.py)
     runs/runs.json                        every counted run (scored, not disqualified): team, method,
                                           metadata, files, scores and per-topic values, and whether
                                           its files are released; the archive is the record of them all
@@ -40,6 +41,7 @@ from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase, QrelsFile, TopicSet
 from cupboard.jobs import Claim, JobKind, job_claim, job_enqueue, job_sweep
 from cupboard.jsonexport import json_text
+from cupboard.leaderboards.archive_systems import systems_members
 from cupboard.leaderboards.archive_text import bibtex, readme
 from cupboard.leaderboards.models import FrozenSnapshot, ResultsArchive
 from cupboard.leaderboards.paper_tables import FORMATS, TABLES, paper_table
@@ -150,7 +152,9 @@ def _members(archive: ResultsArchive, snapshot: FrozenSnapshot, url: str) -> Ite
     phase = archive.phase
     data = json.loads(snapshot.json)
     codes = [s["code"] for s in data["subsets"]]
-    runs = list(released_runs(phase))
+    # A systems phase's run files were written from its hidden topics (a run tag may carry a query):
+    # their records and scores are in runs.json, their bytes stay the organizers'.
+    runs = [] if phase.is_systems else list(released_runs(phase))
     counted = list(counted_runs(phase))
     yield "README.md", _text(readme(archive, snapshot, data, runs=len(runs), url=url, counted=len(counted)))
     yield "CITATION.bib", _text(bibtex(archive, url=url))
@@ -163,7 +167,9 @@ def _members(archive: ResultsArchive, snapshot: FrozenSnapshot, url: str) -> Ite
     for qrels in (QrelsFile.objects.filter(release__phase=phase, subset__code__in=codes)
                   .select_related("release", "subset").order_by("release__number", "subset__position")):
         yield f"qrels/v{qrels.release.number}/{qrels.subset.code}/{_safe(qrels.original_name)}", _stored(qrels.file)
-    for topics in TopicSet.objects.filter(phase=phase, subset__code__in=codes).select_related("subset"):
+    # A systems phase's topics stay its organizers' (cupboard/systems/): its systems are there instead.
+    for topics in TopicSet.objects.filter(phase=phase, subset__code__in=codes, phase__kind=Phase.Kind.RUNS) \
+            .select_related("subset"):
         yield f"topics/{topics.subset.code}/{_safe(topics.original_name)}", _stored(topics.file)
     files: dict[int, list[RunFile]] = {}
     for run_file in (RunFile.objects.filter(submission__in=counted, subset__code__in=codes)
@@ -174,6 +180,7 @@ def _members(archive: ResultsArchive, snapshot: FrozenSnapshot, url: str) -> Ite
         for run_file in files.get(run.pk, []):
             if run_file.file:
                 yield _run_path(run, run_file), _uploaded(run_file)
+    yield from systems_members(phase, text=_text, stored=_stored)
 
 
 def _run_path(run: Submission, run_file: RunFile) -> str:

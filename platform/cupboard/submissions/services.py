@@ -145,14 +145,18 @@ def _check_submitter(*, phase: Phase, team: Team | None, user: AbstractBaseUser,
             raise SubmissionRefused("Only organizers can add baselines.", code="not_organizer")
         return
     _refuse_outside_window(phase=phase, now=now)
+    if phase.is_systems:
+        raise SubmissionRefused(f"{phase.name} takes systems, not runs: upload your system's image on the phase's "
+                                "Submit a system page, and the platform runs it on topics nobody sees.",
+                                code="systems_phase")
     if team is None or team.competition_id != phase.competition_id or \
             not Membership.objects.filter(team=team, user=user).exists():
         raise SubmissionRefused("You are not in this team.", code="not_member")
 
 
 @transaction.atomic
-def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_baseline: bool, now: datetime,
-                 fields: dict, files: list, stored: list[str]) -> Submission:
+def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser | None, is_baseline: bool, now: datetime,
+                 fields: dict, files: list, stored: list[str], quota: bool = True) -> Submission:
     """The submission and its run files in one transaction, or the duplicate it repeats. Each
     stored file's name is appended to `stored` (see private_files.removed_on_error)."""
     # Lock the team row (or, for baselines, the phase row) until commit: concurrent
@@ -166,7 +170,7 @@ def _create_rows(*, phase: Phase, team: Team | None, user: AbstractBaseUser, is_
     if duplicate is not None:
         duplicate.is_repeat = True
         return duplicate
-    if team is not None:
+    if team is not None and quota:
         quota_check(phase=phase, team=team, now=now)
     siblings = Submission.objects.filter(phase=phase, team=team, is_baseline=is_baseline)
     number = (siblings.aggregate(n=Max("number"))["n"] or 0) + 1
@@ -216,6 +220,28 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
     if judging_priority is not None and not 1 <= judging_priority <= MAX_PRIORITY:
         raise SubmissionRefused(f"A judging priority is 1 (judge first) to {MAX_PRIORITY}, not {judging_priority}.",
                                 code="bad-priority")
+    return _accept(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now, files=files,
+                   fields={"method_name": method_name, "description": description, "paper_url": paper_url,
+                           "code_url": code_url, "metadata": metadata, "release_consent": release_consent,
+                           "judging_priority": judging_priority, "topic_fields": topic_fields})
+
+
+def submission_from_system(*, phase: Phase, team: Team | None, user: AbstractBaseUser | None, files: list,
+                           method_name: str, description: str = "", release_consent: bool = False) -> Submission:
+    """The run files a team's system wrote (cupboard/systems/) as the team's submission: named,
+    read, validated and stored by the very code an upload goes through, refused with the same
+    `SubmissionRefused`. Its window, membership and quota were checked when the image was
+    uploaded: the platform runs it later, perhaps after the phase closed. The languages are
+    those the submitter sees now, as for an upload."""
+    now = timezone.now()
+    return _accept(phase=phase, team=team, user=user, is_baseline=team is None, now=now, files=files, quota=False,
+                   fields={"method_name": method_name, "description": description, "metadata": {},
+                           "release_consent": release_consent})
+
+
+def _accept(*, phase: Phase, team: Team | None, user: AbstractBaseUser | None, is_baseline: bool, now: datetime,
+            files: list, fields: dict, quota: bool = True) -> Submission:
+    """Name, read and validate every file, then store the submission (or the one it repeats)."""
     known = Viewer(user, phase.competition, now).subsets
     # a competition of one collection (not one whose other subsets are hidden from this uploader)
     only = known[0] if len(known) == 1 and phase.competition.subsets.count() == 1 else None
@@ -227,11 +253,8 @@ def submission_create(*, phase: Phase, team: Team | None, user: AbstractBaseUser
         spooled = [packed(copy) for copy in spooled]  # gzipped now: no lock is held yet
         with removed_on_error() as stored:
             submission = _create_rows(phase=phase, team=team, user=user, is_baseline=is_baseline, now=now,
-                                      fields={"method_name": method_name, "description": description,
-                                              "paper_url": paper_url, "code_url": code_url,
-                                              "metadata": metadata, "release_consent": release_consent,
-                                              "judging_priority": judging_priority, "topic_fields": topic_fields},
-                                      files=list(zip(spooled, subsets, reports, strict=True)), stored=stored)
+                                      fields=fields, files=list(zip(spooled, subsets, reports, strict=True)),
+                                      stored=stored, quota=quota)
     return submission
 
 

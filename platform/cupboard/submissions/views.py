@@ -84,6 +84,8 @@ def upload(request, competition_slug: str, phase_slug: str):
     line. The form is disabled, with the reason, when the user cannot submit now."""
     viewer, phase = phase_viewer(request, competition_slug, phase_slug)
     now, organizer, team = viewer.now, viewer.is_organizer, viewer.team
+    if phase.is_systems and not organizer:  # teams submit software there (cupboard/systems/); organizers, baselines
+        return redirect("systems:upload", competition_slug, phase_slug)
     taken = phase_subsets(phase, viewer.subsets)  # the languages it has topics for (Test A: 11 of 18)
     form = UploadForm(request.POST or None, request.FILES or None, organizer=organizer, subsets=taken,
                       collections=len(viewer.subsets),
