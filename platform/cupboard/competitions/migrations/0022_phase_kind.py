@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('competitions', '0020_official_results'),
+        ('competitions', '0021_page_changes'),
     ]
 
     operations = [
