@@ -36,6 +36,12 @@ def test_no_team_url_serves_the_topics_of_a_systems_phase(blind):
             assert QUERY_MARKER not in body and "topics.cup-sw-dev.tsv" not in body, (persona, url)
 
 
+def test_how_to_submit_leads_a_team_to_the_system_form(blind):
+    body = client_for(blind.participant).get(reverse("competitions:how_to_submit", args=[blind.competition.slug]))
+    text = body.content.decode()
+    assert "A blind phase" in text and reverse("systems:upload", args=[blind.competition.slug, "dev"]) in text
+
+
 def test_its_organizers_still_download_them(blind):
     client = client_for(blind.organizer)
     answer = client.get(_urls(blind)[0])
