@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('competitions', '0022_phase_kind'),
+        ('competitions', '0023_phase_kind'),
         ('submissions', '0017_job_row_columns'),
         ('teams', '0002_team_name_key'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),

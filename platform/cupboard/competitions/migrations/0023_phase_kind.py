@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('competitions', '0021_page_changes'),
+        ('competitions', '0022_ranking_runs'),
     ]
 
     operations = [
