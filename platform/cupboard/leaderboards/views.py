@@ -238,7 +238,11 @@ def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) 
         [leaderboard] = past(key, phase, viewer, as_of,
                              lambda at: (leaderboard_for(phase=phase, viewer=viewer, as_of=at, filters=filters),))
         status, content_type, body = build(leaderboard)
-        return HttpResponse(body, status=status, content_type=content_type)
+        response = HttpResponse(body, status=status, content_type=content_type)
+        # Whose it is comes from the session, which a remembered viewer (viewers.py) does not
+        # open, so the session middleware would not always say so: say it here, every time.
+        patch_vary_headers(response, ["Cookie", "Authorization"])
+        return response
     compressed = _accepts_gzip(request)
 
     def respond() -> HttpResponse:
