@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.stack import ROOT, free_port, wait_until
+from tests.waiting import PATIENCE
 
 pytestmark = [pytest.mark.worker, pytest.mark.slow]
 
@@ -40,8 +41,8 @@ def _listening(port: int) -> bool:
 
 
 def _stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGINT)
-    process.wait(timeout=10)
+    os.killpg(process.pid, signal.SIGINT)  # how soon it stops is test_demo_stops' business, not this test's
+    process.wait(timeout=PATIENCE)
 
 
 def _sign_in(port: int, username: str, password: str) -> str:
