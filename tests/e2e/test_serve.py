@@ -40,9 +40,19 @@ def _listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _stop(process: subprocess.Popen) -> None:
+def _stop(process: subprocess.Popen, out: Path) -> None:
+    """Ctrl-C, as a person stops it; whatever it started is killed when it does not stop, so a failed wait
+    leaves no worker behind restarting on a deleted folder."""
     os.killpg(process.pid, signal.SIGINT)  # how soon it stops is test_demo_stops' business, not this test's
-    process.wait(timeout=PATIENCE)
+    try:
+        process.wait(timeout=PATIENCE)
+    except subprocess.TimeoutExpired:
+        for group in [process.pid, *map(int, re.findall(r"^\w+ pid (\d+)", out.read_text(), re.M))]:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        raise
 
 
 def _sign_in(port: int, username: str, password: str) -> str:
@@ -71,7 +81,7 @@ def test_an_empty_site_of_ones_own_starts_signs_in_and_keeps_its_key(tmp_path):
         wait_until(lambda: "beat: Starting" in (tmp_path / "beat.log").read_text(errors="replace"), what="the beat")
         assert "DEBUG" not in (tmp_path / "web.log").read_text()
     finally:
-        _stop(process)
+        _stop(process, out)
     key = (tmp_path / "secret-key").read_text()
 
     process, out = _serve(tmp_path, port)
@@ -79,5 +89,5 @@ def test_an_empty_site_of_ones_own_starts_signs_in_and_keeps_its_key(tmp_path):
         assert "1 account(s) exist already: nothing to do." in out.read_text()
         assert "organizer" in _sign_in(port, "organizer", password)
     finally:
-        _stop(process)
+        _stop(process, out)
     assert (tmp_path / "secret-key").read_text() == key
