@@ -45,7 +45,10 @@ def test_a_database_outage_answers_503_with_retry_after_and_the_site_comes_back(
             assert fetch(stack.url + "/")[0] == 200
             pg.stop()
 
-            status, headers, page = fetch(stack.url + "/")
+            # A page kept whole (competitions/page_cache.py) may still be served while the state
+            # its process read is fresh (CUPBOARD_BOARD_STATE_SECONDS); then the outage shows.
+            status, headers, page = wait_until(lambda: (answer := fetch(stack.url + "/"))[0] == 503 and answer,
+                                               what="the home page to answer the outage")
             assert (status, headers["Retry-After"]) == (503, "30") and "Back in a moment" in page
             assert headers["Content-Type"].startswith("text/html")
 

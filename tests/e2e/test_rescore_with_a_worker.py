@@ -98,9 +98,10 @@ def _board(stack) -> dict:
 
 
 def _rows(board: dict) -> str:
-    """What a reader compares: every row's rank, team, method, values and averages."""
+    """What a reader compares: every board row's rank, team, method, values and averages (the
+    official results also list each team's other runs, `board_row` false: not on the board)."""
     return json.dumps([[r["rank"], r["team"], r["method"], r["values"], r["averages"], r["qrels_version"]]
-                       for r in board["rows"]], sort_keys=True)
+                       for r in board["rows"] if r.get("board_row", True)], sort_keys=True)
 
 
 def _published(stack) -> bool:
