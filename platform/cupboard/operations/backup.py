@@ -52,7 +52,9 @@ FILES_PREFIX = "files/"
 # Rebuilt by `migrate` on every database with their own primary keys; rows point at them by natural key.
 # Sessions are live log-ins: whoever read an archive holding them would act as every logged-in
 # user (an admin's session key as a cookie opens /admin/), so a restored site asks people to log in.
-NOT_DUMPED = ["contenttypes", "auth.permission", "sessions"]
+# Page changes (competitions/page_cache.py) only mark cached pages stale: a restored site's cache
+# starts empty, and its restore writes marks of its own (m2m signals) that a dumped copy would collide with.
+NOT_DUMPED = ["contenttypes", "auth.permission", "sessions", "competitions.pagechange"]
 
 EXACT_JSON = "cupboard-exact-jsonl"  # JSON Lines that keep microseconds (exact_json.py); read as "jsonl"
 serializers.register_serializer(EXACT_JSON, "cupboard.operations.exact_json")
