@@ -229,7 +229,9 @@ def _entry(request, response) -> Entry | None:
     try:
         return 200, headers, b"".join(response.streaming_content)
     finally:
-        response.close()
+        # The file only: response.close() sends request_finished, which closes the request's
+        # database connection in the middle of the request.
+        response.file_to_stream.close()
 
 
 def _compressible(entry: Entry) -> bool:
