@@ -60,6 +60,20 @@ def test_what_is_no_image_is_refused(blind, content, code):
     assert not System.objects.exists()
 
 
+def test_a_refused_form_says_nothing_was_stored_as_the_run_form_does(blind):
+    """Both upload forms show the team's quota and a refusal from one include, so they cannot drift apart."""
+    client = client_for(blind.participant)
+    url = reverse("systems:upload", args=[blind.competition.slug, "dev"])
+    answer = client.post(url, {"image": image_upload(b"not a tar at all"), "method_name": "x"})
+    page = answer.content.decode()
+    assert answer.status_code == 400 and not System.objects.exists()
+    assert 'id="errors"' in page and "Nothing was stored" in page and "image.tar: not a tar file" in page
+    assert 'id="quota"' in page and blind.team_a.name in page
+    runs = client.get(reverse("submissions:upload", args=[blind.competition.slug, "test-b"]))
+    for shown in (answer, runs):
+        assert "submissions/_upload_head.html" in [t.name for t in shown.templates]
+
+
 @override_settings(CUPBOARD_SYSTEM_IMAGE_MAX_BYTES=1000)
 def test_an_image_over_the_limit_is_refused(blind):
     with pytest.raises(SubmissionRefused) as refused:
