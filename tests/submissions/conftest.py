@@ -4,7 +4,11 @@ import gzip
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
 
+from cupboard.accounts.services import api_token_create
+from evaluator.client import cupboard as client_module
 from tests.factories import make_qrels_release, make_topics
 from tests.personas import build_cast
 
@@ -48,6 +52,22 @@ def world(db):
             make_topics(phase, code, QIDS)
     make_qrels_release(cast.dev, JUDGMENTS)
     return cast
+
+
+@pytest.fixture
+def relayed(world, monkeypatch):
+    """`world`, with the command line's and the Python client's uploads posted to the real API view
+    through Django's test client (no server to start), as the participant's token: what a script sends
+    is what the view stores. An upload the view refuses fails the test there."""
+    api = Client(HTTP_AUTHORIZATION=f"Token {api_token_create(user=world.participant)}")
+
+    def answer(self, url, body, *, patience=0, progress=None):
+        path = reverse("submissions:api_upload", args=[world.competition.slug, "dev"])
+        response = api.generic("POST", path, b"".join(body.chunks()), content_type=body.content_type)
+        assert response.status_code == 201, response.content
+        return response.json()
+    monkeypatch.setattr(client_module.Cupboard, "_answer", answer)
+    return world
 
 
 @pytest.fixture(autouse=True)

@@ -55,24 +55,14 @@ def test_a_field_the_topics_do_not_have_or_a_bad_priority_is_refused(campaign): 
     assert not Submission.objects.exists()
 
 
-def test_the_command_line_and_the_client_say_them(world, monkeypatch, tmp_path):
+def test_the_command_line_and_the_client_say_them(relayed, tmp_path):
     """Through the real API view (the client's body posted by Django's test client)."""
-    from django.test import Client
-
-    from cupboard.accounts.services import api_token_create
     from evaluator.cli import main
     from evaluator.client import cupboard as client_module
 
     from .conftest import good_sw, run_bytes
 
-    api = Client(HTTP_AUTHORIZATION=f"Token {api_token_create(user=world.participant)}")
-
-    def answer(self, url, body, *, patience=0, progress=None):
-        path = reverse("submissions:api_upload", args=[world.competition.slug, "dev"])
-        response = api.generic("POST", path, b"".join(body.chunks()), content_type=body.content_type)
-        assert response.status_code == 201, response.content
-        return response.json()
-    monkeypatch.setattr(client_module.Cupboard, "_answer", answer)
+    world = relayed
     run = tmp_path / "run.sw.txt"
     run.write_bytes(run_bytes(good_sw()))
     assert main(["submit", "--server", "http://cup.invalid", "--competition", world.competition.slug, "--phase", "dev",
