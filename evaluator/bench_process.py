@@ -2,12 +2,14 @@
 evaluator (`python -m evaluator score`), trec_eval 10 built from its source
 (`evaluator.reference`), and pytrec_eval with its own parsing, each as a process.
 
-Three sizes, as issue 27 sets the goals: 1,000 queries (~20 judged each) at depth 100 and
+Three sizes, as issue 27 set them: 1,000 queries (~20 judged each) at depth 100 and
 at depth 1000, scored for nDCG@10 and R@100 (`trec_eval -c -m ndcg_cut.10 -m recall.100`),
 and the MIRACL test-B shaped submission of `evaluator.bench` (18 languages, 17,362 queries,
 depth 100; trec_eval is called once per language, their times added). The goals are
 relative, each against the other tools' times of the same sitting (`GOALS`), so a busy
-machine slows both sides of a comparison. Each time is the median of `repeat` runs, with the
+machine slows both sides of a comparison. 1,000 queries at depth 100 has none since issue 35:
+its time is start-up (the interpreter, numpy's import), which no user waits on; it is
+still shown. Each time is the median of `repeat` runs, with the
 CPU seconds beside it; each tool's peak memory is its processes' peaks added up
 (workers included), from one more run (`run_measured`). The evaluator's modules are
 compiled first (`compileall`), as any install or first run leaves them, so no run pays
@@ -26,9 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 Seconds = dict[str, float]  # wall seconds by tool
-# Issue 27's goals, each a bound on the evaluator's wall time from the same sitting's others.
+# Issue 27's goals that issue 35 keeps, each a bound on the evaluator's wall time from the same
+# sitting's others.
 GOALS: dict[str, tuple[str, Callable[[Seconds], float | None]]] = {
-    "1k queries, depth 100": ("<= trec_eval", lambda t: t.get("trec_eval")),
     "1k queries, depth 1000": ("<= trec_eval / 2", lambda t: t["trec_eval"] / 2 if "trec_eval" in t else None),
     "test-B, depth 100": ("<= pytrec_eval / 4 and <= 0.5 s", lambda t: min(t["pytrec_eval"] / 4, 0.5)),
 }
@@ -149,6 +151,8 @@ def _tree(root: int) -> list[int]:
 
 def verdict(size: str, walls: Seconds) -> tuple[str, str]:
     """(the goal as a bound in seconds, met or missed by how much)."""
+    if size not in GOALS:
+        return "none (start-up; issue 35)", "-"
     rule, bound_of = GOALS[size]
     bound, ours = bound_of(walls), walls["evaluator"]
     if bound is None:

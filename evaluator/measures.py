@@ -5,7 +5,6 @@ A `Measure` is what ir_measures calls a measure definition: its name as IR peopl
 name(s) for it, how queries' values combine, and which engines compute it:
 
 - `FAST`: the vectorised numpy kernel (`evaluator.engines.metrics`, `@kernel(name)`);
-- `SMALL`: the pure-Python engine for small collections (`evaluator.engines.small`);
 - `PYTREC`: pytrec_eval, the second opinion of `--check` (`evaluator.engines.check`), which
   needs a trec_eval name that trec_eval 9 (what pytrec_eval wraps) knows.
 
@@ -30,9 +29,9 @@ GAINS: tuple[str, ...] = ("label", "exp")
 # Other spellings of the two gains: ir_measures' dcg= values and the benchmark registry's.
 GAIN_ALIASES = {"log2": "label", "exp-log2": "exp", "exp2": "exp"}
 
-FAST, SMALL, PYTREC = "fast", "small", "pytrec_eval"
-EVERY_ENGINE = frozenset({FAST, SMALL, PYTREC})
-OURS = frozenset({FAST, SMALL})  # trec_eval 9 (pytrec_eval) has no such measure
+FAST, PYTREC = "fast", "pytrec_eval"
+EVERY_ENGINE = frozenset({FAST, PYTREC})
+OURS = frozenset({FAST})  # trec_eval 9 (pytrec_eval) has no such measure
 REL = frozenset({"rel"})
 
 

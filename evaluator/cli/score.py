@@ -59,9 +59,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--check", action="store_true",
                         help="recompute every score with pytrec_eval and fail on any difference beyond 1e-9 "
                              "(on float32 scores, as pytrec_eval keeps them; see docs/evaluator.md)")
-    parser.add_argument("--engine", choices=("auto", "vectorised"), default="auto",
-                        help="auto: small plain runs in pure Python (no numpy start-up), the rest vectorised; "
-                             "vectorised: always numpy/pyarrow (both are tested against trec_eval)")
     parser.add_argument("--digits", type=int, metavar="N",
                         help="--format trec: N significant digits (17: exact) instead of trec_eval's 4 decimals")
     parser.add_argument("--workers", type=int, metavar="N",
@@ -118,8 +115,9 @@ def score_command(args: argparse.Namespace) -> int:
                       depth=depth, max_depth=max_depth, docid_pattern=benchmark.docid_pattern,
                       per_query=args.per_query or args.format == "trec", strict=inputs.strict,
                       check=args.check, documents=args.documents, refuse_unknown=args.unknown_documents != "warn")
-    outcomes = score_jobs(jobs, scoring=scoring, workers=args.workers, progress=args.progress,
-                          small=args.engine == "auto" and not args.check)
+    from ..engines.parallel import score_submission
+
+    outcomes = score_submission(jobs, scoring=scoring, workers=args.workers, done=_progress(jobs, args.progress))
     for outcome in outcomes.values():
         _collect(inputs, outcome)
     if inputs.errors:
@@ -149,31 +147,6 @@ def score_command(args: argparse.Namespace) -> int:
             write_per_query(results)
         report_problems(inputs, args.format)
     return 0
-
-
-def score_jobs(jobs: list[Job], *, scoring: Scoring, workers: int | None, progress: bool | None,
-               small: bool = True) -> dict[str, Outcome]:
-    """Small plain runs by the pure-Python engine when `small` (no numpy or pyarrow to
-    import: a small collection takes about trec_eval's time), the others, and any it
-    declines, by the vectorised one on every core."""
-    from ..engines.small import score_small_job, small_run_bytes
-
-    done, outcomes = _progress(jobs, progress), {}
-    # past a few MB in all, numpy on every core is quicker than Python on one, imports included
-    small = small and sum(job.run_bytes() for job in jobs) <= small_run_bytes()
-    for job in jobs if small else ():
-        outcome = score_small_job(job, scoring=scoring)
-        if outcome is not None:
-            outcomes[job.subset] = outcome
-            done(outcome, len(outcomes), len(jobs))
-    rest = [job for job in jobs if job.subset not in outcomes]
-    if rest:
-        from ..engines.parallel import score_submission
-
-        first = len(outcomes)
-        outcomes.update(score_submission(rest, scoring=scoring, workers=workers,
-                                         done=lambda outcome, count, of: done(outcome, first + count, len(jobs))))
-    return {job.subset: outcomes[job.subset] for job in jobs}
 
 
 def plan_jobs(inputs: Inputs, args: argparse.Namespace) -> list[Job]:

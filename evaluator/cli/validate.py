@@ -43,38 +43,10 @@ def check_runs(inputs: Inputs, *, topics: list[str], runs: list[str], max_depth:
     valid = []
     for code, path in expand_inputs(runs, codes, kind="run"):
         spec = f"{code}={path}" if code else path
-        small = None if inputs.documents is not None else read_small_run(inputs, spec, max_depth=max_depth)
-        if small is not None:
-            valid.append(small)
-            continue
         read = inputs.read_runs([spec], keep_depth=max_depth, max_depth=max_depth, progress=progress)
         valid += [{"file": path, "subset": c, "documents": len(run), "queries": len(set(run.qids))}
                   for c, run in read.items()]
     return valid
-
-
-def read_small_run(inputs: Inputs, spec: str, *, max_depth: int) -> dict[str, Any] | None:
-    """What a small plain run holds, read by the pure-Python engine's reader (no numpy or
-    pyarrow to start: a small file is checked in about trec_eval's time), its warnings added
-    to `inputs`; None, with nothing recorded, when the run needs the full reader (a problem
-    to report, an odd line, a subset to tell apart from an error, a large or gzip file)."""
-    from ..engines.jobs import Job
-    from ..engines.small import is_small, read_plain_run
-
-    probe = Inputs(inputs.benchmark, known=inputs.known, strict=inputs.strict, topics=inputs.topics)
-    found = probe.by_subset([spec])
-    if probe.errors or len(found) != 1:
-        return None
-    (code, path), = found.items()
-    if (inputs.topics and code not in inputs.topics) or not is_small(Job(code, None, path)):
-        return None
-    read = read_plain_run(path, topics=inputs.topics.get(code), docid_pattern=inputs.benchmark.docid_pattern,
-                          max_depth=max_depth, strict=inputs.strict)
-    if read is None:
-        return None
-    _, report = read
-    inputs.warnings += report.warnings
-    return {"file": path, "subset": code, "documents": report.lines, "queries": report.queries}
 
 
 def validate_command(args: argparse.Namespace) -> int:

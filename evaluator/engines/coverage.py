@@ -1,6 +1,6 @@
 """How a run's queries meet the judged ones: the warnings trec_eval never gives.
 
-Shared by both engines (`evaluator.engines.scoring`, `evaluator.engines.small`); pure Python.
+Given by `evaluator.engines.scoring` for every run it scores; pure Python.
 """
 from __future__ import annotations
 

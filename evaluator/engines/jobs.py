@@ -1,6 +1,6 @@
-"""What a scoring job is, how it is scored, and what it found: plain records shared by the
-vectorised engine (`evaluator.engines.parallel`) and the pure-Python one (`evaluator.engines.small`).
-No numpy here, so the command line can plan jobs before it knows which engine it needs.
+"""What a scoring job is, how it is scored, and what it found: plain records the command line
+and the platform hand to `evaluator.engines.parallel`, and it hands back. No numpy here, so the
+command line can plan jobs and refuse a bad command line before it imports numpy.
 """
 from __future__ import annotations
 

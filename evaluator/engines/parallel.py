@@ -98,7 +98,7 @@ def score_job(job: Job, *, scoring: Scoring, threads: int = 2) -> Outcome:
     qrels_warnings: tuple[Problem, ...] = ()
     if job.qrels is not None:
         try:
-            qrels = read_qrels(job.qrels, strict=scoring.strict, as_columns=True)
+            qrels = read_qrels(job.qrels, strict=scoring.strict)
             qrels_warnings = qrels.warnings
             evaluator = Evaluator(qrels, scoring.metrics, relevance_level=scoring.relevance_level,
                                   gain=scoring.gain, depth=scoring.depth)
@@ -143,7 +143,7 @@ def _judged(job: Job, scoring: Scoring) -> tuple[list[Qrels], tuple[Problem, ...
     errors: list[Problem] = []
     for path in job.judged:
         try:
-            judged.append(read_qrels(path, strict=scoring.strict, as_columns=True))
+            judged.append(read_qrels(path, strict=scoring.strict))
         except InputError as exc:
             errors += exc.problems
     return judged, tuple(errors)

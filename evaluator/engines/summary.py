@@ -2,9 +2,10 @@
 values: trec_eval's, summed in qid order (strcmp's, which is Python's on str) one addition
 after another, then divided by the count.
 
-numpy's mean sums pairwise and the small engine summed in file order, so the same run stored
-0.225 from one scoring and 0.22499999999999998 from the next, and its Judged@10 shown at two
-decimals flipped from 0.23 to 0.22. No numpy here: the small engine runs without it.
+numpy's mean sums pairwise, and a sum in another order stored 0.225 for a run from one
+scoring and 0.22499999999999998 from the next (its Judged@10, shown at two decimals, flipped
+from 0.23 to 0.22): one summation in one order gives one number however the per-query values
+were computed.
 """
 from __future__ import annotations
 

@@ -26,13 +26,6 @@
  * bytes, labels [+-]?[0-9]{1,18}; owner and labels int64, the rest as parse_run's. No
  * comment, blank or CRLF line. Whether a docid is judged twice is the caller's check.
  *
- * group_ranked(qid_values, qid_indices, docid_offsets, docid_bytes, ranks, scores, hashes,
- * max_depth) -> {qid: [docid bytes]} | None: parse_run's columns grouped by query for the
- * small engine (evaluator/engines/small.py), declining what it declines.
- *
- * group_qrels(qid_values, owner, docid_offsets, docid_bytes, labels) -> {qid: {docid: label}}
- * | None: parse_qrels' columns as dicts for the small engine (None: a docid judged twice).
- *
  * any_repeated(keys) -> bool: whether a uint64 key occurs twice (the duplicate-docid
  * check's common case, in one linear pass).
  */
@@ -543,146 +536,11 @@ static PyObject *any_repeated(PyObject *self, PyObject *args) {
     return PyBool_FromLong(repeated);
 }
 
-static int compare_keys(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Whether a query's rows [start, end) are as trec_eval would order them already, and
- * plain: scores finite and strictly falling, ranks strictly rising, no docid hash twice
- * (a collision of two docids declines too: the other engine then reads the file). */
-static int group_is_plain(const int64_t *ranks, const double *scores, const uint64_t *hashes, Py_ssize_t start,
-                          Py_ssize_t end, uint64_t *scratch) {
-    for (Py_ssize_t i = start; i < end; i++) {
-        if (!isfinite(scores[i]) || (i > start && (scores[i] >= scores[i - 1] || ranks[i] <= ranks[i - 1])))
-            return 0;
-        scratch[i - start] = hashes[i];
-    }
-    qsort(scratch, (size_t)(end - start), sizeof(uint64_t), compare_keys);
-    for (Py_ssize_t i = 1; i < end - start; i++)
-        if (scratch[i] == scratch[i - 1])
-            return 0;
-    return 1;
-}
-
-/* group_ranked(qid_values, qid_indices, docid_offsets, docid_bytes, ranks, scores, hashes,
- * max_depth) -> {qid: [docid bytes, ...]} | None: parse_run's columns as the small engine
- * scores them, each query's docids in their order, or None (decline) when a query's lines
- * are not together, it holds more than max_depth lines, or a query is not plain
- * (group_is_plain). One pass in C where Python built a list per column and sliced them. */
-static PyObject *group_ranked(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *names;
-    Py_buffer owner, offsets, text, ranks, scores, hashes;
-    Py_ssize_t max_depth;
-    if (!PyArg_ParseTuple(args, "O!y*y*y*y*y*y*n", &PyList_Type, &names, &owner, &offsets, &text, &ranks, &scores,
-                          &hashes, &max_depth))
-        return NULL;
-    const int32_t *code = owner.buf, *at = offsets.buf;
-    const char *bytes = text.buf;
-    Py_ssize_t lines = owner.len / 4;
-    PyObject *result = PyDict_New(), *docs = NULL;
-    uint64_t *scratch = PyMem_Malloc((size_t)(lines ? lines : 1) * sizeof(uint64_t));
-    int ok = result && scratch;
-    if (!scratch)
-        PyErr_NoMemory();
-    Py_ssize_t groups = 0;
-    for (Py_ssize_t start = 0, end; ok > 0 && start < lines; start = end) {
-        for (end = start + 1; end < lines && code[end] == code[start]; end++)
-            ;
-        /* codes come in order of first appearance: a query seen before has a lower one */
-        if (code[start] != groups++ || end - start > max_depth ||
-            !group_is_plain(ranks.buf, scores.buf, hashes.buf, start, end, scratch)) {
-            ok = 0;
-            break;
-        }
-        if (!(docs = PyList_New(end - start))) {
-            ok = -1;
-            break;
-        }
-        for (Py_ssize_t i = start; i < end; i++) {
-            PyObject *docid = PyBytes_FromStringAndSize(bytes + at[i], at[i + 1] - at[i]);
-            if (!docid) {
-                ok = -1;
-                break;
-            }
-            PyList_SET_ITEM(docs, i - start, docid);
-        }
-        if (ok > 0 && PyDict_SetItem(result, PyList_GET_ITEM(names, code[start]), docs) < 0)
-            ok = -1;
-        Py_CLEAR(docs);
-    }
-    PyMem_Free(scratch);
-    PyBuffer_Release(&owner);
-    PyBuffer_Release(&offsets);
-    PyBuffer_Release(&text);
-    PyBuffer_Release(&ranks);
-    PyBuffer_Release(&scores);
-    PyBuffer_Release(&hashes);
-    if (ok > 0)
-        return result;
-    Py_XDECREF(result);
-    return ok < 0 || PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
-}
-
-/* group_qrels(qid_values, owner, docid_offsets, docid_bytes, labels) -> {qid: {docid: label}}
- * | None: parse_qrels' columns as the small engine scores them (evaluator.io.qrels), in
- * file order; None (decline) when a docid is judged twice for a query. */
-static PyObject *group_qrels(PyObject *self, PyObject *args) {
-    (void)self;
-    PyObject *names;
-    Py_buffer owner, offsets, text, labels;
-    if (!PyArg_ParseTuple(args, "O!y*y*y*y*", &PyList_Type, &names, &owner, &offsets, &text, &labels))
-        return NULL;
-    const int64_t *code = owner.buf, *label = labels.buf;
-    const int32_t *at = offsets.buf;
-    const char *bytes = text.buf;
-    Py_ssize_t lines = owner.len / 8, count = PyList_GET_SIZE(names);
-    PyObject *result = PyDict_New();
-    int ok = result != NULL;
-    for (Py_ssize_t i = 0; ok > 0 && i < count; i++) { /* qids in order of first appearance */
-        PyObject *judged = PyDict_New();
-        ok = judged && PyDict_SetItem(result, PyList_GET_ITEM(names, i), judged) == 0 ? 1 : -1;
-        Py_XDECREF(judged);
-    }
-    for (Py_ssize_t row = 0; ok > 0 && row < lines; row++) {
-        if (code[row] < 0 || code[row] >= count) {
-            ok = -1;
-            PyErr_SetString(PyExc_ValueError, "a qid code out of range");
-            break;
-        }
-        PyObject *judged = PyDict_GetItem(result, PyList_GET_ITEM(names, code[row]));
-        PyObject *docid = PyUnicode_DecodeASCII(bytes + at[row], at[row + 1] - at[row], NULL);
-        PyObject *value = PyLong_FromLongLong(label[row]);
-        Py_ssize_t before = judged ? PyDict_GET_SIZE(judged) : 0;
-        if (!judged || !docid || !value || PyDict_SetItem(judged, docid, value) < 0)
-            ok = -1;
-        else if (PyDict_GET_SIZE(judged) == before)
-            ok = 0; /* judged twice: the exact reader says where */
-        Py_XDECREF(docid);
-        Py_XDECREF(value);
-    }
-    PyBuffer_Release(&owner);
-    PyBuffer_Release(&offsets);
-    PyBuffer_Release(&text);
-    PyBuffer_Release(&labels);
-    if (ok > 0)
-        return result;
-    Py_XDECREF(result);
-    return ok < 0 ? NULL : Py_NewRef(Py_None);
-}
-
 static PyMethodDef methods[] = {
     {"any_repeated", any_repeated, METH_VARARGS, "any_repeated(uint64 keys) -> whether a key occurs twice."},
     {"parse_run", parse_run, METH_VARARGS,
      "parse_run(block, article_passage) -> (qid_values, qid_indices, docid_offsets, docid_bytes, ranks, scores, "
      "hashes, tag, count), or None when any line needs the exact reader."},
-    {"group_ranked", group_ranked, METH_VARARGS,
-     "group_ranked(qid_values, qid_indices, docid_offsets, docid_bytes, ranks, scores, hashes, max_depth) -> "
-     "{qid: [docid bytes]}, or None when a query's lines are not together, too many or not plainly ordered."},
-    {"group_qrels", group_qrels, METH_VARARGS,
-     "group_qrels(qid_values, owner, docid_offsets, docid_bytes, labels) -> {qid: {docid: label}}, or None when "
-     "a docid is judged twice for a query."},
     {"parse_qrels", parse_qrels, METH_VARARGS,
      "parse_qrels(data) -> (qid_values, owner, docid_offsets, docid_bytes, labels, hashes, count), or None when "
      "any line needs the exact reader."},

@@ -1,9 +1,9 @@
 """The optional compiled reader (`evaluator/io/_lines.c`, built by setup.py where a C compiler is found).
 
-One place decides whether it is used, so the run reader, the qrels reader and the small
-engine never disagree: `BUILT` is the extension or None (no compiler at install time);
-`COMPILED` is what the readers use, None also when `CUPBOARD_PURE_PYTHON=1` asks for the
-pure-Python and numpy/pyarrow paths (to compare them, or to rule the extension out). The
+One place decides whether it is used, so the run reader and the qrels reader never disagree:
+`BUILT` is the extension or None (no compiler at install time); `COMPILED` is what the readers
+use, None also when `CUPBOARD_PURE_PYTHON=1` asks for the numpy/pyarrow paths (to compare
+them, or to rule the extension out). The
 tests set `COMPILED` to None to run every case both ways.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-FUNCTIONS = ("parse_run", "group_ranked", "parse_qrels", "group_qrels", "any_repeated")
+FUNCTIONS = ("parse_run", "parse_qrels", "any_repeated")
 
 
 def _built() -> ModuleType | None:

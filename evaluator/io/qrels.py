@@ -1,10 +1,10 @@
 """Reading qrels: `qid Q0 docid label` or `qid 0 docid label`, fields split on whitespace.
 
 Labels are integers (0/1 for MIRACL and Mr. TyDi, 0-6 for CLIRMatrix); judged
-non-relevant rows are kept, since they define which queries are judged. A test-B-sized
-set (18 files, ~190k judgments) is read by pyarrow in one go; anything unusual in a file
-(mixed separators, CRs, bad labels, a repeated judgment) sends it through the per-line
-reader, which says where each problem is.
+non-relevant rows are kept, since they define which queries are judged. A plain file is read
+in one go into the columns the engine scores, by the compiled reader where it is built, else
+by pyarrow; anything unusual in a file (comments, mixed separators, CRs, bad labels, a
+repeated judgment) sends it through the per-line reader, which says where each problem is.
 """
 from __future__ import annotations
 
@@ -19,21 +19,15 @@ if TYPE_CHECKING:
     import numpy as np
 
 _NAMES = ["qid", "iteration", "docid", "label"]
-# Below this size the per-line reader is as quick as starting pyarrow, and needs no numpy:
-# a small collection is scored without importing either (see evaluator.engines.small).
-SMALL_QRELS_BYTES = 2 << 20
 
 
-def read_qrels(source: Source, *, name: str | None = None, strict: bool = True, as_columns: bool = False) -> Qrels:
+def read_qrels(source: Source, *, name: str | None = None, strict: bool = True) -> Qrels:
     """Judgments qid -> {docid: label}, read as trec_eval reads them: fields split on runs of
     whitespace, lines starting with `#` skipped (one warning counts them), blank lines
     skipped. Raises InputError listing up to 25 problems with file, line and column (a
     missing or extra column, a label that is not a 64-bit integer, a docid judged twice).
     `strict=False` (the generic profile) also takes what trec_eval takes and warns: any
-    label, read as C's atol reads it (`1.5` is 1, `x` is 0), and fields over 100 bytes.
-    `as_columns=True` is for the vectorised engine, which scores columns: a plain file of
-    any size is then read by the compiled reader where it is built (numpy is loaded already
-    there; the pure-Python dicts would only be turned into columns again)."""
+    label, read as C's atol reads it (`1.5` is 1, `x` is 0), and fields over 100 bytes."""
     file = source_name(source, name)
     data = b"".join(iter_blocks(source, file=file))
     warnings = []
@@ -41,9 +35,7 @@ def read_qrels(source: Source, *, name: str | None = None, strict: bool = True, 
         data = data[len(BOM):]
         warnings.append(Problem("bom", "the file starts with a UTF-8 byte order mark; it was ignored", file, 1,
                                 severity="warning"))
-    small = len(data) <= SMALL_QRELS_BYTES
-    qrels = ((as_columns and _read_compiled(data)) or (_read_small(data) if small else _read_fast(data))
-             or _read_exact(data, file, strict=strict))
+    qrels = _read_compiled(data) or _read_fast(data) or _read_exact(data, file, strict=strict)
     if not strict:
         warnings += _trec_eval_levels(qrels, data, file)
     qrels.warnings = (*warnings, *qrels.warnings)
@@ -154,43 +146,6 @@ def _maybe_judged_twice(hashes: np.ndarray, codes: np.ndarray) -> bool:
         return bool(COMPILED.any_repeated(keys))
     keys.sort()
     return bool(np.any(keys[1:] == keys[:-1]))
-
-
-def _read_small(data: bytes) -> Qrels | None:
-    """A small plain file as dicts: parsed and grouped by the compiled reader where it is
-    built (`parse_qrels`, `group_qrels`), else split by `_read_plain`; None when anything
-    needs the per-line reader."""
-    from .compiled import COMPILED as reader
-
-    parsed = None if reader is None else reader.parse_qrels(data)
-    if reader is None or parsed is None:
-        return _read_plain(data)
-    qids, owner, offsets, text, labels, _, _ = parsed
-    judgments = reader.group_qrels(qids, owner, offsets, text, labels)
-    return Qrels(judgments) if judgments else None  # None: a docid judged twice (or no line)
-
-
-_PLAIN = re.compile(rb"(?:[!-~]+[ \t]+[!-~]+[ \t]+[!-~]+[ \t]+[+-]?[0-9]{1,18}[ \t]*\n)*")
-
-
-def _read_plain(data: bytes) -> Qrels | None:
-    """A small all-ASCII file of plain lines, split at once in pure Python (no numpy); None
-    when anything needs the per-line reader (a comment, a blank line, a CR, a long field,
-    a docid judged twice...)."""
-    if not data.endswith(b"\n"):
-        data += b"\n"
-    if not data.isascii() or data.startswith(b"#") or b"\n#" in data or not _PLAIN.fullmatch(data):
-        return None
-    fields = data.split()
-    qids, docids = fields[0::4], fields[2::4]
-    if max(map(len, qids)) > MAX_FIELD_BYTES or max(map(len, docids)) > MAX_FIELD_BYTES:
-        return None
-    judgments: dict[str, dict[str, int]] = {}
-    for qid, docid, label in zip(map(bytes.decode, qids), map(bytes.decode, docids), map(int, fields[3::4]), strict=True):
-        judgments.setdefault(qid, {})[docid] = label
-    if sum(map(len, judgments.values())) != len(qids):
-        return None  # a docid judged twice
-    return Qrels(judgments)
 
 
 _ATOL = re.compile(r"[+-]?[0-9]*")

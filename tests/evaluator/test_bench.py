@@ -18,15 +18,18 @@ def test_it_scores_the_same_as_pytrec_eval_on_a_small_set(tmp_path):
 def test_each_goal_is_a_bound_from_the_same_sittings_other_tools():
     from evaluator.bench_process import verdict
 
-    assert verdict("1k queries, depth 100", {"evaluator": 0.07, "trec_eval": 0.08, "pytrec_eval": 0.2})[1] == "met"
-    assert verdict("1k queries, depth 100", {"evaluator": 0.12, "trec_eval": 0.08, "pytrec_eval": 0.2}) == \
-        ("<= trec_eval: <= 0.08 s", "missed by 0.04 s (1.5x)")
+    assert verdict("1k queries, depth 1000", {"evaluator": 0.4, "trec_eval": 0.9, "pytrec_eval": 1.0})[1] == "met"
+    assert verdict("1k queries, depth 1000", {"evaluator": 0.6, "trec_eval": 1.0, "pytrec_eval": 1.0}) == \
+        ("<= trec_eval / 2: <= 0.50 s", "missed by 0.10 s (1.2x)")
     assert verdict("1k queries, depth 1000", {"evaluator": 0.5, "trec_eval": 0.9, "pytrec_eval": 1.0})[1] == \
         "missed by 0.05 s (1.1x)"
     # test-B: a quarter of pytrec_eval, and never above 0.5 s however slow pytrec_eval is
     assert verdict("test-B, depth 100", {"evaluator": 0.45, "pytrec_eval": 1.6})[1] == "missed by 0.05 s (1.1x)"
     assert verdict("test-B, depth 100", {"evaluator": 0.55, "pytrec_eval": 4.0})[1] == "missed by 0.05 s (1.1x)"
-    assert verdict("1k queries, depth 100", {"evaluator": 0.1, "pytrec_eval": 0.2})[1] == "not measured (no trec_eval)"
+    assert verdict("1k queries, depth 1000", {"evaluator": 0.1, "pytrec_eval": 0.2})[1] == "not measured (no trec_eval)"
+    # 1k queries at depth 100 is start-up only: shown, with no goal (issue 35)
+    assert verdict("1k queries, depth 100", {"evaluator": 0.2, "trec_eval": 0.07, "pytrec_eval": 0.2}) == \
+        ("none (start-up; issue 35)", "-")
 
 
 def test_peak_memory_adds_up_the_workers_and_is_not_the_parents(tmp_path):

@@ -126,8 +126,7 @@ def test_it_runs_as_a_module(files):
     assert json.loads(done.stdout)["subsets"]["sw"]["R@100"] == 0.5
 
 
-@pytest.mark.parametrize("engine", ["auto", "vectorised"])
-def test_it_reads_a_run_from_a_pipe_whole(files, tmp_path, engine):
+def test_it_reads_a_run_from_a_pipe_whole(files, tmp_path):
     """`--run sw=<(zcat run.gz)`: the shell gives a pipe's path; peeking at it for gzip's magic
     consumed its bytes, and the run was read as empty."""
     fifo = tmp_path / "run.fifo"
@@ -135,7 +134,7 @@ def test_it_reads_a_run_from_a_pipe_whole(files, tmp_path, engine):
     text = Path(files["runs"][0]).read_text()
     writer = threading.Thread(target=lambda: fifo.write_text(text))
     writer.start()
-    done = subprocess.run([sys.executable, "-m", "evaluator", "score", "--engine", engine,
+    done = subprocess.run([sys.executable, "-m", "evaluator", "score",
                            "--qrels", files["qrels"][0], "--run", f"sw={fifo}", "--format", "json"],
                           capture_output=True, text=True, timeout=60)
     writer.join(10)

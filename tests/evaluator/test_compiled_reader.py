@@ -100,8 +100,7 @@ def test_it_reads_plain_qrels_as_the_exact_reader_does(data):
     compiled = qrels_reader._read_compiled(data)
     assert compiled is not None
     exact = qrels_reader._read_exact(data, "x")
-    assert compiled.judgments == exact.judgments and compiled.qids == list(exact.judgments)
-    assert in_order(qrels_reader._read_small(data).judgments) == in_order(exact.judgments)  # group_qrels
+    assert in_order(compiled.judgments) == in_order(exact.judgments) and compiled.qids == list(exact.judgments)
 
 
 def in_order(judgments: dict[str, dict[str, int]]) -> list:
@@ -116,8 +115,7 @@ def test_it_reads_synthetic_and_real_qrels_as_the_exact_reader_does(tmp_path):
         compiled = qrels_reader._read_compiled(data)
         assert compiled is not None, path
         exact = qrels_reader._read_exact(data, "x").judgments
-        assert compiled.judgments == exact, path
-        assert in_order(qrels_reader._read_small(data).judgments) == in_order(exact), path
+        assert in_order(compiled.judgments) == in_order(exact), path
 
 
 @pytest.mark.parametrize("data", [
@@ -128,15 +126,6 @@ def test_it_reads_synthetic_and_real_qrels_as_the_exact_reader_does(tmp_path):
 @pytest.mark.skipif(compiled.BUILT is None, reason="the C run reader is not built")
 def test_it_leaves_unusual_qrels_to_the_per_line_reader(data):
     assert qrels_reader._read_compiled(data) is None
-    assert qrels_reader._read_small(data) is None
-
-
-@pytest.mark.skipif(compiled.BUILT is None, reason="the C run reader is not built")
-def test_group_qrels_declines_a_docid_judged_twice():
-    parsed = compiled.BUILT.parse_qrels(b"1 Q0 d1 1\n2 Q0 d1 1\n1 Q0 d1 0\n")
-    assert parsed is not None and compiled.BUILT.group_qrels(*parsed[:5]) is None
-    assert compiled.BUILT.group_qrels(*compiled.BUILT.parse_qrels(b"1 Q0 d1 1\n2 Q0 d1 0\n")[:5]) == {
-        "1": {"d1": 1}, "2": {"d1": 0}}
 
 
 @pytest.mark.skipif(compiled.BUILT is None, reason="the C run reader is not built")

@@ -1,7 +1,7 @@
-"""One input, one answer from every engine (issue 33, item 11): a run that one engine refuses
-is refused by all of them with the same error (the small engine, its compiled and bytes
-splitting, CUPBOARD_PURE_PYTHON=1, the vectorised engine and both its run readers), and the
-generic profile, trec_eval's drop-in, fails where trec_eval fails or says where it differs."""
+"""One input, one answer from every reader (issue 33, item 11): a run that one run reader
+refuses is refused by the other with the same error (the C reader and the numpy/pyarrow one,
+in this process and as `CUPBOARD_PURE_PYTHON=1`), and the generic profile, trec_eval's
+drop-in, fails where trec_eval fails or says where it differs."""
 from __future__ import annotations
 
 import contextlib
@@ -13,11 +13,9 @@ import sys
 import pytest
 
 from evaluator.cli import main
-from evaluator.engines.jobs import Job, Scoring
-from evaluator.engines.small import score_small_job
 from evaluator.io import compiled
 
-from .test_trec_eval_differential import ENGINES, _compare
+from .test_trec_eval_differential import _compare
 
 pytestmark = pytest.mark.usefixtures("run_reader")  # the C run reader and the numpy/pyarrow one
 
@@ -40,17 +38,9 @@ def _score(qrels, run, *options: str) -> tuple[int, str, str]:
 
 
 @pytest.mark.parametrize("profile", [(), ("--strict",)], ids=["generic", "strict"])
-@pytest.mark.parametrize("engine", ENGINES)
-def test_a_nul_byte_in_a_docid_is_refused_by_every_engine(tmp_path, engine, profile):
-    code, out, err = _score(*_files(tmp_path, QRELS, NUL_RUN), "--engine", engine, *profile)
+def test_a_nul_byte_in_a_docid_is_refused_by_every_reader(tmp_path, profile):
+    code, out, err = _score(*_files(tmp_path, QRELS, NUL_RUN), *profile)
     assert (code, out) == (1, "") and err.endswith(NUL_ERROR + "\n"), err
-
-
-def test_the_small_engine_declines_it_with_either_way_of_splitting(tmp_path, monkeypatch, run_reader):
-    """Declined (None): the vectorised engine then reads the file and says what is wrong."""
-    qrels, run = _files(tmp_path, QRELS, NUL_RUN)
-    job = Job("x", str(qrels), str(run), None)
-    assert score_small_job(job, scoring=Scoring(("nDCG@10",), depth=100, max_depth=1000, strict=False)) is None
 
 
 def test_the_compiled_reader_declines_it(run_reader):
@@ -60,8 +50,8 @@ def test_the_compiled_reader_declines_it(run_reader):
     assert compiled.COMPILED.parse_run(NUL_RUN.replace(b"\x00", b""), False) is not None
 
 
-def test_without_numpy_or_the_compiled_reader_too(tmp_path):
-    """CUPBOARD_PURE_PYTHON=1: the small engine's bytes splitting, then the exact reader."""
+def test_without_the_compiled_reader_too(tmp_path):
+    """CUPBOARD_PURE_PYTHON=1, a whole process: the numpy/pyarrow reader declines it, the exact one says where."""
     qrels, run = _files(tmp_path, QRELS, NUL_RUN)
     done = subprocess.run([sys.executable, "-m", "evaluator", "score", "--qrels", str(qrels), "--run", str(run)],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
@@ -73,21 +63,18 @@ RUN = b"1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n"
 
 
 @pytest.mark.parametrize("label", [str(2**63 - 1), str(10**20), "99999999999999999999.5"])
-@pytest.mark.parametrize("engine", ENGINES)
-def test_a_label_trec_eval_cannot_count_is_refused_as_trec_eval_refuses_it(trec_eval, tmp_path, engine, label):
+def test_a_label_trec_eval_cannot_count_is_refused_as_trec_eval_refuses_it(trec_eval, tmp_path, label):
     """trec_eval counts judgments per level up to the largest label: at 2^63 - 1 (what atol
     makes of any larger one) that overflows and it stops, "Can't calculate measure"."""
     qrels_text = f"1 0 d1 {label}\n1 0 d2 0\n"
-    _compare(trec_eval, tmp_path, label, qrels_text, RUN.decode(), engine)  # both refuse
-    code, out, err = _score(*_files(tmp_path, qrels_text.encode(), RUN), "--engine", engine)
+    _compare(trec_eval, tmp_path, label, qrels_text, RUN.decode())  # both refuse
+    code, out, err = _score(*_files(tmp_path, qrels_text.encode(), RUN))
     assert (code, out) == (1, "") and "qrels.txt:1:4: error: " in err and "[label-overflow]" in err, err
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_a_label_trec_eval_may_fail_to_count_is_scored_saying_so(tmp_path, engine):
+def test_a_label_trec_eval_may_fail_to_count_is_scored_saying_so(tmp_path):
     """2^32 levels: 32 GiB trec_eval may or may not get (this machine's memory decides, so
     trec_eval is not run here); the generic profile scores it and says trec_eval may stop."""
-    code, out, err = _score(*_files(tmp_path, f"1 0 d1 {2**32}\n1 0 d2 0\n".encode(), RUN), "--engine", engine,
-                            "--metrics", "P@5")
+    code, out, err = _score(*_files(tmp_path, f"1 0 d1 {2**32}\n1 0 d2 0\n".encode(), RUN), "--metrics", "P@5")
     assert code == 0 and "0.2000" in out
     assert "qrels.txt:1:4: warning: " in err and "32 GiB" in err and "[large-label]" in err, err

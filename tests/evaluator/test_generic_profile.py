@@ -1,5 +1,5 @@
 """The generic profile reads what trec_eval reads (issue 27): each input a competition refuses
-is scored by both engines equal to trec_eval 10 (per query and `all`, to 1e-12), with a
+is scored equal to trec_eval 10 (per query and `all`, to 1e-12), with a
 warning where trec_eval is silent; `--strict` and a benchmark refuse it. `--format trec`
 is byte-identical to `trec_eval -q -c` (its `%6.4f` build) for the same measures.
 """
@@ -20,7 +20,7 @@ from evaluator.measures import trec_eval_measures
 from evaluator.reference import trec_eval_binary
 from tests.waiting import PATIENCE
 
-from .test_trec_eval_differential import ENGINES, _compare
+from .test_trec_eval_differential import _compare
 from .trec_cases import MEASURES, generated_case
 from .trec_odd_cases import ODD
 
@@ -42,12 +42,11 @@ def _files(tmp_path, qrels_text: str, run_text: str):
     return qrels, run
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name, qrels_text, run_text, warning, refused", ODD, ids=[case[0] for case in ODD])
 def test_the_generic_profile_scores_what_trec_eval_scores(trec_eval, tmp_path, name, qrels_text, run_text, warning,
-                                                          refused, engine):
-    _compare(trec_eval, tmp_path, name, qrels_text, run_text, engine)  # both score it, equal to 1e-12
-    code, _, err = _score(*_files(tmp_path, qrels_text, run_text), "--engine", engine, "--format", "trec")
+                                                          refused):
+    _compare(trec_eval, tmp_path, name, qrels_text, run_text)  # both score it, equal to 1e-12
+    code, _, err = _score(*_files(tmp_path, qrels_text, run_text), "--format", "trec")
     assert code == 0, err
     assert "error" not in err
     if warning:
@@ -102,8 +101,7 @@ def _named_all(qid: str, *texts: str) -> list[str]:
     return [pattern.sub(r"\1all", text) for text in texts]
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_format_trec_is_byte_identical_to_trec_eval(trec_eval_4, tmp_path, engine):
+def test_format_trec_is_byte_identical_to_trec_eval(trec_eval_4, tmp_path):
     """Seeded random collections, the odd inputs above, measures asked in a shuffled order
     (trec_eval prints them in its own), counts printed as integers, a qid named `all`."""
     cases = [generated_case(seed) for seed in range(60)] + [case[:3] for case in ODD]
@@ -119,7 +117,7 @@ def test_format_trec_is_byte_identical_to_trec_eval(trec_eval_4, tmp_path, engin
         expected = _trec_eval_text(trec_eval_4, qrels, run, measures)
         if expected is None:
             continue
-        code, got, err = _score(qrels, run, "--engine", engine, "--metrics", ",".join(measures), "--format", "trec")
+        code, got, err = _score(qrels, run, "--metrics", ",".join(measures), "--format", "trec")
         assert code == 0, f"{name}: {err}"
         for number, (ours, theirs) in enumerate(zip(got.splitlines(), expected.splitlines(), strict=True), start=1):
             assert ours == theirs, f"{name}, line {number}: {ours!r} != {theirs!r}"

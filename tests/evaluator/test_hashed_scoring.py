@@ -36,7 +36,7 @@ def write_collection(tmp_path, seed: int):
 
 
 def scored(qrels_path, run_path):
-    qrels = read_qrels(qrels_path, strict=False, as_columns=True)
+    qrels = read_qrels(qrels_path, strict=False)
     run, report = read_run(run_path, strict=False, threads=1)
     assert run is not None, report.errors
     evaluator = Evaluator(qrels, METRICS, depth=20)
@@ -97,7 +97,7 @@ def test_a_run_made_in_python_with_ties_is_ranked_as_trec_eval_ranks(tmp_path):
     """A Run not from the reader (Arrow docids, no hashes, tied scores out of docid order)
     scored on the hashed index: ties ordered by numpy, hashes computed on the way."""
     qrels_path, _ = write_collection(tmp_path, 9)
-    qrels = read_qrels(qrels_path, as_columns=True)
+    qrels = read_qrels(qrels_path)
     rng = random.Random(9)
     rows = [(f"q{q}", f"d{d}", rng.choice((1.0, 2.0))) for q in range(30) for d in rng.sample(range(40), 25)]
     rng.shuffle(rows)

@@ -12,11 +12,10 @@ import numpy as np
 import pytest
 
 from evaluator import reference
-from evaluator.engines import check, small
+from evaluator.engines import check
 from evaluator.engines import metrics as fast
-from evaluator.engines.jobs import Scoring
 from evaluator.engines.scoring import Evaluator
-from evaluator.measures import FAST, MEASURES, PYTREC, SMALL, Kernels, parse_metric, trec_eval_measures, trec_name
+from evaluator.measures import FAST, MEASURES, PYTREC, Kernels, parse_metric, trec_eval_measures, trec_name
 from evaluator.records import Qrels, Run
 from tests.waiting import PATIENCE
 
@@ -122,15 +121,8 @@ def test_every_engine_a_measure_lists_computes_it(measure):
     names = metric_names(measure)
     exact = ours()
     assert (measure.name in fast.KERNELS) == (FAST in measure.engines)
-    assert (measure.name in small.KERNELS) == (SMALL in measure.engines)
     for name in names:
         assert all(map(math.isfinite, exact[name])), name
-    if SMALL in measure.engines:
-        scoring = Scoring(tuple(names), depth=DEPTH)
-        ranked = {q: [docid.encode() for docid, _ in docs] for q, docs in RANKED.items()}  # as the reader hands it
-        result = small.score_ranked(Qrels(JUDGMENTS), ranked, scoring, subset="x", name="run")
-        for name in names:
-            assert list(result.per_query[name].values()) == pytest.approx(exact[name].tolist(), abs=1e-12), name
     trec_names = [trec for name in names if (trec := trec_name(parse_metric(name)))]
     pytrec_eval = pytest.importorskip("pytrec_eval")
     supported = {trec.rpartition("_")[0] if parse_metric(trec).cutoff else trec for trec in trec_names}
@@ -144,9 +136,9 @@ def test_every_engine_a_measure_lists_computes_it(measure):
 
 
 def test_an_engine_whose_kernels_disagree_with_the_registry_refuses_to_load():
-    kernels: Kernels = Kernels(SMALL)
+    kernels: Kernels = Kernels(FAST)
     for name in MEASURES:
-        if SMALL in MEASURES[name].engines and name != "AP":
+        if FAST in MEASURES[name].engines and name != "AP":
             kernels.of(name)(len)
     with pytest.raises(RuntimeError, match=r"missing \['AP'\]"):
         kernels.check()

@@ -133,7 +133,7 @@ def test_the_json_says_which_documents_were_removed(tmp_path):
 def test_a_residual_run_keeps_its_order_and_reports_in_score_order():
     run, _ = read_run(io.BytesIO(b"q Q0 x 1 1.0 t\nq Q0 y 2 3.0 t\nq Q0 z 3 2.0 t\np Q0 x 1 1 t\n"), name="r",
                       keep_depth=1000)
-    judged = read_qrels(io.BytesIO(b"q 0 x 0\nq 0 y 1\n"), name="j", as_columns=True)
+    judged = read_qrels(io.BytesIO(b"q 0 x 0\nq 0 y 1\n"), name="j")
     residual, removed = residual_run(run, [judged], sources=["j"])
     assert removed.by_query == {"q": ["y", "x"]} and removed.count == 2
     assert list(zip(residual.qids, residual.docids, strict=True)) == [("q", "z"), ("p", "x")]

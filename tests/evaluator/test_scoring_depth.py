@@ -56,20 +56,20 @@ def _trec_eval_c(binary: Path, qrels: Path, run: Path, *extra: str) -> dict:
     return _parse(done.stdout.decode())
 
 
-def _ours(qrels: Path, run: Path, *extra: str, engine: str = "vectorised") -> dict:
+def _ours(qrels: Path, run: Path, *extra: str) -> dict:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = main(["score", "--benchmark", "miracl", "--qrels", f"sw={qrels}", "--run", f"sw={run}",
                      "--metrics", ",".join(MEASURES), "--format", "trec", "--digits", "17", "--workers", "1",
-                     "--engine", engine, *extra])
+                     *extra])
     assert code == 0
     return _parse(out.getvalue())
 
 
-def _check(trec_eval, qrels: Path, tmp_path: Path, engine: str) -> None:
+def _check(trec_eval, qrels: Path, tmp_path: Path) -> None:
     run = tmp_path / "run.sw.txt"
     run.write_text(run_over_qrels(read_qrels(qrels).judgments, depth=1000, seed=7))
-    expected, got = _trec_eval_c(trec_eval, qrels, run), _ours(qrels, run, engine=engine)
+    expected, got = _trec_eval_c(trec_eval, qrels, run), _ours(qrels, run)
     assert got.keys() == expected.keys()
     wrong = {k: (got[k], expected[k]) for k in got if abs(got[k] - expected[k]) > 1e-12}
     assert not wrong, f"{len(wrong)} values differ from trec_eval -c, e.g. {list(wrong.items())[:3]}"
@@ -79,11 +79,10 @@ def _check(trec_eval, qrels: Path, tmp_path: Path, engine: str) -> None:
         assert got[measure, "all"] > cut[measure, "all"], measure
 
 
-@pytest.mark.parametrize("engine", ["auto", "vectorised"])
-def test_deep_measures_equal_trec_eval_on_the_shipped_sample(trec_eval, tmp_path, engine):
-    _check(trec_eval, SAMPLE, tmp_path, engine)
+def test_deep_measures_equal_trec_eval_on_the_shipped_sample(trec_eval, tmp_path):
+    _check(trec_eval, SAMPLE, tmp_path)
 
 
 @pytest.mark.shared_data
 def test_deep_measures_equal_trec_eval_on_miracl_dev(trec_eval, shared_data, tmp_path):
-    _check(trec_eval, shared_data / "miracl-v1.0-dev" / "qrels.miracl-v1.0-sw-dev.tsv", tmp_path, "vectorised")
+    _check(trec_eval, shared_data / "miracl-v1.0-dev" / "qrels.miracl-v1.0-sw-dev.tsv", tmp_path)

@@ -38,10 +38,10 @@ def reference(binary, qrels, run) -> dict | None:
     return _parse(done.stdout.decode())
 
 
-def ours(qrels, run, engine: str = "auto") -> tuple[dict | None, str]:
+def ours(qrels, run) -> tuple[dict | None, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["score", "--benchmark", "generic", "--qrels", str(qrels), "--run", str(run), "--engine", engine,
+        code = main(["score", "--benchmark", "generic", "--qrels", str(qrels), "--run", str(run),
                      "--metrics", ",".join(MEASURES), "--format", "trec", "--digits", "17", "--workers", "1"])
     return (_parse(out.getvalue()) if code == 0 else None), err.getvalue()
 
@@ -54,12 +54,12 @@ def _parse(text: str) -> dict:
     return values
 
 
-def _compare(trec_eval, tmp_path, name, qrels_text, run_text, engine="auto"):
+def _compare(trec_eval, tmp_path, name, qrels_text, run_text):
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_bytes(qrels_text.encode())
     run.write_bytes(run_text.encode())
     expected = reference(trec_eval, qrels, run)
-    got, stderr = ours(qrels, run, engine)
+    got, stderr = ours(qrels, run)
     if expected is None or got is None:
         assert expected is None and got is None, f"{name}: only one refuses\n{stderr}"
         assert "Traceback" not in stderr and "error" in stderr, f"{name}: no clear error\n{stderr}"
@@ -69,20 +69,14 @@ def _compare(trec_eval, tmp_path, name, qrels_text, run_text, engine="auto"):
     assert not wrong, f"{name}: {len(wrong)} values differ, e.g. {list(wrong.items())[:3]}"
 
 
-# auto: small plain runs go to the pure-Python engine (evaluator.engines.small), the rest to numpy
-ENGINES = ("auto", "vectorised")
-
-
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name, qrels_text, run_text", MINIMAL, ids=[case[0] for case in MINIMAL])
-def test_it_agrees_with_trec_eval_on_the_minimal_cases(trec_eval, tmp_path, name, qrels_text, run_text, engine):
-    _compare(trec_eval, tmp_path, name, qrels_text, run_text, engine)
+def test_it_agrees_with_trec_eval_on_the_minimal_cases(trec_eval, tmp_path, name, qrels_text, run_text):
+    _compare(trec_eval, tmp_path, name, qrels_text, run_text)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_it_agrees_with_trec_eval_on_generated_cases(trec_eval, tmp_path, engine):
+def test_it_agrees_with_trec_eval_on_generated_cases(trec_eval, tmp_path):
     for seed in SEEDS:
-        _compare(trec_eval, tmp_path, *generated_case(seed), engine)
+        _compare(trec_eval, tmp_path, *generated_case(seed))
 
 
 def test_it_reports_the_cases_the_issue_names(trec_eval, tmp_path):
@@ -103,8 +97,7 @@ def test_it_reports_the_cases_the_issue_names(trec_eval, tmp_path):
 @pytest.mark.parametrize("qrels_name", ["miracl-v1.0-dev/qrels.miracl-v1.0-sw-dev.tsv",
                                         "miracl-v1.0-dev/qrels.miracl-v1.0-yo-dev.tsv",
                                         "mrtydi-v1.1-test/qrels.mrtydi-v1.1-sw.test.txt"])
-@pytest.mark.parametrize("engine", ENGINES)
-def test_it_agrees_with_trec_eval_on_the_real_qrels(trec_eval, tmp_path, shared_data, qrels_name, engine):
+def test_it_agrees_with_trec_eval_on_the_real_qrels(trec_eval, tmp_path, shared_data, qrels_name):
     """The published qrels as they are, a seeded run of judged, unjudged and tied documents."""
     qrels_text = (shared_data / qrels_name).read_text()
     rng = random.Random(qrels_name)
@@ -119,4 +112,4 @@ def test_it_agrees_with_trec_eval_on_the_real_qrels(trec_eval, tmp_path, shared_
         pool = [d for d in docs if rng.random() < 0.6] + [f"{rng.randint(1, 10**6)}#{rng.randint(0, 9)}" for _ in range(40)]
         for rank, docid in enumerate(dict.fromkeys(pool), start=1):
             lines.append(f"{qid} Q0 {docid} {rank} {rng.randint(0, 30) / 4} run\n")
-    _compare(trec_eval, tmp_path, qrels_name, qrels_text, "".join(lines), engine)
+    _compare(trec_eval, tmp_path, qrels_name, qrels_text, "".join(lines))

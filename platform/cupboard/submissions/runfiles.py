@@ -184,7 +184,7 @@ def judged_qrels(qrels_file: QrelsFile):
     """An earlier round's judgments, read once per process for their content (readcache)."""
     def load():
         with qrels_file.file.open("rb") as stored:
-            return read_qrels(stored, name=qrels_file.original_name, as_columns=True)
+            return read_qrels(stored, name=qrels_file.original_name)
     return readcache.judged.get((qrels_file.sha256, qrels_file.file.name), load)
 
 
