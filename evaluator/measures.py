@@ -15,7 +15,7 @@ tests/evaluator/test_measures.py checks the trec_eval names against trec_eval's 
 Names parse as ir_measures writes them (`nDCG@10`, `R@100`, `RR@10`, `AP`, `P(rel=2)@10`,
 `nDCG(gain=exp)@10`) and as trec_eval does (`ndcg_cut_10`, `recall_100`, `recip_rank`, `map`,
 `P_10`, `unj_10`...), so a number copied from a paper's trec_eval command line can be looked
-up directly. No numpy here: the command line parses names before it knows whether it needs numpy.
+up directly. No numpy here: the command line refuses a bad name before it imports numpy.
 """
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 come from (`sources`), the line rules (`validation*`), file naming, and the Arrow/numpy
 column helpers the readers share.
 
-Nothing is imported here, so reading topics or qrels for the command line stays free of
-numpy and pyarrow until a run is read.
+Nothing is imported here, so a command imports only the readers it uses (topics need
+neither numpy nor pyarrow; qrels and runs need numpy, and pyarrow where the compiled reader is
+not built).
 """

@@ -1,9 +1,12 @@
 """The exact rules for one line of a TREC run, and the log that collects problems.
 
-This is the authority on what a valid line is. The vectorised fast path in
-`validation_fast.py` only ever *accepts* blocks in which every line would pass here
-(anything unusual sends the block here), so both paths accept the same files and yield
-the same rows; `tests/evaluator/test_validate_fast_path.py` checks that they do.
+This is the one definition of a valid line. The fast paths of `validation_fast.py` (the C
+reader, `_lines.parse_run`, and pyarrow's where it is not built) only ever *accept* blocks in
+which every line would pass here and decline anything unusual to `LineRules`; they never
+report a problem, so every refusal names its file, line and column from here, whichever
+path read the block (`tests/evaluator/test_validate_run.py`, run with both), and both paths
+yield the same rows (`tests/evaluator/test_validate_fast_path.py`). What spans lines (depth,
+duplicate docids, ties, rank order) is checked once, for both, in `validation_collect.py`.
 
 Problem columns are 1-based column (field) numbers of the TREC line: 1 qid, 2 Q0,
 3 docid, 4 rank, 5 score, 6 tag; None when the problem is about the whole line.

@@ -1,4 +1,6 @@
-"""read_qrels and read_topics: tiny committed samples, damaged files, the real shared releases."""
+"""read_qrels and read_topics: tiny committed samples, damaged files, the real shared releases.
+Each read with the compiled qrels reader and without it (`run_reader`: pyarrow's), so each
+refusal is the per-line reader's, naming file, line and problem, whichever declined the file."""
 import gzip
 import subprocess
 from pathlib import Path
@@ -8,6 +10,8 @@ import pytest
 from evaluator.io.qrels import read_qrels
 from evaluator.io.topics import read_topics
 from evaluator.records import InputError
+
+pytestmark = pytest.mark.usefixtures("run_reader")
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -1,9 +1,14 @@
-"""Every rejection and warning of read_run, each on a small hand-made file: code, line, column."""
+"""Every rejection and warning of read_run, each on a small hand-made file: code, line, column.
+Each is read with the C run reader and with the numpy/pyarrow one (`run_reader`): a fast path
+only ever declines a block, and the one set of line rules (`evaluator.io.validation`) names the
+line, whichever fast path declined it."""
 import gzip
 
 import pytest
 
 from evaluator.io.runs import read_run
+
+pytestmark = pytest.mark.usefixtures("run_reader")
 
 TOPICS = {"1", "2", "3"}
 PATTERN = r"[0-9]+#[0-9]+"
