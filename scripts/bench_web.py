@@ -13,7 +13,8 @@ languages x 2 metrics), then
       JSON, CSV and a static file at concurrency 1, 10, 50, anonymous and logged in;
   (p) every page and file of the competition, anonymous and logged in, beside the static
       file, each with its goal met or missed (scripts/bench_web_pages.py);
-BENCH_WEB_PARTS (default "bsapc") picks parts. Traffic goes to 127.0.0.1 only, each wrk run lasts BENCH_WEB_SECONDS (default 5). The cache
+BENCH_WEB_PARTS (default "bsapc") picks parts. Traffic goes to 127.0.0.1 only (gunicorn on
+BENCH_WEB_PORT, default a free port), each wrk run lasts BENCH_WEB_SECONDS (default 5). The cache
 is BENCH_WEB_CACHE_URL (default local memory, one per gunicorn worker; redis://127.0.0.1:6379/N
 shares it as compose does).
 """
@@ -225,7 +226,7 @@ def _gunicorn():
     """gunicorn with 3 sync workers, as docker/ runs it; yields its base URL once it answers."""
     from django.templatetags.static import static
 
-    port = _free_port()
+    port = int(os.environ.get("BENCH_WEB_PORT") or _free_port())
     server = subprocess.Popen([str(Path(sys.executable).with_name("gunicorn")), "cupboard.wsgi", "--bind",
                                f"127.0.0.1:{port}", "--workers", "3", "--timeout", "600", "--log-level", "warning"],
                               env=ENV, cwd=ROOT)

@@ -52,11 +52,12 @@ def _decoded(text: str | None) -> dict:
     return orjson.loads(text) if text else {}
 
 
-def live_rows(phase: Phase) -> list[BoardRow]:
-    """The phase's current rows, in one query of the columns above, in no particular order
-    (the board orders them by what its viewer sees)."""
+def live_rows(phase: Phase, *, baselines_only: bool = False) -> list[BoardRow]:
+    """The phase's current rows (with `baselines_only`, its baselines'), in one query of the
+    columns above, in no particular order (the board orders them by what its viewer sees)."""
     texts = {alias: Cast(column, TextField()) for alias, column in _JSON.items()}
-    found = phase.leaderboard_rows.order_by().annotate(**texts).values_list(*_COLUMNS, *texts)
+    rows = phase.leaderboard_rows.filter(is_baseline=True) if baselines_only else phase.leaderboard_rows
+    found = rows.order_by().annotate(**texts).values_list(*_COLUMNS, *texts)
     return [BoardRow(submission_id=s, team_id=t, team_name=name or "", is_baseline=b, method=method, submitted_at=at,
                      qrels_release_number=qrels, computed_at=computed, values=_decoded(values),
                      averages=_decoded(averages), standings=_decoded(standings), metadata=_decoded(meta))

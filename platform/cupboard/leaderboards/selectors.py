@@ -292,14 +292,17 @@ def board_entries(phase: Phase, viewer: Viewer, rows: list[BoardRow]) -> list[En
 
 def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, viewer: Viewer | None = None,
                     as_of: datetime | None = None, filters: dict[str, str] | None = None,
-                    metrics: list[str] | None = None, every_run: bool = False) -> Leaderboard:
+                    metrics: list[str] | None = None, every_run: bool = False,
+                    baselines_only: bool = False) -> Leaderboard:
     """The leaderboard of `phase` as its `viewer` (or `user` at `now`) may see it; with
     `as_of`, as it stood at that instant and as the viewer would have seen it then; with
     `filters` ({name: value}, from `filters_from_query`), only the rows whose counted
     submission carries those run-metadata values; with `metrics`, the entries hold only those
     metrics' values (a page shows one metric: its board need not round the others); with
     `every_run` (not with `as_of`), every counted run of each team, not only its board row, as
-    the official results list them (leaderboards/every_run.py)."""
+    the official results list them (leaderboards/every_run.py); with `baselines_only`, the
+    baselines' entries alone (unranked: what a submission's chart shows beside it, read
+    without the teams' rows, which every scoring changes)."""
     viewer = viewer or Viewer(user, phase.competition, now)
     if as_of is not None:
         viewer = viewer.at(as_of)
@@ -320,15 +323,15 @@ def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, vie
     live = as_of is None and frozen is None
     rescoring = step_progress(phase) if live else None
     if live and rescoring is not None:  # the rows from before the step, with the qrels version they were scored with
-        rows = live_rows(phase)
+        rows = live_rows(phase, baselines_only=baselines_only)
         version = max((row.qrels_release_number or 0 for row in rows), default=0) or None
         notices.insert(0, _rescoring_notice(rescoring))
     elif live:
-        rows = live_rows(phase)
+        rows = live_rows(phase, baselines_only=baselines_only)
         release = current_qrels_release(phase)
         version = release.number if release else None
     else:  # a past instant, or a frozen board: the rows as they stood then (history keeps no bands)
-        rows = rows_at(phase, frozen or now)
+        rows = [row for row in rows_at(phase, frozen or now) if row.is_baseline or not baselines_only]
         version = max((row.qrels_release_number or 0 for row in rows), default=0) or None
     if frozen is not None:
         notices.insert(0, _frozen_notice(phase, frozen))

@@ -16,8 +16,9 @@ register = template.Library()
 def submission_charts(viewer, submission, rows: list[dict], label: str) -> list[str]:
     """The submission's primary metric per subset (`rows` of submissions.selectors.score_tables)
     beside the baselines, taken from the leaderboard as this viewer may see it, so the chart
-    shows nothing the pages hide. None for fewer than two subsets. The baselines are read from
-    the board once per board version and viewer class (leaderboards/cache.py), not per page."""
+    shows nothing the pages hide. None for fewer than two subsets. The baselines' rows alone are
+    read (a just-scored run's first view must not wait for the whole board, which its scoring
+    just changed), once per board version and viewer class (leaderboards/cache.py)."""
     if len(rows) < 2:
         return []
     phase = submission.phase
@@ -25,7 +26,7 @@ def submission_charts(viewer, submission, rows: list[dict], label: str) -> list[
     state = board_state(slug=phase.competition.slug, phase_slug=phase.slug, now=viewer.now)
 
     def read() -> list[Baseline]:
-        return baselines_of(leaderboard_for(phase=phase, viewer=viewer), metric=metric)
+        return baselines_of(leaderboard_for(phase=phase, viewer=viewer, baselines_only=True), metric=metric)
     baselines = cached(state.key(viewer_class(viewer), what="baselines", metric=metric), read) if state else read()
     figure = submission_figure(name=label, values={r["code"]: r["values"].get(metric) for r in rows},
                                baselines=baselines, metric=metric, decimals=viewer.decimals,
