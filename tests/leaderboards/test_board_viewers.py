@@ -80,3 +80,28 @@ def test_a_person_named_organizer_sees_the_private_board_at_once(cast):
     assert "hidden-run" in client.get(_url(test_b)).content.decode()
     cast.competition.organizers.remove(person)
     assert "hidden-run" not in client.get(_url(test_b)).content.decode()
+
+
+def test_a_deactivated_member_is_no_longer_told_as_their_team(cast, dev):
+    client = client_for(cast.participant)
+    for _ in range(2):
+        assert ' own"' in client.get(_url(dev)).content.decode()
+    cast.participant.is_active = False
+    cast.participant.save()
+    assert ' own"' not in client.get(_url(dev)).content.decode()
+
+
+def test_staff_taken_away_hides_the_private_board_at_once(cast):
+    test_b = cast.competition.phases.get(slug="test-b")
+    make_scored(test_b, team=make_team(cast.competition, name="Team C"), method="hidden-run",
+                scores=ndcg(sw=0.3, te=0.3))
+    leaderboard_refresh(phase=test_b)
+    person = make_user("staff-member")
+    person.is_staff = True
+    person.save()
+    client = client_for(person)
+    for _ in range(2):
+        assert "hidden-run" in client.get(_url(test_b)).content.decode()
+    person.is_staff = False
+    person.save()
+    assert "hidden-run" not in client.get(_url(test_b)).content.decode()

@@ -81,3 +81,35 @@ def test_my_submissions_after_leaving_the_team_shows_none_of_its_runs(personas, 
         client.get(url)
     Membership.objects.filter(user=personas.participant).delete()
     assert "kept-run" not in page_and_queries(client, url)[0]
+
+
+def _kept(client, url: str) -> None:
+    for _ in range(2):
+        client.get(url)
+
+
+def test_a_deactivated_member_no_longer_gets_their_kept_page(personas, run):
+    client = client_for(personas.participant)
+    _kept(client, run.get_absolute_url())
+    _kept(client, reverse("submissions:mine", args=["cup"]))
+    personas.participant.is_active = False
+    personas.participant.save()
+    assert "kept-run" not in client.get(run.get_absolute_url()).content.decode()
+    assert "kept-run" not in client.get(reverse("submissions:mine", args=["cup"])).content.decode()
+
+
+def test_a_password_changed_elsewhere_ends_the_old_sessions_kept_page(personas, run):
+    client = client_for(personas.participant)
+    _kept(client, run.get_absolute_url())
+    personas.participant.set_password("a-new-secret-phrase")
+    personas.participant.save()
+    assert "kept-run" not in client.get(run.get_absolute_url()).content.decode()
+
+
+def test_a_renamed_member_sees_their_new_name_at_once(personas, run):
+    client = client_for(personas.participant)
+    _kept(client, run.get_absolute_url())
+    personas.participant.username = "renamed-participant"
+    personas.participant.save()
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert ">renamed-participant<" in page and ">participant<" not in page

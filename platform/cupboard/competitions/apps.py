@@ -9,8 +9,12 @@ class CompetitionsConfig(AppConfig):
     def ready(self) -> None:
         """Every saved or deleted row a competition's page shows is a change of its pages
         (competitions/page_cache.py): the cached anonymous pages are keyed past it."""
-        from cupboard.competitions.page_cache import page_changed, people_changed
+        from django.conf import settings
+
+        from cupboard.competitions.page_cache import page_changed, people_changed, person_changed
 
         for signal in (post_save, post_delete):
             signal.connect(page_changed, dispatch_uid=f"page-changed-{signal is post_save}")
+            signal.connect(person_changed, sender=settings.AUTH_USER_MODEL,
+                           dispatch_uid=f"person-changed-{signal is post_save}")
         m2m_changed.connect(people_changed, dispatch_uid="page-people-changed")

@@ -27,7 +27,8 @@ for clients that accept it (text only: a zip is sent as it is); the key's hash i
 For a blank visitor the state this process read within CUPBOARD_BOARD_STATE_SECONDS serves
 again (this process forgets it as soon as it changes something itself), so a hit costs a
 cache read; entries expire after CUPBOARD_PAGE_CACHE_SECONDS, which bounds how long a change
-no signal reports (a user renamed) takes to show.
+no signal reports takes to show. A user's own save (renamed, deactivated, staff no more, a new
+password) is a change of every competition's pages (`person_changed`).
 """
 from __future__ import annotations
 
@@ -181,6 +182,18 @@ def page_changed(sender, instance, raw: bool = False, **_) -> None:
     path = _path_to_competition(sender)
     if path is not None and (ids := _competition_ids(instance, path)):
         _append(ids)
+
+
+def person_changed(sender, instance, raw: bool = False, created: bool = False, update_fields=None, **_) -> None:
+    """post_save and post_delete of a user: their name, whether they may sign in, their staff
+    flag and their password (a new one ends their other sessions) are part of the pages kept
+    for their browser (submissions/kept_pages.py) and of the viewer class remembered for their
+    session (leaderboards/viewers.py), in any competition (staff organize every one): all of
+    them change. Not for a new account (nothing is kept for it yet), a login (`last_login`
+    alone) or a raw save."""
+    if raw or created or (update_fields is not None and set(update_fields) <= {"last_login"}):
+        return
+    _append(Competition.objects.values_list("pk", flat=True))
 
 
 def people_changed(sender, instance, action: str, pk_set, **_) -> None:

@@ -6,8 +6,8 @@ cached hit most of its time. So the class (and the user's id, which the ETag and
 shell name) is kept in the cache under a hash of the session cookie and the competition's
 latest `PageChange` (competitions/page_cache.py), which a saved or deleted team, membership or
 organizer or assessor appends: a person who joins, leaves or is named is told anew at once.
-A logged-out session is flushed, so its cookie names nothing any more. What no PageChange
-reports (an account made staff or deactivated) shows within CUPBOARD_VIEWER_SECONDS.
+A logged-out session is flushed, so its cookie names nothing any more; a user saved (renamed,
+deactivated, made staff or not, a new password) appends one to every competition.
 
 Only a request carrying a session cookie and nothing else of its own (no message cookie,
 no Authorization header) is remembered: the others are told as before, every time.
