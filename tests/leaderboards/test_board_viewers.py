@@ -67,11 +67,17 @@ def test_leaving_a_team_is_seen_at_once(cast, dev):
     assert ' own"' not in client.get(_url(dev)).content.decode()
 
 
-def test_a_person_named_organizer_sees_the_private_board_at_once(cast):
+def _private_board(cast):
+    """test-b, private until its reveal, with a run on its board."""
     test_b = cast.competition.phases.get(slug="test-b")
     make_scored(test_b, team=make_team(cast.competition, name="Team C"), method="hidden-run",
                 scores=ndcg(sw=0.3, te=0.3))
     leaderboard_refresh(phase=test_b)
+    return test_b
+
+
+def test_a_person_named_organizer_sees_the_private_board_at_once(cast):
+    test_b = _private_board(cast)
     person = make_user("new-organizer")
     client = client_for(person)
     client.get(_url(test_b))
@@ -92,10 +98,7 @@ def test_a_deactivated_member_is_no_longer_told_as_their_team(cast, dev):
 
 
 def test_staff_taken_away_hides_the_private_board_at_once(cast):
-    test_b = cast.competition.phases.get(slug="test-b")
-    make_scored(test_b, team=make_team(cast.competition, name="Team C"), method="hidden-run",
-                scores=ndcg(sw=0.3, te=0.3))
-    leaderboard_refresh(phase=test_b)
+    test_b = _private_board(cast)
     person = make_user("staff-member")
     person.is_staff = True
     person.save()
