@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .engines.scoring import positions, trec_order
+from .io.order import position_in_query, trec_order
 from .records import Run
 
 
@@ -23,8 +23,8 @@ def _ranked(run: Run, depth: int) -> tuple[pa.Array, pa.Array, np.ndarray, np.nd
     docids = pa.array(run.docids, type=pa.string())
     scores = np.asarray(run.scores, dtype=np.float64)
     codes = pc.dictionary_encode(qids).indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    order = trec_order(codes, scores, docids)
-    rank = positions(codes[order])
+    order, _, _ = trec_order(codes, scores, docids)
+    rank = position_in_query(codes[order])
     keep = order[rank < depth]
     take = pa.array(keep)
     return qids.take(take), docids.take(take), scores[keep], rank[rank < depth]
@@ -37,8 +37,8 @@ def _fused(parts: list[tuple[pa.Array, pa.Array, np.ndarray]], *, depth: int, ta
     q, d = summed.column("q").combine_chunks(), summed.column("d").combine_chunks()
     s = summed.column("s_sum").to_numpy()
     codes = pc.dictionary_encode(q).indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    order = trec_order(codes, s, d)
-    order = order[positions(codes[order]) < depth]
+    order, _, _ = trec_order(codes, s, d)
+    order = order[position_in_query(codes[order]) < depth]
     take = pa.array(order)
     return Run(q.take(take).to_numpy(zero_copy_only=False), d.take(take).to_numpy(zero_copy_only=False),
                s[order], tag=tag)

@@ -37,15 +37,13 @@ def top_documents(run: Run | None, k: int) -> Tops:
         return {}
     import numpy as np
 
-    from .engines.scoring import in_trec_order, positions, trec_order
     from .io.columns import take
+    from .io.order import position_in_query, trec_order
 
     names, codes = run.query_codes()
     scores, docids = np.asarray(run.scores, dtype=np.float64), run.docid_array()
-    if not in_trec_order(codes, scores, docids):
-        order = trec_order(codes, scores, docids)
-        codes, docids = codes[order], take(docids, order)
-    kept = np.flatnonzero(positions(codes) < k)
+    order, _, _ = trec_order(codes, scores, docids)
+    kept = order[position_in_query(codes[order]) < k]
     tops: Tops = {}
     for qid, docid in zip(names[codes[kept]].tolist(), take(docids, kept).to_pylist(), strict=True):
         tops.setdefault(qid, []).append(docid)

@@ -1,8 +1,8 @@
 """Scoring a run against qrels, the way `trec_eval -c` does, without a per-query Python loop.
 
 An `Evaluator` indexes one qrels once (query numbers, judged (query, docid) pairs as sorted
-int64 keys, relevant counts, ideal DCGs) and then scores many runs: each run is ranked with
-one Arrow sort (query, score descending, docid descending: trec_eval's order), its rows are
+int64 keys, relevant counts, ideal DCGs) and then scores many runs: each run is ranked in
+trec_eval's order (`evaluator.io.order`; runs from `read_run` come in it already), its rows are
 matched to judgments with two hash lookups and a binary search, and every metric is a
 handful of `np.bincount` reductions over all queries at once (see `evaluator.engines.metrics`).
 
@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..io.order import position_in_query, trec_order
 from ..io.texts import Texts, all_greater, same_values
-from ..io.validation_collect import trec_order as order_with_ties
 from ..io.validation_fast import docid_hashes
 from ..measures import GAIN_ALIASES, GAINS, Metric, parse_metrics
 from ..records import JudgedColumns, Qrels, Run, SubsetResult
@@ -39,28 +39,6 @@ _QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads query numbers over the 64-
 _NEAR_SHIFT = np.uint64(44)  # keys' top 20 bits: a 1 MB table filters the rows to search for
 
 
-def trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> np.ndarray:
-    """Row indices sorted as trec_eval ranks: by query number, score descending, then docid
-    descending (byte order, as trec_eval's strcmp)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ..io.columns import column, numbers, strings
-
-    table = pa.table({"q": column(queries), "s": column(np.asarray(scores, np.float64)), "d": strings(docids)})
-    return numbers(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"),
-                                                     ("d", "descending")]))
-
-
-def positions(sorted_queries: np.ndarray) -> np.ndarray:
-    """0-based rank of each row within its query, for rows grouped by query."""
-    n = len(sorted_queries)
-    if not n:
-        return np.zeros(0, np.int64)
-    starts = np.flatnonzero(np.r_[True, sorted_queries[1:] != sorted_queries[:-1]])
-    return np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
-
-
 def grouped_descending(queries: np.ndarray, scores: np.ndarray) -> bool:
     """Whether rows come one block per query, each by score descending (ties aside)."""
     same = queries[1:] == queries[:-1]
@@ -71,22 +49,6 @@ def grouped_descending(queries: np.ndarray, scores: np.ndarray) -> bool:
 def tied(queries: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """Rows i (of rows grouped by query) whose score equals row i + 1's in the same query."""
     return np.flatnonzero((queries[1:] == queries[:-1]) & (scores[1:] == scores[:-1]))
-
-
-def in_trec_order(queries: np.ndarray, scores: np.ndarray, docids: pa.Array) -> bool:
-    """Whether rows already come one block per query, each in trec_eval order (what
-    `read_run` produces), so the sort can be skipped; kernels only need each query's rows
-    together and ranked, not queries in any particular order."""
-    if not grouped_descending(queries, scores):
-        return False
-    ties = tied(queries, scores)
-    if not ties.size:
-        return True
-    import pyarrow.compute as pc
-
-    from ..io.columns import take
-
-    return bool(pc.all(pc.greater(take(docids, ties), take(docids, ties + 1))).as_py())
 
 
 class JudgmentIndex:
@@ -252,10 +214,10 @@ class Evaluator:
             qidx, scores, docids = qidx[rows], scores[rows], take(docids, rows)
         if not len(qidx):
             return self.rank(None)
-        if not in_trec_order(qidx, scores, docids):
-            order = trec_order(qidx, scores, docids)
-            qidx, scores, docids = qidx[order], scores[order], take(docids, order)
-        rank = positions(qidx)
+        order, _, _ = trec_order(qidx, scores, docids)
+        if np.any(order != np.arange(order.size)):  # read_run's runs come in that order already
+            qidx, docids = qidx[order], take(docids, order)
+        rank = position_in_query(qidx)
         keep = rank < self.depth
         if not keep.all():
             rows = np.flatnonzero(keep)
@@ -283,9 +245,9 @@ class Evaluator:
         ties = tied(qidx, scores)
         # the reader's runs come in trec_eval's order already, ties by docid descending
         if ties.size and not (ordered and all_greater(docids, rows[ties], rows[ties + 1])):
-            order, _, _ = order_with_ties(qidx, scores, docids.take(rows))
+            order, _, _ = trec_order(qidx, scores, docids.take(rows))
             rows, qidx = rows[order], qidx[order]
-        rank = positions(qidx)
+        rank = position_in_query(qidx)
         keep = np.flatnonzero(rank < self.depth)
         rows, qidx, rank = rows[keep], qidx[keep], rank[keep]
         label, judged = index.lookup_hashed(qidx, hashes[rows], docids, rows)

@@ -20,9 +20,10 @@ import numpy as np
 
 from ..records import InputError, Run, ValidationReport
 from .documents import DocumentCheck
+from .order import position_in_query, trec_order
 from .sources import BLOCK_SIZE, DEFAULT_MAX_BYTES, GZIP_MAGIC, Source, iter_blocks, plain_file_head, source_name
 from .validation import BOM, MAX_PROBLEMS, TAG_RE, LineRules, ProblemLog, looks_binary
-from .validation_collect import RunCollector, position_in_query, trec_order
+from .validation_collect import RunCollector
 from .validation_fast import Parsed, commit, parse_fast, rows_exact
 
 T = TypeVar("T")
