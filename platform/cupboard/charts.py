@@ -14,6 +14,7 @@ from pathlib import Path
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from cupboard.bidi import isolate
 from cupboard.jsonexport import json_escaped
 
 
@@ -49,9 +50,13 @@ def plain(value, key: str | None = None):
     """`value` (a figure, or any part of one) with every string but our own templates made
     text: plotly draws a subset of HTML in every text it shows (legend, ticks, hover, titles,
     buttons), `<a href>` as a live link, and turns entities back into the characters, so a
-    team named `<a href=...>` shows as typed and links nowhere."""
+    team named `<a href=...>` shows as typed and links nowhere. A right-to-left string is
+    isolated too (cupboard/bidi.py): plotly's text is no HTML that could hold a `<bdi>`, and a
+    hover's "%{y}: 0.52" would draw the number on the other side of an Arabic name."""
     if isinstance(value, str):
-        return value if key in _OUR_MARKUP else value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        if key in _OUR_MARKUP:
+            return value
+        return isolate(value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
     if isinstance(value, dict):
         return {k: plain(v, k) for k, v in value.items()}
     if isinstance(value, list):

@@ -2,7 +2,10 @@
 method named in Arabic sits in its leaderboard cells isolated (<bdi>), laid out right to left
 without turning the row, and the judging page's query and passage take their own direction
 (dir="auto"). The history, a run's heading and the organizers' teams page keep the numbers
-written beside such a name where they are written. Checked in chromium at 1366 and 390 px."""
+written beside such a name where they are written; so do the charts' labels and the audit
+log's summaries, plain text where no <bdi> can go, through Unicode's isolates (cupboard/bidi.py).
+Checked in chromium at 1366 and 390 px."""
+import json
 import re
 from datetime import timedelta
 
@@ -12,8 +15,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from cupboard.bidi import FSI, PDI
 from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_update
 from cupboard.submissions.models import Submission
+from cupboard.submissions.services import submission_disqualify
 from cupboard.teams.models import Team
 from tests.browser import chromium, watch_errors
 from tests.factories import make_team
@@ -69,6 +74,33 @@ def test_in_the_browser_they_read_right_to_left_in_a_left_to_right_row(live_serv
         assert errors == []
 
 
+def _figures(html: str) -> list[dict]:
+    """The plotly figures a page holds as JSON (cupboard/charts.py's as_html)."""
+    return [json.loads(found) for found in re.findall(r'<script type="application/json">(.*?)</script>', html, re.S)]
+
+
+def _disqualified(cast) -> None:
+    """A second, weaker run of the Arabic team disqualified (the first stays on the board): the audit
+    log's public line names it "TEAM #2: METHOD"."""
+    phase = cast.competition.phases.get(slug="dev")
+    second = make_scored(phase, team=Team.objects.get(name=TEAM), method=METHOD, scores=ndcg(sw=0.1, te=0.1))
+    submission_disqualify(submission=second, actor=cast.organizer, reason="copied run")
+
+
+@pytest.mark.django_db
+def test_chart_labels_and_audit_summaries_isolate_names():
+    cast, url = _board()
+    bars = [trace["name"] for figure in _figures(Client().get(url).content.decode()) for trace in figure["data"]
+            if trace.get("type") == "bar" and "name" in trace]
+    assert f"1. {FSI}{TEAM}{PDI}: {FSI}{METHOD}{PDI}" in bars, bars
+    assert "2. Team A: bm25 (ltr)" in bars, "a left-to-right name is left as it is"
+    _disqualified(cast)
+    organizer = Client()
+    organizer.force_login(cast.organizer)
+    log = organizer.get(f"/c/{cast.competition.slug}/audit/").content.decode()
+    assert f"Disqualified {FSI}{TEAM}{PDI} #2: {FSI}{METHOD}{PDI} in Development: copied run" in log
+
+
 # The box of the first text `needle` inside the element: where the browser put those characters.
 TEXT_BOX = """(element, needle) => {
   const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
@@ -96,6 +128,21 @@ def _history():
     return cast, url
 
 
+def _organizer_cookie(cast, live_server) -> dict:
+    """The organizer's session for the browser (made before it starts: no database calls after)."""
+    organizer = Client()
+    organizer.force_login(cast.organizer)
+    return {"name": "sessionid", "value": organizer.cookies["sessionid"].value, "url": live_server.url}
+
+
+def _page(browser, width: int, cookie: dict):
+    """A page at `width` with the organizer's session, and the list its errors fill."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.add_cookies([cookie])
+    page = context.new_page()
+    return page, watch_errors(page, failed_requests=True)
+
+
 def _edges(box: dict) -> dict:
     """A Playwright bounding box as TEXT_BOX gives one."""
     return {"left": box["x"], "right": box["x"] + box["width"], "top": box["y"]}
@@ -120,14 +167,9 @@ def test_numbers_beside_a_right_to_left_name_stay_where_they_are_written(live_se
     run: the history's '0.700 -> 0.800' or a run's '#1' were drawn left of the name."""
     cast, url = _history()
     submission = Submission.objects.filter(method_name=METHOD).order_by("number").first()
-    organizer = Client()
-    organizer.force_login(cast.organizer)
-    cookie = {"name": "sessionid", "value": organizer.cookies["sessionid"].value, "url": live_server.url}
+    cookie = _organizer_cookie(cast, live_server)
     with chromium() as browser:
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        context.add_cookies([cookie])
-        page = context.new_page()
-        errors = watch_errors(page, failed_requests=True)
+        page, errors = _page(browser, width, cookie)
 
         assert page.goto(f"{live_server.url}{url}history/").status == 200
         move = ".history-moves li:has(bdi)"
@@ -148,5 +190,33 @@ def test_numbers_beside_a_right_to_left_name_stay_where_they_are_written(live_se
         assert row.locator("bdi").evaluate("e => e.matches(':dir(rtl)')") and row.evaluate("e => e.matches(':dir(ltr)')")
         lefts = [row.locator("td").nth(i).bounding_box()["x"] for i in range(row.locator("td").count())]
         assert lefts == sorted(lefts), "the row's cells turned"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("width", [1366, 390])
+def test_a_chart_and_the_audit_log_keep_the_order_they_write(live_server, width):
+    """A bar's name "1. TEAM: METHOD" and the audit line "Disqualified TEAM #2: METHOD in ...": without
+    the isolates the colon, the rank's digits and the Persian method joined the Arabic team's run and
+    the method was drawn left of the team."""
+    cast, url = _board()
+    _disqualified(cast)
+    cookie = _organizer_cookie(cast, live_server)
+    with chromium() as browser:
+        page, errors = _page(browser, width, cookie)
+
+        assert page.goto(live_server.url + url).status == 200
+        legend = "g.legend text.legendtext:text-matches('^1\\. ')"
+        page.locator(legend).first.wait_for()  # drawn by static/charts.js once plotly has loaded
+        team, colon, method = (_box(page, legend, needle) for needle in (TEAM, ": ", METHOD))
+        assert _before(team, colon) and _before(colon, method), f"{team}, then {colon}, then {method}"
+
+        assert page.goto(f"{live_server.url}/c/{cast.competition.slug}/audit/").status == 200
+        line = "table.audit tr:has-text('copied run') td:nth-child(3)"  # the summary
+        # first words: the narrow cell may break a name over two lines, and a box of both is no place
+        team, number, method = (_box(page, line, needle) for needle in (TEAM.split()[0], "#2:", METHOD.split()[0]))
+        assert _before(team, number) and _before(number, method), f"{team}, then {number}, then {method}"
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         assert errors == []

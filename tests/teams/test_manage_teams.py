@@ -26,7 +26,7 @@ class ManageTeamsTestCase(PersonasTestCase):
         for user in (self.organizer, self.staff):
             page = self.client_for(user).get(self.url).content.decode()
             assert "Team A" in page and "Lantern" in page
-            assert "participant <span class=\"muted\">(captain)</span>, teammate" in page
+            assert "<bdi>participant</bdi> <span class=\"muted\">(captain)</span>, <bdi>teammate</bdi>" in page
             assert '<td class="num">2 / 3</td>' in page  # Team A on dev: two count, the rejected one does not
             for change in ("hopper created team Lantern", "hopper left team Lantern", "hopper joined team Team B"):
                 assert change in page, change

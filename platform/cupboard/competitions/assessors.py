@@ -18,6 +18,7 @@ from django.db import transaction
 from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
+from cupboard.bidi import isolate
 from cupboard.competitions.models import Competition
 from cupboard.competitions.roles import lock_roles, teams_of
 from evaluator.schema import Fail, key
@@ -69,7 +70,7 @@ def assessor_add(*, competition: Competition, username: str, actor):
     if not competition.assessors.filter(pk=user.pk).exists():
         competition.assessors.add(user)
         audit_record(competition=competition, actor=actor, action=AuditEvent.Action.ASSESSOR_ADDED,
-                     summary=f"{user.username} named an assessor", details=named("assessor", user.pk, user.username))
+                     summary=f"{isolate(user.username)} named an assessor", details=named("assessor", user.pk, user.username))
     return user
 
 
@@ -79,4 +80,4 @@ def assessor_remove(*, competition: Competition, user, actor) -> None:
     if competition.assessors.filter(pk=user.pk).exists():
         competition.assessors.remove(user)
         audit_record(competition=competition, actor=actor, action=AuditEvent.Action.ASSESSOR_REMOVED,
-                     summary=f"{user.username} no longer an assessor", details=named("assessor", user.pk, user.username))
+                     summary=f"{isolate(user.username)} no longer an assessor", details=named("assessor", user.pk, user.username))

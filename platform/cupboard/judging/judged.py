@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import mean
 
+from cupboard.bidi import isolate
 from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import phase_subsets
 from cupboard.competitions.viewer import Viewer
@@ -103,7 +104,7 @@ def phase_judged(phase, viewer: Viewer) -> dict:
         values = {code: round(value, JUDGED_DECIMALS) for code, value in shares.get(r.submission_id, {}).items()
                   if code in codes}
         rank = f"{r.rank}. " if r.rank is not None else ""
-        rows.append({"label": f"{rank}{r.team.name}" if r.team_id else f"Baseline: {r.submission.method_name}",
+        rows.append({"label": f"{rank}{isolate(r.team.name)}" if r.team_id else f"Baseline: {isolate(r.submission.method_name)}",
                      "method": "" if r.submission.is_baseline else r.submission.method_name,  # a baseline's label names it
                      "values": values, "cells": [values.get(c) for c in codes],
                      "url": r.submission.get_absolute_url() if viewer.sees_submission(r.submission) else None})

@@ -12,6 +12,7 @@ are still graph_objects Figures, imported lazily; `as_html` (cupboard/charts.py)
 """
 from __future__ import annotations
 
+from cupboard.bidi import isolate
 from cupboard.charts import as_html
 from cupboard.leaderboards.selectors import Column, Entry, History, Leaderboard
 
@@ -44,7 +45,11 @@ def _charted_entries(leaderboard: Leaderboard, top: int) -> list[Entry]:
 
 
 def _name(entry: Entry) -> str:
-    return f"{entry.method} (baseline)" if entry.is_baseline else f"{entry.rank}. {entry.team}: {entry.method}"
+    """A bar's name: the rank, then team and method each isolated (cupboard/bidi.py), so that an Arabic
+    team does not draw its rank or the colon on its other side."""
+    if entry.is_baseline:
+        return f"{isolate(entry.method)} (baseline)"
+    return f"{entry.rank}. {isolate(entry.team)}: {isolate(entry.method)}"
 
 
 def _title(text: str) -> dict:

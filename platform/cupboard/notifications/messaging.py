@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
+from cupboard.bidi import isolate
 from cupboard.competitions.models import Competition
 from cupboard.teams.models import Team
 
@@ -55,7 +56,7 @@ def teams_message(*, competition: Competition, actor: AbstractBaseUser, subject:
     with transaction.atomic():
         people = len(notify_teams_message(competition=competition, subject=subject.strip(), text=body.strip()))
         audit_record(competition=competition, actor=actor, action=AuditEvent.Action.TEAMS_MESSAGED,
-                     summary=f"Message to the teams ({people} people): {subject.strip()}",
+                     summary=f"Message to the teams ({people} people): {isolate(subject.strip())}",
                      details={"subject": subject.strip(), "people": people,
                               "teams": Team.objects.filter(competition=competition).count()})
     return people

@@ -16,6 +16,7 @@ from django.db import models
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
+from cupboard.bidi import isolate
 from cupboard.competitions.models import private_storage
 from cupboard.jobs.models import JobRow
 
@@ -99,8 +100,9 @@ class Submission(JobRow):
     is_repeat = False
 
     def __str__(self):
-        owner = self.team.name if self.team_id else "baseline"
-        return f"{owner} #{self.number}: {self.method_name}"
+        """"Team #3: method", each name isolated (cupboard/bidi.py): read in sentences, mails and charts."""
+        owner = isolate(self.team.name) if self.team_id else "baseline"
+        return f"{owner} #{self.number}: {isolate(self.method_name)}"
 
     def get_absolute_url(self):
         return reverse("submissions:detail", args=[self.pk])

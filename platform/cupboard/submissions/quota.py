@@ -20,6 +20,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
+from cupboard.bidi import isolate
 from cupboard.competitions.models import Phase
 from cupboard.locking import locked
 from cupboard.teams.models import Membership, Team
@@ -181,6 +182,6 @@ def quota_grant(*, team: Team, phase: Phase, extra: int, day: date | None, reaso
                                       granted_by=actor)
     span = f"on {day:%Y-%m-%d}" if day else "for the phase"
     audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.LIMIT_GRANTED,
-                 summary=f"+{extra} submissions {span} for {team.name} in {phase.name}: {reason.strip()}",
+                 summary=f"+{extra} submissions {span} for {isolate(team.name)} in {phase.name}: {isolate(reason.strip())}",
                  details={**named("team", team.pk, team.name), **named("phase", phase.pk, phase.name), "extra": extra, "day": day.isoformat() if day else None})
     return grant

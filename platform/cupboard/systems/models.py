@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from cupboard.bidi import isolate
 from cupboard.competitions.models import private_storage
 from cupboard.jobs.models import JobRow
 
@@ -43,8 +44,8 @@ class System(models.Model):
         constraints = [models.UniqueConstraint(fields=["phase", "team", "number"], name="unique_system_number")]
 
     def __str__(self):
-        owner = self.team.name if self.team_id else "organizers"
-        return f"{owner} system #{self.number}: {self.method_name}"
+        owner = isolate(self.team.name) if self.team_id else "organizers"
+        return f"{owner} system #{self.number}: {isolate(self.method_name)}"
 
     def get_absolute_url(self):
         return reverse("systems:detail", args=[self.pk])

@@ -21,6 +21,7 @@ from django.utils import timezone
 from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
+from cupboard.bidi import isolate
 from cupboard.competitions.models import Phase
 from cupboard.competitions.private_files import removed_on_error
 from cupboard.competitions.viewer import Viewer
@@ -125,7 +126,7 @@ def _create(*, phase: Phase, team: Team | None, user, now: datetime, path, sha25
     system.save()
     if team is None:
         audit_record(competition=phase.competition, actor=user, action=AuditEvent.Action.BASELINE_ADDED,
-                     summary=f"Organizers' system {system.method_name} added to {phase.name}",
+                     summary=f"Organizers' system {isolate(system.method_name)} added to {phase.name}",
                      details={**named("phase", phase.slug, phase.name), "sha256": sha256}, is_public=True)
     _queue(system, reason=Execution.Reason.UPLOAD, user=user)
     return system

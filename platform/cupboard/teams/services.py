@@ -19,6 +19,7 @@ from cupboard.accounts.lookalikes import name_key
 from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
+from cupboard.bidi import isolate
 from cupboard.competitions.models import Competition
 from cupboard.competitions.roles import lock_roles, refuse_role_holder
 from cupboard.competitions.viewer import Viewer
@@ -91,7 +92,7 @@ def team_create(*, competition: Competition, user: AbstractBaseUser, name: str, 
         raise ValidationError(f"The name {name!r} was just taken in this competition.", code="name_taken") from None
     _membership_add(team=team, user=user)
     _record(team=team, actor=user, action=AuditEvent.Action.TEAM_CREATED,
-            summary=f"{user.username} created team {team.name}", user=user.username)
+            summary=f"{isolate(user.username)} created team {isolate(team.name)}", user=user.username)
     return team
 
 
@@ -125,7 +126,7 @@ def team_join(*, invite_code: str, user: AbstractBaseUser, now: datetime | None 
     events.send(TeamJoining(team=team, user=user, now=now))
     _membership_add(team=team, user=user)
     _record(team=team, actor=user, action=AuditEvent.Action.TEAM_JOINED,
-            summary=f"{user.username} joined team {team.name}", user=user.username)
+            summary=f"{isolate(user.username)} joined team {isolate(team.name)}", user=user.username)
     return team
 
 
@@ -148,7 +149,7 @@ def team_leave(*, team: Team, user: AbstractBaseUser) -> None:
     if not Membership.objects.filter(team=team, user=user).exists():
         raise ValidationError("You are not in this team.", code="not_member")
     _membership_end(team=team, user=user, actor=user, action=AuditEvent.Action.TEAM_LEFT,
-                    summary=f"{user.username} left team {team.name}")
+                    summary=f"{isolate(user.username)} left team {isolate(team.name)}")
 
 
 def _refuse_unless_captain(*, team: Team, actor: AbstractBaseUser) -> None:
@@ -163,7 +164,7 @@ def team_member_remove(*, team: Team, member: AbstractBaseUser, actor: AbstractB
     if member == actor:
         raise ValidationError("The captain leaves the team instead of removing themself.", code="remove_self")
     _membership_end(team=team, user=member, actor=actor, action=AuditEvent.Action.TEAM_MEMBER_REMOVED,
-                    summary=f"{actor.username} removed {member.username} from team {team.name}")
+                    summary=f"{isolate(actor.username)} removed {isolate(member.username)} from team {isolate(team.name)}")
 
 
 @transaction.atomic
@@ -173,7 +174,7 @@ def team_invite_replace(*, team: Team, actor: AbstractBaseUser) -> Team:
     team.invite_code = new_invite_code()
     Team.objects.filter(pk=team.pk).update(invite_code=team.invite_code)
     _record(team=team, actor=actor, action=AuditEvent.Action.TEAM_INVITE_REPLACED,
-            summary=f"{actor.username} replaced the invite link of team {team.name}")
+            summary=f"{isolate(actor.username)} replaced the invite link of team {isolate(team.name)}")
     return team
 
 
@@ -200,7 +201,7 @@ def team_merge(*, team: Team, invite_code: str, actor: AbstractBaseUser, now: da
     events.send(TeamMerging(source=team, target=target, now=now))
     Membership.objects.filter(team=team).update(team=target, joined_at=now)
     _record(team=target, actor=actor, action=AuditEvent.Action.TEAM_MERGED,
-            summary=f"{actor.username} merged team {team.name} ({', '.join(m.user.username for m in moving)}) "
-                    f"into team {target.name}", merged_team=team.pk, merged_team_name=team.name,
+            summary=f"{isolate(actor.username)} merged team {isolate(team.name)} ({', '.join(isolate(m.user.username) for m in moving)}) "
+                    f"into team {isolate(target.name)}", merged_team=team.pk, merged_team_name=team.name,
             users=[m.user.username for m in moving])
     return target
