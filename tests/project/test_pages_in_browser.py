@@ -20,6 +20,7 @@ from django.utils import timezone
 from cupboard.competitions.models import Phase
 from tests.factories import make_user
 from tests.rules.world import build_world
+from tests.waiting import PATIENCE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -156,17 +157,23 @@ def test_the_leaderboard_scrolls_inside_its_box_with_the_team_column_kept_in_sig
 
 
 def test_the_search_box_keeps_the_teams_that_match(site, browser):
+    """Each check waits (Playwright's expect, retried up to PATIENCE) for what the page's scripts do
+    once they run: on a loaded host the box is shown, and the charts drawn, well after the load."""
+    from playwright.sync_api import expect
+
+    patient = PATIENCE * 1000
     page = _participant_page(browser, site, "leaderboard", 1366)
-    rows = page.locator("table.leaderboard tbody tr")
-    assert rows.count() == 3
+    page.set_default_timeout(patient)  # fill() waits for the box leaderboards.js shows
+    rows, shown = page.locator("table.leaderboard tbody tr"), page.locator("table.leaderboard tbody tr:visible")
+    expect(rows).to_have_count(3, timeout=patient)
     page.get_by_label("Search teams").fill("team b")
-    assert [r.locator("td").nth(1).inner_text() for r in rows.all() if r.is_visible()] == ["Team B"]
-    assert page.locator(".filter-count").inner_text() == "1 of 3 rows"
+    expect(shown.locator("td:nth-child(2)")).to_have_text(["Team B"], timeout=patient)
+    expect(page.locator(".filter-count")).to_have_text("1 of 3 rows", timeout=patient)
     page.get_by_label("Search teams").fill("")
-    assert sum(r.is_visible() for r in rows.all()) == 3
-    page.wait_for_selector(".js-plotly-plot .main-svg")
+    expect(shown).to_have_count(3, timeout=patient)
     # the Avg with its intervals by tier (rank bands), the bars per language and the team x language heatmap
-    assert page.locator(".js-plotly-plot").count() == 3
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_attached(timeout=patient)
+    expect(page.locator(".js-plotly-plot")).to_have_count(3, timeout=patient)
     page.context.close()
 
 
