@@ -14,19 +14,28 @@ start() {
   pids+=($!)
 }
 
+# Each process is signalled as its group and as itself: on a loaded host a Ctrl-C can come before
+# its `setsid` has run, when there is no group yet (it used to be taken for stopped, and started
+# later in a session of its own). A second Ctrl-C during the stop is ignored: it used to end this
+# script in the middle and leave what had not stopped yet running; the kill comes within 3 s anyway.
+signal_all() {
+  for pid in "${pids[@]}"; do kill "-$1" -- "-$pid" 2>/dev/null || kill "-$1" "$pid" 2>/dev/null || true; done
+}
+
 stop() {
-  trap - INT TERM EXIT
+  trap '' INT TERM
+  trap - EXIT
   echo "stopping (pids ${pids[*]})"
-  for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+  signal_all TERM
   # Celery's warm shutdown can linger for seconds after its last log line: give 3 s, then kill.
   local deadline=$(( ${EPOCHREALTIME/./} + 3000000 ))
   while (( ${EPOCHREALTIME/./} < deadline )); do
     local alive=0
-    for pid in "${pids[@]}"; do kill -0 -- "-$pid" 2>/dev/null && alive=1; done
+    for pid in "${pids[@]}"; do { kill -0 -- "-$pid" || kill -0 "$pid"; } 2>/dev/null && alive=1; done
     (( alive )) || exit 0
     sleep 0.1
   done
-  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null || true; done
+  signal_all KILL
   exit 0
 }
 trap stop INT TERM EXIT
