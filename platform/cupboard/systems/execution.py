@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import tempfile
 from pathlib import Path
 
 from django.core.files import File
@@ -32,6 +31,7 @@ from cupboard.submissions.services import submission_from_system
 from .inputs import as_record, corpus_dir, limits_now, output_runs, topics_write
 from .kind import EXECUTION
 from .models import Execution, System
+from .scratch import scratch_folder
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def _run_claimed(claim: Claim) -> str:
                                                  "system__submitted_by").get(pk=claim.pk)
     system = execution.system
     limits = Limits(**limits_now())
-    folder = Path(tempfile.mkdtemp(prefix="cupboard-execution-"))
+    folder = scratch_folder()  # the folders of runners killed before their cleanup removed first
     try:
         try:
             image = _unpacked(system, folder)
