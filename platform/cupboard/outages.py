@@ -5,7 +5,8 @@ that needs them fails with a connection error (botocore's connection errors, aft
 retries, for the storage of sites on several hosts). `OutageMiddleware` (first in MIDDLEWARE, so it wraps all the
 others) turns those errors into HTTP 503 with `Retry-After`: the API's JSON error shape
 (`{"errors": [{"code": "unavailable", ...}]}`) under /submissions/api/, for a JSON export
-(a path ending in .json) or when the client asks for JSON, a short page that needs neither the database nor templates elsewhere.
+(a path ending in .json), a request with an API token (a script's: the system upload and status
+are outside that prefix) or when the client asks for JSON, a short page that needs neither the database nor templates elsewhere.
 
 Errors raised by the view reach `process_exception`. Errors raised by another middleware
 (the session saved after the view) are turned into a 500 response by Django before this
@@ -78,9 +79,10 @@ def _drain(request: HttpRequest) -> None:
 
 
 def _wants_json(request: HttpRequest) -> bool:
-    """The API, a JSON export (a leaderboard's .json, which scripts read), or a client asking for JSON."""
+    """The API, a JSON export (a leaderboard's .json, which scripts read), a script's request (it
+    sends a token), or a client asking for JSON."""
     return (request.path.startswith(API_PREFIX) or request.path.endswith(".json")
-            or "application/json" in request.headers.get("Accept", ""))
+            or "Authorization" in request.headers or "application/json" in request.headers.get("Accept", ""))
 
 
 def unavailable(request: HttpRequest, error: BaseException) -> HttpResponse:

@@ -22,17 +22,20 @@ from django.db import OperationalError
 from django.test import Client, override_settings
 
 from cupboard.accounts.services import api_token_create
+from cupboard.competitions.models import Phase
 from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.leaderboards.snapshots import snapshot_freeze
 from cupboard.operations.openapi import openapi_document
 from cupboard.submissions import api
 from cupboard.submissions.models import QueryScores, Submission
+from cupboard.systems.services import system_upload
 from evaluator.client import api as contract
 from tests.factories import set_run_metadata
 from tests.leaderboards.conftest import make_scored, ndcg
 from tests.personas import client_for
 from tests.submissions.conftest import good_sw, upload, world  # noqa: F401 - the world fixture
 from tests.submissions.openapi_check import check_answer
+from tests.systems.conftest import image_upload
 
 OPERATIONS = [(path, method, operation["operationId"], sorted(operation["responses"]))
               for path, methods in openapi_document()["paths"].items() for method, operation in methods.items()]
@@ -187,9 +190,37 @@ def _history(calls: Calls) -> str:
     return path
 
 
+def _systems_phase(world) -> None:
+    """The world's dev phase made a systems phase (blind: teams upload images)."""
+    Phase.objects.filter(pk=world.dev.pk).update(kind=Phase.Kind.SYSTEMS)
+    world.dev.refresh_from_db()
+
+
+def _system_upload(calls: Calls) -> str:
+    _systems_phase(calls.world)
+    client, path = calls.token("participant"), calls.path(**_slugs())
+    made = calls(client, path, {"image": image_upload(), "method_name": "BM25 in a box"})
+    assert made.status_code == 201 and made.json()["executions"][0]["status"] == "queued"
+    assert calls(client, path, {"method_name": "no image"}).status_code == 400
+    assert calls(client, calls.path(**_slugs("nope")), {"image": image_upload(), "method_name": "x"}).status_code == 404
+    return path
+
+
+def _system_status(calls: Calls) -> str:
+    _systems_phase(calls.world)
+    system = system_upload(phase=calls.world.dev, team=calls.world.team_a, user=calls.world.participant,
+                           method_name="BM25 in a box", image=image_upload())
+    path = calls.path(pk=system.pk)
+    assert calls(calls.token("participant"), path).json()["executions"][0]["status"] == "queued"
+    assert calls(client_for(calls.world.teammate), path).json()["sha256"] == system.sha256  # the page's session
+    assert calls(calls.token("outsider"), path).status_code == 404  # another team's
+    return path
+
+
 EXERCISES: dict[str, Callable[[Calls], str]] = {
     "upload": _upload, "definition": _definition, "status": _status, "competitions": _competitions,
     "submissions": _submissions, "leaderboard": _leaderboard, "official": _official, "history": _history,
+    "system_upload": _system_upload, "system_status": _system_status,
 }
 
 

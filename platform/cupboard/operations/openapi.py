@@ -1,7 +1,8 @@
 """The OpenAPI 3.1 document of the site's whole JSON API, joined from the apps' parts.
 
 Each app describes its own JSON from its own code (`cupboard.submissions.openapi`: the API
-under /submissions/api/; `cupboard.leaderboards.openapi`: a phase's leaderboards as JSON); an
+under /submissions/api/; `cupboard.leaderboards.openapi`: a phase's leaderboards as JSON;
+`cupboard.systems.openapi`: a system's upload and its executions); an
 app cannot see the apps above it, so the parts are joined here, above both
 (docs/architecture.md). Two parts naming the same path or schema is an error, not an
 overwrite. Served at /api/openapi.json, rendered for people at /api/docs/ and checked in as
@@ -12,9 +13,10 @@ from __future__ import annotations
 from cupboard.leaderboards.openapi import openapi_part as leaderboards_part
 from cupboard.submissions.openapi import VERSION
 from cupboard.submissions.openapi import openapi_part as submissions_part
+from cupboard.systems.openapi import openapi_part as systems_part
 from evaluator.client import api as contract
 
-PARTS = (submissions_part, leaderboards_part)
+PARTS = (submissions_part, leaderboards_part, systems_part)
 
 
 def openapi_document() -> dict:
@@ -30,8 +32,8 @@ def openapi_document() -> dict:
         "info": {"title": "cupboard JSON API", "version": VERSION,
                  "description": "Upload runs and read a submission's state with a per-user token; list the "
                                 "competitions and a team's submissions; read a phase's definition, its "
-                                "leaderboard, history and official results. Errors come back as data, in one "
-                                "shape."},
+                                "leaderboard, history and official results; upload a system to a systems phase "
+                                "and read its executions. Errors come back as data, in one shape."},
         "paths": paths,
         "components": {
             "securitySchemes": {"token": {

@@ -215,11 +215,8 @@ def _submissions() -> dict:
 def upload_form_schema() -> dict:
     """The upload's multipart body, read from the form that validates it: each field's name,
     type and whether it is required, and the `file_<code>` / `meta_<name>` families."""
-    form = ApiUploadForm(subsets=(), metadata_fields=())
-    properties = {name: _form_field(field) for name, field in form.fields.items()}
     return {
-        "type": "object", "properties": properties,
-        "required": [name for name, field in form.fields.items() if field.required],
+        **form_schema(ApiUploadForm(subsets=(), metadata_fields=())),
         "patternProperties": {
             f"^{contract.FILE_PREFIX}[-a-zA-Z0-9_]+$": {
                 "type": "string", "contentMediaType": "application/octet-stream",
@@ -229,6 +226,13 @@ def upload_form_schema() -> dict:
                                                  "run metadata (the phase's definition page lists them)."}},
         "description": f"Send at least one run file, in `{contract.FILES}` or `{contract.FILE_PREFIX}<code>`.",
     }
+
+
+def form_schema(form: forms.Form) -> dict:
+    """A form's multipart body as JSON Schema: each field's name, type and whether it is required
+    (the run upload's and the system upload's alike)."""
+    return {"type": "object", "properties": {name: _form_field(field) for name, field in form.fields.items()},
+            "required": [name for name, field in form.fields.items() if field.required]}
 
 
 def _form_field(field: forms.Field) -> dict:

@@ -20,7 +20,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from cupboard.competitions.access import organizers_only, phase_viewer, viewer_or_404
 from cupboard.competitions.viewer import Viewer
 from cupboard.links import absolute
-from cupboard.submissions.api import no_phase, phase_seen, token_required
+from cupboard.refusals import api_error
+from cupboard.submissions.api import no_phase, phase_seen, token_or_session, token_required
 from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.quota import quota_status, upload_blocked
 
@@ -97,10 +98,15 @@ def detail(request, pk: int):
     })
 
 
+@token_or_session
 @require_safe
 def status(request, pk: int):
-    """Its executions as JSON, for scripts and the page."""
-    _, system = _system(request, pk)
+    """Its executions as JSON, for scripts (a token) and the page (the session); another team's
+    system is a 404 in the API's error shape, as a script reads it."""
+    try:
+        _, system = _system(request, pk)
+    except Http404:
+        return api_error(404, "not_found", NOT_YOURS)
     return JsonResponse({"system": system.pk, "sha256": system.sha256,
                          "executions": [execution_payload(e) for e in system.executions.order_by("-created_at")]})
 
