@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+import tests.migrated  # noqa: F401  (SQLite test databases copied from one migrated once)
+
 # ../shared/data beside the checkout; CUPBOARD_SHARED_DATA names it for a checkout elsewhere (a worktree)
 SHARED_DATA = Path(os.getenv("CUPBOARD_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 
