@@ -6,10 +6,13 @@ The database is a fresh one beside DATABASE_URL's (`<name>_hosts_<pid>`), droppe
 """
 from __future__ import annotations
 
+import atexit
+import fcntl
 import os
 import shutil
 import urllib.error
 import urllib.request
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -44,17 +47,52 @@ print(session.session_key)
 
 
 @contextmanager
-def fresh_database(suffix: str = "hosts"):
-    """A new empty database on DATABASE_URL's server; yields its URL, drops it afterwards."""
+def fresh_database(suffix: str = "hosts", *, migrated: bool = False):
+    """A new database on DATABASE_URL's server, empty or (`migrated`) a copy of one `manage.py
+    migrate` ran on once per test session (`migrated_template`); yields its URL, drops it afterwards."""
     base = urlparse(os.environ["DATABASE_URL"])
     name = f"{base.path.lstrip('/') or 'cupboard'}_{suffix}_{os.getpid()}"  # xdist workers side by side
     admin = urlunparse(base._replace(path="/postgres"))
     with psycopg.connect(admin, autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{name}"')
+        if migrated:
+            with migrated_template() as template:
+                connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+        else:
+            connection.execute(f'CREATE DATABASE "{name}"')
     try:
         yield urlunparse(base._replace(path=f"/{name}"))
     finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def migrated_template() -> Iterator[str]:
+    """The name of a database `manage.py migrate` ran on, held under a lock while it is copied.
+    Each migration run again on PostgreSQL cost the storage and backup tests seconds of CPU each;
+    a copy (CREATE DATABASE ... TEMPLATE) costs little. The xdist workers of a session (one
+    CUPBOARD_VAR_DIR, tests/testenv.py) share it: the first that needs it builds it, and each drops
+    it as it exits (under the same lock, so never while another copies it; a later one builds it again)."""
+    var = Path(os.environ["CUPBOARD_VAR_DIR"])
+    base = urlparse(os.environ["DATABASE_URL"])
+    name = f"{base.path.lstrip('/') or 'cupboard'}_migrated_{zlib.crc32(str(var).encode()):08x}"
+    admin = urlunparse(base._replace(path="/postgres"))
+    with open(var / "pg-migrated.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with psycopg.connect(admin, autocommit=True) as connection:
+            exists = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+            if not exists:
+                connection.execute(f'CREATE DATABASE "{name}"')
+        if not exists:
+            Stack(var, DATABASE_URL=urlunparse(base._replace(path=f"/{name}"))).manage("migrate", "--noinput")
+            atexit.register(_drop_template, var / "pg-migrated.lock", admin, name)
+        yield name
+
+
+def _drop_template(lock_path: Path, admin: str, name: str) -> None:
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         with psycopg.connect(admin, autocommit=True) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
@@ -74,10 +112,10 @@ class SpreadSite:
     database_url: str
     token: str
 
-    def start_workers(self) -> None:
-        """worker-a (with the beat) and worker-b, each on its own disk."""
-        self.stack.start_worker("worker-a", **host_env(self.stack.folder, "worker-a"))
-        self.stack.start_worker("worker-b", beat=False, **host_env(self.stack.folder, "worker-b"))
+    def start_workers(self, **env: str) -> None:
+        """worker-a (with the beat) and worker-b, each on its own disk; `env` added to both's."""
+        self.stack.start_worker("worker-a", **host_env(self.stack.folder, "worker-a"), **env)
+        self.stack.start_worker("worker-b", beat=False, **host_env(self.stack.folder, "worker-b"), **env)
 
     def upload(self, runs: list[Path]) -> list[int]:
         """Each run uploaded by the participant as one submission, each accepted (201); their ids."""
@@ -98,10 +136,11 @@ def spread_site(folder: Path, broker: str = "redis", *, workers: bool = True) ->
     """The bucket, a fresh database, a broker of the test's own and a migrated stack holding the
     E2E Cup, manage.py as its own host; gunicorn on the web host, both workers unless `workers`
     is False (a test starts them later with `start_workers`), a participant in a team."""
-    with S3Endpoint(folder) as s3, fresh_database() as database_url, own_broker(broker, folder) as broker_url:
+    with S3Endpoint(folder) as s3, fresh_database(migrated=True) as database_url, \
+            own_broker(broker, folder) as broker_url:
         shared = {**s3.env(), "DATABASE_URL": database_url, "CELERY_BROKER_URL": broker_url,
                   "SECRET_KEY": "hosts-test-only", **host_env(folder, "manage")}
-        stack, _ = prepared_stack(folder, **shared)
+        stack, _ = prepared_stack(folder, migrated=True, **shared)
         with stack:
             stack.start_gunicorn(**PRODUCTION, **host_env(folder, "web"))
             site = SpreadSite(stack, s3, database_url, make_participant(stack))
@@ -156,11 +195,11 @@ def logs(stack) -> str:
 @contextmanager
 def own_broker(kind: str, folder: Path):
     """The broker URL of a test: a redis-server of its own (on a free port, so tests running side
-    by side never take each other's messages), or the machine's RabbitMQ."""
+    by side never take each other's messages), or the machine's RabbitMQ (on AMQP_URL's vhost when it is set)."""
     if kind == "rabbitmq":
         if not port_open(5672):
             pytest.skip("no RabbitMQ on 127.0.0.1:5672")
-        yield RABBITMQ
+        yield os.environ.get("AMQP_URL") or RABBITMQ  # its own vhost where several people test on one machine
         return
     if not shutil.which("redis-server"):
         pytest.skip("no redis-server binary")

@@ -232,10 +232,12 @@ def expected_scores(files: dict[str, Path]) -> dict:
     return json.loads(result.stdout)
 
 
-def prepared_stack(folder: Path, **env: str) -> tuple[Stack, dict[str, Path]]:
-    """A migrated stack holding the E2E Cup (sw, dev phase with topics and open qrels)."""
+def prepared_stack(folder: Path, *, migrated: bool = False, **env: str) -> tuple[Stack, dict[str, Path]]:
+    """A migrated stack holding the E2E Cup (sw, dev phase with topics and open qrels); `migrated`:
+    its database (DATABASE_URL in `env`) is migrated already (tests/e2e/hosts.py, fresh_database)."""
     files = make_data(folder)
     stack = Stack(folder, **env)
-    stack.migrate()
+    if not migrated:
+        stack.migrate()
     stack.manage("shell", "-c", SETUP.format(folder=str(folder)))
     return stack, files

@@ -3,9 +3,9 @@ then `manage.py restore` into a fresh PostgreSQL database and an empty bucket: e
 comes back byte for byte under its own key, and every export the restored site gives is
 byte-identical to the original's (the 12 exports of tests/operations/export_hashes.py).
 
-Every site runs in processes of its own (migrate, the world built, backup, restore, the
-exports asked), as on the machines an operator backs up and restores on; no local disk holds
-a private file.
+Every site runs in processes of its own (the world built, backup, restore, the exports asked),
+as on the machines an operator backs up and restores on, each on a copy of a database migrated
+once per session (tests/e2e/hosts.py, fresh_database); no local disk holds a private file.
 """
 from __future__ import annotations
 
@@ -29,10 +29,9 @@ def _ok(env: dict, *args: str) -> str:
 
 
 def test_a_site_on_s3_comes_back_into_an_empty_bucket_with_every_file_and_export_identical(tmp_path):
-    with S3Endpoint(tmp_path) as s3, fresh_database("backup_site") as site_url, \
-            fresh_database("backup_restored") as restored_url:
+    with S3Endpoint(tmp_path) as s3, fresh_database("backup_site", migrated=True) as site_url, \
+            fresh_database("backup_restored", migrated=True) as restored_url:
         site = site_env(site_url, tmp_path / "site-var", **s3.env())
-        _ok(site, "manage.py", "migrate", "-v0")
         built = json.loads(_ok(site, "-m", "tests.operations.site_world").splitlines()[-1])
         objects = s3.objects()
         assert any(key.startswith("runs/") for key in objects) and any("qrels" in key for key in objects)
@@ -43,7 +42,6 @@ def test_a_site_on_s3_comes_back_into_an_empty_bucket_with_every_file_and_export
 
         s3.client(direct=True).create_bucket(Bucket=RESTORED_BUCKET)
         restored = site_env(restored_url, tmp_path / "restored-var", **{**s3.env(), "CUPBOARD_S3_BUCKET": RESTORED_BUCKET})
-        _ok(restored, "manage.py", "migrate", "-v0")
         _ok(restored, "manage.py", "restore", str(archive))
 
         assert s3.objects(RESTORED_BUCKET) == objects

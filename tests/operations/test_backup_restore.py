@@ -4,20 +4,21 @@ frozen official results, the commitments, the audit log, a phase's runs and its 
 archive with one changed byte, or cut short, is refused naming what is wrong, and changes
 nothing (the real restore after it finds the database still empty).
 
-The restored site runs in other processes (migrate, restore, then the exports asked through
-Django's test client), as on the machine an operator restores to."""
+The restored site runs in other processes (restore, then the exports asked through Django's
+test client), as on the machine an operator restores to, on a copy of a database migrated once
+per session (tests/e2e/hosts.py, fresh_database)."""
 import io
 import json
 import os
 import tarfile
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from tests.e2e.hosts import fresh_database
 from tests.judging.conftest import build_scene
 from tests.operations.export_hashes import export_hashes
 from tests.operations.site_world import compared_at, run, site_env, world
@@ -27,17 +28,9 @@ pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(tran
 
 @pytest.fixture
 def second_database():
-    """A new, empty PostgreSQL database beside the test's, and its DATABASE_URL; dropped after."""
-    name = f"{connection.settings_dict['NAME']}_restored"
-    url = urlsplit(os.environ["DATABASE_URL"])
-    admin = psycopg.connect(host=connection.settings_dict["HOST"] or "127.0.0.1",
-                            port=connection.settings_dict["PORT"] or 5432,
-                            user=connection.settings_dict["USER"], dbname="postgres", autocommit=True)
-    with admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        admin.execute(f'CREATE DATABASE "{name}"')
-        yield urlunsplit(url._replace(path=f"/{name}"))
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    """A new, migrated PostgreSQL database beside the test's, and its DATABASE_URL; dropped after."""
+    with fresh_database("restored", migrated=True) as url:
+        yield url
 
 
 def _tampered(archive: Path, target: Path) -> str:
@@ -63,8 +56,6 @@ def test_a_restored_site_gives_every_export_byte_identical(second_database, tmp_
     assert "database.jsonl" in manifest["members"] and any("qrels" in name for name in manifest["members"])
 
     env = site_env(second_database, tmp_path / "restored-var")
-    migrated = run(env, "manage.py", "migrate", "-v0")
-    assert migrated.returncode == 0, migrated.stderr
 
     member = _tampered(archive, tmp_path / "tampered.tar.gz")
     refused = run(env, "manage.py", "restore", str(tmp_path / "tampered.tar.gz"))
