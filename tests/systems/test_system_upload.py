@@ -68,7 +68,7 @@ def test_a_refused_form_says_nothing_was_stored_as_the_run_form_does(blind):
     page = answer.content.decode()
     assert answer.status_code == 400 and not System.objects.exists()
     assert 'id="errors"' in page and "Nothing was stored" in page and "image.tar: not a tar file" in page
-    assert 'id="quota"' in page and blind.team_a.name in page
+    assert 'id="quota"' in page and blind.team_a.name in page and "One include" not in page  # its comment unshown
     runs = client.get(reverse("submissions:upload", args=[blind.competition.slug, "test-b"]))
     for shown in (answer, runs):
         assert "submissions/_upload_head.html" in [t.name for t in shown.templates]
