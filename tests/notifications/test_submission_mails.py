@@ -100,3 +100,19 @@ def test_a_member_who_turns_them_off_before_the_send_gets_none(world):
     mail_preferences_set(user=world.teammate, wanted={"submission": False})
     assert send_recorded() == {"sent": 1, "skipped": 1, "failed": 0}
     assert Notification.objects.get(user=world.teammate).skipped == "turned off"
+
+
+def test_right_to_left_names_are_isolated_in_the_plain_text(world):
+    """An Arabic team and a Persian method between Unicode's isolates (cupboard/bidi.py): plain text
+    holds no <bdi>, and unisolated the quotes and "#1" beside them are drawn on their other side."""
+    from cupboard.bidi import FSI, PDI
+    from cupboard.teams.models import Team
+
+    team, method = "فريق البحث 2", "بازیابی چندزبانه"
+    Team.objects.filter(pk=world.team_a.pk).update(name=team)
+    submission = submit(world, world.dev, method=method)
+    assert submission_score(submission_id=submission.pk) == "scored"
+    send_recorded()
+    message = mail.outbox[0]
+    assert f"Submission #1 of {FSI}{team}{PDI} to Development (\"{FSI}{method}{PDI}\") is scored." in message.body
+    assert message.subject.endswith(f"Development: submission #1 ({FSI}{method}{PDI}) is scored")
