@@ -113,3 +113,25 @@ def test_a_renamed_member_sees_their_new_name_at_once(personas, run):
     personas.participant.save()
     page = client.get(run.get_absolute_url()).content.decode()
     assert ">renamed-participant<" in page and ">participant<" not in page
+
+
+def test_every_save_and_update_of_a_run_moves_its_version(personas, run):
+    versions = [Submission.objects.get(pk=run.pk).version]
+    Submission.objects.filter(pk=run.pk).update(progress=50)  # a bulk update, as the scoring writes
+    versions.append(Submission.objects.get(pk=run.pk).version)
+    stale = Submission.objects.get(pk=run.pk)
+    Submission.objects.filter(pk=run.pk).update(method_name="moved-on")
+    stale.description = "saved from a copy read before the update"
+    stale.save(update_fields=["description"])
+    versions.append(stale.version)
+    Submission.objects.bulk_update([stale], ["description"])
+    versions.append(Submission.objects.get(pk=run.pk).version)
+    assert versions == sorted(set(versions)) and len(versions) == 4 and versions[2] - versions[1] == 2
+
+
+def test_my_submissions_shows_a_run_changed_by_a_bulk_update_at_once(personas, run):
+    client = client_for(personas.participant)
+    url = reverse("submissions:mine", args=["cup"])
+    _kept(client, url)
+    Submission.objects.filter(pk=run.pk).update(method_name="renamed-in-bulk")
+    assert "renamed-in-bulk" in client.get(url).content.decode()

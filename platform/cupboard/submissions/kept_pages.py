@@ -8,12 +8,12 @@ secret), so nobody else's request can reach it, and it is only made from a reque
 those two and nothing else of its own (no message cookie, no Authorization header). Beside
 the competition's page state (its schedule, the next instant anything changes by the clock,
 its leaderboard versions and latest page change: a team joined or left, a definition edit,
-a new submission), the key holds every column of the rows the page shows, read afresh at
-each request (a submission's status is written by bulk updates that send no signal): the
-submission itself, which must be finished (a queued one shows its place in the queue, which
-moves with others' runs), or all the runs of the person's team. Which team that is, is
-remembered for the browser and the competition's state, like the boards' viewer class
-(leaderboards/viewers.py).
+a new submission), the key holds the `version` of the runs the page shows, read afresh at
+each request (every save and update of a submission bumps it, the bulk updates of the
+scoring too: models.py): the submission itself, which must be finished (a queued one shows
+its place in the queue, which moves with others' runs), or every run of the person's team.
+Which team that is, is remembered for the browser and the competition's state, like the
+boards' viewer class (leaderboards/viewers.py).
 """
 from __future__ import annotations
 
@@ -30,7 +30,6 @@ from cupboard.teams.models import Membership
 from .models import Submission
 
 FINISHED = (Submission.Status.SCORED, Submission.Status.REJECTED, Submission.Status.FAILED)
-_COLUMNS = [field.attname for field in Submission._meta.concrete_fields]
 
 
 def _browser(request) -> str | None:
@@ -54,11 +53,11 @@ def kept_submission(view):
         browser = _browser(request)
         if browser is None or request.GET:
             return view(request, pk=pk)
-        row = Submission.objects.filter(pk=pk).values(*_COLUMNS, slug=F("phase__competition__slug")).first()
-        state = page_state(row["slug"], recent=True) if row and row["status"] in FINISHED else None
+        row = Submission.objects.filter(pk=pk).values_list("status", "version", F("phase__competition__slug")).first()
+        state = page_state(row[2], recent=True) if row and row[0] in FINISHED else None
         if row is None or state is None:
             return view(request, pk=pk)
-        key = _key(browser, state.key(request, ""), sorted(row.items()))
+        key = _key(browser, state.key(request, ""), pk, row[1])
         return kept(request, key, lambda: view(request, pk=pk), own_csrf=True)
     return wrapper
 
@@ -74,7 +73,7 @@ def kept_mine(view):
         team = _team(request, browser, competition_slug, state.fingerprint) if state and state.published else None
         if state is None or team is None:  # a draft, or not signed in (the view sends them to log in)
             return view(request, competition_slug=competition_slug)
-        runs = list(Submission.objects.filter(team_id=team).order_by("pk").values_list(*_COLUMNS)) if team else []
+        runs = list(Submission.objects.filter(team_id=team).order_by("pk").values_list("pk", "version")) if team else []
         key = _key(browser, state.key(request, repr(query)), team, runs)
         return kept(request, key, lambda: view(request, competition_slug=competition_slug), own_csrf=True)
     return wrapper

@@ -13,6 +13,7 @@ row. A submission is born queued:
 """
 from django.conf import settings
 from django.db import models
+from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
@@ -21,6 +22,14 @@ from cupboard.competitions.models import private_storage
 from cupboard.jobs.models import JobRow
 
 MAX_PRIORITY = 9  # judging priorities run 1 (judge first) to this
+
+
+class SubmissionQuerySet(models.QuerySet):
+    def update(self, **fields):
+        """Every update bumps the rows' `version`, bulk ones too (a worker's claim, a status
+        written by the scoring): what a team's kept pages are keyed on (kept_pages.py)."""
+        fields.setdefault("version", F("version") + 1)
+        return super().update(**fields)
 
 
 class Submission(JobRow):
@@ -79,6 +88,10 @@ class Submission(JobRow):
     disqualified_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     scored_at = models.DateTimeField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=0, editable=False,
+                                          help_text="Bumped by every save and update of the row (kept_pages.py)")
+
+    objects = SubmissionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
@@ -106,6 +119,17 @@ class Submission(JobRow):
 
     def get_absolute_url(self):
         return reverse("submissions:detail", args=[self.pk])
+
+    def save(self, *args, **kwargs):
+        """A save bumps `version` in the database (not from this copy's value, which an update
+        since it was read has left behind); it is read afresh when next asked for."""
+        if self._state.adding:
+            return super().save(*args, **kwargs)
+        self.version = F("version") + 1
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "version"}
+        super().save(*args, **kwargs)
+        del self.__dict__["version"]  # deferred: loaded from the row when read
 
     @property
     def is_pending(self) -> bool:
