@@ -293,6 +293,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 3600.0,
         "options": {"expires": 3600.0},
     },
+    # The page changes no cached page's key reads any more (competitions/page_cache.py).
+    "prune-page-changes": {
+        "task": "cupboard.competitions.tasks.prune_page_changes",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
     # The stale sweep (cupboard.jobs) of every kind of job: scoring, verification, pool export,
     # results archive, mail, follow-up (flows/jobs.py).
     "sweep-jobs": {

@@ -148,3 +148,50 @@ def test_a_signed_in_participant_gets_their_own_page_and_the_visitor_the_shared_
     mine = client_for(personas.participant).get(url).content.decode()
     assert "participant" in mine and "participant" not in anonymous
     assert client_for(None).get(url).content.decode() == anonymous
+
+
+def test_pruning_keeps_each_competitions_newest_page_change_and_every_key(personas):
+    from cupboard.competitions.models import PageChange
+    from cupboard.competitions.tasks import prune_page_changes
+
+    url = reverse("competitions:detail", args=["cup"])
+    for title in ("First", "Second", "Third"):
+        personas.competition.title = title
+        personas.competition.save()
+    personas.other_competition.title = "Other"
+    personas.other_competition.save()
+    before = client_for(None).get(url)
+    newest = {pk: PageChange.objects.filter(competition_id=pk).latest("id").pk
+              for pk in (personas.competition.pk, personas.other_competition.pk)}
+    assert PageChange.objects.count() > 2
+    prune_page_changes()
+    assert sorted(PageChange.objects.values_list("competition_id", "id")) == sorted(newest.items())
+    assert client_for(None).get(url)["ETag"] == before["ETag"]
+    assert "cupboard.competitions.tasks.prune_page_changes" in {
+        entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+
+
+def test_a_title_written_by_a_bulk_update_is_seen_at_once(personas):
+    url = reverse("competitions:detail", args=["cup"])
+    client_for(None).get(url)
+    Competition.objects.filter(pk=personas.competition.pk).update(title="The Bulk Cup")
+    assert "The Bulk Cup" in client_for(None).get(url).content.decode()
+    assert "The Bulk Cup" in client_for(None).get(reverse("competitions:list")).content.decode()
+
+
+def test_a_phase_renamed_by_a_bulk_update_is_seen_at_once(personas):
+    url = reverse("competitions:detail", args=["cup"])
+    client_for(None).get(url)
+    Phase.objects.filter(competition=personas.competition, slug="dev").update(name="The Bulk Round")
+    assert "The Bulk Round" in client_for(None).get(url).content.decode()
+
+
+def test_a_scorings_version_bump_appends_no_page_change(personas):
+    """The columns every key reads already (a board's version) are no change to append."""
+    from django.db.models import F
+
+    from cupboard.competitions.models import PageChange
+
+    count = PageChange.objects.count()
+    Phase.objects.filter(competition=personas.competition).update(leaderboard_version=F("leaderboard_version") + 1)
+    assert PageChange.objects.count() == count

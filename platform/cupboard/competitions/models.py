@@ -19,6 +19,18 @@ def private_storage():
     return storages["private"]
 
 
+class PagesQuerySet(models.QuerySet):
+    def update(self, **fields):
+        """A bulk update sends no signal: it appends the page change of the competitions whose
+        rows it writes itself (competitions/page_cache.py), as a save's signal does."""
+        from cupboard.competitions.page_cache import bulk_update_changed, pages_changed
+
+        competitions = bulk_update_changed(self, fields)
+        count = super().update(**fields)
+        pages_changed(competitions)
+        return count
+
+
 class Competition(models.Model):
     class MissingSubset(models.TextChoices):
         ZERO = "zero", "Count a missing subset as 0"
@@ -67,6 +79,8 @@ class Competition(models.Model):
                                     help_text='How leaderboards mark tied teams: {"test": "randomization" or "t-test", '
                                               '"correction": "holm", "bonferroni" or "none", "alpha": 0.05}')
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PagesQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
@@ -239,6 +253,8 @@ class Phase(models.Model):
     # leaderboard pages and exports (leaderboards/cache.py), and their Last-Modified.
     leaderboard_version = models.PositiveIntegerField(default=0, editable=False)
     leaderboard_changed_at = models.DateTimeField(null=True, editable=False)
+
+    objects = PagesQuerySet.as_manager()
 
     class Meta:
         ordering = ["competition", "position"]

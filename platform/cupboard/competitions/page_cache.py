@@ -13,7 +13,9 @@ rendered into an entry. An entry is keyed on (`PageState.key`):
   for the site's pages (home, the competitions API), the same over every competition.
   `PageChange` rows are appended by the save, delete and membership signals of every model
   whose rows a page shows (`page_changed`), in the transaction that changes them, so an edit
-  is seen as soon as it is committed; the leaderboard version covers the scorings (bulk
+  is seen as soon as it is committed (all but each competition's newest are pruned hourly:
+  `page_changes_prune`); a bulk update of a competition or a phase, which sends no signal,
+  appends its own (`PagesQuerySet`, `bulk_update_changed`); the leaderboard version covers the scorings (bulk
   writes that send no signal), and the columns read cover a schedule edited by a bulk update;
 - the next instant at which what anyone sees changes by the clock (a phase opening, closing,
   freezing or revealing, a group's reveal, the start, the entry deadline), so a page made
@@ -43,6 +45,7 @@ from functools import wraps
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ObjectDoesNotExist
+from django.db import connection
 from django.db.models import Max, Model
 from django.http import FileResponse, HttpResponse
 from django.utils import timezone
@@ -167,11 +170,44 @@ def _competition_ids(instance, path: tuple[str, ...]) -> list[int]:
     return [value]
 
 
+# The columns every key reads already (`_read`, leaderboards/cache.py): a bulk update of these
+# alone (a scoring's leaderboard version) is no change to append.
+_KEYED = {"competitions.competition": {"is_published", "starts_at", "entry_deadline"},
+          "competitions.phase": {"visibility", "hidden_qrels", "leaderboard_version", "leaderboard_changed_at",
+                                 "opens_at", "closes_at", "reveal_at", "freeze_at"}}
+
+
+def bulk_update_changed(queryset, fields: dict) -> list[int]:
+    """The competitions whose pages a bulk update of `queryset` writing `fields` changes
+    (read before it writes: it may move the rows out of the query)."""
+    if not set(fields) - _KEYED.get(queryset.model._meta.label_lower, set()):
+        return []
+    path = _path_to_competition(queryset.model)
+    return [] if path is None else list(queryset.order_by().values_list("__".join(path), flat=True).distinct())
+
+
+def pages_changed(ids: Iterable[int]) -> None:
+    """The pages of competitions `ids` changed (a write that sends no signal says so itself)."""
+    if ids := list(ids):
+        _append(ids)
+
+
 def _append(ids: Iterable[int]) -> None:
     # Forgotten at once: this process serves one request at a time, so what it reads next
     # sees this change (committed by then, or rolled back and never shown to anyone).
     PageChange.objects.bulk_create(PageChange(competition_id=pk) for pk in ids)
     forget_recent_pages()
+
+
+def page_changes_prune() -> int:
+    """Delete every page change but each competition's newest, the only one a key reads: they
+    were appended for every edit and never read again. Keys stay as they were (no page is
+    rendered again for it), and the rows it deletes are ones no appending transaction locks."""
+    table = PageChange._meta.db_table  # one statement: the ORM's delete would read every row first (signals)
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {table} WHERE id < (SELECT MAX(newer.id) FROM {table} newer "
+                       f"WHERE newer.competition_id = {table}.competition_id)")
+        return cursor.rowcount
 
 
 def page_changed(sender, instance, raw: bool = False, **_) -> None:
