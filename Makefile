@@ -56,15 +56,16 @@ test-fast: install
 test-sqlite: install
 	$(PYTEST) $(XDIST) --durations=25
 
-## Again on PostgreSQL + Redis, the tests that reach the database (the `database` mark, set by
-## tests/conftest.py): not the pure-Python ones, nor the end-to-end stacks on SQLite files of their
-## own, nor the browser ones, nor the slow ones about neither (the demo crawl, the permissions matrix).
+## Again on PostgreSQL + Redis, the tests PostgreSQL can answer differently from SQLite (the
+## `postgres_pass` mark, tests/conftest.py's runs_on_postgres; docs/development.md): those that
+## commit for other connections, start real workers, test a migration, or exercise locks' SQL,
+## jsonb, raw SQL, connection handling, backups (POSTGRES_FILES). The rest ran on SQLite above.
 ## Its sessions (the tests' and every process they start) commit without waiting for the disk
 ## (PGOPTIONS, synchronous_commit=off): what other sessions see and when is unchanged, only a
 ## server crash could lose the last commits; the tests' many small commits each waited for an fsync.
 test-postgres: install
 	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) \
-		$(PYTEST) $(XDIST) --durations=25 --ignore=tests/evaluator -m "database and not browser and (not slow or postgres or worker)"
+		$(PYTEST) $(XDIST) --durations=25 --ignore=tests/evaluator -m postgres_pass
 	@# The same real-worker test once more through RabbitMQ, the other production broker.
 	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
 		$(PYTEST) -q tests/submissions/test_worker.py

@@ -20,6 +20,42 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
 
 # Fixtures that hand a test the session's database (pytest-django's, and those built on them).
 DATABASE_FIXTURES = {"db", "transactional_db", "django_db_setup", "live_server"}
+# ... and those whose rows another connection (a thread, a process, a server) sees committed.
+COMMITTING_FIXTURES = {"transactional_db", "live_server"}
+
+# The files the PostgreSQL pass runs whole, besides the tests that commit, start real processes
+# or test a migration (runs_on_postgres): what they exercise PostgreSQL answers differently from
+# SQLite within one connection. Row locks' SQL (cupboard/locking.py: FOR NO KEY UPDATE OF, each
+# shape of `locked()` and its callers: uploads, grants, scoring, refreshes, schedules, roles,
+# pools, archives, freezes); jsonb (key order, keys read as text or numbers, Greatest over NULLs);
+# raw SQL and connection handling (board cache, health, outages, the page cache and the kept
+# files it serves, the job engine); an IntegrityError inside a transaction (teams, paper marks);
+# backups and restores (sequences, TRUNCATE, snapshots). docs/development.md says when to add one.
+POSTGRES_FILES = tuple(f"tests/{path}" for path in (
+    "audit/", "jobs/", "operations/",
+    "competitions/test_commitments.py", "competitions/test_competition_load.py",
+    "competitions/test_manage_board_rules.py", "competitions/test_manage_schedule.py",
+    "competitions/test_nothing_public_hidden.py",
+    "competitions/test_organizer_roles.py", "competitions/test_page_cache.py",
+    "competitions/test_qrels_release.py", "competitions/test_topic_variants.py",
+    "judging/test_pool_numbers.py", "judging/test_reassignment.py",
+    "leaderboards/test_as_of_refusals.py", "leaderboards/test_cache.py", "leaderboards/test_exports.py",
+    "leaderboards/test_freeze.py", "leaderboards/test_frozen_snapshot.py",
+    "leaderboards/test_incremental_update.py", "leaderboards/test_json_for_scripts.py",
+    "leaderboards/test_metadata_filter.py", "leaderboards/test_paper_tables.py",
+    "leaderboards/test_rank_bands.py", "leaderboards/test_refresh.py", "leaderboards/test_rescore_step.py",
+    "leaderboards/test_results_archive.py",
+    "notifications/test_due_mails.py",
+    "project/test_get_never_writes.py", "project/test_health.py", "project/test_outages.py",
+    "rules/test_cup_timeline.py",
+    "submissions/test_baselines.py", "submissions/test_final_selection.py", "submissions/test_kept_pages.py",
+    "submissions/test_per_topic.py", "submissions/test_per_topic_bytes.py", "submissions/test_queue.py",
+    "submissions/test_quota.py", "submissions/test_retention.py", "submissions/test_submission_create.py",
+    "submissions/test_submission_score.py", "submissions/test_sweep_stale.py",
+    "submissions/test_topics_change.py", "submissions/test_verification.py",
+    "systems/test_system_upload.py",
+    "teams/test_team_merge.py", "teams/test_team_services.py",
+))
 
 
 def uses_the_database(item) -> bool:
@@ -35,6 +71,35 @@ def uses_the_database(item) -> bool:
     return issubclass(cls, TransactionTestCase)
 
 
+def commits(item) -> bool:
+    """Whether a test's rows are committed, for other connections to see (a TransactionTestCase,
+    `django_db(transaction=True)`, `transactional_db`, `live_server`), not rolled back unseen."""
+    mark = item.get_closest_marker("django_db")
+    if mark and (mark.kwargs.get("transaction") or (mark.args and mark.args[0])):
+        return True
+    if COMMITTING_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    from django.test import TestCase, TransactionTestCase
+
+    cls = getattr(item, "cls", None)
+    return cls is not None and issubclass(cls, TransactionTestCase) and not issubclass(cls, TestCase)
+
+
+def runs_on_postgres(item) -> bool:
+    """The PostgreSQL pass's rule (docs/development.md): a test on the session's database that
+    PostgreSQL can answer differently from SQLite. Marked `postgres`, or reaching the database
+    and committing, starting a real worker or broker, testing a migration, or in POSTGRES_FILES.
+    Never a browser test, nor a slow one about neither PostgreSQL nor a worker: they run once."""
+    path = item.nodeid.split("::")[0]
+    marks = {name for name in ("postgres", "worker", "redis", "slow", "browser") if item.get_closest_marker(name)}
+    if "browser" in marks or ("slow" in marks and not {"postgres", "worker"} & marks):
+        return False
+    if "postgres" in marks:
+        return True
+    return uses_the_database(item) and bool(
+        {"worker", "redis"} & marks or commits(item) or "migration" in path or path.startswith(POSTGRES_FILES))
+
+
 def slow_modules_first(items: list) -> None:
     """The modules holding a slow test run first, each kept whole: a long test scheduled last keeps
     one xdist worker busy while the other has nothing left. The Makefile's `--dist loadfile
@@ -48,8 +113,8 @@ def slow_modules_first(items: list) -> None:
 def pytest_collection_modifyitems(config, items):
     slow_modules_first(items)
     for item in items:
-        if item.get_closest_marker("postgres") or uses_the_database(item):
-            item.add_marker(pytest.mark.database)
+        if runs_on_postgres(item):
+            item.add_marker(pytest.mark.postgres_pass)
     reasons = {
         "postgres": None if os.getenv("DATABASE_URL", "").startswith("postgres")
         else "needs DATABASE_URL=postgres://... (make test-postgres sets it)",
