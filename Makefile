@@ -18,6 +18,15 @@ $(VENV)/.installed: pyproject.toml setup.py evaluator/io/_lines.c
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet $(PIP_COMPILE) -e '.[dev,s3]'
+	touch $@ $(VENV)/.installed-site
+
+## What the demo runs, alone (make demo): no test or lint tools, no S3 client, and no bytecode
+## compiled at install: the demo's processes compile what they import, once, into var/pycache
+## (DEMO_ENV), instead of pip compiling every module of the packages (docs/benchmarks.md).
+$(VENV)/.installed-site: pyproject.toml setup.py evaluator/io/_lines.c
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet --no-compile -e .
 	touch $@
 
 install: $(VENV)/.installed
@@ -70,12 +79,14 @@ test-postgres: install
 	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
 		$(PYTEST) -q tests/submissions/test_worker.py
 
-## The demo runs as a site would (debug off, static files collected), on plain http (scripts/run-demo).
-demo: install
-	$(PY) manage.py migrate --noinput
+## The demo runs as a site would (debug off, static files collected), on plain http (scripts/run-demo),
+## its bytecode kept in var/pycache as the tests keep theirs (even where PYTHONDONTWRITEBYTECODE is set).
+DEMO_ENV := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/var/pycache
+demo: $(VENV)/.installed-site
+	$(DEMO_ENV) $(PY) manage.py migrate --noinput
 	@# Loaded for the address it is served at (scripts/processes.sh): the archive and mails name it.
-	CUPBOARD_SITE_URL=$${CUPBOARD_SITE_URL:-http://127.0.0.1:$${PORT:-8000}} $(PY) manage.py load_demo
-	scripts/run-demo
+	CUPBOARD_SITE_URL=$${CUPBOARD_SITE_URL:-http://127.0.0.1:$${PORT:-8000}} $(DEMO_ENV) $(PY) manage.py load_demo
+	$(DEMO_ENV) scripts/run-demo
 
 ## An empty site of your own (debug off, gunicorn, worker, beat; the first organizer asked for): docs/organizers.md.
 serve: install
