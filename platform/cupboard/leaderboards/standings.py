@@ -55,9 +55,17 @@ def _matrices(rows: list[LeaderboardRow], codes: list[str], metric: str) -> dict
         if not by_row:
             continue
         qids = sorted({qid for values in by_row.values() for qid in values})
+        column = {qid: k for k, qid in enumerate(qids)}
+        # Rows with the same queries come in the same key order (jsonb's): each order is mapped
+        # to columns once, then a row is one scatter, not a dictionary lookup per query.
+        columns: dict[tuple[str, ...], np.ndarray] = {}
         matrix = np.full((len(rows), len(qids)), np.nan)
         for i, values in by_row.items():
-            matrix[i] = [values.get(qid, 0.0) for qid in qids]
+            keys = tuple(values)
+            if (at := columns.get(keys)) is None:
+                at = columns[keys] = np.array([column[qid] for qid in keys], dtype=np.intp)
+            matrix[i] = 0.0
+            matrix[i, at] = np.array(list(values.values()), dtype=float)
         matrices[code] = matrix
     return matrices
 
