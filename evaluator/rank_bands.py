@@ -22,7 +22,7 @@ so its results do not depend on which other subsets are on the board.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -180,7 +180,8 @@ def _column(column: list[_Subset], weight: float, members: np.ndarray, settings:
 
 def column_standings(subsets: Mapping[str, np.ndarray], columns: Mapping[str, Sequence[str]], *,
                      settings: BandSettings = BandSettings(), missing: str = "zero",
-                     ranked: Sequence[bool] | None = None) -> dict[str, dict[int, Standing]]:
+                     ranked: Sequence[bool] | None = None,
+                     between: Callable[[], None] = lambda: None) -> dict[str, dict[int, Standing]]:
     """{column: {system index: Standing}} for systems 0..N-1.
 
     `subsets`: {code: matrix of systems x queries}, the same queries in the same order in
@@ -188,11 +189,17 @@ def column_standings(subsets: Mapping[str, np.ndarray], columns: Mapping[str, Se
     [codes]} (a subset's own column is [code]). A system without a run on a one-subset
     column is not in it; on an average, it counts 0 there (`missing="zero"`) or leaves the
     column (`"incomplete"`), as aggregate.group_means does. Systems are ranked by their value
-    in each column; equal values keep their input order (pass them in leaderboard order)."""
+    in each column; equal values keep their input order (pass them in leaderboard order).
+    `between` is called before each subset's draws and each column: a caller whose board has
+    changed meanwhile stops the computation by raising there (leaderboards/bands.py)."""
     needed = list(dict.fromkeys(code for codes in columns.values() for code in codes if code in subsets))
-    prepared = {code: _prepare(code, np.asarray(subsets[code], dtype=float), settings) for code in needed}
+    prepared = {}
+    for code in needed:
+        between()
+        prepared[code] = _prepare(code, np.asarray(subsets[code], dtype=float), settings)
     result: dict[str, dict[int, Standing]] = {}
     for key, codes in columns.items():
+        between()
         # A subset nobody has values on counts 0 for everyone under "zero": only its weight remains.
         column = [prepared[c] for c in codes if c in prepared]
         if not column or (len(column) < len(codes) and (missing != "zero" or len(codes) == 1)):

@@ -90,6 +90,57 @@ def test_writes_during_a_computation_send_it_once_more_and_stale_results_never_l
     assert BandsJob.objects.get(pk=job.pk).status == "done"
 
 
+def _writes_at_the_first_step(cast, board, monkeypatch, runs: int) -> list[int]:
+    """Make the job's computation see `runs` more board writes come in at its first step (a call
+    of its `between`); the list returned grows by one at each step it takes."""
+    real, steps = bands.standings_compute, []
+
+    def computing(**kwargs):
+        def between():
+            if not steps:
+                _burst(cast, board, runs)
+            steps.append(1)
+            kwargs_between()
+
+        kwargs_between = kwargs["between"]
+        return real(**{**kwargs, "between": between})
+
+    monkeypatch.setattr(bands, "standings_compute", computing)
+    return steps
+
+
+def test_a_computation_made_stale_by_new_writes_gives_way_and_is_sent_again(cast, board, monkeypatch):
+    sent = []
+    monkeypatch.setattr(bands, "job_enqueue", lambda kind, ids: sent.append(ids))
+    _burst(cast, board, 1)
+    job = BandsJob.objects.get(phase=board)
+    steps = _writes_at_the_first_step(cast, board, monkeypatch, 2)
+    assert bands_compute(job_id=job.pk) == "gave-way"
+    assert len(steps) == 1, "it stopped at the step that saw the writes, not at its end"
+    landed_at = job.landed_at
+    job.refresh_from_db()
+    assert (job.status, job.landed, job.wanted, job.attempts) == ("waiting", 0, 3, 0) and sent == [[job.pk]] * 2
+    assert job.landed_at == landed_at, "nothing stale landed"
+    monkeypatch.setattr(bands, "standings_compute", standings_compute)
+    assert bands_compute(job_id=job.pk) == "landed"
+    job.refresh_from_db()
+    assert (job.status, job.landed) == ("done", 3)
+
+
+def test_a_computation_does_not_give_way_when_the_bands_shown_are_old(cast, board, monkeypatch):
+    """A stream of writes that never pauses still gets bands every GIVE_WAY_FOR."""
+    from django.utils import timezone
+
+    monkeypatch.setattr(bands, "job_enqueue", lambda kind, ids: None)
+    _burst(cast, board, 1)
+    job = BandsJob.objects.get(phase=board)
+    BandsJob.objects.filter(pk=job.pk).update(landed_at=timezone.now() - bands.GIVE_WAY_FOR)
+    steps = _writes_at_the_first_step(cast, board, monkeypatch, 2)
+    assert bands_compute(job_id=job.pk) == "landed" and len(steps) > 2
+    job.refresh_from_db()
+    assert (job.status, job.landed, job.wanted) == ("waiting", 1, 3)
+
+
 def test_a_killed_job_is_put_back_by_the_sweep_and_its_late_write_changes_nothing(cast, board, monkeypatch):
     from datetime import timedelta
 

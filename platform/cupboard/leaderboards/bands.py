@@ -12,6 +12,11 @@ phase counts the writes that want new bands (`wanted`), and the job (a kind of c
   already waiting takes the new write with it (it reads `wanted` when it starts), and a job
   running when a write comes in is sent once more when it ends. So a burst of any size costs
   at most the computation running when it ends and one more.
+- **A stale computation gives way.** Between two subsets or columns, a computation that newer
+  writes have made stale stops and is sent again, so the bands of a burst's last write land one
+  computation after it, not up to two (the rest of a stale one, then one more). It gives way
+  only while the bands shown are younger than `GIVE_WAY_FOR`: a stream of writes that never
+  pauses still gets bands that often.
 - **Never blocking a board update.** The job reads and computes without the phase lock; it takes
   the lock only to store the result (a bulk UPDATE of the rows' `standings`), and only if it is
   newer than what landed (a whole rebuild may have landed fresher bands meanwhile).
@@ -27,6 +32,7 @@ the lock, and call `bands_landed`: they are rare, and the freeze must publish cu
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import F, Q
@@ -40,6 +46,13 @@ from cupboard.locking import locked
 from cupboard.submissions.steps import open_step
 
 logger = logging.getLogger(__name__)
+
+# How old the bands shown may be before a computation stops giving way to newer writes.
+GIVE_WAY_FOR = timedelta(minutes=5)
+
+
+class _Stale(Exception):
+    """Newer board writes came in while a computation ran: its bands would land stale."""
 
 
 def _give_up(row: dict) -> dict:
@@ -84,8 +97,9 @@ def bands_updating(phase: Phase) -> bool:
 
 def bands_compute(*, job_id: int) -> str:
     """The job (the task's body): "landed", "skipped" (done, gone, or held by a live worker),
-    "waiting" (the phase is being re-scored: its publication rebuilds the board, bands included)
-    or "lost-claim" (another worker took the job over meanwhile)."""
+    "waiting" (the phase is being re-scored: its publication rebuilds the board, bands included),
+    "gave-way" (stale before it ended: sent again) or "lost-claim" (another worker took the job
+    over meanwhile)."""
     claim = job_claim(BANDS, job_id)
     if claim is None:
         return "skipped"
@@ -95,7 +109,14 @@ def bands_compute(*, job_id: int) -> str:
         if open_step(phase) is not None:
             claim.update(status=BandsJob.Status.DONE)
             return "waiting"
-        found = standings_compute(phase=phase, **_columns(phase))
+        try:
+            found = standings_compute(phase=phase, **_columns(phase), between=lambda: _give_way(job_id, target))
+        except _Stale:
+            with transaction.atomic():
+                if not claim.update(status=BandsJob.Status.WAITING, queued_at=timezone.now(), attempts=0):
+                    return "lost-claim"
+                job_enqueue(BANDS, [job_id])
+            return "gave-way"
         with transaction.atomic():
             locked(Phase.objects).get(pk=phase.pk)  # what a board write holds: stored between two of them
             job = BandsJob.objects.get(pk=job_id)
@@ -111,6 +132,13 @@ def bands_compute(*, job_id: int) -> str:
             if again:  # writes came in while it computed: once more, for all of them
                 job_enqueue(BANDS, [job_id])
     return "landed"
+
+
+def _give_way(job_id: int, target: int) -> None:
+    """Stop a computation for `target` writes when more came in, unless the bands shown are old."""
+    job = BandsJob.objects.filter(pk=job_id).values("wanted", "landed_at").first()
+    if job and job["wanted"] > target and job["landed_at"] and job["landed_at"] > timezone.now() - GIVE_WAY_FOR:
+        raise _Stale
 
 
 def _columns(phase: Phase) -> dict:

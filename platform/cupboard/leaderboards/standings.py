@@ -11,6 +11,7 @@ the overall average over the revealed subsets (what participants' Avg and ranks 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
 
 import numpy as np
@@ -70,10 +71,12 @@ def _matrices(rows: list[LeaderboardRow], codes: list[str], metric: str) -> dict
     return matrices
 
 
-def standings_compute(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str]) -> dict[int, dict]:
+def standings_compute(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str],
+                      between: Callable[[], None] = lambda: None) -> dict[int, dict]:
     """Every row's `standings` ({column key: {"low", "high", "tier", "ci"}}) by row id, from the
     rows and per-query values as they are now ({} for rows beyond MAX_TEAMS). Reads only: the
-    bands job (leaderboards/bands.py) runs it without the phase lock, so board writes go on."""
+    bands job (leaderboards/bands.py) runs it without the phase lock, so board writes go on, and
+    stops it by raising in `between` (called between subsets and columns) when they make it stale."""
     from evaluator.rank_bands import column_standings
 
     competition = phase.competition
@@ -86,7 +89,8 @@ def standings_compute(*, phase: Phase, groups: dict[str, list[str]], ranked_on: 
         columns[REVEALED_ALL] = ranked_on
     matrices = _matrices(tested, list(groups.get("all", [])), competition.primary_metric)
     result = column_standings(matrices, columns, settings=band_settings(competition),
-                              missing=competition.missing_subset, ranked=[not r.is_baseline for r in tested])
+                              missing=competition.missing_subset, ranked=[not r.is_baseline for r in tested],
+                              between=between)
     found = {row.pk: {key: {"low": s.low, "high": s.high, "tier": s.tier, "ci": [s.ci_low, s.ci_high]}
                       for key, by_row in result.items() if (s := by_row.get(i)) is not None}
              for i, row in enumerate(tested)}
