@@ -167,8 +167,10 @@ def main() -> None:
     with _worker(ENV, log):
         updates, began, last = _burst(phase, runs)
         landed = _landed(phase, last + 10 * GOAL)
-    computations = sum("compute_bands[" in line and "succeeded" in line
-                       for line in log.read_text(errors="replace").splitlines())
+    ended = [line for line in log.read_text(errors="replace").splitlines()
+             if "compute_bands[" in line and "succeeded" in line]
+    landings = sum("'landed'" in line for line in ended)
+    gave_way = sum("'gave-way'" in line for line in ended)
     job = BandsJob.objects.get(phase=phase)
     waited = None if landed is None else landed - last
     load = os.getloadavg()
@@ -178,8 +180,8 @@ def main() -> None:
         (f"burst: {RUNS} runs stored and board-updated, {SCORERS} scorers", f"{last - began:.1f} s"),
         ("one board update (bands not waited for): median / max",
          f"{statistics.median(updates) * 1000:.0f} ms / {max(updates) * 1000:.0f} ms"),
-        ("bands computations by the job during the burst (board writes: "
-         f"{job.wanted})", f"{computations}"),
+        (f"bands computations landed / given way to newer writes (board writes: {job.wanted})",
+         f"{landings} / {gave_way}"),
         ("last run's board update to its bands on the board",
          "not within 10 min" if waited is None else f"{waited:.1f} s ({waited / retest:.1f} re-tests' time)"),
     ]
