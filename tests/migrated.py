@@ -6,7 +6,9 @@ renders each migration's model states: a few seconds of CPU per process), which 
 blamed on whatever test came first (docs/development.md). The copy is what `migrate` made: the
 template is written by Django's own `create_test_db`, after `migrate` and its post_migrate
 signals (content types, permissions), keyed on the content of every installed app's migration
-files and the Django and SQLite versions. PostgreSQL test databases are migrated as before."""
+files and the Django and SQLite versions. On PostgreSQL the same: the first process makes a
+template database (`test_<name>_migrated_<key>`, under an advisory lock, kept on the server) and
+every test database is created from it (`CREATE DATABASE ... TEMPLATE`)."""
 import fcntl
 import hashlib
 import os
@@ -14,10 +16,12 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+from django.db.backends.postgresql.creation import DatabaseCreation as PostgresCreation
 from django.db.backends.sqlite3.creation import DatabaseCreation
 
 FOLDER = Path(__file__).resolve().parents[1] / "var" / "test-databases"
 _create_test_db = DatabaseCreation.create_test_db
+_create_postgres_test_db = PostgresCreation.create_test_db
 
 
 def migrations_key() -> str:
@@ -67,4 +71,41 @@ def create_test_db(self, verbosity=1, autoclobber=False, serialize=True, keepdb=
     return name
 
 
+def create_postgres_test_db(self, verbosity=1, autoclobber=False, serialize=True, keepdb=False):
+    """Django's `create_test_db` on PostgreSQL, the database copied from the template (made by
+    migrating the first test database, then copying it) rather than migrated."""
+    from django.conf import settings
+    from django.core.management import call_command
+
+    if keepdb:
+        return _create_postgres_test_db(self, verbosity, autoclobber, serialize, keepdb)
+    name, quote = self._get_test_db_name(), self._quote_name
+    template = f"test_{self.connection.settings_dict['NAME']}_migrated_{migrations_key()}"[:63]
+    with self._nodb_cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(hashtext(%s))", [template])
+        try:
+            if not self._database_exists(cursor, template):
+                name = _create_postgres_test_db(self, verbosity, autoclobber, serialize, keepdb)
+                self.connection.close()
+                cursor.execute("SELECT datname FROM pg_database WHERE datname LIKE %s",
+                               [template.rsplit("_", 1)[0] + "\\_%"])
+                for (old,) in cursor.fetchall():
+                    cursor.execute(f"DROP DATABASE IF EXISTS {quote(old)}")
+                cursor.execute(f"CREATE DATABASE {quote(template)} TEMPLATE {quote(name)}")
+                return name
+            cursor.execute(f"DROP DATABASE IF EXISTS {quote(name)}")  # left by a run that was killed
+            cursor.execute(f"CREATE DATABASE {quote(name)} TEMPLATE {quote(template)}")
+        finally:
+            cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [template])
+    self.connection.close()
+    settings.DATABASES[self.connection.alias]["NAME"] = name
+    self.connection.settings_dict["NAME"] = name
+    if serialize:
+        self.connection._test_serialized_contents = self.serialize_db_to_string()
+    call_command("createcachetable", database=self.connection.alias)
+    self.connection.ensure_connection()
+    return name
+
+
 DatabaseCreation.create_test_db = create_test_db
+PostgresCreation.create_test_db = create_postgres_test_db
