@@ -28,8 +28,10 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.conf import settings
+from django.contrib.sessions.models import Session
 from django.db import transaction
-from django.test import TestCase
+from django.test import Client, TestCase
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
@@ -144,6 +146,23 @@ def _token(world, persona: str) -> str:
     return tokens[persona]
 
 
+def _client(world, persona: str) -> Client:
+    """A fresh client carrying the persona's session: logged in once per world (a log-in per
+    request, a session written and the user's last_login updated, was a quarter of the matrix's
+    time) and again only if that session was rolled back since. Fresh for each request, so
+    what one answer does to the cookies (a log-out, a rotated session) never reaches the next.
+    A session expired at the state's instant (a reveal weeks ahead) is replaced too."""
+    user, client = getattr(world, persona), Client()
+    if user is None or not user.is_authenticated:
+        return client
+    sessions = world.__dict__.setdefault("sessions", {})
+    if persona not in sessions or not Session.objects.filter(session_key=sessions[persona],
+                                                             expire_date__gt=timezone.now()).exists():
+        sessions[persona] = client_for(user).cookies[settings.SESSION_COOKIE_NAME].value
+    client.cookies[settings.SESSION_COOKIE_NAME] = sessions[persona]
+    return client
+
+
 def request(world, row: Row, persona: str):
     """One request by one persona; POSTs are rolled back so every persona sees the same world.
     API rows authenticate with the persona's token (the anonymous visitor has none), and so do
@@ -153,8 +172,8 @@ def request(world, row: Row, persona: str):
     api = row.name.startswith(("submissions:api_", "systems:api_")) and not data.pop("session_only", False)
     if (data.pop("token", False) or api) and persona != "anonymous":  # "token": a page's JSON read by a script
         headers["HTTP_AUTHORIZATION"] = f"Token {_token(world, persona)}"
+    client = _client(world, persona)
     with transaction.atomic():
-        client = client_for(getattr(world, persona))
         response = client.post(url, data, **headers) if row.method == "POST" else client.get(url, data, **headers)
         transaction.set_rollback(True)
     return response
@@ -247,13 +266,14 @@ def leaks_in(world, state: State, rows_: list[Row]) -> list[str]:
 
 
 class WorldTestCase(TestCase):
-    """The world and the personas' API tokens, built once per class and rolled back after it."""
+    """The world and the personas' API tokens and sessions, built once per class and rolled back after it."""
 
     @classmethod
     def setUpTestData(cls):
         cls.world = build_world()
         for persona in PERSONAS[1:]:
             _token(cls.world, persona)
+            _client(cls.world, persona)
 
 
 @pytest.mark.slow
