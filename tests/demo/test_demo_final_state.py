@@ -23,13 +23,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 SERVED_AT = "http://127.0.0.1:8123"
 
 
-@pytest.fixture
-def loaded(settings):
+def test_the_loaded_demo_is_in_its_final_state(settings):
+    """One demo load for both checks: this file's transactions are real (the database is emptied
+    after each test), so two tests loaded the whole demo twice."""
     settings.SITE_URL = SERVED_AT  # as `make demo` sets CUPBOARD_SITE_URL from PORT
     demo_load(data_dir=None, scale=0.25, per_team=1, log=lambda line: None)
+    no_run_is_queued_and_every_run_is_scored_with_its_phases_current_judgments()
+    dureader_s_archive_holds_every_consented_run_and_names_the_address_served_at()
 
 
-def test_no_run_is_queued_and_every_run_is_scored_with_its_phases_current_judgments(loaded):
+def no_run_is_queued_and_every_run_is_scored_with_its_phases_current_judgments():
     assert Submission.objects.count() > 0
     pending = list(Submission.objects.exclude(status=Submission.Status.SCORED).values_list("phase__slug", "status"))
     assert pending == [], "runs left for a worker when the demo starts serving"
@@ -43,7 +46,7 @@ def test_no_run_is_queued_and_every_run_is_scored_with_its_phases_current_judgme
                 AuditEvent.objects.filter(action=AuditEvent.Action.RESCORED).values_list("details", flat=True)}
     assert judged and rescored <= judged, rescored
 
-def test_dureader_s_archive_holds_every_consented_run_and_names_the_address_served_at(loaded):
+def dureader_s_archive_holds_every_consented_run_and_names_the_address_served_at():
     phase = Competition.objects.get(slug="dureader-retrieval").phases.get(is_final=True)
     archive = ResultsArchive.objects.get(phase=phase, status="done")
     assert archive.runs == len(RELEASING) + 3, "the consented runs and the three baselines"

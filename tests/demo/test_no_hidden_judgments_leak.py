@@ -90,14 +90,11 @@ def download_urls() -> list[str]:
     return urls
 
 
-@pytest.mark.slow  # loads the whole demo and crawls every download
-class HiddenJudgmentsStayHiddenTests(TestCase):
+class HiddenJudgmentsChecks:
+    """The crawls, on the demo a TestCase loaded in setUpTestData (`hidden`: its
+    `hidden_relevant_pairs()`). The demo of a fresh clone (no shared data) is test_load_demo's
+    LoadDemoTests', loaded with the same arguments: one whole demo load serves both files."""
     data_dir = None  # a fresh clone: samples and synthetic data
-
-    @classmethod
-    def setUpTestData(cls):
-        demo_load(data_dir=cls.data_dir, scale=0.25, per_team=1, log=lambda line: None)
-        cls.hidden = hidden_relevant_pairs()
 
     def crawl(self) -> dict[str, bytes]:
         """url -> body of every 200 answer, from the known downloads and every link they show."""
@@ -163,9 +160,15 @@ class HiddenJudgmentsStayHiddenTests(TestCase):
         self.assertEqual(shared, {})
 
 
+@pytest.mark.slow  # loads the whole demo and crawls every download
 @unittest.skipUnless(SHARED_DATA.is_dir(), f"{SHARED_DATA} is absent (CI has it)")
-class HiddenJudgmentsStayHiddenWithRealDataTests(HiddenJudgmentsStayHiddenTests):
+class HiddenJudgmentsStayHiddenWithRealDataTests(HiddenJudgmentsChecks, TestCase):
     """The same crawl over the demo built from the real MIRACL dev and Mr. TyDi test files
     (slices of one subset's queries per phase; Mr. TyDi's test queries are not MIRACL dev's)."""
 
     data_dir = SHARED_DATA
+
+    @classmethod
+    def setUpTestData(cls):
+        demo_load(data_dir=cls.data_dir, scale=0.25, per_team=1, log=lambda line: None)
+        cls.hidden = hidden_relevant_pairs()
