@@ -220,3 +220,19 @@ def test_a_chart_and_the_audit_log_keep_the_order_they_write(live_server, width)
         assert _before(team, number) and _before(number, method), f"{team}, then {number}, then {method}"
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         assert errors == []
+
+
+def _in_chart(page: str, text: str) -> bool:
+    """The chart's JSON holds `text` as written or with its non-ASCII escaped."""
+    return text in page or json.dumps(text)[1:-1] in page
+
+
+@pytest.mark.django_db
+def test_a_runs_own_chart_isolates_its_names():
+    """The run page's chart (and Compare's, which names runs the same way) labels it in plain text."""
+    cast, _ = _board()
+    submission = Submission.objects.get(method_name=METHOD)
+    organizer = Client()
+    organizer.force_login(cast.organizer)
+    label = f"{FSI}{TEAM}{PDI} #1 ({FSI}{METHOD}{PDI})"
+    assert _in_chart(organizer.get(submission.get_absolute_url()).content.decode(), label)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST, require_safe
 
+from cupboard.bidi import isolate
 from cupboard.charts import as_html
 from cupboard.competitions.access import competition_viewer, organizer_phase, organizers_only, phase_viewer, viewer_or_404
 from cupboard.competitions.run_metadata import metadata_fields, metadata_shown
@@ -205,7 +206,10 @@ def compare(request, pk: int):
 
 
 def _label(submission: Submission) -> str:
-    return f"{submission.team.name if submission.team else 'Baseline'} #{submission.number} ({submission.method_name})"
+    """A run's name in its charts' plain text: each name isolated (cupboard/bidi.py), so an
+    Arabic team's "#3" and parentheses stay where they are written."""
+    owner = isolate(submission.team.name) if submission.team else "Baseline"
+    return f"{owner} #{submission.number} ({isolate(submission.method_name)})"
 
 
 @require_GET
