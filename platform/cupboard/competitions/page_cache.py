@@ -77,18 +77,21 @@ class PageState:
         return "page:" + hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:40]
 
 
+# The columns a key reads (`_read`): the instants last, in this order (`instants` below counts on it).
+COMPETITION_KEYED = ("is_published", "starts_at", "entry_deadline")
+PHASE_KEYED = ("visibility", "hidden_qrels", "leaderboard_version", "opens_at", "closes_at", "reveal_at", "freeze_at")
+
+
 def _read(slug: str | None, now: datetime) -> PageState | None:
     """The state of competition `slug` (None: of every competition), or None for an unknown slug."""
     competitions = Competition.objects.order_by("pk")
     if slug is not None:
         competitions = competitions.filter(slug=slug)
-    rows = list(competitions.values_list("pk", "is_published", "starts_at", "entry_deadline"))
+    rows = list(competitions.values_list("pk", *COMPETITION_KEYED))
     if slug is not None and not rows:
         return None
     within = {} if slug is None else {"competition_id__in": [row[0] for row in rows]}
-    phases = list(Phase.objects.filter(**within).order_by("pk").values_list(
-        "pk", "slug", "visibility", "hidden_qrels", "leaderboard_version", "opens_at", "closes_at", "reveal_at",
-        "freeze_at"))
+    phases = list(Phase.objects.filter(**within).order_by("pk").values_list("pk", "slug", *PHASE_KEYED))
     groups = list(SubsetGroup.objects.filter(**within).order_by("pk").values_list("pk", "reveal_at"))
     latest = PageChange.objects.filter(**within).aggregate(latest=Max("id"))["latest"]
     instants = [*(t for row in rows for t in row[2:]), *(t for row in phases for t in row[5:]),
@@ -170,11 +173,10 @@ def _competition_ids(instance, path: tuple[str, ...]) -> list[int]:
     return [value]
 
 
-# The columns every key reads already (`_read`, leaderboards/cache.py): a bulk update of these
-# alone (a scoring's leaderboard version) is no change to append.
-_KEYED = {"competitions.competition": {"is_published", "starts_at", "entry_deadline"},
-          "competitions.phase": {"visibility", "hidden_qrels", "leaderboard_version", "leaderboard_changed_at",
-                                 "opens_at", "closes_at", "reveal_at", "freeze_at"}}
+# The columns every key reads already (`_read`; leaderboard_changed_at, leaderboards/cache.py): a
+# bulk update of these alone (a scoring's leaderboard version) is no change to append.
+_KEYED = {"competitions.competition": set(COMPETITION_KEYED),
+          "competitions.phase": {*PHASE_KEYED, "leaderboard_changed_at"}}
 
 
 def bulk_update_changed(queryset, fields: dict) -> list[int]:
