@@ -36,6 +36,13 @@ def migrations_key() -> str:
     return digest.hexdigest()[:16]
 
 
+def postgres_template(name: str) -> str:
+    """The migrated template database on the server of the test databases of database `name`
+    (DATABASE_URL's), taken under `pg_advisory_lock(hashtext(<it>))` to make or copy; the e2e
+    tests' own databases are copied from it too (tests/e2e/hosts.py)."""
+    return f"test_{name}_migrated_{migrations_key()}"[:63]
+
+
 def create_test_db(self, verbosity=1, autoclobber=False, serialize=True, keepdb=False):
     """Django's `create_test_db` for an in-memory SQLite test database, filled from the template
     (made by the first process that needs it, under a lock) rather than by `migrate`."""
@@ -80,7 +87,7 @@ def create_postgres_test_db(self, verbosity=1, autoclobber=False, serialize=True
     if keepdb:
         return _create_postgres_test_db(self, verbosity, autoclobber, serialize, keepdb)
     name, quote = self._get_test_db_name(), self._quote_name
-    template = f"test_{self.connection.settings_dict['NAME']}_migrated_{migrations_key()}"[:63]
+    template = postgres_template(self.connection.settings_dict["NAME"])
     with self._nodb_cursor() as cursor:
         cursor.execute("SELECT pg_advisory_lock(hashtext(%s))", [template])
         try:

@@ -6,13 +6,10 @@ The database is a fresh one beside DATABASE_URL's (`<name>_hosts_<pid>`), droppe
 """
 from __future__ import annotations
 
-import atexit
-import fcntl
 import os
 import shutil
 import urllib.error
 import urllib.request
-import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,6 +24,7 @@ from tests.conftest import port_open
 from tests.e2e.s3 import S3Endpoint
 from tests.e2e.stack import Stack, api_upload, make_participant, prepared_stack
 from tests.e2e.test_broker_outage import RedisServer
+from tests.migrated import postgres_template
 
 RABBITMQ = "amqp://guest:guest@127.0.0.1:5672//"
 PRODUCTION = {"CUPBOARD_DEBUG": "false", "CUPBOARD_SSL_REDIRECT": "false", "CUPBOARD_SECURE_COOKIES": "false"}
@@ -48,8 +46,8 @@ print(session.session_key)
 
 @contextmanager
 def fresh_database(suffix: str = "hosts", *, migrated: bool = False):
-    """A new database on DATABASE_URL's server, empty or (`migrated`) a copy of one `manage.py
-    migrate` ran on once per test session (`migrated_template`); yields its URL, drops it afterwards."""
+    """A new database on DATABASE_URL's server, empty or (`migrated`) a copy of the migrated
+    template (`migrated_template`); yields its URL, drops it afterwards."""
     base = urlparse(os.environ["DATABASE_URL"])
     name = f"{base.path.lstrip('/') or 'cupboard'}_{suffix}_{os.getpid()}"  # xdist workers side by side
     admin = urlunparse(base._replace(path="/postgres"))
@@ -69,32 +67,24 @@ def fresh_database(suffix: str = "hosts", *, migrated: bool = False):
 
 @contextmanager
 def migrated_template() -> Iterator[str]:
-    """The name of a database `manage.py migrate` ran on, held under a lock while it is copied.
-    Each migration run again on PostgreSQL cost the storage and backup tests seconds of CPU each;
-    a copy (CREATE DATABASE ... TEMPLATE) costs little. The xdist workers of a session (one
-    CUPBOARD_VAR_DIR, tests/testenv.py) share it: the first that needs it builds it, and each drops
-    it as it exits (under the same lock, so never while another copies it; a later one builds it again)."""
-    var = Path(os.environ["CUPBOARD_VAR_DIR"])
+    """The name of the migrated template database every PostgreSQL test database is copied from
+    (tests/migrated.py, kept on the server until a migration changes), held under its lock while
+    it is copied; made here by `manage.py migrate` where no test has made it yet. Each migration
+    run again cost the storage and backup tests seconds of CPU; a copy (CREATE DATABASE ... TEMPLATE)
+    costs little."""
     base = urlparse(os.environ["DATABASE_URL"])
-    name = f"{base.path.lstrip('/') or 'cupboard'}_migrated_{zlib.crc32(str(var).encode()):08x}"
+    name = postgres_template(base.path.lstrip("/") or "cupboard")
     admin = urlunparse(base._replace(path="/postgres"))
-    with open(var / "pg-migrated.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        with psycopg.connect(admin, autocommit=True) as connection:
-            exists = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-            if not exists:
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute("SELECT pg_advisory_lock(hashtext(%s))", [name])
+        try:
+            if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
                 connection.execute(f'CREATE DATABASE "{name}"')
-        if not exists:
-            Stack(var, DATABASE_URL=urlunparse(base._replace(path=f"/{name}"))).manage("migrate", "--noinput")
-            atexit.register(_drop_template, var / "pg-migrated.lock", admin, name)
-        yield name
-
-
-def _drop_template(lock_path: Path, admin: str, name: str) -> None:
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                var = Path(os.environ["CUPBOARD_VAR_DIR"])
+                Stack(var, DATABASE_URL=urlunparse(base._replace(path=f"/{name}"))).manage("migrate", "--noinput")
+            yield name
+        finally:
+            connection.execute("SELECT pg_advisory_unlock(hashtext(%s))", [name])
 
 
 def host_env(folder: Path, host: str) -> dict[str, str]:

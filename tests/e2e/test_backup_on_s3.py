@@ -4,8 +4,8 @@ comes back byte for byte under its own key, and every export the restored site g
 byte-identical to the original's (the 12 exports of tests/operations/export_hashes.py).
 
 Every site runs in processes of its own (the world built, backup, restore, the exports asked),
-as on the machines an operator backs up and restores on, each on a copy of a database migrated
-once per session (tests/e2e/hosts.py, fresh_database); no local disk holds a private file.
+as on the machines an operator backs up and restores on, each on a copy of the migrated
+template database (tests/e2e/hosts.py, fresh_database); no local disk holds a private file.
 """
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ archive with one changed byte, or cut short, is refused naming what is wrong, an
 nothing (the real restore after it finds the database still empty).
 
 The restored site runs in other processes (restore, then the exports asked through Django's
-test client), as on the machine an operator restores to, on a copy of a database migrated once
-per session (tests/e2e/hosts.py, fresh_database)."""
+test client), as on the machine an operator restores to, on a copy of the migrated template
+database (tests/e2e/hosts.py, fresh_database)."""
 import io
 import json
 import os
