@@ -129,6 +129,16 @@ def test_every_save_and_update_of_a_run_moves_its_version(personas, run):
     assert versions == sorted(set(versions)) and len(versions) == 4 and versions[2] - versions[1] == 2
 
 
+def test_a_saved_copy_holds_the_version_its_save_wrote_without_a_query(personas, run, django_assert_num_queries):
+    stale = Submission.objects.get(pk=run.pk)
+    Submission.objects.filter(pk=run.pk).update(method_name="moved-on")
+    stale.description = "saved from a copy read before the update"
+    stale.save(update_fields=["description"])
+    with django_assert_num_queries(0):
+        version = stale.version
+    assert version == Submission.objects.get(pk=run.pk).version == run.version + 2
+
+
 def test_my_submissions_shows_a_run_changed_by_a_bulk_update_at_once(personas, run):
     client = client_for(personas.participant)
     url = reverse("submissions:mine", args=["cup"])

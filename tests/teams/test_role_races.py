@@ -2,18 +2,17 @@
 competition (PostgreSQL, one connection per thread): naming an assessor and joining or
 creating a team lock the competition row first (cupboard/locking.py), so the second to come
 sees the first's role and is refused."""
-import threading
 from functools import partial
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection
 
 from cupboard.competitions.assessors import assessor_add
 from cupboard.teams.models import Membership
 from cupboard.teams.services import team_create, team_join
 from tests.factories import make_team, make_user
 from tests.personas import build_cast
+from tests.races import at_once
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -21,26 +20,12 @@ ROUNDS = 30
 
 
 def _race(*steps) -> list[str]:
-    """Run the steps in threads released together; each outcome is "ok" or the refusal's code."""
-    start = threading.Barrier(len(steps))
-    outcomes: list[str] = []
-
-    def run(step) -> None:
-        try:
-            start.wait()
-            step()
-            outcomes.append("ok")
-        except ValidationError as error:
-            outcomes.append(error.code)
-        finally:
-            connection.close()  # each thread had its own connection
-
-    threads = [threading.Thread(target=run, args=(step,)) for step in steps]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not any(thread.is_alive() for thread in threads), "a thread still waits after 120 s: a deadlock?"
+    """Run the steps at once; each outcome is "ok" or the refusal's code (any other error fails the test)."""
+    outcomes = []
+    for error in at_once(*steps):
+        if error is not None and not isinstance(error, ValidationError):
+            raise error
+        outcomes.append("ok" if error is None else error.code)
     return outcomes
 
 

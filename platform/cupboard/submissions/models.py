@@ -12,9 +12,10 @@ row. A submission is born queued:
       +-- scoring again: a silent worker's work swept up, judgments still missing, a re-score
 """
 from django.conf import settings
-from django.db import models
+from django.db import connections, models
 from django.db.models import F
 from django.db.models.functions import Coalesce
+from django.db.models.sql import UpdateQuery
 from django.urls import reverse
 
 from cupboard.bidi import isolate
@@ -122,14 +123,28 @@ class Submission(JobRow):
 
     def save(self, *args, **kwargs):
         """A save bumps `version` in the database (not from this copy's value, which an update
-        since it was read has left behind); it is read afresh when next asked for."""
+        since it was read has left behind); `_do_update` reads the bumped value back."""
         if self._state.adding:
             return super().save(*args, **kwargs)
         self.version = F("version") + 1
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], "version"}
         super().save(*args, **kwargs)
-        del self.__dict__["version"]  # deferred: loaded from the row when read
+
+    def _do_update(self, base_qs, using, pk_val, values, update_fields, forced_update):
+        """Django's UPDATE of a save, with `RETURNING version` (PostgreSQL and SQLite alike):
+        the copy holds the version its own statement wrote, which counts every update committed
+        before it (the row is locked while it runs), and reading it costs no second query."""
+        query = base_qs.filter(pk=pk_val).query.chain(UpdateQuery)
+        query.add_update_fields(values)
+        sql, params = query.get_compiler(using).as_sql()
+        with connections[using].cursor() as cursor:
+            cursor.execute(f"{sql} RETURNING {connections[using].ops.quote_name('version')}", params)
+            row = cursor.fetchone()
+        if row is None:  # no such row: save() inserts it, or refuses a forced update
+            return False
+        self.version = row[0]
+        return True
 
     @property
     def is_pending(self) -> bool:
