@@ -195,3 +195,55 @@ def test_a_scorings_version_bump_appends_no_page_change(personas):
     count = PageChange.objects.count()
     Phase.objects.filter(competition=personas.competition).update(leaderboard_version=F("leaderboard_version") + 1)
     assert PageChange.objects.count() == count
+
+
+def _page_changes(competition) -> int:
+    from cupboard.competitions.models import PageChange
+
+    return PageChange.objects.filter(competition_id=competition.pk).count()
+
+
+@pytest.mark.parametrize("role", ["participant", "organizer", "assessor"])
+def test_a_persons_save_changes_the_pages_of_their_competitions_and_no_others(personas, role):
+    person = personas.staff if role == "assessor" else getattr(personas, role)
+    if role == "assessor":
+        person.is_staff = False
+        person.save()
+        personas.competition.assessors.add(person)
+    url = reverse("competitions:detail", args=[personas.other_competition.slug])
+    kept = client_for(None).get(url)["ETag"]
+    theirs, others = _page_changes(personas.competition), _page_changes(personas.other_competition)
+    person.first_name = "Renamed"
+    person.save()
+    assert _page_changes(personas.competition) == theirs + 1
+    assert _page_changes(personas.other_competition) == others
+    assert client_for(None).get(url)["ETag"] == kept
+
+
+def test_staff_made_and_unmade_changes_every_competitions_pages(personas):
+    board = reverse("leaderboards:phase", args=["cup", "test-b"])
+    client = client_for(personas.staff)
+
+    def organizes() -> bool:  # the board as told for the session's remembered viewer class
+        return "Only organizers see this leaderboard" in client.get(board).content.decode()
+    assert organizes()
+    counts = [(_page_changes(personas.competition), _page_changes(personas.other_competition))]
+    personas.staff.is_staff = False
+    personas.staff.save()
+    counts.append((_page_changes(personas.competition), _page_changes(personas.other_competition)))
+    assert not organizes()
+    personas.staff.is_staff = True
+    personas.staff.save()
+    counts.append((_page_changes(personas.competition), _page_changes(personas.other_competition)))
+    assert organizes()
+    assert counts[1] == (counts[0][0] + 1, counts[0][1] + 1) and counts[2] == (counts[1][0] + 1, counts[1][1] + 1)
+
+
+def test_a_login_changes_no_page(personas):
+    from cupboard.competitions.models import PageChange
+
+    count = PageChange.objects.count()
+    client_for(personas.participant)  # logged in: user_logged_in saves last_login
+    personas.participant.refresh_from_db()
+    assert personas.participant.last_login is not None
+    assert PageChange.objects.count() == count

@@ -30,7 +30,8 @@ For a blank visitor the state this process read within CUPBOARD_BOARD_STATE_SECO
 again (this process forgets it as soon as it changes something itself), so a hit costs a
 cache read; entries expire after CUPBOARD_PAGE_CACHE_SECONDS, which bounds how long a change
 no signal reports takes to show. A user's own save (renamed, deactivated, staff no more, a new
-password) is a change of every competition's pages (`person_changed`).
+password) is a change of the pages of the competitions they take part in, of every one for
+staff (`person_changed`); a login is none.
 """
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import connection
-from django.db.models import Max, Model
+from django.db.models import Max, Model, Q
 from django.http import FileResponse, HttpResponse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_vary_headers
@@ -222,16 +223,35 @@ def page_changed(sender, instance, raw: bool = False, **_) -> None:
         _append(ids)
 
 
+def _a_login(update_fields) -> bool:
+    return update_fields is not None and set(update_fields) <= {"last_login"}
+
+
+def person_saving(sender, instance, raw: bool = False, update_fields=None, **_) -> None:
+    """pre_save of a user: whether they organized every competition before this save (staff or
+    superuser, read from their row), which a save that ends it changes everywhere (`person_changed`)."""
+    if raw or instance._state.adding or _a_login(update_fields):
+        return
+    instance._organized_every_competition = sender.objects.filter(
+        Q(is_staff=True) | Q(is_superuser=True), pk=instance.pk).exists()
+
+
 def person_changed(sender, instance, raw: bool = False, created: bool = False, update_fields=None, **_) -> None:
     """post_save and post_delete of a user: their name, whether they may sign in, their staff
     flag and their password (a new one ends their other sessions) are part of the pages kept
     for their browser (submissions/kept_pages.py) and of the viewer class remembered for their
-    session (leaderboards/viewers.py), in any competition (staff organize every one): all of
-    them change. Not for a new account (nothing is kept for it yet), a login (`last_login`
-    alone) or a raw save."""
-    if raw or created or (update_fields is not None and set(update_fields) <= {"last_login"}):
+    session (leaderboards/viewers.py), in the competitions where they are more than a visitor:
+    those whose team they are in, that they organize or judge, and every one while they are
+    staff or a superuser or were before this save. Not for a new account (nothing is kept for
+    it yet), a login (`last_login` alone) or a raw save. A deleted person's rows went first,
+    each with its own signal."""
+    if raw or created or _a_login(update_fields):
         return
-    _append(Competition.objects.values_list("pk", flat=True))
+    competitions = Competition.objects.values_list("pk", flat=True)
+    if not (instance.is_staff or instance.is_superuser or getattr(instance, "_organized_every_competition", False)):
+        competitions = competitions.filter(
+            Q(organizers=instance) | Q(assessors=instance) | Q(teams__memberships__user=instance)).distinct()
+    pages_changed(competitions)
 
 
 def people_changed(sender, instance, action: str, pk_set, **_) -> None:

@@ -7,7 +7,8 @@ shell name) is kept in the cache under a hash of the session cookie and the comp
 latest `PageChange` (competitions/page_cache.py), which a saved or deleted team, membership or
 organizer or assessor appends: a person who joins, leaves or is named is told anew at once.
 A logged-out session is flushed, so its cookie names nothing any more; a user saved (renamed,
-deactivated, made staff or not, a new password) appends one to every competition.
+deactivated, made staff or not, a new password) appends one to every competition they are in a
+team of, organize or judge, and to every one when they are or were staff (a login: none).
 
 Only a request carrying a session cookie and nothing else of its own (no message cookie,
 no Authorization header) is remembered: the others are told as before, every time.
