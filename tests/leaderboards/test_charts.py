@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from datetime import datetime, timedelta, timezone
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -20,10 +21,12 @@ from cupboard.leaderboards.charts import (
     bars_figure,
     cell_value,
     heatmap_figure,
+    history_figures,
     leaderboard_charts,
     pair_axes,
     team_language_figure,
 )
+from cupboard.leaderboards.selectors import History, HistoryPoint
 from tests.leaderboards.synthetic import METRIC, synthetic_board
 
 
@@ -130,6 +133,46 @@ def test_each_figure_is_valid_plotly_and_what_graph_objects_wrote(board, build, 
         assert validated.to_plotly_json() == old.to_plotly_json()
         # As written: template and all, participants' strings made plain text (test_chart_markup.py).
         assert json.loads(figure_json(figure)) == plain(json.loads(old.to_json()))
+
+
+def _go_history(history):
+    teams: dict[str, list] = {}
+    for point in history.points:
+        teams.setdefault(point.team, []).append(point)
+    value_hover = f"%{{fullData.name}}<br>%{{x|%Y-%m-%d %H:%M}} UTC: %{{y:.{history.decimals}f}}<extra></extra>"
+    values, ranks = go.Figure(), go.Figure()
+    for team, points in teams.items():
+        times = [p.at for p in points]
+        values.add_trace(go.Scatter(name=team, x=times, y=[p.value for p in points], mode="lines+markers",
+                                    line_shape="hv", hovertemplate=value_hover))
+        ranks.add_trace(go.Scatter(name=team, x=times, y=[p.rank for p in points], mode="lines+markers",
+                                   line_shape="hv", hovertemplate="%{fullData.name}<br>%{x|%Y-%m-%d %H:%M} UTC: "
+                                                                  "rank %{y}<extra></extra>"))
+    values.update_layout(title=f"{history.metric} (Avg) of each team over time", yaxis_title=history.metric,
+                         xaxis_title="UTC", margin={"t": 50, "b": 40})
+    ranks.update_layout(title="Rank of each team over time", yaxis_title="rank", xaxis_title="UTC",
+                        yaxis_autorange="reversed", yaxis_dtick=1, margin={"t": 50, "b": 40})
+    return [values, ranks]
+
+
+def test_the_history_figures_are_what_graph_objects_wrote_built_without_plotly(monkeypatch):
+    """The history page's two charts: a trace per team each (1,000 for the bench's 500 teams),
+    which graph_objects validated on every render of the page."""
+    t0 = datetime(2026, 11, 2, 9, 30, 15, 250000, tzinfo=timezone.utc)
+    points = [HistoryPoint(at=t0, team="Team <1> & co", rank=1, value=0.4),
+              HistoryPoint(at=t0 + timedelta(hours=1), team="فريق", rank=1, value=0.5),
+              HistoryPoint(at=t0 + timedelta(hours=1), team="Team <1> & co", rank=2, value=None)]
+    history = History(phase=None, visible=True, metric=METRIC, decimals=4, points=points)
+    expected = _go_history(history)
+    monkeypatch.setitem(sys.modules, "plotly.graph_objects", None)  # importing it now raises
+    figures = history_figures(history)
+    monkeypatch.undo()
+
+    assert len(figures) == 2
+    for figure, old in zip(figures, expected, strict=True):
+        assert json.loads(go.Figure(figure).to_json()) == json.loads(old.to_json())  # valid, the same
+        assert json.loads(figure_json(figure)) == plain(json.loads(old.to_json()))
+    assert history_figures(History(phase=None, visible=True)) == []
 
 
 def test_it_shows_many_subsets_a_part_at_a_time():

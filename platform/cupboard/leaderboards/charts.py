@@ -7,8 +7,9 @@ The leaderboard page's figures are plain dicts in plotly's JSON schema (`{"data"
 "layout": {...}}`), written with `json`: plotly.graph_objects validates every property and
 every cell (a 500 x 18 heatmap included) and took most of an uncached page's time. What they
 hold is what graph_objects wrote before, template included (tests/leaderboards/test_charts.py
-checks both against graph_objects). The other pages' figures (submissions, judging, history)
-are still graph_objects Figures, imported lazily; `as_html` (cupboard/charts.py) takes either.
+checks both against graph_objects), and so are the history page's. The other pages' figures
+(judging, a comparison) are still graph_objects Figures, imported lazily; `as_html`
+(cupboard/charts.py) takes either.
 """
 from __future__ import annotations
 
@@ -270,29 +271,29 @@ def submission_figure(*, name: str, values: dict[str, float | None], baselines: 
                                        "margin": {"t": 50, "b": 40}}}
 
 
-def history_figures(history: History) -> list:
+def history_figures(history: History) -> list[dict]:
     """Each team's primary value and rank after every change of the leaderboard, as steps
-    (a value holds until the next change): what moved, and when. Empty with no points."""
-    import plotly.graph_objects as go
-
+    (a value holds until the next change): what moved, and when. Empty with no points. Plain
+    dicts, as the board's: a trace per team per chart (1,000 for the bench's 500 teams), which
+    graph_objects validated one property at a time on every render of the page."""
     if not history.points:
         return []
     teams: dict[str, list] = {}
     for point in history.points:
         teams.setdefault(point.team, []).append(point)
-    value_hover = f"%{{fullData.name}}<br>%{{x|%Y-%m-%d %H:%M}} UTC: %{{y:.{history.decimals}f}}<extra></extra>"
-    values, ranks = go.Figure(), go.Figure()
-    for team, points in teams.items():
-        times = [p.at for p in points]
-        values.add_trace(go.Scatter(name=team, x=times, y=[p.value for p in points], mode="lines+markers",
-                                    line_shape="hv", hovertemplate=value_hover))
-        ranks.add_trace(go.Scatter(name=team, x=times, y=[p.rank for p in points], mode="lines+markers",
-                                   line_shape="hv", hovertemplate="%{fullData.name}<br>%{x|%Y-%m-%d %H:%M} UTC: "
-                                                                  "rank %{y}<extra></extra>"))
-    values.update_layout(title=f"{history.metric} (Avg) of each team over time", yaxis_title=history.metric,
-                         xaxis_title="UTC", margin={"t": 50, "b": 40})
-    ranks.update_layout(title="Rank of each team over time", yaxis_title="rank", xaxis_title="UTC",
-                        yaxis_autorange="reversed", yaxis_dtick=1, margin={"t": 50, "b": 40})
+    times = {team: [p.at.isoformat() for p in points] for team, points in teams.items()}
+
+    def steps(y, hover: str) -> list[dict]:
+        return [{"type": "scatter", "name": team, "x": times[team], "y": [y(p) for p in points],
+                 "mode": "lines+markers", "line": {"shape": "hv"}, "hovertemplate": hover}
+                for team, points in teams.items()]
+    at = "%{fullData.name}<br>%{x|%Y-%m-%d %H:%M} UTC: "
+    values = {"data": steps(lambda p: p.value, f"{at}%{{y:.{history.decimals}f}}<extra></extra>"),
+              "layout": {**_title(f"{history.metric} (Avg) of each team over time"), "yaxis": _title(history.metric),
+                         "xaxis": _title("UTC"), "margin": {"t": 50, "b": 40}}}
+    ranks = {"data": steps(lambda p: p.rank, f"{at}rank %{{y}}<extra></extra>"),
+             "layout": {**_title("Rank of each team over time"), "xaxis": _title("UTC"),
+                        "yaxis": {**_title("rank"), "autorange": "reversed", "dtick": 1}, "margin": {"t": 50, "b": 40}}}
     return [values, ranks]
 
 
