@@ -1,10 +1,17 @@
 """Judged@10 is computed when a run is scored, kept apart from its scores, shown on the
 submission page to whom may see it, with a warning when it is far below the baselines'."""
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from cupboard.competitions.viewer import Viewer
+from cupboard.judging.judged import phase_judged
 from cupboard.judging.models import JudgedShare
+from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.submissions.models import QueryScores, Score
+from tests.factories import make_team
+from tests.leaderboards.conftest import make_scored, ndcg
 from tests.personas import client_for
 
 pytestmark = pytest.mark.django_db
@@ -121,7 +128,6 @@ def test_the_phase_table_names_a_baseline_once(scene):
 def test_organizers_see_every_counted_run_of_a_team(scene):
     """Issue 34: a team's run that is not its leaderboard row is in the organizers' table too
     (its own line, unranked); the public table keeps the board's rows."""
-    from cupboard.judging.judged import phase_judged
     from tests.judging.conftest import submit
 
     second = submit(scene.dev, team=scene.team_a, user=scene.participant, key="B")
@@ -131,8 +137,22 @@ def test_organizers_see_every_counted_run_of_a_team(scene):
     assert counted == 4 and scene.dev.leaderboard_rows.count() == 3
     for run in (second, scene.sub_a):
         assert reverse("submissions:detail", args=[run.pk]) in organizers
-    from cupboard.competitions.viewer import Viewer
-
     rows = phase_judged(scene.dev, Viewer(scene.organizer, scene.competition))["rows"]
     assert len(rows) == counted and sum(r["label"].endswith("Team A") for r in rows) == 2
     assert len(phase_judged(scene.dev, Viewer(None, scene.competition))["rows"]) == 3
+
+
+def test_the_phase_table_reads_its_rows_in_queries_that_do_not_grow_with_them(scene):
+    """Each row's link asks whether the viewer sees its run, which reads the run's team: read with
+    the rows, not once per row (500 queries on a miss of the bench's board, a tail for its visitors)."""
+    def queries() -> int:
+        viewer = Viewer(None, scene.competition)
+        with CaptureQueriesContext(connection) as read:
+            assert len(phase_judged(scene.dev, viewer)["rows"]) == scene.dev.leaderboard_rows.count()
+        return len(read)
+
+    few = queries()
+    for n in range(5):
+        make_scored(scene.dev, team=make_team(scene.competition, name=f"Team {n}"), scores=ndcg(sw=0.1 * n))
+    leaderboard_refresh(phase=scene.dev)
+    assert scene.dev.leaderboard_rows.count() == 8 and queries() == few

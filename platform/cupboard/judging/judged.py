@@ -91,7 +91,8 @@ def phase_judged(phase, viewer: Viewer) -> dict:
     "cells": [value per subset]}]}."""
     subsets = phase_subsets(phase, viewer.subsets)
     codes = [s.code for s in subsets]
-    board: list = list(phase.leaderboard_rows.select_related("submission", "team")
+    # The run's team too: `sees_submission` reads it for every row's link (a query per row on a miss).
+    board: list = list(phase.leaderboard_rows.select_related("submission__team", "team")
                        .order_by("is_baseline", "rank", "pk"))
     if viewer.is_organizer or viewer.sees_official_results(phase):
         board = _with_other_runs(board, _other_runs(phase, {r.submission_id for r in board}))
