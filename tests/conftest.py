@@ -100,18 +100,43 @@ def runs_on_postgres(item) -> bool:
         {"worker", "redis"} & marks or commits(item) or "migration" in path or path.startswith(POSTGRES_FILES))
 
 
+# Modules started first, in this order, before the slow ones: the PostgreSQL pass's longest in wall
+# time (`--durations` summed per file; docs/development.md), most of it waiting on real workers.
+# Most hold no test slow enough for the mark, and each file goes whole to one xdist worker: started
+# late, one of them was the pass's tail, one worker on it while the other had nothing left.
+LONGEST_FIRST = tuple(f"tests/{path}" for path in (
+    "jobs/test_kinds_with_a_real_worker.py", "submissions/test_worker.py",
+    "submissions/test_queue_with_a_worker.py", "leaderboards/test_incremental_update.py",
+    "jobs/test_follow_ups_with_a_real_worker.py",
+))
+
+
 def slow_modules_first(items: list) -> None:
-    """The modules holding a slow test run first, each kept whole: a long test scheduled last keeps
-    one xdist worker busy while the other has nothing left. The Makefile's `--dist loadfile
-    --no-loadscope-reorder` sends each file whole to one worker (a module's fixtures, an e2e stack
-    or the production install, are built once) in this order."""
+    """LONGEST_FIRST, then the other modules holding a slow test, run first, each kept whole: a
+    long test scheduled last keeps one xdist worker busy while the other has nothing left. The
+    Makefile's `--dist loadfile --no-loadscope-reorder` sends each file whole to one worker (a
+    module's fixtures, an e2e stack or the production install, are built once) in the order of
+    each file's first test."""
     slow = {item.module.__name__ for item in items if item.get_closest_marker("slow") and hasattr(item, "module")}
-    items.sort(key=lambda item: getattr(getattr(item, "module", None), "__name__", None) not in slow)
+
+    def rank(item) -> tuple[int, bool]:
+        path = item.nodeid.split("::")[0]
+        first = LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+        return first, getattr(getattr(item, "module", None), "__name__", None) not in slow
+    items.sort(key=rank)
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m` selects: the mark below must be there to select by
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
+    """Marks before any plugin's own hook (`-m` selects by postgres_pass); the order after them
+    all: pytest-django sorts the tests by kind (rolled back, committing, no database), which put
+    every slow module's file behind the files of rolled-back tests."""
+    _mark(items)
+    yield
     slow_modules_first(items)
+
+
+def _mark(items: list) -> None:
     for item in items:
         if runs_on_postgres(item):
             item.add_marker(pytest.mark.postgres_pass)
