@@ -69,15 +69,15 @@ test-sqlite: install
 ## `postgres_pass` mark, tests/conftest.py's runs_on_postgres; docs/development.md): those that
 ## commit for other connections, start real workers, test a migration, or exercise locks' SQL,
 ## jsonb, raw SQL, connection handling, backups (POSTGRES_FILES). The rest ran on SQLite above.
+## The real-worker tests of tests/submissions/test_worker.py run once more through RabbitMQ, the
+## other production broker (AMQP_URL, tests/celery_worker.py's each_broker), within the same run
+## beside its other tests: they were a second pytest run after it, mostly waiting.
 ## Its sessions (the tests' and every process they start) commit without waiting for the disk
 ## (PGOPTIONS, synchronous_commit=off): what other sessions see and when is unchanged, only a
 ## server crash could lose the last commits; the tests' many small commits each waited for an fsync.
 test-postgres: install
-	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) \
+	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) AMQP_URL=$(AMQP_URL) \
 		$(PYTEST) $(XDIST) --durations=25 --ignore=tests/evaluator -m postgres_pass
-	@# The same real-worker test once more through RabbitMQ, the other production broker.
-	PGOPTIONS="-c synchronous_commit=off" DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(AMQP_URL) \
-		$(PYTEST) -q tests/submissions/test_worker.py
 
 ## The demo runs as a site would (debug off, static files collected), on plain http (scripts/run-demo),
 ## its bytecode kept in var/pycache as the tests keep theirs (even where PYTHONDONTWRITEBYTECODE is set).

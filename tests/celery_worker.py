@@ -1,10 +1,14 @@
 """A real Celery worker process for tests: started on the test database and broker, stopped
 whatever happened. Used by tests/submissions/test_worker.py and tests/jobs/."""
+import fcntl
+import hashlib
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -30,12 +34,55 @@ def start_worker(log, *options: str, **env: str) -> subprocess.Popen:
                             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-@pytest.fixture
-def broker():
+def skip_without_a_real_broker() -> None:
+    """Skip the test unless the session's broker (CELERY_BROKER_URL) is Redis or a running RabbitMQ."""
     if not settings.CELERY_BROKER_URL.startswith(("redis", "amqp")):
-        pytest.skip("needs CELERY_BROKER_URL=redis://... or amqp://... (make test-postgres sets both in turn)")
+        pytest.skip("needs CELERY_BROKER_URL=redis://... or amqp://... (make test-postgres sets Redis)")
     if settings.CELERY_BROKER_URL.startswith("amqp") and not port_open(5672):
         pytest.skip("no RabbitMQ on 127.0.0.1:5672")
+
+
+@pytest.fixture
+def broker():
+    skip_without_a_real_broker()
+
+
+@contextmanager
+def rabbitmq_alone(url: str):
+    """Hold RabbitMQ's vhost `url` for one test at a time, across the pass's xdist workers and
+    other sessions on the machine: its queues are shared (unlike Redis's, one database per
+    xdist worker), and two tests' workers would take each other's messages."""
+    if not port_open(5672):
+        pytest.skip("no RabbitMQ on 127.0.0.1:5672")
+    name = hashlib.sha256(url.encode()).hexdigest()[:12]
+    with open(Path(tempfile.gettempdir()) / f"cupboard-rabbitmq-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield url
+
+
+@pytest.fixture(params=["redis", "rabbitmq"])
+def each_broker(request, monkeypatch, settings):
+    """The session's broker (CELERY_BROKER_URL: Redis in `make test-postgres`), then the machine's
+    RabbitMQ (AMQP_URL, which `make test-postgres` sets): a test using it runs on both production
+    brokers within the one pass, beside its other tests. Skipped where either is absent."""
+    if request.param == "redis":
+        skip_without_a_real_broker()
+        yield settings.CELERY_BROKER_URL
+        return
+    url = os.getenv("AMQP_URL", "")
+    if not url.startswith("amqp"):
+        pytest.skip("needs AMQP_URL=amqp://... (make test-postgres sets it)")
+    from cupboard.celery import app
+
+    with rabbitmq_alone(url):
+        settings.CELERY_BROKER_URL = url  # the worker's (start_worker)
+        monkeypatch.setenv("CELERY_BROKER_URL", url)  # this process's: Celery reads it before its settings
+        monkeypatch.setitem(app.conf, "broker_transport_options", {})  # Redis's options are not RabbitMQ's
+        monkeypatch.setattr(app, "_pool", None)  # connections made for the other broker
+        monkeypatch.setattr(app.amqp, "_producer_pool", None)
+        yield url
+        if app._pool is not None:
+            app._pool.force_close_all()
 
 
 def stop(process: subprocess.Popen) -> None:

@@ -20,7 +20,7 @@ import psycopg
 import pytest
 
 from evaluator import synthetic
-from tests.conftest import port_open
+from tests.celery_worker import rabbitmq_alone
 from tests.e2e.s3 import S3Endpoint
 from tests.e2e.stack import Stack, api_upload, make_participant, prepared_stack
 from tests.e2e.test_broker_outage import RedisServer
@@ -185,11 +185,12 @@ def logs(stack) -> str:
 @contextmanager
 def own_broker(kind: str, folder: Path):
     """The broker URL of a test: a redis-server of its own (on a free port, so tests running side
-    by side never take each other's messages), or the machine's RabbitMQ (on AMQP_URL's vhost when it is set)."""
+    by side never take each other's messages), or the machine's RabbitMQ (on AMQP_URL's vhost when
+    it is set), held for this test alone (tests/celery_worker.py, `rabbitmq_alone`)."""
     if kind == "rabbitmq":
-        if not port_open(5672):
-            pytest.skip("no RabbitMQ on 127.0.0.1:5672")
-        yield os.environ.get("AMQP_URL") or RABBITMQ  # its own vhost where several people test on one machine
+        # its own vhost where several people test on one machine; one test at a time on it
+        with rabbitmq_alone(os.environ.get("AMQP_URL") or RABBITMQ) as url:
+            yield url
         return
     if not shutil.which("redis-server"):
         pytest.skip("no redis-server binary")

@@ -1,8 +1,9 @@
-"""A real Celery worker process scores a submission sent through a real Redis (or RabbitMQ) broker.
+"""A real Celery worker process scores a submission sent through a real Redis broker, and again
+through a real RabbitMQ (`each_broker`).
 
-Run with PostgreSQL and Redis (the worker must see the test database):
+Run with PostgreSQL, Redis and RabbitMQ (the worker must see the test database):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/cupboard_x CELERY_BROKER_URL=redis://127.0.0.1:6379/14 \
-        .venv/bin/python -m pytest tests/submissions/test_worker.py
+        AMQP_URL=amqp://guest:guest@127.0.0.1:5672// .venv/bin/python -m pytest tests/submissions/test_worker.py
 """
 import os
 import signal
@@ -13,7 +14,7 @@ import pytest
 from cupboard.submissions.models import Submission
 from cupboard.submissions.services import submission_create
 from cupboard.submissions.tasks import score_submission
-from tests.celery_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
+from tests.celery_worker import each_broker, start_worker, stop  # noqa: F401 - each_broker is a fixture
 from tests.waiting import PATIENCE, wait_until
 
 from .conftest import good_sw, upload
@@ -32,7 +33,7 @@ def wait_for(submission: Submission, status: str, *, seconds: float = PATIENCE, 
 
 
 @pytest.fixture
-def worker(tmp_path, broker):
+def worker(tmp_path, each_broker):
     with open(tmp_path / "worker.log", "wb") as log:
         process = start_worker(log)
         yield process
@@ -52,7 +53,7 @@ def test_it_scores_through_a_real_worker_and_a_second_message_is_harmless(world,
     assert worker.poll() is None
 
 
-def test_a_prefork_worker_scores_the_subsets_in_processes_of_its_own(world, broker, tmp_path):
+def test_a_prefork_worker_scores_the_subsets_in_processes_of_its_own(world, each_broker, tmp_path):
     """Celery marks its pool children daemonic; scoring still forks its own processes."""
     with open(tmp_path / "worker.log", "wb") as log:
         worker = start_worker(log, "--pool=prefork", "--concurrency=1", CUPBOARD_SCORING_PROCESSES="2")
@@ -84,7 +85,7 @@ def _rescored_within(submission: Submission, seconds: float) -> float:
     return took
 
 
-def test_a_killed_pool_child_s_submission_is_scored_again_within_30_s(world, broker, tmp_path):
+def test_a_killed_pool_child_s_submission_is_scored_again_within_30_s(world, each_broker, tmp_path):
     """The child dies; its message comes back at once (reject_on_worker_lost) to a new child of
     the same worker, which sees that the claiming process is gone and takes it (default settings)."""
     with open(tmp_path / "worker.log", "wb") as log:
@@ -99,7 +100,7 @@ def test_a_killed_pool_child_s_submission_is_scored_again_within_30_s(world, bro
             stop(worker)
 
 
-def test_a_killed_worker_s_submission_is_scored_again_within_30_s(world, broker, tmp_path):
+def test_a_killed_worker_s_submission_is_scored_again_within_30_s(world, each_broker, tmp_path):
     """The whole worker (parent and children) dies; another worker with the default settings
     (its beat runs the sweeper) scores the submission again."""
     with open(tmp_path / "doomed.log", "wb") as doomed_log, open(tmp_path / "rescuer.log", "wb") as rescuer_log:
