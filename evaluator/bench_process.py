@@ -11,9 +11,8 @@ machine slows both sides of a comparison. 1,000 queries at depth 100 has none si
 its time is start-up (the interpreter, numpy's import), which no user waits on; it is
 still shown. Each time is the median of `repeat` runs, with the
 CPU seconds beside it; each tool's peak memory is its processes' peaks added up
-(workers included), from one more run (`run_measured`). The evaluator's modules are
-compiled first (`compileall`), as any install or first run leaves them, so no run pays
-for compiling them (PYTHONDONTWRITEBYTECODE would otherwise make every run do it).
+(workers included), from one more run (`run_measured`). No timed run compiles a module
+(`bytecode_kept`): an installed tool's packages are compiled once, at install.
 """
 from __future__ import annotations
 
@@ -80,32 +79,48 @@ def commands(sets: list[tuple[str, Path, Path]], trec_eval: Path | None) -> dict
     return tools
 
 
-def timed(processes: list[list[str]], repeat: int) -> tuple[float, float, int]:
-    """Over `repeat` tries of running every process in turn: the median wall seconds and
+def bytecode_kept(directory: Path) -> dict[str, str]:
+    """The measured processes' environment: bytecode read from and written to `directory`
+    (PYTHONPYCACHEPREFIX), even where PYTHONDONTWRITEBYTECODE is set. A user's install
+    compiles its packages once; but this project's CI and demo installs leave numpy's
+    bytecode out (pip --no-compile), and with PYTHONDONTWRITEBYTECODE set every measured
+    process compiled numpy's modules again, serially, before its workers started. The
+    untimed first try of each tool (`timed`) writes what it imports here, for every tool alike."""
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(directory))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def timed(processes: list[list[str]], repeat: int, env: dict[str, str] | None = None) -> tuple[float, float, int]:
+    """After one untimed try (it compiles what the processes import, see `bytecode_kept`),
+    over `repeat` tries of running every process in turn: the median wall seconds and
     the median CPU seconds (user + system, of the processes and their workers, which a busy
     shared machine inflates far less than wall time); then, in one more try watched from a
     thread (so the watching costs the timed tries nothing), the largest peak memory in KiB."""
+    for argv in processes:
+        run_measured(argv, env=env)
     walls, cpus = [], []
     for _ in range(repeat):
         start, cpu = time.perf_counter(), 0.0
         for argv in processes:
-            cpu += run_measured(argv)
+            cpu += run_measured(argv, env=env)
         walls.append(time.perf_counter() - start)
         cpus.append(cpu)
     peak = 0
     for argv in processes:
         peaks: dict[int, int] = {}
-        run_measured(argv, peaks)
+        run_measured(argv, peaks, env=env)
         peak = max(peak, sum(peaks.values()))
     return statistics.median(walls), statistics.median(cpus), peak
 
 
-def run_measured(argv: list[str], peaks: dict[int, int] | None = None) -> float:
-    """Run one process to its end; its CPU seconds with its workers'. With `peaks`, fill it
-    with each process's peak memory (`_watch`): their sum is an upper bound on the tree's
-    peak (they need not peak together; a forked worker's pages shared with its parent count
-    in both). Not ru_maxrss: Linux carries the parent's peak into a child across fork and exec."""
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def run_measured(argv: list[str], peaks: dict[int, int] | None = None, env: dict[str, str] | None = None) -> float:
+    """Run one process to its end (in `env`, or this one's); its CPU seconds with its workers'.
+    With `peaks`, fill it with each process's peak memory (`_watch`): their sum is an upper
+    bound on the tree's peak (they need not peak together; a forked worker's pages shared with
+    its parent count in both). Not ru_maxrss: Linux carries the parent's peak into a child
+    across fork and exec."""
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     done = threading.Event()
     watcher = threading.Thread(target=_watch, args=(process.pid, peaks, done), daemon=True) if peaks is not None \
         else None
@@ -165,8 +180,6 @@ def verdict(size: str, walls: Seconds) -> tuple[str, str]:
 def process_table(root: Path, repeat: int = 5) -> list[str]:
     """The markdown table: per size, each tool's seconds (CPU seconds) and peak MB, and the
     goal met or missed by how much."""
-    import compileall
-
     from .bench import data_dir
     from .reference import trec_eval_binary, why_not
 
@@ -174,13 +187,13 @@ def process_table(root: Path, repeat: int = 5) -> list[str]:
     sizes = {"1k queries, depth 100": thousand_queries(root / "thousand", 100),
              "1k queries, depth 1000": thousand_queries(root / "thousand", 1000),
              "test-B, depth 100": miracl_files(data_dir(root, 100))}
-    compileall.compile_dir(Path(__file__).parent, quiet=1)
+    env = bytecode_kept(root / "pycache")
     load = os.getloadavg()[0]
     rows = ["| size | evaluator s (CPU s) | trec_eval C s (CPU s) | pytrec_eval s (CPU s) | peak MB: evaluator "
             "/ trec_eval / pytrec_eval | goal (same sitting) | met? (wall) |",
             "|---|---:|---:|---:|---:|---|---|"]
     for size, sets in sizes.items():
-        measured = {tool: timed(argvs, repeat if size.startswith("1k") else max(1, repeat // 2))
+        measured = {tool: timed(argvs, repeat if size.startswith("1k") else max(1, repeat // 2), env)
                     for tool, argvs in commands(sets, trec_eval).items()}
         goal, met = verdict(size, {tool: wall for tool, (wall, _, _) in measured.items()})
         cells = [f"{measured[t][0]:.2f} ({measured[t][1]:.2f})" if t in measured else "-" for t in TOOLS]

@@ -32,6 +32,29 @@ def test_each_goal_is_a_bound_from_the_same_sittings_other_tools():
         ("none (start-up; issue 35)", "-")
 
 
+def test_only_the_untimed_first_try_compiles_what_a_tool_imports(tmp_path, monkeypatch):
+    """PYTHONDONTWRITEBYTECODE set, as on the development machine, and a module without
+    bytecode beside it, as a --no-compile install leaves numpy: the first try compiles it into
+    the bench's own folder, and every timed try and the peak's try find it compiled there."""
+    import sys
+
+    from evaluator.bench_process import bytecode_kept, timed
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "probe.py").write_text("VALUE = 1\n")
+    script = ("import importlib.util, os, sys\nsys.path.insert(0, sys.argv[1])\n"
+              "cached = importlib.util.cache_from_source(os.path.join(sys.argv[1], 'probe.py'))\n"
+              "with open(sys.argv[2], 'a') as log:\n    log.write(f'{os.path.exists(cached)} {cached}\\n')\n"
+              "import probe\n")
+    log = tmp_path / "log"
+    timed([[sys.executable, "-c", script, str(tmp_path / "lib"), str(log)]], repeat=3,
+          env=bytecode_kept(tmp_path / "pycache"))
+    found = [line.split(" ", 1) for line in log.read_text().splitlines()]
+    assert [compiled for compiled, _ in found] == ["False"] + ["True"] * 4  # 3 timed tries, then the peak's
+    assert all(path.startswith(str(tmp_path / "pycache")) for _, path in found)
+
+
 def test_peak_memory_adds_up_the_workers_and_is_not_the_parents(tmp_path):
     """A process holding 100 MB and its worker another 60 MB: the processes' peaks add up
     to at least 160 MB; a small process is not charged the peak of the process measuring it.
