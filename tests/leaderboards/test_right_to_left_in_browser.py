@@ -234,5 +234,5 @@ def test_a_runs_own_chart_isolates_its_names():
     submission = Submission.objects.get(method_name=METHOD)
     organizer = Client()
     organizer.force_login(cast.organizer)
-    label = f"{FSI}{TEAM}{PDI} #1 ({FSI}{METHOD}{PDI})"
+    label = f"{FSI}{TEAM}{PDI} #1: {FSI}{METHOD}{PDI}"
     assert _in_chart(organizer.get(submission.get_absolute_url()).content.decode(), label)

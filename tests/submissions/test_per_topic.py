@@ -172,7 +172,7 @@ def test_the_organizers_phase_csv_holds_every_runs_per_topic_values(world, four_
     found = rows_of(type("R", (), {"content": b"".join(response.streaming_content)}))
     header = list(found[0])
     runs = [h for h in header if h.startswith("run ")]
-    assert len(runs) == 4 and runs[3].endswith(", disqualified)")
+    assert len(runs) == 4 and runs[3].endswith(" (disqualified)")
     row = next(r for r in found if r["language"] == "sw" and r["topic"] == "2" and r["measure"] == "nDCG@10")
     counted = [stored(s)["2"] for s in four_runs[:3]]
     assert float(row["median"]) == median(counted) and float(row["best"]) == max(counted)

@@ -178,7 +178,7 @@ def test_it_lists_a_line_per_counted_run_on_the_scoring_page(world):
     lines = {line["submission"]: line for line in verification.runs}
     assert len(lines) == 3 and sum(line["scores"] for line in lines.values()) == verification.scores == 18
     assert lines[first.pk]["differences"] == 0 and lines[second.pk]["differences"] == 1
-    assert lines[second.pk]["who"] == "Team A #2 (second)"
+    assert lines[second.pk]["who"] == "Team A #2: second"
     page = client_for(world.organizer).get("/c/cup/manage/dev/scoring/").content.decode()
     listed = page.split("Every run checked (3)")[1].split("</details>")[0]
-    assert "Team A #1 (BM25)" in listed and "Team A #2 (second)" in listed and "baseline #" in listed
+    assert "Team A #1: BM25" in listed and "Team A #2: second" in listed and "baseline #" in listed

@@ -171,7 +171,7 @@ def test_it_charts_the_scores_beside_the_baselines_the_viewer_may_see(world, sco
     scored_baseline(world, world.dev, "Dev BM25")
     content = client_for(world.participant).get(scored.get_absolute_url()).content.decode()
     assert content.count('class="plotly-chart"') == 1
-    assert '"name":"Team A #1 (BM25)"' in content and '"name":"Dev BM25 (baseline)"' in content
+    assert '"name":"Team A #1: BM25"' in content and '"name":"Dev BM25 (baseline)"' in content
 
     make_qrels_release(world.test_b, JUDGMENTS)  # test-b's leaderboard is private until its reveal
     scored_baseline(world, world.test_b, "Secret BM25")
@@ -179,5 +179,5 @@ def test_it_charts_the_scores_beside_the_baselines_the_viewer_may_see(world, sco
                               files=[(upload("run.sw.txt", good_sw()), None)])
     assert submission_score(submission_id=final.pk) == "scored"
     content = client_for(world.participant).get(final.get_absolute_url()).content.decode()
-    assert '"name":"Team A #1 (final)"' in content and "Secret BM25" not in content
+    assert '"name":"Team A #1: final"' in content and "Secret BM25" not in content
     assert "Secret BM25 (baseline)" in client_for(world.organizer).get(final.get_absolute_url()).content.decode()

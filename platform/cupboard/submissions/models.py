@@ -114,7 +114,8 @@ class Submission(JobRow):
     is_repeat = False
 
     def __str__(self):
-        """"Team #3: method", each name isolated (cupboard/bidi.py): read in sentences, mails and charts."""
+        """"Team #3: method", each name isolated (cupboard/bidi.py): a run's one name, in sentences,
+        mails, its charts, Compare, the per-topic CSV's columns and the verification's lines."""
         owner = isolate(self.team.name) if self.team_id else "baseline"
         return f"{owner} #{self.number}: {isolate(self.method_name)}"
 

@@ -195,9 +195,7 @@ def run_topics_csv(viewer: Viewer, submission: Submission) -> str:
 
 
 def _run_label(submission: Submission) -> str:
-    owner = submission.team.name if submission.team_id else "Baseline"
-    flag = ", disqualified" if submission.disqualified else ""
-    return f"run {submission.pk}: {owner} #{submission.number} ({submission.method_name}{flag})"
+    return f"run {submission.pk}: {submission}" + (" (disqualified)" if submission.disqualified else "")
 
 
 def phase_topics_csv(phase: Phase) -> Iterator[str]:

@@ -101,14 +101,14 @@ class Tally:
 
     def run(self, submission: Submission) -> dict:
         """The run's line: who, scores compared, differences, the largest agreeing difference."""
-        return self.runs.setdefault(submission.pk, {"submission": submission.pk, "who": _who(submission),
+        return self.runs.setdefault(submission.pk, {"submission": submission.pk, "who": str(submission),
                                                     "scores": 0, "differences": 0, "max_difference": 0.0})
 
     def differ(self, submission: Submission, code: str, metric: str, problem: str, **numbers) -> None:
         self.count += 1
         self.run(submission)["differences"] += 1
         if len(self.differences) < MAX_LISTED:
-            self.differences.append({"submission": submission.pk, "who": _who(submission), "subset": code,
+            self.differences.append({"submission": submission.pk, "who": str(submission), "subset": code,
                                      "metric": metric, "problem": problem, **numbers})
 
     def compare(self, submission: Submission, code: str, metric: str, stored: float,
@@ -125,11 +125,6 @@ class Tally:
             self.float32_ties += 1
         else:
             self.differ(submission, code, metric, "differs", stored=stored, pytrec_eval=theirs)
-
-
-def _who(submission: Submission) -> str:
-    owner = "baseline" if submission.is_baseline else submission.team.name
-    return f"{owner} #{submission.number} ({submission.method_name})"
 
 
 def _loader(competition):

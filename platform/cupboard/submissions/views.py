@@ -12,7 +12,6 @@ from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_http_methods, require_POST, require_safe
 
-from cupboard.bidi import isolate
 from cupboard.charts import as_html
 from cupboard.competitions.access import competition_viewer, organizer_phase, organizers_only, phase_viewer, viewer_or_404
 from cupboard.competitions.run_metadata import metadata_fields, metadata_shown
@@ -161,7 +160,7 @@ def detail(request, pk: int):
         "submission": submission, "competition": competition, "phase": submission.phase,
         # The chart beside the baselines and the Judged@10 section come from the apps above this
         # one, through template tags (leaderboards' submission_charts, judging's submission_judged).
-        "viewer": viewer, "label": _label(submission), "rows": rows, "averages": averages,
+        "viewer": viewer, "rows": rows, "averages": averages,
         "shown": shown_of(viewer, submission), "ladder": viewer.ladder_note(submission),
         "metrics": competition.metrics, "decimals": viewer.decimals,
         "run_files": run_files, "incomplete": incomplete(run_files_coverage(run_files)),
@@ -201,15 +200,8 @@ def compare(request, pk: int):
         "a": submission, "b": other, "competition": competition, "phase": submission.phase, "rows": rows,
         "decimals": viewer.decimals, "trials": TRIALS,
         "charts": as_html([difference_figure(rows, metric=competition.primary_metric,
-                                             names=(_label(submission), _label(other)))]),
+                                             names=(str(submission), str(other)))]),
     })
-
-
-def _label(submission: Submission) -> str:
-    """A run's name in its charts' plain text: each name isolated (cupboard/bidi.py), so an
-    Arabic team's "#3" and parentheses stay where they are written."""
-    owner = isolate(submission.team.name) if submission.team else "Baseline"
-    return f"{owner} #{submission.number} ({isolate(submission.method_name)})"
 
 
 @require_GET

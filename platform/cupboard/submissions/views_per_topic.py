@@ -24,7 +24,7 @@ from .topic_reports import (
     run_topics_csv,
     topic_reports,
 )
-from .views import _get_submission_for_user, _label
+from .views import _get_submission_for_user
 
 
 def _get_report_for_user(request, pk: int) -> tuple[Viewer, Submission]:
@@ -56,7 +56,7 @@ def per_topic(request, pk: int):
     return render(request, "submissions/per_topic.html", {
         "removed": sorted(removed.items(), key=lambda item: topic_key(item[0])),
         "removed_count": sum(map(len, removed.values())), "residual_of": residual_phase_names(submission.phase),
-        "submission": submission, "competition": competition, "phase": submission.phase, "label": _label(submission),
+        "submission": submission, "competition": competition, "phase": submission.phase,
         "subsets": subsets, "subset": subset, "metrics": competition.metrics, "metric": metric, "report": report,
         "decimals": viewer.decimals, "charts": as_html([topic_figure(report, decimals=viewer.decimals)])})
 

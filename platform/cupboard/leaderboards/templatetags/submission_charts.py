@@ -13,7 +13,7 @@ register = template.Library()
 
 
 @register.simple_tag
-def submission_charts(viewer, submission, rows: list[dict], label: str) -> list[str]:
+def submission_charts(viewer, submission, rows: list[dict]) -> list[str]:
     """The submission's primary metric per subset (`rows` of submissions.selectors.score_tables)
     beside the baselines, taken from the leaderboard as this viewer may see it, so the chart
     shows nothing the pages hide. None for fewer than two subsets. The baselines' rows alone are
@@ -28,7 +28,7 @@ def submission_charts(viewer, submission, rows: list[dict], label: str) -> list[
     def read() -> list[Baseline]:
         return baselines_of(leaderboard_for(phase=phase, viewer=viewer, baselines_only=True), metric=metric)
     baselines = cached(state.key(viewer_class(viewer), what="baselines", metric=metric), read) if state else read()
-    figure = submission_figure(name=label, values={r["code"]: r["values"].get(metric) for r in rows},
+    figure = submission_figure(name=str(submission), values={r["code"]: r["values"].get(metric) for r in rows},
                                baselines=baselines, metric=metric, decimals=viewer.decimals,
                                own_url=submission.get_absolute_url())
     return as_html([figure])
