@@ -14,6 +14,7 @@ import plotly.io as pio
 import pytest
 
 from cupboard.charts import as_html, default_template, figure_json, plain
+from cupboard.judging.charts import judged_figure
 from cupboard.leaderboards import charts
 from cupboard.leaderboards.charts import (
     bands_figure,
@@ -173,6 +174,36 @@ def test_the_history_figures_are_what_graph_objects_wrote_built_without_plotly(m
         assert json.loads(go.Figure(figure).to_json()) == json.loads(old.to_json())  # valid, the same
         assert json.loads(figure_json(figure)) == plain(json.loads(old.to_json()))
     assert history_figures(History(phase=None, visible=True)) == []
+
+
+def _go_judged(table, decimals):
+    codes = [s.code for s in table["subsets"]]
+    rows = table["rows"]
+    figure = go.Figure(go.Heatmap(
+        z=[[row["values"].get(code) for code in codes] for row in rows], x=codes, y=[row["label"] for row in rows],
+        zmin=0, zmax=1, colorscale="RdYlGn", colorbar_title="Judged@10", texttemplate=cell_value(decimals),
+        hovertemplate=f"%{{y}} on %{{x}}: {cell_value(decimals)}<extra></extra>"))
+    figure.update_layout(title="Judged@10: share of each run's top 10 that is judged", xaxis_side="top",
+                         xaxis_dtick=1, yaxis_dtick=1, yaxis_autorange="reversed",
+                         height=max(300, 60 + 28 * len(rows)), margin={"t": 90, "l": 10})
+    return figure
+
+
+def test_the_judged_heatmap_is_what_graph_objects_wrote_built_without_plotly(monkeypatch):
+    """The public Judged@10 page's heatmap: a cell per run and language (9,000 on the bench's
+    board), each validated by graph_objects on every render of the page."""
+    subsets = [type("S", (), {"code": code})() for code in ("ar", "fa", "sw")]
+    rows = [{"label": "1. Team <1> & co", "values": {"ar": 0.5, "sw": 0.25}}, {"label": "2. فريق", "values": {}},
+            {"label": "Baseline: BM25", "values": {"ar": 1.0, "fa": 0.0, "sw": 0.75}}]
+    table = {"subsets": subsets, "rows": rows}
+    expected = _go_judged(table, 2)
+    monkeypatch.setitem(sys.modules, "plotly.graph_objects", None)  # importing it now raises
+    figure = judged_figure(table, decimals=2)
+    monkeypatch.undo()
+
+    assert json.loads(go.Figure(figure).to_json()) == json.loads(expected.to_json())  # valid, the same
+    assert json.loads(figure_json(figure)) == plain(json.loads(expected.to_json()))
+    assert judged_figure({"subsets": subsets, "rows": []}, decimals=2) is None
 
 
 def test_it_shows_many_subsets_a_part_at_a_time():

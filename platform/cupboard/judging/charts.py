@@ -1,6 +1,8 @@
 """Charts of the judging cycle, from what the selectors already chose for an organizer:
 Judged@10 per row and subset (a heatmap: 18 languages x 20 rows are unreadable as bars) and
-a release's before/after per team. plotly is imported lazily, as in leaderboards/charts.py."""
+a release's before/after per team. The public Judged@10 page's heatmap is a plain dict, as the
+leaderboard's charts (leaderboards/charts.py); the organizers' charts are graph_objects Figures,
+plotly imported lazily."""
 from __future__ import annotations
 
 from cupboard.leaderboards.charts import cell_value
@@ -8,23 +10,29 @@ from cupboard.leaderboards.charts import cell_value
 from .models import JUDGED_METRIC
 from .standings import Change
 
+# plotly.py's "RdYlGn" as graph_objects wrote it out (plotly.js's own has other stops).
+RD_YL_GN = [[i / 10, colour] for i, colour in enumerate(
+    ("rgb(165,0,38)", "rgb(215,48,39)", "rgb(244,109,67)", "rgb(253,174,97)", "rgb(254,224,139)", "rgb(255,255,191)",
+     "rgb(217,239,139)", "rgb(166,217,106)", "rgb(102,189,99)", "rgb(26,152,80)", "rgb(0,104,55)"))]
 
-def judged_figure(table: dict, *, decimals: int):
-    """Rows (counted runs and baselines) x subsets, coloured by Judged@10; None when empty."""
-    import plotly.graph_objects as go
 
+def judged_figure(table: dict, *, decimals: int) -> dict | None:
+    """Rows (counted runs and baselines) x subsets, coloured by Judged@10; None when empty. A
+    plain dict, as the leaderboard's heatmap: graph_objects validated each of its cells (500 rows
+    x 18 languages on the Cup's board) on every render of the public Judged@10 page."""
     codes = [s.code for s in table["subsets"]]
     rows = table["rows"]
     if not codes or not rows:
         return None
-    figure = go.Figure(go.Heatmap(
-        z=[[row["values"].get(code) for code in codes] for row in rows], x=codes, y=[row["label"] for row in rows],
-        zmin=0, zmax=1, colorscale="RdYlGn", colorbar_title=JUDGED_METRIC, texttemplate=cell_value(decimals),
-        hovertemplate=f"%{{y}} on %{{x}}: {cell_value(decimals)}<extra></extra>"))
-    figure.update_layout(title=f"{JUDGED_METRIC}: share of each run's top 10 that is judged", xaxis_side="top",
-                         xaxis_dtick=1, yaxis_dtick=1,  # every language and run named, not every other one
-                         yaxis_autorange="reversed", height=max(300, 60 + 28 * len(rows)), margin={"t": 90, "l": 10})
-    return figure
+    trace = {"type": "heatmap", "z": [[row["values"].get(code) for code in codes] for row in rows], "x": codes,
+             "y": [row["label"] for row in rows], "zmin": 0, "zmax": 1, "colorscale": RD_YL_GN,
+             "colorbar": {"title": {"text": JUDGED_METRIC}}, "texttemplate": cell_value(decimals),
+             "hovertemplate": f"%{{y}} on %{{x}}: {cell_value(decimals)}<extra></extra>"}
+    # Every language and run named (dtick 1), not every other one.
+    layout = {"title": {"text": f"{JUDGED_METRIC}: share of each run's top 10 that is judged"},
+              "xaxis": {"side": "top", "dtick": 1}, "yaxis": {"dtick": 1, "autorange": "reversed"},
+              "height": max(300, 60 + 28 * len(rows)), "margin": {"t": 90, "l": 10}}
+    return {"data": [trace], "layout": layout}
 
 
 def changes_figure(changes: list[Change], *, metric: str, labels: tuple[str, str]):
