@@ -364,8 +364,8 @@ CUPBOARD_LEADERBOARD_CACHE_SECONDS = envint("CUPBOARD_LEADERBOARD_CACHE_SECONDS"
 # A competition's pages and files as anonymous visitors see them (competitions/page_cache.py), keyed on
 # what changes them; this bounds how long a change no signal reports (a user renamed) takes to show.
 CUPBOARD_PAGE_CACHE_SECONDS = envint("CUPBOARD_PAGE_CACHE_SECONDS", "300")
-# How long a session's viewer class for the leaderboards is remembered (leaderboards/viewers.py): what no
-# change of a team or role reports (an account made staff or deactivated) shows within this.
+# How long who a session signs in, and its viewer class for the leaderboards, is remembered in the
+# cache (accounts/signed_in.py, leaderboards/viewers.py); any change of who they are shows at once.
 CUPBOARD_VIEWER_SECONDS = envint("CUPBOARD_VIEWER_SECONDS", "60")
 # How long a web process reuses a phase's board state for visitors without cookies (0: never): a new
 # leaderboard version reaches them that much later; clock reveals stay on time (leaderboards/cache.py).

@@ -201,16 +201,19 @@ def test_it_pins_the_query_count_of_the_page(cast, dev, django_assert_num_querie
         anonymous.get(_url(dev))
     with django_assert_num_queries(0):  # cached, for a visitor without cookies: the state this process
         anonymous.get(_url(dev))         # read within CUPBOARD_BOARD_STATE_SECONDS (leaderboards/cache.py)
-    # the same, plus: session, user, organizer check (once per request), the viewer's team
+    # the same, but the state this process read (the session is told by its stamp,
+    # accounts/signed_in.py), plus: session, user, the session's expiry, organizer check (once
+    # per request), the viewer's team
     with django_assert_num_queries(11):
         participant.get(_url(dev))
-    # session, user, state, phase + competition, organizer check; the board: subsets + groups,
-    # the phase's topics, open re-scoring step, rows, qrels release
-    with django_assert_num_queries(10):
+    # session, user, expiry, phase + competition, organizer check, then the state afresh (an
+    # organizer's own edits show at once); the board: subsets + groups, the phase's topics, open
+    # re-scoring step, rows, qrels release
+    with django_assert_num_queries(11):
         organizer.get(_url(dev))
     # who they are is remembered for the session (leaderboards/viewers.py); the page shell, set
-    # with the CSRF cookie the first answer gave: state, then the shell's own render (session,
-    # user, phase + competition)
+    # with the CSRF cookie the first answer gave: the state afresh, then the shell's own render
+    # (phase + competition, session, user)
     with django_assert_num_queries(4):
         organizer.get(_url(dev))
     with django_assert_num_queries(1):  # the whole page kept for this session and CSRF cookie: the state

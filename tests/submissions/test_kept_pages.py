@@ -56,7 +56,7 @@ def test_a_change_written_by_a_bulk_update_is_seen_at_once(personas, run):
 def test_a_queued_submission_is_rendered_every_time(personas, run):
     Submission.objects.filter(pk=run.pk).update(status=Submission.Status.QUEUED)
     client = client_for(personas.participant)
-    client.get(run.get_absolute_url())
+    _kept(client, run.get_absolute_url())  # the session told and remembered (accounts/signed_in.py)
     _, first = page_and_queries(client, run.get_absolute_url())
     _, second = page_and_queries(client, run.get_absolute_url())
     assert second == first > 1

@@ -28,9 +28,10 @@ A cached entry is keyed on everything its bytes depend on (`BoardState.key`, in 
 Something new a leaderboard shows (a filter, a band, a history) either adds a part to the
 key (a query parameter, like the metric) or is bumped by what changes it (call
 `leaderboard_bump`). Everything a key needs comes from one plain SQL query (`board_state`),
-so a cached hit costs that query and a cache read; for a visitor without cookies the state
-this process read within the last CUPBOARD_BOARD_STATE_SECONDS serves, so theirs costs a
-cache read only.
+so a cached hit costs that query and a cache read; for a visitor without cookies, and for a
+signed-in participant whose session is remembered (accounts/signed_in.py, leaderboards/viewers.py),
+the state this process read within the last CUPBOARD_BOARD_STATE_SECONDS serves, so theirs
+costs cache reads only.
 
 Entries also expire after CUPBOARD_LEADERBOARD_CACHE_SECONDS, which bounds how long an
 edit that bumps no version (a phase edited in the admin) takes to show. The same key,
@@ -170,7 +171,7 @@ def _json_list(value) -> list:
     return json.loads(value) if isinstance(value, str) else list(value or [])
 
 
-# A cookie-less visitor's board state per (slug, phase slug), with when it was read: see board_state.
+# A board state per (slug, phase slug) as this process read it, with when: see board_state.
 _recent: dict[tuple[str, str], BoardState] = {}
 
 
@@ -215,12 +216,13 @@ def board_state(*, slug: str, phase_slug: str, now: datetime | None = None,
     """The state of the phase `phase_slug` of competition `slug`, or None: one plain SQL
     query, the first thing (and with a cache read, the only one) a cached hit does.
 
-    With `recent` (visitors without cookies: the crowd at a reveal), a state this process read
+    With `recent` (visitors without cookies: the crowd at a reveal; remembered participants), a state this process read
     less than CUPBOARD_BOARD_STATE_SECONDS ago serves again, so a cached hit costs no SQL at
     all (the query was a third of a hit's time; docs/benchmarks.md). Its keys are still computed at each
     request's `now` from the instants the state holds, so a clock reveal is served on time; a
-    new version (a scoring, a qrels release) or an edit reaches them that much later. Signed-in
-    people read it fresh: a team sees its own change at once."""
+    new version (a scoring, a qrels release) or an edit reaches them that much later; who a
+    signed-in person is (their team, their roles) is checked at once by their stamp, not by the
+    state. Organizers and requests not remembered read it fresh (leaderboards/views.py)."""
     now = now or timezone.now()
     return _recent_state(slug, phase_slug, now) if recent else _read(slug, phase_slug, now)
 

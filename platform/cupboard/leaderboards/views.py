@@ -5,6 +5,7 @@ import functools
 import hashlib
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime, time
 from datetime import timezone as dt_timezone
 
@@ -19,6 +20,7 @@ from django.utils.safestring import mark_safe
 from django.utils.timezone import is_aware, make_aware
 from django.views.decorators.http import require_GET, require_safe
 
+from cupboard.accounts.signed_in import Stamp, session_hash, signed_in
 from cupboard.competitions.access import viewer_or_404
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.page_cache import anonymous_cached
@@ -31,17 +33,18 @@ from cupboard.leaderboards.past import as_of_wait, past
 from cupboard.leaderboards.selectors import Leaderboard, leaderboard_for, phase_boards
 from cupboard.leaderboards.snapshots import official_snapshot
 from cupboard.leaderboards.table import table_body
-from cupboard.leaderboards.viewers import PUBLIC, Known, known_viewer, remember_viewer, session_hash
+from cupboard.leaderboards.viewers import PUBLIC, Known, known_viewer, remember_viewer
 from cupboard.refusals import api_error, error_body, refused, throttled
 from cupboard.submissions.api import token_or_session
 
 _GZIP = re.compile(r"\bgzip\b")  # as Django's GZipMiddleware reads Accept-Encoding
 
 
-def _board_state(request, slug: str, phase_slug: str) -> BoardState:
-    """The board state; for a visitor without cookies, as this process read it within the
-    last CUPBOARD_BOARD_STATE_SECONDS (leaderboards/cache.py)."""
-    state = board_state(slug=slug, phase_slug=phase_slug, recent=_is_blank(request))
+def _board_state(request, slug: str, phase_slug: str, *, recent: bool | None = None) -> BoardState:
+    """The board state; with `recent` (by default, for a visitor without cookies), as this
+    process read it within the last CUPBOARD_BOARD_STATE_SECONDS (leaderboards/cache.py)."""
+    recent = _is_blank(request) if recent is None else recent
+    state = board_state(slug=slug, phase_slug=phase_slug, recent=recent)
     if state is None:
         raise Http404("No such leaderboard")
     return state
@@ -61,26 +64,55 @@ def _is_blank(request) -> bool:
             and not request.user.is_authenticated)
 
 
-def _lookup(request, state: BoardState, *, what: str, metric: str = "",
-            filters: dict[str, str]) -> tuple[BoardKey, Callable, Known]:
-    """The request's cache key (with its run-metadata `filters`), a function giving (phase,
-    viewer), and who is asking. For a visitor without cookies the key needs nothing more than
-    `state`, nor for a session whose viewer class is remembered (leaderboards/viewers.py):
-    the phase and viewer are read only on a miss."""
+@dataclass(frozen=True)
+class Found:
+    """What a request of a board needs (`_lookup`)."""
+
+    state: BoardState
+    key: BoardKey  # the cache key of what the request is answered with
+    load: Callable[[], tuple[Phase, Viewer]]  # the phase and viewer, read only when called (a miss)
+    who: Known
+    stamp: Stamp | None  # the session's (accounts/signed_in.py); None: nothing is remembered for the request
+    metric: str
+    filters: dict[str, str]  # the run-metadata filter
+
+
+def _lookup(request, slug: str, phase_slug: str, *, what: str, metric: str | None = None) -> Found:
+    """The state, cache key (for `what`, the requested `metric` when it is a board, and the
+    run-metadata filter) and viewer of a request. A visitor without cookies, and a session
+    whose stamp and viewer class are remembered (leaderboards/viewers.py), are answered with the
+    state this process read within CUPBOARD_BOARD_STATE_SECONDS, as visitors are: who a
+    signed-in person is, and so what they may see, is checked at every request by their stamp,
+    not by the state. The session, the phase and the viewer are read only on a miss. An
+    organizer's state is read afresh: their own edits show on their next page, whichever
+    process answers it; other requests (an API token, a message to show) read it afresh too."""
+    blank = _is_blank(request)
+    stamp = None if blank else signed_in(request)  # first: its token is read before the rows it vouches for
+    found = _who(request, _board_state(request, slug, phase_slug, recent=blank or stamp is not None), stamp,
+                 what=what, metric=metric)
+    if stamp is not None and found.who.viewer_class == "organizer":
+        fresh = _board_state(request, slug, phase_slug, recent=False)
+        if replace(fresh, now=found.state.now) != found.state:
+            found = _who(request, fresh, stamp, what=what, metric=metric)
+    return found
+
+
+def _who(request, state: BoardState, stamp: Stamp | None, *, what: str, metric: str | None) -> Found:
+    chosen, filters = state.metric(metric) if what == "board" else "", state.filters(request.GET)
     if _is_blank(request):
         if not state.is_published:
             raise Http404("No such leaderboard")
-        return (state.filtered_key("public", what=what, metric=metric, filters=filters),
-                functools.cache(lambda: _phase_and_viewer(request, state)), PUBLIC)
+        return Found(state, state.filtered_key("public", what=what, metric=chosen, filters=filters),
+                     functools.cache(lambda: _phase_and_viewer(request, state)), PUBLIC, None, chosen, filters)
     session = session_hash(request)
-    who = known_viewer(session, state)
+    who = known_viewer(session, stamp, state)
     if who is not None:
-        return (state.filtered_key(who.viewer_class, what=what, metric=metric, filters=filters),
-                functools.cache(lambda: _phase_and_viewer(request, state)), who)
+        return Found(state, state.filtered_key(who.viewer_class, what=what, metric=chosen, filters=filters),
+                     functools.cache(lambda: _phase_and_viewer(request, state)), who, stamp, chosen, filters)
     phase, viewer = _phase_and_viewer(request, state)
-    who = remember_viewer(session, state, viewer)
-    return (state.filtered_key(who.viewer_class, what=what, metric=metric, filters=filters),
-            lambda: (phase, viewer), who)
+    who = remember_viewer(session, stamp, state, viewer)
+    return Found(state, state.filtered_key(who.viewer_class, what=what, metric=chosen, filters=filters),
+                 lambda: (phase, viewer), who, stamp, chosen, filters)
 
 
 def _conditional(request, key: BoardKey, who: Known, respond: Callable[[], HttpResponse], *,
@@ -177,11 +209,11 @@ def phase(request, slug: str, phase_slug: str):
     charts and export links; `?meta_<name>=value` keeps the rows whose run says so. The board
     is rendered once per version, viewer class and filter (leaderboards/cache.py); a visitor without cookies gets the whole page from the cache,
     byte for byte (gzip-compressed when accepted): a cache read, and one query a second per
-    web process (CUPBOARD_BOARD_STATE_SECONDS).
+    web process (CUPBOARD_BOARD_STATE_SECONDS); a remembered participant's too, from cache
+    reads (their stamp, viewer class and page: `_lookup`).
     Read-only: a leaderboard computed before a reveal is rebuilt by the beat task."""
-    state = _board_state(request, slug, phase_slug)
-    metric, filters = state.metric(request.GET.get("metric")), state.filters(request.GET)
-    board, load, who = _lookup(request, state, what="board", metric=metric, filters=filters)  # 404s first: a bad as_of tells nothing
+    found = _lookup(request, slug, phase_slug, what="board", metric=request.GET.get("metric"))  # 404s first: a bad as_of tells nothing
+    board, load, who, metric, filters = found.key, found.load, found.who, found.metric, found.filters
     as_of, refusal = _as_of(request)
     if refusal:
         return refusal
@@ -201,7 +233,7 @@ def phase(request, slug: str, phase_slug: str):
                                 request=request)
 
     compressed = _accepts_gzip(request)
-    shell = _shell(request)
+    shell = _shell(request, found.stamp)
     if shell is None:  # the shell holds something of this request only: rendered around the shared board
         return _conditional(request, board, who, lambda: HttpResponse(page()))
 
@@ -212,24 +244,24 @@ def phase(request, slug: str, phase_slug: str):
     return _conditional(request, board, who, whole_page, compressed=compressed)
 
 
-def _shell(request) -> str | None:
+def _shell(request, stamp: Stamp | None) -> str | None:
     """The name of the page shell a request gets, when it can be kept: `blank-page` for a
-    visitor without cookies; for a session carrying nothing else of its own and a CSRF cookie,
-    one per session and CSRF cookie (the shell names its user, and its log-out form holds a
-    token made from that cookie's secret, valid for as long as the browser holds it). None
-    otherwise (a message to show, a CSRF cookie still to set, an API token)."""
+    visitor without cookies; for a session whose stamp is remembered, carrying a CSRF cookie,
+    one per session, CSRF cookie and person token (the shell names its user, who may be
+    renamed, and its log-out form holds a token made from that cookie's secret, valid for as
+    long as the browser holds it). None otherwise (a message to show, a CSRF cookie still to
+    set, an API token, a session not remembered yet)."""
     if _is_blank(request):
         return "blank-page"
     session, csrf = session_hash(request), request.COOKIES.get(settings.CSRF_COOKIE_NAME)
-    if session is None or not csrf:
+    if session is None or stamp is None or not csrf:
         return None
-    return f"page-of:{session}:{hashlib.sha256(csrf.encode()).hexdigest()[:32]}"
+    return f"page-of:{session}:{hashlib.sha256(csrf.encode()).hexdigest()[:32]}:{stamp.token}"
 
 
 def _export(request, slug: str, phase_slug: str, *, what: str, build: Callable) -> HttpResponse:
-    state = _board_state(request, slug, phase_slug)
-    filters = state.filters(request.GET)
-    key, load, who = _lookup(request, state, what=what, filters=filters)
+    found = _lookup(request, slug, phase_slug, what=what)
+    key, load, who, filters = found.key, found.load, found.who, found.filters
     as_of, refusal = _as_of(request, as_json=True)  # a CSV cannot carry an error: JSON
     if refusal:
         return refusal

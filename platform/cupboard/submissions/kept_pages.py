@@ -14,6 +14,12 @@ scoring too: models.py): the submission itself, which must be finished (a queued
 its place in the queue, which moves with others' runs), or every run of the person's team.
 Which team that is, is remembered for the browser and the competition's state, like the
 boards' viewer class (leaderboards/viewers.py).
+
+Who the browser's session signs in is its stamp (accounts/signed_in.py), read from the cache,
+and every key holds its person token: a session logged out or deleted, a user deactivated or
+given a new password, a membership changed (in any process) replaces the token, so the pages
+kept before are reached no more and the view answers as it would (a log-in page, a 404).
+A session not remembered yet is answered by the view, and nothing is kept for it.
 """
 from __future__ import annotations
 
@@ -22,8 +28,10 @@ from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import F
+from django.db import connection
 
+from cupboard.accounts.signed_in import signed_in
+from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.page_cache import kept, page_state
 from cupboard.teams.models import Membership
 
@@ -53,11 +61,12 @@ def kept_submission(view):
         browser = _browser(request)
         if browser is None or request.GET:
             return view(request, pk=pk)
-        row = Submission.objects.filter(pk=pk).values_list("status", "version", F("phase__competition__slug")).first()
-        state = page_state(row[2], recent=True) if row and row[0] in FINISHED else None
-        if row is None or state is None:
+        stamp = signed_in(request)  # first: its token is read before the rows it vouches for
+        row = _finished(pk) if stamp is not None and stamp.user_pk is not None else None
+        state = page_state(row[1], recent=True) if row else None
+        if stamp is None or row is None or state is None:
             return view(request, pk=pk)
-        key = _key(browser, state.key(request, ""), pk, row[1])
+        key = _key(browser, state.key(request, ""), pk, row[0], stamp.token)
         return kept(request, key, lambda: view(request, pk=pk), own_csrf=True)
     return wrapper
 
@@ -69,20 +78,41 @@ def kept_mine(view):
         browser, query = _browser(request), sorted(request.GET.items())
         if browser is None or any(name not in ("phase", "status") for name, _ in query):
             return view(request, competition_slug=competition_slug)
-        state = page_state(competition_slug, recent=True)
-        team = _team(request, browser, competition_slug, state.fingerprint) if state and state.published else None
-        if state is None or team is None:  # a draft, or not signed in (the view sends them to log in)
+        stamp = signed_in(request)  # first: its token is read before the rows it vouches for
+        state = page_state(competition_slug, recent=True) if stamp is not None and stamp.user_pk is not None else None
+        team = (_team(request, browser, stamp.token, competition_slug, state.fingerprint)
+                if stamp is not None and state is not None and state.published else None)
+        if stamp is None or state is None or team is None:  # a draft, or not signed in (the view sends them to log in)
             return view(request, competition_slug=competition_slug)
-        runs = list(Submission.objects.filter(team_id=team).order_by("pk").values_list("pk", "version")) if team else []
-        key = _key(browser, state.key(request, repr(query)), team, runs)
+        key = _key(browser, state.key(request, repr(query)), team, _versions(team) if team else [], stamp.token)
         return kept(request, key, lambda: view(request, competition_slug=competition_slug), own_csrf=True)
     return wrapper
 
 
-def _team(request, browser: str, slug: str, fingerprint: str) -> int | None:
+def _finished(pk: int) -> tuple[int, str] | None:
+    """The version of submission `pk` and its competition's slug, when it is finished (one
+    plain query: the ORM's would cost a kept hit more than the rest of it)."""
+    submission, phase, competition = (m._meta.db_table for m in (Submission, Phase, Competition))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT s.status, s.version, c.slug FROM {submission} s "
+                       f"JOIN {phase} p ON p.id = s.phase_id JOIN {competition} c ON c.id = p.competition_id "
+                       f"WHERE s.id = %s", [pk])
+        row = cursor.fetchone()
+    return (row[1], row[2]) if row is not None and row[0] in FINISHED else None
+
+
+def _versions(team: int) -> list[tuple[int, int]]:
+    """(id, version) of every run of `team`, in one plain query."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id, version FROM {Submission._meta.db_table} WHERE team_id = %s ORDER BY id", [team])
+        return [tuple(row) for row in cursor.fetchall()]
+
+
+def _team(request, browser: str, token: str, slug: str, fingerprint: str) -> int | None:
     """The id of the browser's team in competition `slug` (0: none), remembered for the
-    competition's state (a membership saved or deleted changes it); None when not signed in."""
-    key = f"own-team:{browser}:{fingerprint}"
+    person's token and the competition's state (a membership saved or deleted changes both);
+    None when not signed in."""
+    key = f"own-team:{browser}:{token}:{fingerprint}"
     team = cache.get(key)
     if team is None:
         if not request.user.is_authenticated:
