@@ -23,6 +23,7 @@ statuses gives the assessor the other organizer's.)
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -149,18 +150,31 @@ def _token(world, persona: str) -> str:
 def _client(world, persona: str) -> Client:
     """A fresh client carrying the persona's session: logged in once per world (a log-in per
     request, a session written and the user's last_login updated, was a quarter of the matrix's
-    time) and again only if that session was rolled back since. Fresh for each request, so
-    what one answer does to the cookies (a log-out, a rotated session) never reaches the next.
-    A session expired at the state's instant (a reveal weeks ahead) is replaced too."""
+    time) and again only when that session has expired at the instant of the request (a state's
+    reveal weeks ahead; `_rolled_back` forgets a session made inside what it rolls back). Fresh
+    for each request, so what one answer does to the cookies (a log-out, a rotated session)
+    never reaches the next."""
     user, client = getattr(world, persona), Client()
     if user is None or not user.is_authenticated:
         return client
     sessions = world.__dict__.setdefault("sessions", {})
-    if persona not in sessions or not Session.objects.filter(session_key=sessions[persona],
-                                                             expire_date__gt=timezone.now()).exists():
-        sessions[persona] = client_for(user).cookies[settings.SESSION_COOKIE_NAME].value
-    client.cookies[settings.SESSION_COOKIE_NAME] = sessions[persona]
+    if persona not in sessions or sessions[persona][1] <= timezone.now():
+        key = client_for(user).cookies[settings.SESSION_COOKIE_NAME].value
+        sessions[persona] = (key, Session.objects.get(session_key=key).expire_date)
+    client.cookies[settings.SESSION_COOKIE_NAME] = sessions[persona][0]
     return client
+
+
+@contextmanager
+def _rolled_back(world):
+    """A transaction rolled back at the end, and the sessions `_client` made inside it forgotten."""
+    sessions = dict(world.__dict__.setdefault("sessions", {}))
+    try:
+        with transaction.atomic():
+            yield
+            transaction.set_rollback(True)
+    finally:
+        world.sessions = sessions
 
 
 def request(world, row: Row, persona: str):
@@ -201,10 +215,18 @@ def _competition_of(row: Row) -> Competition | None:
     return competition
 
 
-def expected(world, row: Row, persona: str, now=None) -> int:
-    """The status the Viewer's rules give `persona` for `row` at `now`, in the current state."""
-    competition = _competition_of(row)
-    viewer = Viewer(getattr(world, persona), competition, now) if competition is not None else None
+def expected(world, row: Row, persona: str, now=None, read: dict | None = None) -> int:
+    """The status the Viewer's rules give `persona` for `row` at `now`, in the current state.
+    `read`: what was read already in this state (each row's competition, each persona's Viewer of
+    it), reused rather than read again for every persona and row."""
+    read = {} if read is None else read
+    if (row.name, row.args) not in read:
+        read[row.name, row.args] = _competition_of(row)
+    competition, viewer = read[row.name, row.args], None
+    if competition is not None:
+        if (persona, competition.pk) not in read:
+            read[persona, competition.pk] = Viewer(getattr(world, persona), competition, now)
+        viewer = read[persona, competition.pk]
     if callable(row.statuses):
         answer = row.statuses(viewer)
     elif persona == "assessor" and len(row.statuses) == len(PERSONAS) - 1:
@@ -220,21 +242,52 @@ def expected(world, row: Row, persona: str, now=None) -> int:
     return 404
 
 
+class Answers(dict):
+    """(state, row, persona) -> (status, body: kept for non-organizers only) of every request a
+    class's tests made: a state's status test and its leak test read the same answers, each
+    request made once. Django gives each test a deep copy of what setUpTestData set (the world);
+    this dict is shared by them all, not copied."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def answers_in(world, state: State, rows_: list[Row], personas=PERSONAS) -> list[tuple[Row, str, int, str]]:
+    """(row, persona, status, body) of each persona's answer to each row in `state`: at its
+    instant (the clock stopped there), the process's kept leaderboard states forgotten after the
+    change (the states change rows with update(), which sends no save signal: leaderboards/cache.py).
+    The requests no test of the class made yet are made here, in one transaction rolled back after them."""
+    kept = world.answers
+
+    def key(row: Row, persona: str) -> tuple:
+        return state.name, row.name, row.args, row.method, repr(row.data), persona
+
+    missing = [(row, persona) for row in rows_ for persona in personas if key(row, persona) not in kept]
+    if missing:
+        with _rolled_back(world):
+            state.change(world)
+            forget_recent_states()
+            now = state.at(world)
+            with time_machine.travel(now or timezone.now(), tick=False):
+                for row, persona in missing:
+                    response = request(world, row, persona)
+                    body = _body(response) if persona in NON_ORGANIZERS else ""
+                    kept[key(row, persona)] = (response.status_code, body)
+    return [(row, persona, *kept[key(row, persona)]) for row in rows_ for persona in personas]
+
+
 def mismatches_in(world, state: State, rows_: list[Row]) -> list[str]:
     """Every (row, persona) whose status differs from `expected`, in `state`."""
-    found = []
-    with transaction.atomic():
+    answers, found = answers_in(world, state, rows_), []
+    with _rolled_back(world):
         state.change(world)
-        now = state.at(world)
+        now, read = state.at(world), {}
         with time_machine.travel(now or timezone.now(), tick=False):
-            for row in rows_:
-                for persona in PERSONAS:
-                    want = expected(world, row, persona, now)
-                    got = request(world, row, persona).status_code
-                    if got != want:
-                        found.append(f"[{state.name}] {row.method} {row.name}{row.args} as {persona}: {got}, "
-                                     f"expected {want}")
-        transaction.set_rollback(True)
+            for row, persona, got, _ in answers:
+                want = expected(world, row, persona, now, read)
+                if got != want:
+                    found.append(f"[{state.name}] {row.method} {row.name}{row.args} as {persona}: {got}, "
+                                 f"expected {want}")
     return found
 
 
@@ -245,32 +298,26 @@ def leaks_in(world, state: State, rows_: list[Row]) -> list[str]:
     markers = hidden_markers(world)
     assert all(markers.values()), markers  # the world really holds each kind of secret
     leaks = []
-    with transaction.atomic():
-        state.change(world)
-        # The states change rows with update(), which sends no save signal: what an edit through
-        # the models tells this process's kept leaderboard states (leaderboards/cache.py).
-        forget_recent_states()
-        for row in rows_:
-            for persona in NON_ORGANIZERS:
-                body = _body(request(world, row, persona))
-                where = f"[{state.name}] {row.method} {row.name}{row.args} as {persona}"
-                leaks += [f"{where}: {kind} {marker!r}" for kind, found in markers.items() for marker in found
-                          if marker in body]
-                if SURPRISE_WORD.search(body):
-                    leaks.append(f"{where}: the surprise code yo")
-                foreign = {"participant": [TAG_B], "teammate": [TAG_B], "outsider": [TAG_A]}.get(persona, [TAG_A, TAG_B])
-                foreign += [TAG_DRAFT, TAG_TEST_B_BASELINE]
-                leaks += [f"{where}: run file {tag}" for tag in foreign if tag in body]
-        transaction.set_rollback(True)
+    for row, persona, _, body in answers_in(world, state, rows_, NON_ORGANIZERS):
+        where = f"[{state.name}] {row.method} {row.name}{row.args} as {persona}"
+        leaks += [f"{where}: {kind} {marker!r}" for kind, found in markers.items() for marker in found
+                  if marker in body]
+        if SURPRISE_WORD.search(body):
+            leaks.append(f"{where}: the surprise code yo")
+        foreign = {"participant": [TAG_B], "teammate": [TAG_B], "outsider": [TAG_A]}.get(persona, [TAG_A, TAG_B])
+        foreign += [TAG_DRAFT, TAG_TEST_B_BASELINE]
+        leaks += [f"{where}: run file {tag}" for tag in foreign if tag in body]
     return leaks
 
 
 class WorldTestCase(TestCase):
-    """The world and the personas' API tokens and sessions, built once per class and rolled back after it."""
+    """The world, the personas' API tokens and sessions and the answers they got (`Answers`), built
+    once per class and rolled back after it."""
 
     @classmethod
     def setUpTestData(cls):
         cls.world = build_world()
+        cls.world.answers = Answers()
         for persona in PERSONAS[1:]:
             _token(cls.world, persona)
             _client(cls.world, persona)
