@@ -8,18 +8,23 @@ template is written by Django's own `create_test_db`, after `migrate` and its po
 signals (content types, permissions), keyed on the content of every installed app's migration
 files and the Django and SQLite versions. On PostgreSQL the same: the first process makes a
 template database (`test_<name>_migrated_<key>`, under an advisory lock, kept on the server) and
-every test database is created from it (`CREATE DATABASE ... TEMPLATE`)."""
+every test database is created from it (`CREATE DATABASE ... TEMPLATE`). The end-to-end
+stacks' SQLite files are copies of the same template (`sqlite_template`, tests/e2e/stack.py)."""
 import fcntl
 import hashlib
 import os
 import sqlite3
-from contextlib import closing
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 from django.db.backends.postgresql.creation import DatabaseCreation as PostgresCreation
 from django.db.backends.sqlite3.creation import DatabaseCreation
 
-FOLDER = Path(__file__).resolve().parents[1] / "var" / "test-databases"
+ROOT = Path(__file__).resolve().parents[1]
+FOLDER = ROOT / "var" / "test-databases"
 _create_test_db = DatabaseCreation.create_test_db
 _create_postgres_test_db = PostgresCreation.create_test_db
 
@@ -43,6 +48,39 @@ def postgres_template(name: str) -> str:
     return f"test_{name}_migrated_{migrations_key()}"[:63]
 
 
+@contextmanager
+def _sqlite_template_locked() -> Iterator[tuple[Path, Path]]:
+    """(the template's path, a partial file to write a new one to), under the folder's lock: the
+    caller makes the template where it does not exist yet, then `_keep` renames the partial file."""
+    FOLDER.mkdir(parents=True, exist_ok=True)
+    template = FOLDER / f"migrated-{migrations_key()}.sqlite3"
+    with open(FOLDER / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield template, template.with_suffix(f".{os.getpid()}")
+
+
+def _keep(partial: Path, template: Path) -> None:
+    """The new template in place of every older one (another key: a migration changed)."""
+    for old in FOLDER.glob("migrated-*.sqlite3"):
+        old.unlink()
+    partial.rename(template)
+
+
+def sqlite_template() -> Path:
+    """The migrated SQLite template every test database is copied from, for a process that copies
+    it without a test database of its own (tests/e2e/stack.py: each stack's SQLite file); made by
+    `manage.py migrate` where no test has made it yet."""
+    with _sqlite_template_locked() as (template, partial):
+        if not template.exists():
+            partial.unlink(missing_ok=True)
+            result = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT,
+                                    env={**os.environ, "DATABASE_URL": f"sqlite:///{partial}"},
+                                    capture_output=True, text=True)
+            assert result.returncode == 0, f"manage.py migrate failed:\n{result.stdout}\n{result.stderr}"
+            _keep(partial, template)
+    return template
+
+
 def create_test_db(self, verbosity=1, autoclobber=False, serialize=True, keepdb=False):
     """Django's `create_test_db` for an in-memory SQLite test database, filled from the template
     (made by the first process that needs it, under a lock) rather than by `migrate`."""
@@ -52,18 +90,12 @@ def create_test_db(self, verbosity=1, autoclobber=False, serialize=True, keepdb=
     name = self._get_test_db_name()
     if not self.is_in_memory_db(name) or keepdb:
         return _create_test_db(self, verbosity, autoclobber, serialize, keepdb)
-    FOLDER.mkdir(parents=True, exist_ok=True)
-    template = FOLDER / f"migrated-{migrations_key()}.sqlite3"
-    with open(FOLDER / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with _sqlite_template_locked() as (template, partial):
         if not template.exists():
             name = _create_test_db(self, verbosity, autoclobber, serialize, keepdb)
-            for old in FOLDER.glob("migrated-*.sqlite3"):
-                old.unlink()
-            partial = template.with_suffix(f".{os.getpid()}")
             with closing(sqlite3.connect(partial)) as copy:
                 self.connection.connection.backup(copy)
-            partial.rename(template)
+            _keep(partial, template)
             return name
     self._create_test_db(verbosity, autoclobber, keepdb)
     self.connection.close()

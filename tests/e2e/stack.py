@@ -1,9 +1,9 @@
 """A real cupboard stack in subprocesses, for end-to-end tests.
 
 A temp folder is CUPBOARD_VAR_DIR (SQLite file, filesystem broker, private storage); the
-database is migrated and filled by `manage.py` subprocesses; `runserver` and a
-`celery worker -B` run as they would on a laptop. Nothing of the pytest process is shared
-but the code: these tests see what a user would.
+database is a copy of the migrated template (tests/migrated.py), filled by `manage.py`
+subprocesses; `runserver` and a `celery worker -B` run as they would on a laptop. Nothing of
+the pytest process is shared but the code: these tests see what a user would.
 
     with Stack(tmp_path) as stack:
         stack.migrate()
@@ -13,16 +13,15 @@ Every process started is stopped on exit, whatever happened (SIGTERM, then SIGKI
 """
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
+from tests.migrated import sqlite_template
 from tests.waiting import PATIENCE, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,14 +62,15 @@ class Stack:
         return result.stdout
 
     def migrate(self) -> None:
-        """The stack's database migrated. On its own SQLite file (the default) it is a copy of one
-        database migrated once per test session (`migrated_template`): every migration run again
-        in each stack cost the suite minutes of CPU. Elsewhere (DATABASE_URL overridden) `migrate` runs."""
+        """The stack's database migrated. On its own SQLite file (the default) it is a copy of the
+        migrated template every test database is copied from (tests/migrated.py, kept in var/ until
+        a migration changes): every migration run again in each stack cost the suite minutes of
+        CPU. Elsewhere (DATABASE_URL overridden) `migrate` runs."""
         if self.env["DATABASE_URL"] != f"sqlite:///{self.db_path}":
             self.manage("migrate", "--noinput")
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        with sqlite3.connect(migrated_template()) as template, sqlite3.connect(self.db_path) as copy:
+        with sqlite3.connect(sqlite_template()) as template, sqlite3.connect(self.db_path) as copy:
             template.backup(copy)
 
     def _spawn(self, name: str, argv: list[str], env: dict | None = None) -> subprocess.Popen:
@@ -136,21 +136,6 @@ class Stack:
         """Read the stack's database directly, as a second opinion on what the pages say."""
         with sqlite3.connect(self.db_path, timeout=60) as connection:
             return connection.execute(sql, params).fetchall()
-
-
-def migrated_template() -> Path:
-    """An SQLite database `manage.py migrate` ran on, once per test session: the pytest processes
-    (xdist workers inherit one CUPBOARD_VAR_DIR, tests/testenv.py) build it under a lock, the first
-    one that needs it, and every stack copies it."""
-    var = Path(os.environ["CUPBOARD_VAR_DIR"])
-    template = var / "e2e-migrated.sqlite3"
-    with open(var / "e2e-migrated.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not template.exists():
-            folder = Path(tempfile.mkdtemp(prefix="e2e-template-", dir=var))
-            Stack(folder).manage("migrate", "--noinput")
-            (folder / "db.sqlite3").rename(template)
-    return template
 
 
 SETUP = """
