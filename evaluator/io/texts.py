@@ -146,17 +146,19 @@ _MAX_PADDED = 64 << 20  # bytes: beyond that many tied docids, Arrow's sort does
 def padded(texts: Texts, rows: np.ndarray | None = None) -> np.ndarray | None:
     """Values (`rows` of them, or all) as numpy fixed-width bytes, padded with NULs, which
     compare as the values' bytes do (trec_eval's strcmp). None when a value holds a NUL
-    (padding would hide it) or the copy would be large; Arrow then does the comparing."""
-    rows = np.arange(len(texts)) if rows is None else rows
-    starts, lengths, at = _positions(texts, rows)
+    (padding would hide it) or the copy would be large; Arrow then does the comparing.
+    Each value's row is copied whole from a window over the data (its bytes and what
+    follows them, zeroed after), not byte by byte."""
+    starts = (texts.starts if rows is None else texts.starts[rows]).astype(np.int64)
+    lengths = (texts.ends if rows is None else texts.ends[rows]) - starts
     width = int(lengths.max(initial=1)) or 1
-    if rows.size * width > _MAX_PADDED:
+    if starts.size * width > _MAX_PADDED:
         return None
-    data = texts.data[at]
-    if np.any(data == 0):
+    windows = np.lib.stride_tricks.sliding_window_view(np.concatenate((texts.data, np.zeros(width, np.uint8))), width)
+    table = windows[starts]
+    table[np.arange(width) >= lengths[:, None]] = 0
+    if np.count_nonzero(table) != lengths.sum():
         return None
-    table = np.zeros((rows.size, width), np.uint8)
-    table[np.repeat(np.arange(rows.size), lengths), at - np.repeat(starts, lengths)] = data
     values: np.ndarray = table.view(f"S{width}").ravel()
     return values
 
