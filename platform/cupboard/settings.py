@@ -218,7 +218,11 @@ elif CELERY_BROKER_URL.startswith("redis"):
     # A long task's message may come back while it runs; the claim makes that copy a no-op.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CUPBOARD_VISIBILITY_TIMEOUT",
                                                                     str(CUPBOARD_STALE_AFTER)),
-                                       "socket_connect_timeout": 2}
+                                       "socket_connect_timeout": 2,
+                                       # An idle worker's wait for a message (BRPOP's timeout, Celery's
+                                       # 1 s by default), which its warm shutdown waits out before it
+                                       # closes the connection (the reply may bring a message).
+                                       "polling_interval": envint("CUPBOARD_BROKER_POLL_MS", "1000") / 1000}
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
