@@ -42,7 +42,7 @@ def _kept(client, urls) -> dict[str, str]:
         for _ in range(2):
             client.get(url)
         shown[name], queries = page_and_queries(client, url)
-        assert queries <= (1 if name in ("submission", "mine") else 0), name  # their runs' versions
+        assert queries == 0, name
     return shown
 
 

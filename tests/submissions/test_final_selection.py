@@ -8,6 +8,7 @@ from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.models import Submission
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import phase_rescore, submission_create, submission_disqualify, submission_select_final
+from tests.queries import messages
 
 from .conftest import upload
 
@@ -64,6 +65,6 @@ def test_it_queues_scored_work_again_on_rescore_and_audits(world, django_capture
         assert phase_rescore(phase=world.dev, actor=world.organizer) == 1
     first.refresh_from_db()
     assert first.status == Submission.Status.QUEUED and first.attempts == 0
-    assert len(callbacks) == 1
+    assert len(messages(callbacks)) == 1
     assert world.competition.audit_events.filter(action="rescored").count() == 1
     assert submission_score(submission_id=first.pk) == "scored"

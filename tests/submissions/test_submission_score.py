@@ -22,6 +22,7 @@ from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions.scoring import submission_score, submission_sweep_stale
 from cupboard.submissions.services import submission_create
 from tests.factories import make_qrels_release
+from tests.queries import messages
 from tests.waiting import wait_until
 
 from .conftest import good_sw, upload
@@ -227,7 +228,7 @@ def test_it_retries_an_unexpected_error_then_fails_with_the_reason(world, queued
         assert submission_score(submission_id=queued.pk) == "queued"
     queued.refresh_from_db()
     assert queued.status == Submission.Status.QUEUED and "disk on fire" in queued.status_reason
-    assert len(callbacks) == 1  # a retry message was sent
+    assert len(messages(callbacks)) == 1  # a retry message was sent
     with boom:
         assert submission_score(submission_id=queued.pk) == "failed"
     queued.refresh_from_db()

@@ -7,6 +7,7 @@ from django.utils import timezone
 from cupboard.submissions.models import Submission
 from cupboard.submissions.scoring import submission_score, submission_sweep_stale
 from cupboard.submissions.services import submission_create
+from tests.queries import messages
 
 from .conftest import good_sw, upload
 
@@ -34,7 +35,7 @@ def test_it_requeues_a_claim_whose_worker_went_silent(submission, django_capture
         assert submission_sweep_stale(now=now) == {"put_back": 1, "resent": 0, "failed": 0}
     submission.refresh_from_db()
     assert submission.status == Submission.Status.QUEUED and "stopped responding" in submission.status_reason
-    assert len(callbacks) == 1
+    assert len(messages(callbacks)) == 1
     assert submission_score(submission_id=submission.pk) == "scored"
 
 
@@ -60,7 +61,7 @@ def test_it_nudges_a_queued_submission_whose_message_seems_lost(submission, djan
     later = submission.queued_at + timedelta(minutes=3)
     with django_capture_on_commit_callbacks() as callbacks:
         assert submission_sweep_stale(now=later)["resent"] == 1
-    assert len(callbacks) == 1
+    assert len(messages(callbacks)) == 1
     # Nudged once per stale period, not on every sweep.
     assert submission_sweep_stale(now=later + timedelta(seconds=30))["resent"] == 0
 

@@ -9,7 +9,8 @@ is keyed on their token, and every change of who they are deletes it, so the nex
 reads the database again and nothing made before the change is reached:
 
 - their session deleted (logging out flushes it, a new password cycles it, an admin deletes it):
-  the session's post_delete;
+  the session's post_delete (so a bulk delete of sessions, `clearsessions` too, reads and
+  signals each row);
 - the user saved (deactivated, renamed, staff or not, a new password) or deleted;
 - a team membership saved or deleted (teams/apps.py), an organizer or assessor named or removed
   (any many-to-many with users, from either side, a clear included).
@@ -19,6 +20,9 @@ read the old rows before the commit may have read the new token (deleted at once
 by that request) and kept something under it: the second deletion leaves that unreachable.
 A request reads the token *before* the rows it checks against it (`signed_in` reads it
 first), so whatever it keeps under a token was read while that token was current.
+
+The same tokens (`token`, `forget`) key what else a kept page shows of one person's own
+(submissions/kept_pages.py: a team's runs).
 
 Only sessions stored in the database are remembered (their deletion is a signal); a session's
 stamp holds its expiry and is not used past it. A session's user id is noted when they log in
@@ -80,17 +84,37 @@ def _token_key(user_pk: int) -> str:
     return f"person:{user_pk}"
 
 
-def _token(user_pk: int | None) -> str | None:
-    """The person token of `user_pk` (made when there is none); "" for nobody; None when the
-    cache keeps nothing (a dummy cache): then nothing is remembered."""
-    if user_pk is None:
-        return ""
-    key = _token_key(user_pk)
-    token = cache.get(key)
-    if token is None:
+def token(key: str) -> str | None:
+    """The random value kept under `key` (made when there is none), which `forget` deletes; None
+    when the cache keeps nothing (a dummy cache): then nothing is to be kept under it."""
+    value = cache.get(key)
+    if value is None:
         cache.add(key, secrets.token_hex(16), None)
-        token = cache.get(key)
-    return token
+        value = cache.get(key)
+    return value
+
+
+@dataclass(frozen=True)
+class Forget:
+    """The deletion of a token when the transaction commits (`forget`), told apart from a
+    transaction's other on-commit work by its type (a test counting the messages it sends)."""
+
+    key: str
+
+    def __call__(self) -> None:
+        cache.delete(self.key)
+
+
+def forget(key: str) -> None:
+    """Delete the token under `key` at once and again when the transaction commits (see the
+    module docstring): what was kept under it is reached no more."""
+    cache.delete(key)
+    transaction.on_commit(Forget(key))
+
+
+def _token(user_pk: int | None) -> str | None:
+    """The person token of `user_pk`; "" for nobody."""
+    return "" if user_pk is None else token(_token_key(user_pk))
 
 
 def signed_in(request) -> Stamp | None:
@@ -131,11 +155,8 @@ def logged_in(sender, request, user, **_) -> None:
 
 def forget_person(user_pk: int | None) -> None:
     """Whatever is remembered or kept for `user_pk` is reached no more (see the module docstring)."""
-    if user_pk is None:
-        return
-    key = _token_key(user_pk)
-    cache.delete(key)
-    transaction.on_commit(lambda: cache.delete(key))
+    if user_pk is not None:
+        forget(_token_key(user_pk))
 
 
 def person_saved(sender, instance, raw: bool = False, update_fields=None, **_) -> None:

@@ -7,30 +7,36 @@ cookie (the page names its user, and its forms carry a token made from that cook
 secret), so nobody else's request can reach it, and it is only made from a request carrying
 those two and nothing else of its own (no message cookie, no Authorization header). Beside
 the competition's page state (its schedule, the next instant anything changes by the clock,
-its leaderboard versions and latest page change: a team joined or left, a definition edit,
-a new submission), the key holds the `version` of the runs the page shows, read afresh at
-each request (every save and update of a submission bumps it, the bulk updates of the
-scoring too: models.py): the submission itself, which must be finished (a queued one shows
-its place in the queue, which moves with others' runs), or every run of the person's team.
-Which team that is, is remembered for the browser and the competition's state, like the
-boards' viewer class (leaderboards/viewers.py).
+its leaderboard versions and latest page change: a team joined or left, a definition edit),
+the key holds two tokens (accounts/signed_in.py `token`: random values in the shared cache,
+deleted at once and at the commit by what changes them, in whichever process), so a repeat
+visit reads nothing from the database:
 
-Who the browser's session signs in is its stamp (accounts/signed_in.py), read from the cache,
-and every key holds its person token: a session logged out or deleted, a user deactivated or
-given a new password, a membership changed (in any process) replaces the token, so the pages
-kept before are reached no more and the view answers as it would (a log-in page, a 404).
-A session not remembered yet is answered by the view, and nothing is kept for it.
+- the session's person token (its stamp, accounts/signed_in.py): a session logged out or
+  deleted, a user deactivated or given a new password, a membership changed deletes it, and the
+  view answers as it would (a log-in page, a 404);
+- the team's runs token (`runs_changed`): every save, delete and update of one of its
+  submissions deletes it (models.py: bulk updates too, a worker's claim, the scoring's writes,
+  a run moved to another team, whose old and new team both change). The page of a submission
+  shows it only when it is finished (a queued one shows its place in the queue, which moves
+  with others' runs); which team it belongs to, its competition and that it is finished are
+  remembered under its team's token, read twice around it.
+
+Which team the person is in is remembered for the browser, their person token and the
+competition's state, like the boards' viewer class (leaderboards/viewers.py). A session not
+remembered yet is answered by the view, and nothing is kept for it.
 """
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
-from cupboard.accounts.signed_in import signed_in
+from cupboard.accounts.signed_in import forget, signed_in, token
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.page_cache import kept, page_state
 from cupboard.teams.models import Membership
@@ -62,11 +68,11 @@ def kept_submission(view):
         if browser is None or request.GET:
             return view(request, pk=pk)
         stamp = signed_in(request)  # first: its token is read before the rows it vouches for
-        row = _finished(pk) if stamp is not None and stamp.user_pk is not None else None
-        state = page_state(row[1], recent=True) if row else None
-        if stamp is None or row is None or state is None:
+        run = _finished(pk) if stamp is not None and stamp.user_pk is not None else None
+        state = page_state(run.slug, recent=True) if run else None
+        if stamp is None or run is None or state is None:
             return view(request, pk=pk)
-        key = _key(browser, state.key(request, ""), pk, row[0], stamp.token)
+        key = _key(browser, state.key(request, ""), pk, run.token, stamp.token)
         return kept(request, key, lambda: view(request, pk=pk), own_csrf=True)
     return wrapper
 
@@ -82,30 +88,66 @@ def kept_mine(view):
         state = page_state(competition_slug, recent=True) if stamp is not None and stamp.user_pk is not None else None
         team = (_team(request, browser, stamp.token, competition_slug, state.fingerprint)
                 if stamp is not None and state is not None and state.published else None)
-        if stamp is None or state is None or team is None:  # a draft, or not signed in (the view sends them to log in)
+        runs = _runs_token(team) if team else ""  # read before the view reads the runs
+        if stamp is None or state is None or team is None or runs is None:  # a draft, or not signed in
             return view(request, competition_slug=competition_slug)
-        key = _key(browser, state.key(request, repr(query)), team, _versions(team) if team else [], stamp.token)
+        key = _key(browser, state.key(request, repr(query)), team, runs, stamp.token)
         return kept(request, key, lambda: view(request, competition_slug=competition_slug), own_csrf=True)
     return wrapper
 
 
-def _finished(pk: int) -> tuple[int, str] | None:
-    """The version of submission `pk` and its competition's slug, when it is finished (one
-    plain query: the ORM's would cost a kept hit more than the rest of it)."""
+def _runs_token(team: int) -> str | None:
+    return token(f"team-runs:{team}")
+
+
+def runs_changed(teams) -> None:
+    """The runs of `teams` (ids; None ignored) changed: the pages kept for them are reached no more."""
+    for team in teams:
+        if team is not None:
+            forget(f"team-runs:{team}")
+
+
+def run_saved(sender, instance, raw: bool = False, **_) -> None:
+    """post_save and post_delete of a submission: its team's runs changed (a run changes team
+    only by an update, which tells both teams: models.py)."""
+    if not raw:
+        runs_changed([instance.team_id])
+
+
+@dataclass(frozen=True)
+class _Run:
+    team: int
+    slug: str
+    token: str  # its team's runs token when these were read
+
+
+def _finished(pk: int) -> _Run | None:
+    """Submission `pk`'s team and competition when it is finished, remembered under its team's
+    runs token (read between two reads of the row, which must agree: a write committed before the
+    second read is seen, one committed after it deletes the token read); None when it is not."""
+    key = f"own-run:{pk}"
+    run = cache.get(key)
+    if run is not None and run.token == _runs_token(run.team):
+        return run
+    row = _row(pk)
+    if row is None or row[0] not in FINISHED or row[3] is None:  # a baseline has no team's token
+        return None
+    runs = _runs_token(row[3])
+    if runs is None or _row(pk) != row:
+        return None
+    run = _Run(team=row[3], slug=row[2], token=runs)
+    cache.set(key, run, settings.CUPBOARD_PAGE_CACHE_SECONDS)
+    return run
+
+
+def _row(pk: int) -> tuple | None:
+    """(status, version, competition slug, team id) of submission `pk`, in one plain query."""
     submission, phase, competition = (m._meta.db_table for m in (Submission, Phase, Competition))
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT s.status, s.version, c.slug FROM {submission} s "
+        cursor.execute(f"SELECT s.status, s.version, c.slug, s.team_id FROM {submission} s "
                        f"JOIN {phase} p ON p.id = s.phase_id JOIN {competition} c ON c.id = p.competition_id "
                        f"WHERE s.id = %s", [pk])
-        row = cursor.fetchone()
-    return (row[1], row[2]) if row is not None and row[0] in FINISHED else None
-
-
-def _versions(team: int) -> list[tuple[int, int]]:
-    """(id, version) of every run of `team`, in one plain query."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT id, version FROM {Submission._meta.db_table} WHERE team_id = %s ORDER BY id", [team])
-        return [tuple(row) for row in cursor.fetchall()]
+        return cursor.fetchone()
 
 
 def _team(request, browser: str, token: str, slug: str, fingerprint: str) -> int | None:

@@ -28,9 +28,17 @@ MAX_PRIORITY = 9  # judging priorities run 1 (judge first) to this
 class SubmissionQuerySet(models.QuerySet):
     def update(self, **fields):
         """Every update bumps the rows' `version`, bulk ones too (a worker's claim, a status
-        written by the scoring): what a team's kept pages are keyed on (kept_pages.py)."""
+        written by the scoring), and changes their teams' runs (kept_pages.py `runs_changed`:
+        the teams read before the update, which may move the rows out of the query, and the
+        team it moves them to)."""
+        from cupboard.submissions.kept_pages import runs_changed
+
         fields.setdefault("version", F("version") + 1)
-        return super().update(**fields)
+        teams = set(self.order_by().values_list("team_id", flat=True).distinct())
+        moved_to = fields.get("team_id", fields.get("team"))
+        count = super().update(**fields)
+        runs_changed({*teams, getattr(moved_to, "pk", moved_to)})
+        return count
 
 
 class Submission(JobRow):
