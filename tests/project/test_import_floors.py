@@ -17,7 +17,7 @@ EVALUATOR = Path(evaluator.__file__).parent
 # finds each app's tasks lazily, by name). A lower floor never imports a higher one; the top
 # floor is the project itself (its root urls.py, settings, wsgi and package).
 FLOORS = [
-    {"accounts", "audit", "bidi", "broker", "celery", "charts", "csp", "csvexport", "envconfig", "events", "followups", "health", "heartbeat",
+    {"accounts", "audit", "bidi", "broker", "bulk_writes", "celery", "charts", "csp", "csvexport", "envconfig", "events", "followups", "health", "heartbeat",
      "jobs", "jsonexport", "links", "locking", "outages", "proxies", "readonly_admin", "refusals", "staticfiles", "supervise",
      "tallies", "throttle"},
     {"competitions"},

@@ -99,3 +99,13 @@ def test_a_removed_file_is_gone_for_its_team_too(world):
         in gone.content.decode()
     page = teammate.get(reverse("submissions:detail", args=[submission.pk])).content.decode()
     assert "retention-page.sw.txt" in page and "removed" in page
+
+
+def test_a_page_kept_before_the_purge_says_the_file_is_removed_at_once(world):
+    """The purge writes the row by a bulk update, which tells the kept pages (cupboard/bulk_writes.py)."""
+    submission = final(world, "retention-kept", Submission.Status.REJECTED, days_ago=DAYS + 1)
+    teammate, url = client_for(world.teammate), reverse("submissions:detail", args=[submission.pk])
+    for _ in range(2):  # the first answer sets the CSRF cookie, the second is kept for the browser
+        assert "(file removed" not in teammate.get(url).content.decode()
+    run_files_purge()
+    assert "retention-kept.sw.txt <span class=\"muted\">(file removed" in teammate.get(url).content.decode()

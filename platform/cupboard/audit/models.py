@@ -3,6 +3,8 @@ team changes (who created, joined or left which team)."""
 from django.conf import settings
 from django.db import models
 
+from cupboard.bulk_writes import TellingQuerySet
+
 
 class AuditEvent(models.Model):
     class Action(models.TextChoices):
@@ -44,6 +46,8 @@ class AuditEvent(models.Model):
     summary = models.CharField(max_length=300)
     details = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-pk"]

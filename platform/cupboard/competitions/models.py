@@ -11,6 +11,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import capfirst
 
+from cupboard.bulk_writes import TellingQuerySet
+
 
 def private_storage():
     """The storage for files nobody may fetch directly (see STORAGES['private'])."""
@@ -19,16 +21,10 @@ def private_storage():
     return storages["private"]
 
 
-class PagesQuerySet(models.QuerySet):
-    def update(self, **fields):
-        """A bulk update sends no signal: it appends the page change of the competitions whose
-        rows it writes itself (competitions/page_cache.py), as a save's signal does."""
-        from cupboard.competitions.page_cache import bulk_update_changed, pages_changed
-
-        competitions = bulk_update_changed(self, fields)
-        count = super().update(**fields)
-        pages_changed(competitions)
-        return count
+# The columns a kept page's key reads (competitions/page_cache.py `_read`), the instants last in
+# this order: a bulk update of these alone tells no one (cupboard/bulk_writes.py).
+COMPETITION_KEYED = ("is_published", "starts_at", "entry_deadline")
+PHASE_KEYED = ("visibility", "hidden_qrels", "leaderboard_version", "opens_at", "closes_at", "reveal_at", "freeze_at")
 
 
 class Competition(models.Model):
@@ -80,7 +76,8 @@ class Competition(models.Model):
                                               '"correction": "holm", "bonferroni" or "none", "alpha": 0.05}')
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = PagesQuerySet.as_manager()
+    objects = TellingQuerySet.as_manager()
+    QUIET_FIELDS = COMPETITION_KEYED
 
     class Meta:
         ordering = ["-created_at"]
@@ -130,6 +127,8 @@ class SubsetGroup(models.Model):
     reveal_at = models.DateTimeField(null=True, blank=True, help_text="Hidden until this instant; empty = visible")
     position = models.PositiveSmallIntegerField(default=0)
 
+    objects = TellingQuerySet.as_manager()
+
     class Meta:
         ordering = ["position", "name"]
         constraints = [models.UniqueConstraint(fields=["competition", "name"], name="unique_group_name")]
@@ -163,6 +162,8 @@ class Subset(models.Model):
     name = models.CharField(max_length=80)
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LANGUAGE)
     position = models.PositiveSmallIntegerField(default=0)
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         ordering = ["position", "code"]
@@ -254,7 +255,9 @@ class Phase(models.Model):
     leaderboard_version = models.PositiveIntegerField(default=0, editable=False)
     leaderboard_changed_at = models.DateTimeField(null=True, editable=False)
 
-    objects = PagesQuerySet.as_manager()
+    objects = TellingQuerySet.as_manager()
+    # leaderboard_changed_at: read by the boards' keys (leaderboards/cache.py).
+    QUIET_FIELDS = (*PHASE_KEYED, "leaderboard_changed_at")
 
     class Meta:
         ordering = ["competition", "position"]
@@ -324,6 +327,8 @@ class TopicSet(models.Model):
                                                                  "file that replaced them (downloads name it)")
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = TellingQuerySet.as_manager()
+
     class Meta:
         constraints = [models.UniqueConstraint(fields=["phase", "subset", "variant"],
                                                name="unique_topics_per_phase_subset_variant")]
@@ -347,6 +352,8 @@ class TopicsVersion(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = TellingQuerySet.as_manager()
+
     class Meta:
         ordering = ["phase", "-number"]
         constraints = [models.UniqueConstraint(fields=["phase", "number"], name="unique_topics_version_number")]
@@ -366,6 +373,8 @@ class TopicsFile(models.Model):
     sha256 = models.CharField(max_length=64)
     query_count = models.PositiveIntegerField()
 
+    objects = TellingQuerySet.as_manager()
+
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "subset", "variant"],
                                                name="unique_topics_file_per_version")]
@@ -382,6 +391,8 @@ class QrelsRelease(models.Model):
     note = models.CharField(max_length=200, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         ordering = ["phase", "-number"]
@@ -401,6 +412,8 @@ class QrelsFile(models.Model):
     sha256 = models.CharField(max_length=64, help_text="Published as a commitment at the competition's start")
     judged_queries = models.PositiveIntegerField()
     judgments = models.PositiveIntegerField()
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["release", "subset"], name="unique_qrels_per_release_subset")]
@@ -424,6 +437,8 @@ class DocumentList(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-pk"]

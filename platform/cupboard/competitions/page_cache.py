@@ -11,12 +11,13 @@ rendered into an entry. An entry is keyed on (`PageState.key`):
   entry deadline), every phase's (visibility, window, reveal, freeze, hidden judgments,
   leaderboard version), every group's reveal, and the newest `PageChange` of the competition;
   for the site's pages (home, the competitions API), the same over every competition.
-  `PageChange` rows are appended by the save, delete and membership signals of every model
-  whose rows a page shows (`page_changed`), in the transaction that changes them, so an edit
-  is seen as soon as it is committed (all but each competition's newest are pruned hourly:
-  `page_changes_prune`); a bulk update of a competition or a phase, which sends no signal,
-  appends its own (`PagesQuerySet`, `bulk_update_changed`); the leaderboard version covers the scorings (bulk
-  writes that send no signal), and the columns read cover a schedule edited by a bulk update;
+  `PageChange` rows are appended, in the transaction that changes them, by every write of a
+  row a page shows: a save or delete (post_save, post_delete, m2m_changed: `page_changed`,
+  `people_changed`) and a bulk write (`update()`, `bulk_update()`, `bulk_create()`), which sends
+  no signal but the typed event `RowsWritten` (cupboard/bulk_writes.py: `rows_written`). So an
+  edit is seen as soon as it is committed (all but each competition's newest are pruned hourly:
+  `page_changes_prune`). Rows written with a version a key reads (a scoring's scores and board
+  rows: `VERSIONED`) and the columns a key reads (`QUIET_FIELDS`) append nothing;
 - the next instant at which what anyone sees changes by the clock (a phase opening, closing,
   freezing or revealing, a group's reveal, the start, the entry deadline), so a page made
   before a reveal is never served after it;
@@ -29,7 +30,7 @@ for clients that accept it (text only: a zip is sent as it is); the key's hash i
 For a blank visitor the state this process read within CUPBOARD_BOARD_STATE_SECONDS serves
 again (this process forgets it as soon as it changes something itself), so a hit costs a
 cache read; entries expire after CUPBOARD_PAGE_CACHE_SECONDS, which bounds how long a change
-no signal reports takes to show. A user's own save (renamed, deactivated, staff no more, a new
+nothing reports (raw SQL) takes to show. A user's own save (renamed, deactivated, staff no more, a new
 password) is a change of the pages of the competitions they take part in, of every one for
 staff (`person_changed`); a login is none.
 """
@@ -52,7 +53,15 @@ from django.http import FileResponse, HttpResponse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_vary_headers
 
-from cupboard.competitions.models import Competition, PageChange, Phase, SubsetGroup
+from cupboard.bulk_writes import RowsWritten
+from cupboard.competitions.models import (
+    COMPETITION_KEYED,
+    PHASE_KEYED,
+    Competition,
+    PageChange,
+    Phase,
+    SubsetGroup,
+)
 
 # (status, headers, body): what a kept answer is made of.
 Entry = tuple[int, list[tuple[str, str]], bytes]
@@ -76,11 +85,6 @@ class PageState:
         parts = [self.fingerprint, upcoming.timestamp() if upcoming else "-", request.get_host(),
                  int(request.is_secure()), request.path, query]
         return "page:" + hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:40]
-
-
-# The columns a key reads (`_read`): the instants last, in this order (`instants` below counts on it).
-COMPETITION_KEYED = ("is_published", "starts_at", "entry_deadline")
-PHASE_KEYED = ("visibility", "hidden_qrels", "leaderboard_version", "opens_at", "closes_at", "reveal_at", "freeze_at")
 
 
 def _read(slug: str | None, now: datetime) -> PageState | None:
@@ -125,11 +129,17 @@ def forget_recent_pages(**_) -> None:
     _recent.clear()
 
 
-# Rows no anonymous page shows, or written in bulk and covered by the leaderboard version:
-# their saves append nothing.
-_UNSHOWN = {"accounts.apitoken", "submissions.score", "submissions.queryscores", "leaderboards.leaderboardrow",
-            "judging.assignment", "judging.judgingitem", "judging.resolution", "notifications.notification",
-            "notifications.mailpreference", "followups.followup", "competitions.pagechange"}
+# Rows no kept page or file shows (the jobs' rows, claimed, beaten and ended by workers, shown
+# on organizers' pages that are never kept; mail; follow-ups), or shows only under a version a
+# key reads and every write of them moves (VERSIONED): their writes append nothing.
+# tests/competitions/test_page_cache_writes.py renders every kept page and fails on a read of the first.
+_UNSHOWN = {"accounts.apitoken", "judging.assignment", "judging.judgingitem", "judging.resolution",
+            "judging.poolexport", "leaderboards.resultsarchive", "leaderboards.bandsjob", "submissions.verification",
+            "systems.execution", "notifications.notification", "notifications.mailpreference", "followups.followup",
+            "competitions.pagechange"}
+# Written with the scoring or a board's update: under the phase's leaderboard version and the
+# submission's version, which they are written with.
+VERSIONED = {"submissions.score", "submissions.queryscores", "leaderboards.leaderboardrow"}
 _paths: dict[type[Model], tuple[str, ...] | None] = {}
 
 
@@ -145,7 +155,7 @@ def _find_path(model: type[Model]) -> tuple[str, ...] | None:
     if model is Competition:
         return ("pk",)
     meta = model._meta
-    if not meta.app_label or model.__module__.split(".")[0] != "cupboard" or meta.label_lower in _UNSHOWN:
+    if not meta.app_label or model.__module__.split(".")[0] != "cupboard" or meta.label_lower in _UNSHOWN | VERSIONED:
         return None
     queue: list[tuple[type[Model], tuple[str, ...]]] = [(model, ())]
     while queue:
@@ -174,25 +184,29 @@ def _competition_ids(instance, path: tuple[str, ...]) -> list[int]:
     return [value]
 
 
-# The columns every key reads already (`_read`; leaderboard_changed_at, leaderboards/cache.py): a
-# bulk update of these alone (a scoring's leaderboard version) is no change to append.
-_KEYED = {"competitions.competition": set(COMPETITION_KEYED),
-          "competitions.phase": {*PHASE_KEYED, "leaderboard_changed_at"}}
-
-
-def bulk_update_changed(queryset, fields: dict) -> list[int]:
-    """The competitions whose pages a bulk update of `queryset` writing `fields` changes
-    (read before it writes: it may move the rows out of the query)."""
-    if not set(fields) - _KEYED.get(queryset.model._meta.label_lower, set()):
-        return []
-    path = _path_to_competition(queryset.model)
-    return [] if path is None else list(queryset.order_by().values_list("__".join(path), flat=True).distinct())
-
-
 def pages_changed(ids: Iterable[int]) -> None:
-    """The pages of competitions `ids` changed (a write that sends no signal says so itself)."""
+    """The pages of competitions `ids` changed."""
     if ids := list(ids):
         _append(ids)
+
+
+def rows_written(event: RowsWritten) -> None:
+    """A bulk write (cupboard/bulk_writes.py), in its transaction: the competitions of the rows
+    it wrote, as they are now (a row moved to another competition would leave its old one
+    unsaid: no write moves one), changed, as a save of each would say (`page_changed`)."""
+    path = _path_to_competition(event.model)
+    if path is None:
+        return
+    if isinstance(event.rows[0], Model):  # a bulk_create's rows, ids or not: through their first key
+        first = event.model._meta.get_field(path[0]) if path != ("pk",) else event.model._meta.pk
+        ids = {getattr(row, first.attname) for row in event.rows} - {None}
+        if len(path) > 1:
+            ids = set(first.related_model._base_manager.filter(pk__in=ids).values_list("__".join(path[1:]), flat=True))
+        pages_changed(ids)
+    else:  # a few hundred ids a query: an update of every row of a big table stays under SQLite's limit
+        rows = event.model._base_manager.order_by().values_list("__".join(path), flat=True).distinct()
+        pages_changed({pk for start in range(0, len(event.rows), 500)
+                       for pk in rows.filter(pk__in=event.rows[start:start + 500])})
 
 
 def _append(ids: Iterable[int]) -> None:
@@ -344,6 +358,7 @@ def anonymous_cached(scope: str = "competition", params: tuple[str, ...] = ()):
             response = _answer(request, view, args, kwargs, scope, params)
             patch_vary_headers(response, ["Cookie", "Authorization", "Accept-Encoding"])
             return response
+        wrapper.page_cache_scope = scope  # type: ignore[attr-defined]  # tests walk the URLs for the kept pages
         return wrapper
     return decorate
 

@@ -10,6 +10,7 @@ class FlowsConfig(AppConfig):
         from . import (
             definition_changed,
             qrels_released,
+            rows_written,
             run_finished,
             run_scored,
             run_standing,
@@ -19,5 +20,5 @@ class FlowsConfig(AppConfig):
         )
 
         for flow in (run_scored, run_finished, run_standing, qrels_released, schedule_changed, team_changed,
-                     definition_changed, topics_changed):
+                     definition_changed, topics_changed, rows_written):
             flow.connect()

@@ -23,5 +23,9 @@ class JobRow(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="When its worker last said it is alive")
     attempts = models.PositiveSmallIntegerField(default=0, help_text="Claims so far")
 
+    # Written by every claim, beat and sweep: a bulk update of these alone tells no page
+    # (cupboard/bulk_writes.py).
+    QUIET_FIELDS: tuple[str, ...] = ("queued_at", "claimed_at", "claimed_by", "heartbeat_at", "attempts")
+
     class Meta:
         abstract = True

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from cupboard.bulk_writes import TellingQuerySet
 from cupboard.competitions.models import private_storage
 from cupboard.jobs.models import JobRow
 from cupboard.submissions.models import JUDGED_METRIC
@@ -29,6 +30,8 @@ class JudgedShare(models.Model):
     submission = models.ForeignKey("submissions.Submission", on_delete=models.CASCADE, related_name="judged_shares")
     subset = models.ForeignKey("competitions.Subset", on_delete=models.CASCADE, related_name="+")
     value = models.FloatField()
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["submission", "subset"], name="unique_judged_share")]
@@ -114,6 +117,8 @@ class ReleaseStandings(models.Model):
                                                                 '"dropped": n}}; empty for releases made before it was kept')
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = TellingQuerySet.as_manager()
+
     def __str__(self):
         return f"standings before {self.release}"
 
@@ -131,6 +136,8 @@ class Corpus(models.Model):
     documents = models.PositiveIntegerField()
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -153,6 +160,8 @@ class JudgingRound(models.Model):
                                       related_name="+")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-pk"]

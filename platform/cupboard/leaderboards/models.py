@@ -2,6 +2,7 @@
 from django.conf import settings
 from django.db import models
 
+from cupboard.bulk_writes import TellingQuerySet
 from cupboard.competitions.models import private_storage
 from cupboard.jobs.models import JobRow
 
@@ -58,6 +59,8 @@ class LeaderboardHistory(models.Model):
     averages = models.JSONField(default=dict)
     qrels_release_number = models.PositiveIntegerField(null=True)
 
+    objects = TellingQuerySet.as_manager()
+
     class Meta:
         ordering = ["phase", "changed_at", "pk"]
         indexes = [
@@ -92,6 +95,8 @@ class FrozenSnapshot(models.Model):
     per_query = models.TextField(blank=True, help_text="JSON: the primary metric per query of each row, for the "
                                                        "paper's marks (leaderboards/frozen_queries.py); never served")
 
+    objects = TellingQuerySet.as_manager()
+
     def __str__(self):
         return f"{self.phase} frozen {self.frozen_at:%Y-%m-%d %H:%M}"
 
@@ -110,6 +115,8 @@ class SnapshotMarks(models.Model):
     snapshot = models.OneToOneField(FrozenSnapshot, on_delete=models.CASCADE, related_name="marks")
     marks = models.JSONField(default=dict)
     computed_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TellingQuerySet.as_manager()
 
     def __str__(self):
         return f"marks of {self.snapshot}"

@@ -19,13 +19,14 @@ from django.db.models.sql import UpdateQuery
 from django.urls import reverse
 
 from cupboard.bidi import isolate
+from cupboard.bulk_writes import TellingQuerySet
 from cupboard.competitions.models import private_storage
 from cupboard.jobs.models import JobRow
 
 MAX_PRIORITY = 9  # judging priorities run 1 (judge first) to this
 
 
-class SubmissionQuerySet(models.QuerySet):
+class SubmissionQuerySet(TellingQuerySet):
     def update(self, **fields):
         """Every update bumps the rows' `version`, bulk ones too (a worker's claim, a status
         written by the scoring), and changes their teams' runs (kept_pages.py `runs_changed`:
@@ -101,6 +102,11 @@ class Submission(JobRow):
                                           help_text="Bumped by every save and update of the row (kept_pages.py)")
 
     objects = SubmissionQuerySet.as_manager()
+    # What the scoring writes, beside a job's bookkeeping: shown by a team's kept pages (keyed on
+    # `version`, which every update bumps) and the boards (keyed on the leaderboard version),
+    # never by a page kept for everyone: a bulk update of these alone tells no page.
+    QUIET_FIELDS = (*JobRow.QUIET_FIELDS, "status", "status_reason", "progress", "qrels_release", "scored_at",
+                    "waiting_since", "version")
 
     class Meta:
         ordering = ["-created_at"]
@@ -175,6 +181,8 @@ class RunFile(models.Model):
     lines = models.PositiveIntegerField(default=0)
     queries = models.PositiveIntegerField(default=0)
 
+    objects = TellingQuerySet.as_manager()
+
     class Meta:
         constraints = [models.UniqueConstraint(fields=["submission", "subset"], name="one_run_per_subset")]
 
@@ -228,6 +236,8 @@ class QuotaGrant(models.Model):
     reason = models.CharField(max_length=200)
     granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TellingQuerySet.as_manager()
 
     def __str__(self):
         return f"+{self.extra} for {self.team} in {self.phase}"
@@ -314,6 +324,8 @@ class RescoreStep(models.Model):
     opened_at = models.DateTimeField()
     closed_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=12, choices=Outcome.choices, blank=True)
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         ordering = ["phase", "-number"]

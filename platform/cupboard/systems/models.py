@@ -18,6 +18,7 @@ from django.db import models
 from django.urls import reverse
 
 from cupboard.bidi import isolate
+from cupboard.bulk_writes import TellingQuerySet
 from cupboard.competitions.models import private_storage
 from cupboard.jobs.models import JobRow
 
@@ -38,6 +39,8 @@ class System(models.Model):
         default=False, help_text="The team agrees to the image itself being in the phase's results archive "
                                  "(its SHA-256 and execution records are there regardless)")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-pk"]

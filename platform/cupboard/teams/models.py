@@ -5,6 +5,8 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from cupboard.bulk_writes import TellingQuerySet
+
 
 def new_invite_code() -> str:
     return secrets.token_urlsafe(16)
@@ -19,6 +21,8 @@ class Team(models.Model):
     invite_code = models.CharField(max_length=40, unique=True, default=new_invite_code)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         ordering = ["competition", "name"]
@@ -42,6 +46,8 @@ class Membership(models.Model):
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     joined_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TellingQuerySet.as_manager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["competition", "user"], name="one_team_per_user_per_competition")]

@@ -1,0 +1,50 @@
+"""Bulk writes that say what they wrote: a queryset's `update()`, `bulk_update()` (which runs
+`update()`) and `bulk_create()` send no signal, so what a save tells through post_save (a
+competition's kept pages changed: competitions/page_cache.py) they tell through `RowsWritten`,
+a typed event (cupboard/events.py): sent once written, in the writer's transaction, and an
+error when nothing handles it rather than a change nobody hears of. A queryset's `delete()`
+needs none of this: it sends post_delete for every row while anyone listens.
+
+A model whose rows some page shows takes `TellingQuerySet` as its manager
+(tests/competitions/test_page_cache_writes.py fails for one that does not). `QUIET_FIELDS`,
+on the model, names the columns whose bulk update no one is told of: a job's bookkeeping,
+written by every claim and beat, and the columns a page's key reads already (a phase's
+schedule, its leaderboard version). Such an update costs nothing more; any other costs one
+query for the ids of the rows it writes, read before it writes them.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db import models
+
+from cupboard import events
+from cupboard.events import Event
+
+
+@dataclass(frozen=True)
+class RowsWritten(Event):
+    """Rows of `model` written in bulk: `rows`, their ids, or the instances a bulk_create stored
+    (whose ids a backend may not return); `fields`, the columns an update wrote, None for new rows."""
+
+    model: type[models.Model]
+    rows: tuple
+    fields: frozenset[str] | None
+
+
+class TellingQuerySet(models.QuerySet):
+    def update(self, **fields: object) -> int:
+        if set(fields) <= set(getattr(self.model, "QUIET_FIELDS", ())):
+            return super().update(**fields)
+        pks = tuple(self.order_by().values_list("pk", flat=True))
+        count = super().update(**fields)
+        if pks:
+            events.send(RowsWritten(model=self.model, rows=pks, fields=frozenset(fields)))
+        return count
+
+    def bulk_create(self, objs: Iterable[models.Model], *args, **kwargs) -> list:
+        created = super().bulk_create(objs, *args, **kwargs)
+        if created:
+            events.send(RowsWritten(model=self.model, rows=tuple(created), fields=None))
+        return created
