@@ -120,8 +120,9 @@ class Cupboard:
         return phases_frame(found[competition]["phases"])
 
     def history(self, competition: str, phase: str) -> pd.DataFrame:
-        """The board's history, long: one row per (instant of a change, ranked team) with its
-        rank and primary value (Avg, rounded as the viewer sees it); `.attrs` says the metric."""
+        """The board's history, long: one row per (instant, team) where the team's rank or primary
+        value (Avg, rounded as the viewer sees it) changed, and its last at the latest instant;
+        `.attrs` says the metric and every instant."""
         from .frames import history_frame
 
         return history_frame(self.get(api.board_url(self.server, api.HISTORY_ROUTE, competition, phase)))

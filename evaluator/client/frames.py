@@ -88,8 +88,9 @@ def phases_frame(phases: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def history_frame(history: dict[str, Any]) -> pd.DataFrame:
-    """history.json long: one row per (at, team) ranked then, with its rank and value of the
-    board's primary metric (its Avg column); `.attrs`: metric, rounded_to, instants."""
+    """history.json long: one row per (at, team) where the team's rank or value of the board's
+    primary metric (its Avg column) changed, and its last at the latest instant (a value holds
+    until the team's next row); `.attrs`: metric, rounded_to, instants."""
     frame = pd.DataFrame(history.get("points") or [], columns=["at", "team", "rank", "value"])
     frame = _instants(frame.astype({"rank": "Int64", "value": "float64"}), ["at"])
     frame.attrs = {key: history.get(key) for key in ("competition", "phase", "metric", "rounded_to", "decimals",

@@ -16,6 +16,7 @@ from cupboard.leaderboards.history import rows_at
 from cupboard.leaderboards.models import LeaderboardHistory
 from cupboard.leaderboards.selectors import history_for, leaderboard_for
 from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_update
+from tests.factories import make_team
 from tests.leaderboards.conftest import make_scored, ndcg
 from tests.personas import client_for
 
@@ -218,3 +219,59 @@ def test_the_history_page_says_who_moved_at_each_change(cast, steps):
         "Team A: 0.400 → 0.600 nDCG@10, rank 2 → 1", "Team B: 0.500 nDCG@10, rank 1 → 2",
         "Team B: entered at 0.500 nDCG@10, rank 1", "Team A: 0.400 nDCG@10, rank 1 → 2",
         "Team A: entered at 0.400 nDCG@10, rank 1"]
+
+
+def test_a_scoring_that_moves_one_team_adds_one_point(cast):
+    """The history costs what changed, not change-sets x teams: a team entering last, or
+    rising without passing anyone, is one point; the others' lines are carried once, to the
+    latest instant, so each step line still reaches the end."""
+    phase = cast.competition.phases.get(slug="dev")
+    teams = [cast.team_a, cast.team_b] + [make_team(cast.competition, name=f"Team {c}") for c in "CDE"]
+    t0 = timezone.now() - timedelta(hours=12)
+    scorings = [(team, 0.6 - 0.1 * i) for i, team in enumerate(teams)]  # each enters last
+    scorings += [(team, 0.6 - 0.1 * i + 0.01) for i, team in enumerate(teams[:4])]  # each rises, passes nobody
+    for hour, (team, value) in enumerate(scorings):
+        with time_machine.travel(t0 + timedelta(hours=hour), tick=False):
+            leaderboard_update(phase=phase, submission=make_scored(phase, team=team, scores=ndcg(sw=value, te=value)))
+    history = history_for(phase=phase, viewer=Viewer(cast.organizer, cast.competition))
+    assert history.instants == [t0 + timedelta(hours=h) for h in range(len(scorings))]
+    per_instant = [sum(p.at == at for p in history.points) for at in history.instants]
+    assert per_instant == [1] * (len(scorings) - 1) + [len(teams)]
+    last = [(p.team, p.rank) for p in history.points if p.at == history.instants[-1]]
+    assert last == [("Team A", 1), ("Team B", 2), ("Team C", 3), ("Team D", 4), ("Team E", 5)]
+    assert history.changes(latest=1)[0]["moves"] == [  # the carried points are no moves
+        {"team": "Team D", "value": pytest.approx(0.31 * 2 / 3), "rank": 4,
+         "before": {"value": pytest.approx(0.3 * 2 / 3), "rank": 4}}]
+
+
+def test_reading_a_long_history_measures_each_change_once(cast, monkeypatch):
+    """80 one-row change-sets after 10 teams entered: each row's value as seen is worked out
+    once per change (it was once per row per change-set), and the queries do not grow with
+    the change-sets (the phase's columns were read once per change-set)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from cupboard.leaderboards import selectors
+
+    phase = cast.competition.phases.get(slug="dev")
+    runs = [make_scored(phase, team=make_team(cast.competition, name=f"Team {i:02}")) for i in range(10)]
+    t0 = timezone.now() - timedelta(days=5)
+
+    def write(instant, run, value):
+        LeaderboardHistory.objects.create(phase=phase, changed_at=instant, submission=run, team=run.team,
+                                          values=ndcg(sw=value, te=value), averages={"all": {"nDCG@10": value}})
+    for i, run in enumerate(runs):
+        write(t0, run, i / 10)
+    measured = []
+    real = selectors._visible_averages
+    monkeypatch.setattr(selectors, "_visible_averages", lambda row, **kw: measured.append(row) or real(row, **kw))
+    anonymous = Viewer(cast.anonymous, cast.competition)
+    with CaptureQueriesContext(connection) as short:
+        assert len(history_for(phase=phase, viewer=anonymous).points) == 10
+    for step in range(80):
+        write(t0 + timedelta(hours=step + 1), runs[step % 10], 0.5 + step / 1000)
+    measured.clear()
+    with CaptureQueriesContext(connection) as long:
+        history = history_for(phase=phase, viewer=Viewer(cast.anonymous, cast.competition))
+    assert len(history.instants) == 81 and len(measured) == 10 + 80
+    assert len(long) == len(short)

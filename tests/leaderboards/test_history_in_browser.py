@@ -46,7 +46,7 @@ def test_the_history_page_charts_and_links_to_the_past(board, page):
     traces = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map(c => c.data.map(t => t.name))")
     assert traces == [["Alpha", "Bravo", "Charlie"]] * 2
     points = page.evaluate("document.querySelectorAll('.js-plotly-plot')[1].data.map(t => t.y)")
-    assert points == [[1, 2, 3, 1], [1, 1, 2], [2, 3]]  # ranks after each change: Alpha, Bravo, Charlie
+    assert points == [[1, 2, 3, 1], [1, 2], [2, 3]]  # ranks where they changed: Alpha, Bravo, Charlie
     assert "4 changes of 3 teams" in page.inner_text(".history-summary")
 
     page.locator(".history-instants a").last.click()  # the oldest change

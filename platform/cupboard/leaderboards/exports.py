@@ -103,9 +103,10 @@ def leaderboard_json(leaderboard: Leaderboard) -> dict:
 
 
 def history_json(history: History, *, rounded_to: int | None, frozen_since: datetime | None) -> dict:
-    """The data behind the history page's charts, JSON-ready: the instants of the changes and,
-    at each, every ranked team's primary value (Avg) and rank, instant by instant in rank order;
-    values rounded as the viewer sees them (`rounded_to`: None for full precision)."""
+    """The data behind the history page's charts, JSON-ready: the instants of the changes and
+    the points of `History` (a team's primary value (Avg) and rank where either changed, and its
+    last at the latest instant), instant by instant in rank order; values rounded as the viewer
+    sees them (`rounded_to`: None for full precision)."""
     return {
         "competition": history.phase.competition.slug, "phase": history.phase.slug, "metric": history.metric,
         "rounded_to": rounded_to, "decimals": history.decimals, "frozen_since": frozen_since,

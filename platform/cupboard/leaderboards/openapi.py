@@ -116,8 +116,10 @@ HISTORY_TYPES: dict[str, dict] = {
                      "description": "The caller's board stands still at this instant (null: live)."},
     "instants": {"type": "array", "items": INSTANT, "description": "Every change the caller may see, oldest first."},
     "points": {"type": "array", "items": {"$ref": "#/components/schemas/HistoryPoint"},
-               "description": "At each instant, each ranked team (rank order); the rules of that instant apply: "
-                              "nothing from before a private board's reveal, no column hidden then."},
+               "description": "Instant by instant in rank order, a point where a team's rank or value as seen "
+                              "changed, and each team's last again at the latest instant (at the one before "
+                              "it left the board); the rules of that instant apply: nothing from before a "
+                              "private board's reveal, no column hidden then."},
 }
 AS_OF = {"name": "as_of", "in": "query", "required": False,
          "schema": {"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]},

@@ -40,7 +40,7 @@ from cupboard.competitions.selectors import ALL, AVG_LABEL, averaged_groups, cur
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.bands import bands_updating
 from cupboard.leaderboards.every_run import other_run_rows
-from cupboard.leaderboards.history import rows_at, rows_over_time
+from cupboard.leaderboards.history import Seen, ranked_points, rows_at
 from cupboard.leaderboards.ranking import order_key
 from cupboard.leaderboards.rows import BoardRow, live_rows
 from cupboard.leaderboards.staleness import rows_are_stale
@@ -283,13 +283,6 @@ def _entries(rows: list[BoardRow], *, phase: Phase, viewer: Viewer, subset_colum
     return entries
 
 
-def board_entries(phase: Phase, viewer: Viewer, rows: list[BoardRow]) -> list[Entry]:
-    """`rows` as `viewer` sees them at `viewer.now`, once they may see the leaderboard."""
-    subset_columns, average_columns = _columns(phase_subsets(phase, viewer.subsets), viewer.all_subsets)
-    return _entries(rows, phase=phase, viewer=viewer, with_standings=False, subset_columns=subset_columns,
-                    average_columns=average_columns, partial=not viewer.is_organizer and bool(viewer.hidden_groups))
-
-
 def leaderboard_for(*, phase: Phase, user=None, now: datetime | None = None, viewer: Viewer | None = None,
                     as_of: datetime | None = None, filters: dict[str, str] | None = None,
                     metrics: list[str] | None = None, every_run: bool = False,
@@ -381,8 +374,10 @@ class HistoryPoint:
 
 @dataclass(frozen=True)
 class History:
-    """A phase's leaderboard over time as one viewer may see it: the points of the instants
-    at which the leaderboard was theirs to see, each by the rules of that instant."""
+    """A phase's leaderboard over time as one viewer may see it: the instants at which the
+    leaderboard was theirs to see, each by the rules of that instant, and the points where what
+    they saw of a team (its value, its rank) changed, plus each team's last at the latest instant
+    (leaderboards/history.py `ranked_points`)."""
 
     phase: Phase
     visible: bool
@@ -390,10 +385,7 @@ class History:
     metric: str = ""
     decimals: int = 3
     points: list[HistoryPoint] = field(default_factory=list)
-
-    @property
-    def instants(self) -> list[datetime]:
-        return sorted({p.at for p in self.points})
+    instants: list[datetime] = field(default_factory=list)  # oldest first
 
     def changes(self, latest: int) -> list[dict]:
         """The `latest` instants, newest first, each with what moved then: [{"at", "moves":
@@ -414,18 +406,29 @@ class History:
 def history_for(*, phase: Phase, viewer: Viewer) -> History:
     """Every change of the phase's ranked rows up to the viewer's now, as they saw it then:
     nothing from before a private leaderboard's reveal (for non-organizers), no column of
-    a group hidden then, values rounded for them. One read of the phase's history."""
+    a group hidden then, values rounded for them. One read of the phase's history; each
+    change measured once (`ranked_points`)."""
     if not viewer.sees_leaderboard(phase):
         return History(phase=phase, visible=False, message=viewer.closed_message(phase))
-    primary = phase.competition.primary_metric
-    points = []
-    for instant, rows in rows_over_time(phase, viewer.frozen_since(phase) or viewer.now):
+    competition = phase.competition
+    primary, missing = competition.primary_metric, competition.missing_subset
+    everything = phase_subsets(phase, viewer.all_subsets)  # one query, not one per instant
+
+    def seen_at(instant: datetime) -> Seen | None:
         then = viewer.at(instant)
         if not then.sees_leaderboard(phase):
-            continue
-        points += [HistoryPoint(at=instant, team=entry.team, rank=entry.rank, value=entry.averages[ALL].get(primary))
-                   for entry in board_entries(phase, then, rows) if entry.rank is not None]
-    return History(phase=phase, visible=True, metric=primary, decimals=viewer.decimals, points=points)
+            return None
+        codes = [s.code for s in everything if then.sees_subset(s)]
+        partial = not then.is_organizer and bool(then.hidden_groups)
+
+        def measure(row: BoardRow) -> tuple[tuple, float | None]:
+            value = _visible_averages(row, codes=codes, group_names=[], partial=partial, missing=missing)[ALL].get(primary)
+            return order_key(value, row.submitted_at, row.submission_id), then.rounded(value)
+        return Seen(rules=(tuple(codes), partial), measure=measure)
+
+    instants, points = ranked_points(phase, viewer.frozen_since(phase) or viewer.now, seen_at)
+    return History(phase=phase, visible=True, metric=primary, decimals=viewer.decimals, instants=instants,
+                   points=[HistoryPoint(at=at, team=team, rank=rank, value=value) for at, team, rank, value in points])
 
 
 def _bands(phase: Phase, entries: list[Entry]) -> Bands | None:
