@@ -23,6 +23,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.test import override_settings
@@ -37,7 +39,7 @@ from cupboard.notifications.models import Kind, Notification
 from cupboard.submissions.models import RescoreStep, Submission
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
-from tests.celery_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
+from tests.celery_worker import skip_without_a_real_broker, start_worker, stop
 from tests.competitions.test_definition_changes import bumped, running_cup
 from tests.factories import make_team, make_user, qrels_text
 from tests.personas import client_for
@@ -52,18 +54,41 @@ FAULTS = ",".join(sorted(HANDLERS))
 REPAIRED_WITHIN = 30  # seconds: the issue's promise, from the moment the change is committed
 
 
-@pytest.fixture
-def worker(tmp_path, broker):
-    """A worker whose beat sweeps every second, each follow-up's first attempt failing in it too."""
-    log = tmp_path / "worker.log"
+@pytest.fixture(scope="module")
+def shared_worker(tmp_path_factory, django_db_setup):
+    """One worker for the module's tests, whose beat sweeps every second, each follow-up's first
+    attempt failing in it too. Its start is not what they check, and they stay apart: each makes
+    its own rows (their ids never reused) and counts its deadline from its own commit."""
+    skip_without_a_real_broker()
+    folder = tmp_path_factory.mktemp("worker")
+    log = folder / "worker.log"
     with open(log, "wb") as out:
-        process = start_worker(out, "--pool=solo", "-B", "--schedule", str(tmp_path / "beat"),
+        process = start_worker(out, "--pool=solo", "-B", "--schedule", str(folder / "beat"),
                                CUPBOARD_SWEEP_INTERVAL="1", CUPBOARD_FOLLOW_UP_RETRY_AFTER="1",
                                CUPBOARD_MAIL_INTERVAL="1", CUPBOARD_MAIL_RETRY_AFTER="1",
                                CUPBOARD_FOLLOW_UP_FAULTS=FAULTS)
-    process.log = log
-    yield process
+    yield process, log
     stop(process)
+
+
+class LogSince:
+    """The shared worker's log from where it stood when a test began: what this test's work wrote."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset = path, path.stat().st_size
+
+    def read_text(self, errors: str = "strict") -> str:
+        with open(self.path, "rb") as log:
+            log.seek(self.offset)
+            return log.read().decode(errors=errors)
+
+
+@pytest.fixture
+def worker(shared_worker):
+    """The shared worker, alive, and its log from this test's start."""
+    process, log = shared_worker
+    assert process.poll() is None, "the shared worker exited:\n" + log.read_text(errors="replace")[-3000:]
+    return SimpleNamespace(process=process, log=LogSince(log))
 
 
 def repaired(check: Callable[[], bool], what: str, since: float, worker, seconds: float = REPAIRED_WITHIN) -> None:
