@@ -123,3 +123,14 @@ def test_a_token_made_anew_before_the_change_commits_is_replaced_when_it_does():
         during = _token(4242)
         assert _token(4242) == during
     assert _token(4242) != during
+
+
+@pytest.mark.django_db
+def test_a_member_moved_to_another_team_in_bulk_is_told_as_the_new_one_at_once(personas, urls):
+    """A team merge moves its memberships by a bulk update (no post_save): the users of the rows
+    it writes change (accounts/signed_in.py `people_written`)."""
+    client = client_for(personas.participant)
+    _kept(client, urls)
+    Membership.objects.filter(user=personas.participant).update(team=personas.team_b)
+    assert ' own"' not in client.get(urls["board"]).content.decode()  # Team B has no run on it
+    assert "kept-run" not in client.get(urls["mine"]).content.decode()
