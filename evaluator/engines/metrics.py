@@ -64,8 +64,8 @@ def gains(labels: np.ndarray, gain: str) -> np.ndarray:
     """Gain of each label: the label itself (trec_eval) or 2^label - 1 (Burges et al., 2005,
     as CLIRMatrix reports it). Negative labels gain 0, as in trec_eval."""
     clipped = np.maximum(labels, 0).astype(np.float64)
-    exponential: np.ndarray = np.exp2(clipped) - 1.0
-    return clipped if gain == "label" else exponential
+    values: np.ndarray = clipped if gain == "label" else np.exp2(clipped) - 1.0
+    return values
 
 
 def _per_query(r: Ranked, mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -88,7 +88,8 @@ def ndcg(r: Ranked, cutoff: int | None, *, rel: int, gain: str) -> np.ndarray:
     document, however many: 150 relevant documents with the first 100 retrieved score
     0.7448, not 1. Graded: the relevance level does not apply, as in trec_eval."""
     top = r.rank < (cutoff or r.depth)
-    dcg = _per_query(r, top, gains(r.label, gain) / np.log2(r.rank + 2.0))
+    discounted = gains(r.label[top], gain) / np.log2(r.rank[top] + 2.0)  # the top rows' only, not the depth's
+    dcg = np.bincount(r.qidx[top], weights=discounted, minlength=r.n_queries).astype(np.float64)  # int when empty
     return _ratio(dcg, r.judgments.ideal_dcg(gain, cutoff))
 
 

@@ -18,10 +18,10 @@ def trec_order(q: np.ndarray, scores: np.ndarray, docids: Any) -> tuple[np.ndarr
     same_q = q[1:] == q[:-1]
     grouped = np.count_nonzero(~same_q) + 1 == np.count_nonzero(np.bincount(q)) if n else True
     if grouped and np.all(scores[1:][same_q] <= scores[:-1][same_q]):
-        order = np.arange(n)  # already as nearly every retrieval toolkit writes it
+        order, qs, ss = np.arange(n), q, scores  # already as nearly every retrieval toolkit writes it
     else:
         order = np.lexsort((-scores, q))
-    qs, ss = q[order], scores[order]
+        qs, ss = q[order], scores[order]
     tied = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if not tied.any():
         return order, 0, 0
