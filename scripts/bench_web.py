@@ -15,8 +15,9 @@ languages x 2 metrics), then
       file, each with its goal met or missed (scripts/bench_web_pages.py);
 BENCH_WEB_PARTS (default "bsapc") picks parts. Traffic goes to 127.0.0.1 only (gunicorn on
 BENCH_WEB_PORT, default a free port), each wrk run lasts BENCH_WEB_SECONDS (default 5). The cache
-is BENCH_WEB_CACHE_URL (default local memory, one per gunicorn worker; redis://127.0.0.1:6379/N
-shares it as compose does).
+is BENCH_WEB_CACHE_URL (default redis://127.0.0.1:6379/15, shared by the gunicorn workers as compose
+shares it, and emptied at the start: signed-in people's pages are kept only in a shared cache;
+locmem:// keeps one per worker).
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ TEAMS, SUBMISSIONS = 500, 10_000
 BAND_TEAMS, BAND_QUERIES = 50, 1_000
 ENV = {**os.environ, "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB}", "CUPBOARD_DEBUG": "false",
        "SECRET_KEY": "bench-web-only-" + "x" * 40, "CUPBOARD_SSL_REDIRECT": "false", "CUPBOARD_SECURE_COOKIES": "false",
-       "ALLOWED_HOSTS": "127.0.0.1", "CUPBOARD_CACHE_URL": os.environ.get("BENCH_WEB_CACHE_URL", "locmem://"),
+       "ALLOWED_HOSTS": "127.0.0.1", "CUPBOARD_CACHE_URL": os.environ.get("BENCH_WEB_CACHE_URL", "redis://127.0.0.1:6379/15"),
        "DJANGO_SETTINGS_MODULE": "cupboard.settings", "CUPBOARD_LOG_LEVEL": "WARNING",
        "CELERY_BROKER_URL": os.environ.get("BENCH_WEB_BROKER_URL", "filesystem://"),
        "CUPBOARD_VAR_DIR": str(VAR), "CUPBOARD_WORKER_CONCURRENCY": "2"}
@@ -300,6 +301,9 @@ def main() -> None:
     import django
 
     django.setup()
+    from django.core.cache import cache
+
+    cache.clear()  # nothing kept from an earlier run's database, whose ids and versions this one repeats
     started = time.perf_counter()
     phase, user = _fill()
     print(f"filled {TEAMS} teams, {SUBMISSIONS:,} submissions in {time.perf_counter() - started:.0f} s")

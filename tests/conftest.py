@@ -126,6 +126,15 @@ def slow_modules_first(items: list) -> None:
     items.sort(key=rank)
 
 
+def pytest_configure(config):
+    """The suite's in-memory cache serves its own process only, and every test reads it there: a
+    deletion reaches every reader, as a shared cache's does (settings.CUPBOARD_CACHE_SHARED). The
+    servers and workers the end-to-end tests start keep their own setting."""
+    from django.conf import settings
+
+    settings.CUPBOARD_CACHE_SHARED = True
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
     """Marks before any plugin's own hook (`-m` selects by postgres_pass); the order after them

@@ -362,6 +362,12 @@ X_FRAME_OPTIONS = "DENY"
 # The cache holds rate-limit counters only (cupboard/throttle.py); every web process must share
 # it in production (redis://host:6379/1), a laptop's single process may keep it in memory.
 CACHES = {"default": cache_from_url(os.getenv("CUPBOARD_CACHE_URL", "locmem://"))}
+# Whether a deletion in the cache reaches every process: a Redis server's does, one process's memory
+# does not. Signed-in people's pages are kept under tokens that any process deletes when who they are
+# or their team's runs change (accounts/signed_in.py); with a cache of one process's own they are not
+# kept (a worker's scoring or another web process's log-out would not reach it). A site run as one
+# process may say true.
+CUPBOARD_CACHE_SHARED = envbool("CUPBOARD_CACHE_SHARED", str(CACHES["default"]["BACKEND"].endswith("RedisCache")))
 # Leaderboard pages and exports per viewer class (leaderboards/cache.py) live in the same cache,
 # keyed on the leaderboard's version; this bounds how long an edit that bumps none takes to show.
 CUPBOARD_LEADERBOARD_CACHE_SECONDS = envint("CUPBOARD_LEADERBOARD_CACHE_SECONDS", "300")

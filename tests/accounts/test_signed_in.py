@@ -134,3 +134,18 @@ def test_a_member_moved_to_another_team_in_bulk_is_told_as_the_new_one_at_once(p
     Membership.objects.filter(user=personas.participant).update(team=personas.team_b)
     assert ' own"' not in client.get(urls["board"]).content.decode()  # Team B has no run on it
     assert "kept-run" not in client.get(urls["mine"]).content.decode()
+
+
+@pytest.mark.django_db
+def test_with_a_cache_of_one_process_nothing_is_kept_for_a_signed_in_person(personas, urls, settings):
+    """Another process (a worker scoring a run, a second web process logging the person out)
+    deletes a token in its own memory only: with such a cache every hit is answered afresh."""
+    settings.CUPBOARD_CACHE_SHARED = False
+    client = client_for(personas.participant)
+    for name, url in urls.items():
+        for _ in range(2):
+            client.get(url)
+        shown, queries = page_and_queries(client, url)
+        assert queries > 0, name
+    assert "kept-run" in shown
+    assert _token(personas.participant.pk) is None

@@ -25,8 +25,10 @@ first), so whatever it keeps under a token was read while that token was current
 The same tokens (`token`, `forget`) key what else a kept page shows of one person's own
 (submissions/kept_pages.py: a team's runs).
 
-Only sessions stored in the database are remembered (their deletion is a signal); a session's
-stamp holds its expiry and is not used past it. A session's user id is noted when they log in
+Tokens are kept only in a cache every process shares (`CUPBOARD_CACHE_SHARED`: Redis): a
+deletion in one process's own memory would not reach the others. Only sessions stored in the
+database are remembered (their deletion is a signal); a session's stamp holds its expiry and is
+not used past it. A session's user id is noted when they log in
 (`logged_in`), so that its first request reads their token before the rows; a session not
 noted (made before this process ran, or noted too long ago) is remembered from its second
 request on.
@@ -87,7 +89,11 @@ def _token_key(user_pk: int) -> str:
 
 def token(key: str) -> str | None:
     """The random value kept under `key` (made when there is none), which `forget` deletes; None
-    when the cache keeps nothing (a dummy cache): then nothing is to be kept under it."""
+    when the cache keeps nothing (a dummy cache) or is not shared by every process
+    (`CUPBOARD_CACHE_SHARED`: another process's deletion would not reach it): then nothing is to
+    be kept under it."""
+    if not settings.CUPBOARD_CACHE_SHARED:
+        return None
     value = cache.get(key)
     if value is None:
         cache.add(key, secrets.token_hex(16), None)
