@@ -112,8 +112,10 @@ def test_readyz_checks_once_while_its_answer_is_fresh(monkeypatch):
     assert Client(SERVER_NAME="10.1.2.3").get("/readyz").status_code == 200 and len(rounds) == 2
 
 
-def _readyz_threads() -> int:
-    return sum(thread.name.startswith("readyz") for thread in threading.enumerate())
+def _readyz_threads() -> set[threading.Thread]:
+    """The check threads alive now, by identity: a count would let an earlier test's idle thread
+    ending hide one of this test's still running."""
+    return {thread for thread in threading.enumerate() if thread.name.startswith("readyz")}
 
 
 def test_a_part_that_hangs_holds_one_thread_however_often_it_is_asked():
@@ -125,13 +127,13 @@ def test_a_part_that_hangs_holds_one_thread_however_often_it_is_asked():
             assert states["fast"]["ok"] and not states["stuck"]["ok"]
         assert states["stuck"]["error"] == "its previous check has not answered yet"
         deadline = time.monotonic() + 10  # the fast checks' idle threads end on their own, soon
-        while _readyz_threads() - before > 1:
-            assert time.monotonic() < deadline, f"{_readyz_threads() - before} threads: one per request was left behind"
+        while len(_readyz_threads() - before) > 1:
+            assert time.monotonic() < deadline, f"{len(_readyz_threads() - before)} threads: one per request was left behind"
             time.sleep(0.05)
     finally:
         released.set()
     deadline = time.monotonic() + 30
-    while _readyz_threads() > before:
+    while _readyz_threads() - before:
         assert time.monotonic() < deadline, "the released check's thread did not end within 30 s"
         time.sleep(0.05)
     assert health.readiness({"stuck": released.wait}, timeout=5)["stuck"]["ok"]
