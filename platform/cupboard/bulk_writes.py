@@ -7,15 +7,19 @@ needs none of this: it sends post_delete for every row while anyone listens.
 
 A model whose rows some page shows takes `TellingQuerySet` as its manager
 (tests/competitions/test_page_cache_writes.py fails for one that does not). `QUIET_FIELDS`,
-on the model, names the columns whose bulk update no one is told of: a job's bookkeeping,
-written by every claim and beat, and the columns a page's key reads already (a phase's
-schedule, its leaderboard version). Such an update costs nothing more; any other costs one
-query for the ids of the rows it writes, read before it writes them.
+on the model, names the columns whose bulk update no page kept for everyone is told of: a
+job's bookkeeping, written by every claim and beat, and the columns a page's key reads already
+(a phase's schedule, its leaderboard version). Such an update costs nothing more; any other
+costs one query for the ids of the rows it writes, read before it writes them. `TOLD_WITH`,
+on the model, names columns read in that same query, as they were before the write, for a
+handler that needs them (a submission's team: its runs token, submissions/kept_pages.py); a
+model that has it tells every update, quiet ones too (`RowsWritten.quiet`), for the price of
+that one query.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 from django.db import models
 
@@ -26,21 +30,32 @@ from cupboard.events import Event
 @dataclass(frozen=True)
 class RowsWritten(Event):
     """Rows of `model` written in bulk: `rows`, their ids, or the instances a bulk_create stored
-    (whose ids a backend may not return); `fields`, the columns an update wrote, None for new rows."""
+    (whose ids a backend may not return); `fields`, the columns an update wrote, None for new rows.
+    An update's `before`: each row as read before it wrote them, (id, *model.TOLD_WITH); its
+    `values`, what it wrote (an expression where it wrote one)."""
 
     model: type[models.Model]
     rows: tuple
     fields: frozenset[str] | None
+    before: tuple[tuple, ...] = ()
+    values: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def quiet(self) -> bool:
+        """An update of the model's QUIET_FIELDS alone: no page kept for everyone shows them."""
+        return self.fields is not None and self.fields <= set(getattr(self.model, "QUIET_FIELDS", ()))
 
 
 class TellingQuerySet(models.QuerySet):
     def update(self, **fields: object) -> int:
-        if set(fields) <= set(getattr(self.model, "QUIET_FIELDS", ())):
+        told_with = getattr(self.model, "TOLD_WITH", None)
+        if told_with is None and set(fields) <= set(getattr(self.model, "QUIET_FIELDS", ())):
             return super().update(**fields)
-        pks = tuple(self.order_by().values_list("pk", flat=True))
+        before = tuple(self.order_by().values_list("pk", *(told_with or ())))
         count = super().update(**fields)
-        if pks:
-            events.send(RowsWritten(model=self.model, rows=pks, fields=frozenset(fields)))
+        if before:
+            events.send(RowsWritten(model=self.model, rows=tuple(row[0] for row in before), fields=frozenset(fields),
+                                    before=before, values=fields))
         return count
 
     def bulk_create(self, objs: Iterable[models.Model], *args, **kwargs) -> list:

@@ -2,7 +2,10 @@
 cache read, a change to the runs shown is seen at once (even one written by a bulk update),
 a queued run is rendered every time, and nobody else's browser gets the page."""
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from cupboard.submissions.models import Submission
 from cupboard.teams.models import Membership
@@ -161,3 +164,21 @@ def test_a_run_moved_to_another_team_leaves_the_old_teams_kept_pages_at_once(per
     submissions_move(source=personas.team_a, target=personas.team_b)
     assert "kept-run" not in old.get(mine).content.decode() and "kept-run" in new.get(mine).content.decode()
     assert old.get(run.get_absolute_url()).status_code == 404
+
+
+def test_an_update_reads_its_rows_and_their_teams_in_one_query(personas, run):
+    """A bulk update of submissions reads (id, team) once, before it writes: the ids for every
+    handler of RowsWritten (cupboard/bulk_writes.py), the teams for their runs tokens
+    (kept_pages.py `runs_written`). It read the teams, then the ids again."""
+    with CaptureQueriesContext(connection) as claim:  # a worker's claim: quiet, its team's runs still change
+        Submission.objects.filter(pk=run.pk).update(status=Submission.Status.SCORING, claimed_at=timezone.now())
+    # 1. the rows' ids and teams; 2. the UPDATE
+    assert [query["sql"].split()[0] for query in claim.captured_queries] == ["SELECT", "UPDATE"]
+    with CaptureQueriesContext(connection) as renamed:
+        Submission.objects.filter(pk=run.pk).update(method_name="renamed-run")
+    # 1. the rows' ids and teams; 2. the UPDATE; 3. their competitions; 4. the page change
+    # (competitions/page_cache.py); 5. their submitters (accounts/signed_in.py `people_written`)
+    reads_before_update = [query["sql"] for query in renamed.captured_queries[:2]]
+    assert len(renamed) == 5 and reads_before_update[1].startswith("UPDATE"), renamed.captured_queries
+    assert '"team_id"' in reads_before_update[0] and '"id"' in reads_before_update[0]
+

@@ -46,6 +46,8 @@ from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.db import transaction
 
+from cupboard.bulk_writes import RowsWritten
+
 DATABASE_SESSIONS = {"django.contrib.sessions.backends.db", "django.contrib.sessions.backends.cached_db"}
 
 
@@ -193,9 +195,11 @@ def membership_changed(sender, instance, raw: bool = False, **_) -> None:
         forget_person(getattr(instance, "user_id", None))
 
 
-def people_written(event) -> None:
+def people_written(event: RowsWritten) -> None:
     """RowsWritten (cupboard/bulk_writes.py): rows naming a user written in bulk (memberships
-    moved by a team merge), which send no post_save: their users changed."""
+    moved by a team merge), which send no post_save: their users changed; none for a quiet update."""
+    if event.quiet:
+        return
     user_model = get_user_model()
     field = next((f for f in event.model._meta.concrete_fields
                   if f.many_to_one and f.related_model is user_model), None)

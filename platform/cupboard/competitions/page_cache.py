@@ -193,9 +193,10 @@ def pages_changed(ids: Iterable[int]) -> None:
 def rows_written(event: RowsWritten) -> None:
     """A bulk write (cupboard/bulk_writes.py), in its transaction: the competitions of the rows
     it wrote, as they are now (a row moved to another competition would leave its old one
-    unsaid: no write moves one), changed, as a save of each would say (`page_changed`)."""
+    unsaid: no write moves one), changed, as a save of each would say (`page_changed`); none
+    for a quiet update (its model's QUIET_FIELDS alone)."""
     path = _path_to_competition(event.model)
-    if path is None:
+    if path is None or event.quiet:
         return
     if isinstance(event.rows[0], Model):  # a bulk_create's rows, ids or not: through their first key
         first = event.model._meta.get_field(path[0]) if path != ("pk",) else event.model._meta.pk

@@ -8,7 +8,7 @@ class SubmissionsConfig(AppConfig):
 
     def ready(self) -> None:
         """A submission saved or deleted changes its team's runs: the pages kept for the team's
-        browsers are reached no more (kept_pages.py; a bulk update says so itself: models.py)."""
+        browsers are reached no more (kept_pages.py; a bulk write tells through RowsWritten: cupboard.flows)."""
         from cupboard.submissions.kept_pages import run_saved
         from cupboard.submissions.models import Submission
 

@@ -15,9 +15,10 @@ visit reads nothing from the database:
 - the session's person token (its stamp, accounts/signed_in.py): a session logged out or
   deleted, a user deactivated or given a new password, a membership changed deletes it, and the
   view answers as it would (a log-in page, a 404);
-- the team's runs token (`runs_changed`): every save, delete and update of one of its
-  submissions deletes it (models.py: bulk updates too, a worker's claim, the scoring's writes,
-  a run moved to another team, whose old and new team both change). The page of a submission
+- the team's runs token (`runs_changed`): every save, delete and bulk write of one of its
+  submissions deletes it (`run_saved`, and `runs_written` for bulk updates and creations: a
+  worker's claim, the scoring's writes, a run moved to another team, whose old and new team
+  both change). The page of a submission
   shows it only when it is finished (a queued one shows its place in the queue, which moves
   with others' runs); which team it belongs to, its competition and that it is finished are
   remembered under its team's token, read twice around it.
@@ -37,6 +38,7 @@ from django.core.cache import cache
 from django.db import connection
 
 from cupboard.accounts.signed_in import forget, signed_in, token
+from cupboard.bulk_writes import RowsWritten
 from cupboard.competitions.models import Competition, Phase
 from cupboard.competitions.page_cache import kept, page_state
 from cupboard.teams.models import Membership
@@ -109,9 +111,22 @@ def runs_changed(teams) -> None:
 
 def run_saved(sender, instance, raw: bool = False, **_) -> None:
     """post_save and post_delete of a submission: its team's runs changed (a run changes team
-    only by an update, which tells both teams: models.py)."""
+    only by an update, which tells both teams: `runs_written`)."""
     if not raw:
         runs_changed([instance.team_id])
+
+
+def runs_written(event: RowsWritten) -> None:
+    """RowsWritten (cupboard/bulk_writes.py) of submissions, quiet ones too: the teams their rows
+    were in (read with them before the write: Submission.TOLD_WITH) and the team an update moved
+    them to changed; for new rows, their teams."""
+    if event.model is not Submission:
+        return
+    if event.fields is None:
+        runs_changed({row.team_id for row in event.rows})
+        return
+    moved_to = event.values.get("team_id", event.values.get("team"))
+    runs_changed({*(team for _, team in event.before), getattr(moved_to, "pk", moved_to)})
 
 
 @dataclass(frozen=True)

@@ -29,17 +29,10 @@ MAX_PRIORITY = 9  # judging priorities run 1 (judge first) to this
 class SubmissionQuerySet(TellingQuerySet):
     def update(self, **fields):
         """Every update bumps the rows' `version`, bulk ones too (a worker's claim, a status
-        written by the scoring), and changes their teams' runs (kept_pages.py `runs_changed`:
-        the teams read before the update, which may move the rows out of the query, and the
-        team it moves them to)."""
-        from cupboard.submissions.kept_pages import runs_changed
-
+        written by the scoring); what it changes is told as every bulk write's is
+        (cupboard/bulk_writes.py: with the rows' teams, `TOLD_WITH`)."""
         fields.setdefault("version", F("version") + 1)
-        teams = set(self.order_by().values_list("team_id", flat=True).distinct())
-        moved_to = fields.get("team_id", fields.get("team"))
-        count = super().update(**fields)
-        runs_changed({*teams, getattr(moved_to, "pk", moved_to)})
-        return count
+        return super().update(**fields)
 
 
 class Submission(JobRow):
@@ -107,6 +100,9 @@ class Submission(JobRow):
     # never by a page kept for everyone: a bulk update of these alone tells no page.
     QUIET_FIELDS = (*JobRow.QUIET_FIELDS, "status", "status_reason", "progress", "qrels_release", "scored_at",
                     "waiting_since", "version")
+    # Every update is told, quiet or not, with the teams its rows were in: their runs changed
+    # (kept_pages.py `runs_written`).
+    TOLD_WITH = ("team_id",)
 
     class Meta:
         ordering = ["-created_at"]
