@@ -129,10 +129,13 @@ def slow_modules_first(items: list) -> None:
 def pytest_configure(config):
     """The suite's in-memory cache serves its own process only, and every test reads it there: a
     deletion reaches every reader, as a shared cache's does (settings.CUPBOARD_CACHE_SHARED). The
-    servers and workers the end-to-end tests start keep their own setting."""
+    servers and workers the end-to-end tests start keep their own setting. Each process's own
+    copies of versioned entries (cupboard/local_copies.py) are kept as in front of Redis, so every
+    kept page's test reads through them."""
     from django.conf import settings
 
     settings.CUPBOARD_CACHE_SHARED = True
+    settings.CUPBOARD_LOCAL_COPY_BYTES = 32 * 1024 * 1024
 
 
 @pytest.hookimpl(wrapper=True)
@@ -198,6 +201,15 @@ def _fresh_board_states():
     from cupboard.leaderboards.cache import forget_recent_states
 
     forget_recent_states()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_local_copies():
+    """A process's copies of versioned entries (cupboard/local_copies.py) go with the cache they
+    copy: a test's rolled-back rows repeat the next test's ids, and so its keys."""
+    from cupboard.local_copies import copies
+
+    copies.clear()
 
 
 @pytest.fixture(autouse=True)

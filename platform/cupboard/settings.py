@@ -374,6 +374,11 @@ CUPBOARD_LEADERBOARD_CACHE_SECONDS = envint("CUPBOARD_LEADERBOARD_CACHE_SECONDS"
 # A competition's pages and files as anonymous visitors see them (competitions/page_cache.py), keyed on
 # what changes them; this bounds how long a change no signal reports (a user renamed) takes to show.
 CUPBOARD_PAGE_CACHE_SECONDS = envint("CUPBOARD_PAGE_CACHE_SECONDS", "300")
+# The bytes each process may hold of its own copies of the entries above whose keys name the version of
+# what they hold (cupboard/local_copies.py), so that a repeat hit costs no round trip to a cache in
+# another process (Redis); 0 keeps none, as with the in-memory cache, which is this process's own.
+CUPBOARD_LOCAL_COPY_BYTES = envint("CUPBOARD_LOCAL_COPY_BYTES",
+                                   str(32 * 1024 * 1024 if CACHES["default"]["BACKEND"].endswith("RedisCache") else 0))
 # How long who a session signs in, and its viewer class for the leaderboards, is remembered in the
 # cache (accounts/signed_in.py, leaderboards/viewers.py); any change of who they are shows at once.
 CUPBOARD_VIEWER_SECONDS = envint("CUPBOARD_VIEWER_SECONDS", "60")

@@ -29,7 +29,8 @@ own (no cookie set, no CSRF token used). Bodies are bytes, gzip-compressed once 
 for clients that accept it (text only: a zip is sent as it is); the key's hash is the ETag.
 For a blank visitor the state this process read within CUPBOARD_BOARD_STATE_SECONDS serves
 again (this process forgets it as soon as it changes something itself), so a hit costs a
-cache read; entries expire after CUPBOARD_PAGE_CACHE_SECONDS, which bounds how long a change
+cache read, and none once this process holds its own copy (cupboard/local_copies.py: a key
+names the state it was made in); entries expire after CUPBOARD_PAGE_CACHE_SECONDS, which bounds how long a change
 nothing reports (raw SQL) takes to show. A user's own save (renamed, deactivated, staff no more, a new
 password) is a change of the pages of the competitions they take part in, of every one for
 staff (`person_changed`); a login is none.
@@ -45,7 +46,6 @@ from datetime import datetime
 from functools import wraps
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import connection
 from django.db.models import Max, Model, Q
@@ -53,6 +53,7 @@ from django.http import FileResponse, HttpResponse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_vary_headers
 
+from cupboard import local_copies
 from cupboard.bulk_writes import RowsWritten
 from cupboard.competitions.models import (
     COMPETITION_KEYED,
@@ -63,8 +64,8 @@ from cupboard.competitions.models import (
     SubsetGroup,
 )
 
-# (status, headers, body): what a kept answer is made of.
-Entry = tuple[int, list[tuple[str, str]], bytes]
+# (status, headers, body): what a kept answer is made of (tuples, which cupboard/local_copies.py copies).
+Entry = tuple[int, tuple[tuple[str, str], ...], bytes]
 _GZIP = re.compile(r"\bgzip\b")
 _COMPRESSIBLE = re.compile(r"^(text/|application/(json|xml|atom\+xml|javascript))")
 _LARGEST = 16 * 1024 * 1024  # a stored file larger than this is streamed, never kept
@@ -306,7 +307,7 @@ def _entry(request, response) -> Entry | None:
     if (response.status_code != 200 or response.cookies or request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
             or response.has_header("Content-Encoding")):
         return None
-    headers = [(name, value) for name, value in response.items() if name.lower() not in _UNKEPT_HEADERS]
+    headers = tuple((name, value) for name, value in response.items() if name.lower() not in _UNKEPT_HEADERS)
     if not response.streaming:
         return 200, headers, response.content
     # A stored file (a topics file) of a known, modest size is read once into the entry.
@@ -326,16 +327,11 @@ def _compressible(entry: Entry) -> bool:
 
 def _compressed(entry: Entry) -> Entry:
     status, headers, body = entry
-    return status, [*headers, ("Content-Encoding", "gzip")], gzip.compress(body, compresslevel=6, mtime=0)
+    return status, (*headers, ("Content-Encoding", "gzip")), gzip.compress(body, compresslevel=6, mtime=0)
 
 
 def _cached(key: str, build: Callable[[], Entry | None]) -> Entry | None:
-    entry = cache.get(key)
-    if entry is None:
-        entry = build()
-        if entry is not None:
-            cache.set(key, entry, settings.CUPBOARD_PAGE_CACHE_SECONDS)
-    return entry
+    return local_copies.cached(key, build, settings.CUPBOARD_PAGE_CACHE_SECONDS)
 
 
 def _served(request, entry: Entry, etag: str) -> HttpResponse:

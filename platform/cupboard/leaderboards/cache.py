@@ -31,7 +31,8 @@ key (a query parameter, like the metric) or is bumped by what changes it (call
 so a cached hit costs that query and a cache read; for a visitor without cookies, and for a
 signed-in participant whose session is remembered (accounts/signed_in.py, leaderboards/viewers.py),
 the state this process read within the last CUPBOARD_BOARD_STATE_SECONDS serves, so theirs
-costs cache reads only.
+costs cache reads only: none for the entry once this process holds its own copy
+(cupboard/local_copies.py; a key names the version), the person token's for a signed-in one.
 
 Entries also expire after CUPBOARD_LEADERBOARD_CACHE_SECONDS, which bounds how long an
 edit that bumps no version (a phase edited in the admin) takes to show. The same key,
@@ -51,11 +52,11 @@ from datetime import timezone as dt_timezone
 from typing import TypeVar
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from cupboard import local_copies
 from cupboard.competitions.models import Competition, PageChange, Phase, SubsetGroup
 from cupboard.competitions.run_metadata import PREFIX, filter_query, filters_from_query, metadata_fields
 from cupboard.competitions.viewer import Viewer
@@ -238,11 +239,7 @@ def viewer_class(viewer: Viewer) -> str:
 
 def cached(key: BoardKey, build: Callable[[], T]) -> T:
     """The entry under `key`, built (and stored) on a miss."""
-    value = cache.get(key.key)
-    if value is None:
-        value = build()
-        cache.set(key.key, value, settings.CUPBOARD_LEADERBOARD_CACHE_SECONDS)
-    return value
+    return local_copies.cached(key.key, build, settings.CUPBOARD_LEADERBOARD_CACHE_SECONDS)  # type: ignore[return-value]
 
 
 def cached_response(key: BoardKey, build: Callable[[], tuple[int, str, str]], *, compressed: bool) -> Rendered:

@@ -6,7 +6,9 @@ cost a cached hit most of its time. So the class (and the user's id, which the E
 page shell name) is kept in the cache under a hash of the session cookie, the user's person
 token (accounts/signed_in.py: a session deleted, the user saved, a membership or a role
 changed replaces it, in any process, at once) and the competition's latest `PageChange`
-(competitions/page_cache.py: a team or role change seen with the board's state).
+(competitions/page_cache.py: a team or role change seen with the board's state); a key that
+names all three never goes stale, so each process copies it (cupboard/local_copies.py), while the
+token itself is read from the shared cache on every request.
 
 Only a request whose session accounts/signed_in.py remembers is kept here (a session cookie
 and nothing else of its own: no message cookie, no Authorization header): the others are
@@ -14,18 +16,17 @@ told as before, every time.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.conf import settings
-from django.core.cache import cache
 
+from cupboard import local_copies
 from cupboard.accounts.signed_in import Stamp
 from cupboard.competitions.viewer import Viewer
 from cupboard.leaderboards.cache import BoardState, viewer_class
 
 
-@dataclass(frozen=True)
-class Known:
+class Known(NamedTuple):
     """A request's user id (None: not signed in) and viewer class."""
 
     user_pk: int | None
@@ -43,7 +44,7 @@ def known_viewer(session: str | None, stamp: Stamp | None, state: BoardState) ->
     """Who the session is, as remembered for its stamp and this competition's latest change; None when not."""
     if session is None or stamp is None:
         return None
-    known = cache.get(_key(session, stamp, state))
+    known = local_copies.get(_key(session, stamp, state))
     return known if known is not None and known.user_pk == stamp.user_pk else None
 
 
@@ -52,5 +53,5 @@ def remember_viewer(session: str | None, stamp: Stamp | None, state: BoardState,
     user = viewer.user
     known = Known(user_pk=user.pk if user.is_authenticated else None, viewer_class=viewer_class(viewer))
     if session is not None and stamp is not None and known.user_pk == stamp.user_pk:
-        cache.set(_key(session, stamp, state), known, settings.CUPBOARD_VIEWER_SECONDS)
+        local_copies.put(_key(session, stamp, state), known, settings.CUPBOARD_VIEWER_SECONDS)
     return known

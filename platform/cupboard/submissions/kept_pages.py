@@ -24,7 +24,9 @@ visit reads nothing from the database:
   remembered under its team's token, read twice around it.
 
 Which team the person is in is remembered for the browser, their person token and the
-competition's state, like the boards' viewer class (leaderboards/viewers.py). A session not
+competition's state, like the boards' viewer class (leaderboards/viewers.py); it and the pages,
+keyed on what changes them, are copied into each process (cupboard/local_copies.py), the tokens
+and a run's team never (a deletion in the shared cache is how they change). A session not
 remembered yet is answered by the view, and nothing is kept for it.
 """
 from __future__ import annotations
@@ -37,6 +39,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
+from cupboard import local_copies
 from cupboard.accounts.signed_in import forget, signed_in, token
 from cupboard.bulk_writes import RowsWritten
 from cupboard.competitions.models import Competition, Phase
@@ -170,11 +173,11 @@ def _team(request, browser: str, token: str, slug: str, fingerprint: str) -> int
     person's token and the competition's state (a membership saved or deleted changes both);
     None when not signed in."""
     key = f"own-team:{browser}:{token}:{fingerprint}"
-    team = cache.get(key)
+    team = local_copies.get(key)
     if team is None:
         if not request.user.is_authenticated:
             return None
         team = Membership.objects.filter(user=request.user, competition__slug=slug).values_list(
             "team_id", flat=True).first() or 0
-        cache.set(key, team, settings.CUPBOARD_VIEWER_SECONDS)
+        local_copies.put(key, team, settings.CUPBOARD_VIEWER_SECONDS)
     return team
