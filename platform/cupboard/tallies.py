@@ -13,7 +13,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,13 @@ def tally(name: str, amount: int = 1) -> None:
     global _warned
     key = PREFIX + name
     try:
+        shared = caches["default"]
+        if isinstance(shared, RedisCache):
+            # One round trip: INCRBY starts a missing count at 0 (Django's incr asks EXISTS first),
+            # and stores a bare integer, which Django's Redis cache reads back as one.
+            stored = shared.make_and_validate_key(key)
+            shared._cache.get_client(stored, write=True).incrby(stored, amount)
+            return
         try:
             cache.incr(key, amount)
         except ValueError:  # not there yet (or evicted): start it; a racing add loses nothing
