@@ -97,7 +97,7 @@ def cache_from_url(url: str) -> dict:
     if scheme == "locmem":
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     if scheme in {"redis", "rediss"}:
-        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+        return {"BACKEND": "cupboard.redis_cache.SharedClientRedisCache", "LOCATION": url}
     raise ImproperlyConfigured(f"CUPBOARD_CACHE_URL scheme {scheme!r} is not supported (locmem, redis)")
 
 
