@@ -205,11 +205,14 @@ def _fresh_board_states():
 
 @pytest.fixture(autouse=True)
 def _fresh_local_copies():
-    """A process's copies of versioned entries (cupboard/local_copies.py) go with the cache they
-    copy: a test's rolled-back rows repeat the next test's ids, and so its keys."""
+    """A process's copies of versioned entries (cupboard/local_copies.py) and of sessions' lookups
+    (accounts/signed_in.py) go with the cache they copy: a test's rolled-back rows repeat the next
+    test's ids, and so its keys."""
+    from cupboard.accounts import signed_in
     from cupboard.local_copies import copies
 
     copies.clear()
+    signed_in._copies.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -3,13 +3,16 @@ board's remembered viewer class and page shell (leaderboards/viewers.py), a fini
 submission's page and "My submissions" (submissions/kept_pages.py) are reached no more once the
 session is logged out or deleted, its user removed from a team or a competition's organizers,
 and a repeat hit reads no session, no user and no state from the database."""
+from collections import Counter
+
 import pytest
 from django.contrib.sessions.models import Session
+from django.core.cache import cache, caches
 from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from cupboard.accounts.signed_in import _token, forget_person
+from cupboard.accounts.signed_in import _token, _token_key, forget_person
 from cupboard.leaderboards.services import leaderboard_refresh
 from cupboard.teams.models import Membership
 from tests.factories import make_team, make_user
@@ -149,3 +152,41 @@ def test_with_a_cache_of_one_process_nothing_is_kept_for_a_signed_in_person(pers
         assert queries > 0, name
     assert "kept-run" in shown
     assert _token(personas.participant.pk) is None
+
+
+@pytest.mark.django_db
+def test_a_repeat_hit_reads_the_persons_token_alone_from_the_shared_cache(personas, urls, monkeypatch):
+    """The session's lookup comes from this process's copy (accounts/signed_in.py `_copies`):
+    of what says who they are, a signed-in board hit reads their token, one round trip."""
+    client = client_for(personas.participant)
+    _kept(client, urls)
+    shared, reads = caches["default"], Counter()
+    real_get = shared.get
+    monkeypatch.setattr(shared, "get", lambda key, *args, **kwargs: reads.update([key.split(":")[0]])
+                        or real_get(key, *args, **kwargs))
+    for url in (urls["board"], urls["json"]):
+        assert page_and_queries(client, url)[1] == 0
+    assert reads == Counter(person=2)  # before the copy: signed-in 2, person 2
+
+
+@pytest.mark.django_db
+def test_a_token_deleted_by_another_process_ends_this_processs_copy_at_once(personas, urls):
+    """Another process's log-out deletes the token in the shared cache and never reaches this
+    process's copy of the session's lookup: the token read at each request ends its use."""
+    client = client_for(personas.participant)
+    _kept(client, urls)
+    cache.delete(_token_key(personas.participant.pk))  # what the other process's `forget_person` does here
+    Session.objects.all().delete()  # ... and its log-out to the rows
+    _signed_out(client, urls)
+
+
+@pytest.mark.django_db
+def test_a_copy_is_not_used_past_the_sessions_expiry(personas, urls, time_machine):
+    time_machine.move_to("2026-12-06 12:00:00", tick=False)
+    client = client_for(personas.participant)
+    session = client.session  # a new store at each reading of the property
+    session.set_expiry(30)
+    session.save()
+    _kept(client, urls)
+    time_machine.shift(31)  # the token is unchanged: the expiry alone ends the copy's use
+    _signed_out(client, urls)

@@ -170,7 +170,7 @@ def test_a_signed_in_hit_reads_the_tokens_and_not_the_page(personas, signed_in_u
         _, queries = page_and_queries(client, url)
         assert queries == 0, name
         assert reads["own-page"] == reads["own-team"] == reads["leaderboard"] == reads["board-viewer"] == 0, name
-        assert reads["signed-in"] >= 1 and reads["person"] >= 1, name
+        assert reads["person"] >= 1, name  # the session's lookup: this process's copy, checked by it
         assert reads["team-runs"] >= (name in ("submission", "mine")), name  # the team's own pages: its runs token
 
 

@@ -32,6 +32,14 @@ not used past it. A session's user id is noted when they log in
 (`logged_in`), so that its first request reads their token before the rows; a session not
 noted (made before this process ran, or noted too long ago) is remembered from its second
 request on.
+
+Each process also keeps its own copy of a session's lookup (`_copies`), so that a repeat
+request reads one thing from the shared cache: the user's token. A copy is used only while the
+token it names is that user's current one, as the shared lookup is: a change of who they are
+deletes the token, and with it every copy's use, in every process at once. A lookup is never
+changed under a session's key while its token stands (a session changes user only by being
+deleted: Django's log-in cycles the key), so the copy answers as the shared lookup would. A copy
+lasts no longer than CUPBOARD_VIEWER_SECONDS, nor past the session's expiry.
 """
 from __future__ import annotations
 
@@ -47,6 +55,7 @@ from django.core.cache import cache
 from django.db import transaction
 
 from cupboard.bulk_writes import RowsWritten
+from cupboard.local_copies import Copies
 
 DATABASE_SESSIONS = {"django.contrib.sessions.backends.db", "django.contrib.sessions.backends.cached_db"}
 
@@ -126,18 +135,38 @@ def _token(user_pk: int | None) -> str | None:
     return "" if user_pk is None else token(_token_key(user_pk))
 
 
+# This process's copies of sessions' lookups (see the module docstring), as plain tuples.
+_copies = Copies(lambda: settings.CUPBOARD_LOCAL_COPY_BYTES // 8)
+
+
+def _current(told: _Told | None, now: float) -> Stamp | None:
+    """The stamp `told` gives while its session lasts and its token is its user's current one."""
+    if told is None or told.token is None or now >= told.expires or told.token != _token(told.user_pk):
+        return None
+    return Stamp(user_pk=told.user_pk, token=told.token)
+
+
+def _copy(session: str, told: _Told, now: float) -> None:
+    _copies.put(session, (told.user_pk, told.token, told.expires),
+                min(told.expires, now + settings.CUPBOARD_VIEWER_SECONDS))
+
+
 def signed_in(request) -> Stamp | None:
-    """The request's stamp: from the cache when its session is remembered and its user's token
-    unchanged (no database read), else told from the session and user rows (request.user) and
-    remembered. None when it cannot be remembered (see `session_hash`, and a session's first
-    request): the caller keeps nothing for this request."""
+    """The request's stamp: from this process's copy or the cache when its session is remembered
+    and its user's token unchanged (no database read), else told from the session and user rows
+    (request.user) and remembered. None when it cannot be remembered (see `session_hash`, and a
+    session's first request): the caller keeps nothing for this request."""
     session = session_hash(request)
     if session is None:
         return None
+    now = time.time()
+    copied = _copies.get(session, now)
+    if copied is not None and (stamp := _current(_Told(*copied), now)) is not None:
+        return stamp
     told = cache.get(_session_key(session))
-    if told is not None and told.token is not None and time.time() < told.expires:
-        if told.token == _token(told.user_pk):
-            return Stamp(user_pk=told.user_pk, token=told.token)
+    if (stamp := _current(told, now)) is not None:
+        _copy(session, told, now)
+        return stamp
     token = _token(told.user_pk) if told is not None else None  # read before the rows it vouches for
     user = request.user
     user_pk = user.pk if user.is_authenticated else None
@@ -149,7 +178,9 @@ def signed_in(request) -> Stamp | None:
     if told is None or told.user_pk != user_pk or token is None:
         cache.set(_session_key(session), _Told(user_pk, None, until), settings.CUPBOARD_VIEWER_SECONDS)
         return None
-    cache.set(_session_key(session), _Told(user_pk, token, until), settings.CUPBOARD_VIEWER_SECONDS)
+    told = _Told(user_pk, token, until)
+    cache.set(_session_key(session), told, settings.CUPBOARD_VIEWER_SECONDS)
+    _copy(session, told, now)
     return Stamp(user_pk=user_pk, token=token)
 
 
