@@ -91,3 +91,31 @@ def test_every_offered_submission_can_be_compared_and_no_other(world):
             allowed = {o for o in Submission.objects.exclude(pk=submission.pk)
                        if can_compare(Viewer(user, submission.phase.competition, now), submission, o)}
             assert offered == allowed, (user, submission)
+
+
+def test_a_scored_runs_page_reads_as_much_with_many_runs_to_compare_as_with_one(world):
+    """The first view of a just-scored run's page (what `make bench-web` times): the runs it may
+    be compared with are read in one query of the columns the list shows, whatever their number,
+    its run files once for the table and the list, its team's competition with the run (24
+    queries before; the bench's first view, with its kept-page checks, 26 then and 24 now)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def first_view(run) -> tuple[int, list]:
+        client = client_for(world.participant)
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(run.get_absolute_url())
+        assert response.status_code == 200 and "Per-query values" in response.content.decode()
+        return len(queries), list(response.context["comparable"])
+
+    def run(i: int):
+        return scored(world, rankings={"1": [f"{10 + i}#0"], "2": ["20#0"]})
+
+    run(0)
+    few, offered = first_view(run(1))
+    assert len(offered) == 1
+    for i in range(2, 6):
+        run(i)
+    many, offered = first_view(run(6))
+    assert len(offered) == 6 and all(str(run) == f"Team A #{run.number}: run" for run in offered)
+    assert many == few == 22

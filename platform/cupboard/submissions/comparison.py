@@ -38,6 +38,11 @@ def can_compare(viewer: Viewer, a: Submission, b: Submission) -> bool:
             and _per_query_allowed(viewer, a) and _per_query_allowed(viewer, b))
 
 
+# What the list and its rule read of each run (the rule: `_per_query_allowed`; the list: its id
+# and name): a team's runs pile up over a Cup, and their other columns were most of its cost.
+_LISTED = ("phase", "team__name", "number", "method_name", "status", "is_baseline", "created_at")
+
+
 def comparable_submissions(viewer: Viewer, submission: Submission) -> list[Submission]:
     """The other scored submissions of the phase the viewer may compare `submission` with, newest
     first: for organizers all of them; for a team member the team's and the baselines, on
@@ -45,7 +50,7 @@ def comparable_submissions(viewer: Viewer, submission: Submission) -> list[Submi
     if not _per_query_allowed(viewer, submission):
         return []
     others = (Submission.objects.filter(phase=submission.phase, status=Submission.Status.SCORED)
-              .exclude(pk=submission.pk).select_related("team").order_by("-created_at"))
+              .exclude(pk=submission.pk).select_related("team").only(*_LISTED).order_by("-created_at"))
     if not viewer.is_organizer:
         own = Q(team=viewer.team) if viewer.team is not None else Q(pk__in=[])
         others = others.filter(Q(is_baseline=True) | own)

@@ -97,8 +97,9 @@ def status_payload(viewer: Viewer, submission: Submission) -> dict:
     Ladder shows, so no score (`Viewer.ladder_hides`). `repeat`: these files were already
     stored as this submission (`submission_create`), nothing new was made."""
     scored = submission.status == Submission.Status.SCORED
+    run_files = visible_run_files(viewer, submission)  # first: its prefetch serves score_tables too
     rows, averages = score_tables(viewer, submission) if scored else ([], [])
-    coverage = run_files_coverage(visible_run_files(viewer, submission))
+    coverage = run_files_coverage(run_files)
     return {
         "id": submission.pk, "number": submission.number, "phase": submission.phase.slug,
         "team": submission.team.name if submission.team_id else None, "is_baseline": submission.is_baseline,

@@ -49,7 +49,7 @@ NOT_YOURS = "No such submission, or it belongs to another team."
 
 def _submission(pk: int) -> Submission:
     """The submission `pk`; 404 with the words of any submission the viewer may not open."""
-    found = Submission.objects.select_related("phase__competition", "team").filter(pk=pk).first()
+    found = Submission.objects.select_related("phase__competition", "team__competition").filter(pk=pk).first()
     if found is None:
         raise Http404(NOT_YOURS)
     return found
@@ -154,8 +154,8 @@ def detail(request, pk: int):
     """A submission: live state while scored (polls `status`), then its scores per subset."""
     viewer, submission = _get_submission_for_user(request, pk)
     competition = submission.phase.competition
+    run_files = visible_run_files(viewer, submission)  # first: its prefetch serves score_tables too
     rows, averages = score_tables(viewer, submission)
-    run_files = visible_run_files(viewer, submission)
     return render(request, "submissions/detail.html", {
         "submission": submission, "competition": competition, "phase": submission.phase,
         # The chart beside the baselines and the Judged@10 section come from the apps above this
