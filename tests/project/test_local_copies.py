@@ -7,7 +7,6 @@ from collections import Counter
 
 import pytest
 from django.core.cache import caches
-from django.core.cache.backends.locmem import LocMemCache
 from django.urls import reverse
 
 from cupboard import local_copies
@@ -199,7 +198,3 @@ def test_a_new_run_scored_in_another_process_is_seen_at_once(personas, signed_in
     processes(0)
     assert "newer-run" in page_and_queries(client, signed_in_urls["mine"])[0]
 
-
-def test_the_suite_copies_in_front_of_its_in_memory_cache(settings):
-    """The rest of the suite's kept pages read through the copies (tests/conftest.py)."""
-    assert isinstance(caches["default"], LocMemCache) and settings.CUPBOARD_LOCAL_COPY_BYTES > 0
