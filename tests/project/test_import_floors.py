@@ -18,8 +18,8 @@ EVALUATOR = Path(evaluator.__file__).parent
 # floor is the project itself (its root urls.py, settings, wsgi and package).
 FLOORS = [
     {"accounts", "audit", "bidi", "broker", "bulk_writes", "celery", "charts", "csp", "csvexport", "envconfig", "events", "followups", "health", "heartbeat",
-     "jobs", "jsonexport", "links", "locking", "outages", "proxies", "readonly_admin", "refusals", "staticfiles", "supervise",
-     "tallies", "throttle"},
+     "jobs", "jsonexport", "links", "local_copies", "locking", "outages", "proxies", "readonly_admin", "redis_cache", "refusals",
+     "staticfiles", "supervise", "tallies", "throttle"},
     {"competitions"},
     {"teams"},
     {"submissions"},
