@@ -10,7 +10,7 @@ A model whose rows some page shows takes `TellingQuerySet` as its manager
 on the model, names the columns whose bulk update no page kept for everyone is told of: a
 job's bookkeeping, written by every claim and beat, and the columns a page's key reads already
 (a phase's schedule, its leaderboard version). Such an update costs nothing more; any other
-costs one query for the ids of the rows it writes, read before it writes them. `TOLD_WITH`,
+costs one query for the ids of the rows it writes, read before it writes exactly those. `TOLD_WITH`,
 on the model, names columns read in that same query, as they were before the write, for a
 handler that needs them (a submission's team: its runs token, submissions/kept_pages.py); a
 model that has it tells every update, quiet ones too (`RowsWritten.quiet`), for the price of
@@ -21,10 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from django.db import models
+from django.db import models, transaction
 
 from cupboard import events
 from cupboard.events import Event
+
+_BATCH = 500  # ids a statement: an update of every row of a big table stays under SQLite's limit
 
 
 @dataclass(frozen=True)
@@ -48,18 +50,27 @@ class RowsWritten(Event):
 
 class TellingQuerySet(models.QuerySet):
     def update(self, **fields: object) -> int:
+        """Writes exactly the rows it read and tells of (`RowsWritten`), those of them that still
+        match: a row another writer makes match between the read and the write is left out
+        (written, it would be told to no one), and one moved out of the query is left too (a
+        claim stays conditional), so no row lock is needed, on PostgreSQL or SQLite. The read,
+        the write and what its handlers write land in one transaction (the caller's, if any)."""
         told_with = getattr(self.model, "TOLD_WITH", None)
         if told_with is None and set(fields) <= set(getattr(self.model, "QUIET_FIELDS", ())):
             return super().update(**fields)
-        before = tuple(self.order_by().values_list("pk", *(told_with or ())))
-        count = super().update(**fields)
-        if before:
-            events.send(RowsWritten(model=self.model, rows=tuple(row[0] for row in before), fields=frozenset(fields),
-                                    before=before, values=fields))
+        with transaction.atomic(using=self.db, savepoint=False):
+            before = tuple(self.order_by().values_list("pk", *(told_with or ())))
+            pks = [row[0] for row in before]
+            count = sum(super(TellingQuerySet, self.filter(pk__in=pks[start:start + _BATCH])).update(**fields)
+                        for start in range(0, len(pks), _BATCH))
+            if before:
+                events.send(RowsWritten(model=self.model, rows=tuple(pks), fields=frozenset(fields),
+                                        before=before, values=fields))
         return count
 
     def bulk_create(self, objs: Iterable[models.Model], *args, **kwargs) -> list:
-        created = super().bulk_create(objs, *args, **kwargs)
-        if created:
-            events.send(RowsWritten(model=self.model, rows=tuple(created), fields=None))
+        with transaction.atomic(using=self.db, savepoint=False):
+            created = super().bulk_create(objs, *args, **kwargs)
+            if created:
+                events.send(RowsWritten(model=self.model, rows=tuple(created), fields=None))
         return created

@@ -6,6 +6,7 @@ whose view is `anonymous_cached`, found by walking the URLs) and each kept for a
 is rendered, and every table its queries read must be one whose writes tell. A new model a page
 reads, written without telling, fails here."""
 import re
+import threading
 from datetime import timedelta
 
 import pytest
@@ -145,3 +146,66 @@ def test_a_bulk_write_tells_only_its_rows_competitions_and_a_quiet_one_none(pers
     after = {pk: PageChange.objects.filter(competition_id=pk).count() for pk in before}
     assert after == {personas.competition.pk: before[personas.competition.pk] + 1,
                      personas.other_competition.pk: before[personas.other_competition.pk]}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_that_starts_matching_between_the_read_and_the_write_is_not_written_untold(personas, monkeypatch):
+    """A bulk update reads the ids it tells (cupboard/bulk_writes.py), then writes: a row another
+    connection makes match in between (committed) was written but never told, and its
+    competition's pages stayed as they were for up to CUPBOARD_PAGE_CACHE_SECONDS. Every row
+    written is a row told."""
+    from cupboard import events
+
+    mine, theirs = (AuditEvent.objects.create(competition=competition, action=AuditEvent.Action.QRELS_COMMITTED,
+                                              summary=summary)
+                    for competition, summary in ((personas.competition, "matching"),
+                                                 (personas.other_competition, "not yet")))
+    told: list[int] = []
+    send = events.send
+    monkeypatch.setattr(events, "send", lambda event: (  # what the update tells, not the other writer
+        told.extend(event.rows) if "is_public" in (event.fields or ()) else None, send(event)))
+
+    def another_writer(execute, sql, params, many, context):
+        if sql.startswith("UPDATE") and not hasattr(another_writer, "done"):
+            another_writer.done = True  # type: ignore[attr-defined]
+            _meanwhile(lambda: AuditEvent.objects.filter(pk=theirs.pk).update(summary="matching"))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(another_writer):
+        AuditEvent.objects.filter(summary="matching").update(is_public=True)
+    written = set(AuditEvent.objects.filter(is_public=True).values_list("pk", flat=True))
+    assert hasattr(another_writer, "done") and mine.pk in written
+    assert written <= set(told), "written and never told"
+
+
+def _meanwhile(write) -> None:
+    """`write`, committed by another connection on PostgreSQL; on SQLite, whose lock keeps any
+    other writer out of the update's transaction, by the update's own connection, as if it had."""
+    if connection.vendor != "postgresql":
+        write()
+        return
+
+    def in_its_own_connection() -> None:
+        try:
+            write()
+        finally:
+            connection.close()
+    thread = threading.Thread(target=in_its_own_connection)
+    thread.start()
+    thread.join()
+
+
+def test_an_update_of_more_rows_than_a_statement_takes_writes_and_tells_them_all(personas, monkeypatch):
+    """500 ids a statement (cupboard/bulk_writes.py), all in one transaction."""
+    from cupboard import events
+
+    AuditEvent.objects.bulk_create([AuditEvent(competition=competition, action=AuditEvent.Action.QRELS_COMMITTED,
+                                               summary="many")
+                                    for competition in [personas.competition] * 1200 + [personas.other_competition]])
+    told: list[int] = []
+    send = events.send
+    monkeypatch.setattr(events, "send", lambda event: (told.extend(event.rows), send(event)))
+    with CaptureQueriesContext(connection) as queries:
+        assert AuditEvent.objects.filter(summary="many").update(summary="rewritten") == 1201
+    assert len(told) == 1201 == AuditEvent.objects.filter(summary="rewritten").count()
+    assert sum(query["sql"].startswith("UPDATE") for query in queries.captured_queries) == 3
