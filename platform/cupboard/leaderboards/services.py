@@ -33,6 +33,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from cupboard.bulk_writes import RowsWritten
 from cupboard.competitions.models import Phase
 from cupboard.competitions.selectors import ALL, phase_subsets, subset_groups
 from cupboard.leaderboards.bands import bands_landed, bands_mark
@@ -47,6 +48,7 @@ from cupboard.locking import locked
 from cupboard.submissions.models import QueryScores, Score, Submission
 from cupboard.submissions.steps import open_step
 from cupboard.tallies import timed
+from cupboard.teams.models import Team
 
 
 def _candidates(*, phase: Phase, groups: dict[str, list[str]], ranked_on: list[str],
@@ -170,12 +172,29 @@ def leaderboard_bump(*, phase: Phase) -> None:
     """A new leaderboard version: cached pages and exports of the phase (leaderboards/cache.py)
     are not served again. Called under the phase lock, by every write of its rows and by a
     qrels release (which changes the qrels version shown)."""
-    Phase.objects.filter(pk=phase.pk).update(leaderboard_version=F("leaderboard_version") + 1,
-                                             leaderboard_changed_at=timezone.now())
+    _versions_bump(Phase.objects.filter(pk=phase.pk))
+
+
+def _versions_bump(phases) -> None:
+    phases.update(leaderboard_version=F("leaderboard_version") + 1, leaderboard_changed_at=timezone.now())
     # This process's own cookie-less visitors see the new version at once (leaderboards/cache.py);
     # again after commit, in case one of its threads read the old row in between.
     forget_recent_states()
     transaction.on_commit(forget_recent_states)
+
+
+def team_saved(sender, instance, raw: bool = False, created: bool = False, update_fields=None, **_) -> None:
+    """post_save of a team: the boards and their history name it, so a save that may rename it
+    (any but a new team's, a raw one, or one of other named columns) is a new version of every
+    board of its competition (keyed on it: leaderboards/cache.py)."""
+    if not raw and not created and (update_fields is None or "name" in update_fields):
+        _versions_bump(Phase.objects.filter(competition_id=instance.competition_id))
+
+
+def teams_written(event: RowsWritten) -> None:
+    """RowsWritten (cupboard/bulk_writes.py): teams renamed in bulk, as `team_saved`."""
+    if event.model is Team and event.fields is not None and "name" in event.fields:
+        _versions_bump(Phase.objects.filter(competition__teams__in=event.rows))
 
 
 def _subsets(phase: Phase) -> list:
