@@ -5,6 +5,7 @@ import pytest
 from django.urls import reverse
 
 from cupboard.leaderboards.services import leaderboard_refresh
+from cupboard.submissions.services import phase_rescore
 from cupboard.teams.models import Team
 from tests.leaderboards.conftest import make_scored, ndcg
 from tests.personas import client_for
@@ -41,3 +42,9 @@ def test_a_renamed_team_is_seen_on_its_board_and_history_at_once(cast, dev, how)
     for user in (None, cast.participant, cast.outsider):
         assert all("Renamed Team" in page for page in _pages(dev, user)), user
 
+
+def test_a_rescore_is_seen_at_once_by_this_process_s_visitors(cast, dev):
+    before = client_for(None).get(reverse("leaderboards:phase", args=["cup", "dev"]))
+    phase_rescore(phase=dev, actor=cast.organizer)
+    after = client_for(None).get(reverse("leaderboards:phase", args=["cup", "dev"]))
+    assert after["ETag"] != before["ETag"] and "re-scored" in after.content.decode()

@@ -361,7 +361,7 @@ def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None, reason: str =
     among this one's, and the board still shows what stood before it."""
     now = timezone.now()
     # The phase row first (cupboard/locking.py): a refresh of this phase waits for the re-score, not in between.
-    locked(Phase.objects).get(pk=phase.pk)
+    row = locked(Phase.objects).get(pk=phase.pk)
     waiting = Submission.objects.filter(phase=phase, status=Submission.Status.QUEUED).update(queued_at=now)
     scored = Submission.objects.filter(phase=phase, status=Submission.Status.SCORED)
     count = scored.update(status=Submission.Status.QUEUED, attempts=0, progress=0, queued_at=now, waiting_since=now,
@@ -370,9 +370,10 @@ def phase_rescore(*, phase: Phase, actor: AbstractBaseUser | None, reason: str =
     ids = list(pending.filter(status=Submission.Status.QUEUED).values_list("pk", flat=True))
     step = _step_open(phase=phase, ids=list(pending.values_list("pk", flat=True)), reason=reason, now=now)
     # A new leaderboard version: the cached boards (keyed on it, leaderboards/cache.py) now say
-    # "being re-scored, 0 of N" over the same rows.
-    Phase.objects.filter(pk=phase.pk).update(leaderboard_version=F("leaderboard_version") + 1,
-                                             leaderboard_changed_at=now)
+    # "being re-scored, 0 of N" over the same rows. Saved, not updated: the phase's post_save
+    # drops the board states this process keeps (leaderboards/apps.py), so its visitors see it at once.
+    row.leaderboard_version, row.leaderboard_changed_at = F("leaderboard_version") + 1, now
+    row.save(update_fields=["leaderboard_version", "leaderboard_changed_at"])
     audit_record(competition=phase.competition, actor=actor, action=AuditEvent.Action.RESCORED,
                  summary=(f"{count} scored submission(s) of {phase.name} queued for scoring again"
                           + (f", {waiting} waiting one(s) nudged" if waiting else "")) if _public_sees_board(phase)
