@@ -169,7 +169,8 @@ def test_a_run_moved_to_another_team_leaves_the_old_teams_kept_pages_at_once(per
 def test_an_update_reads_its_rows_and_their_teams_in_one_query(personas, run):
     """A bulk update of submissions reads (id, team) once, before it writes: the ids for every
     handler of RowsWritten (cupboard/bulk_writes.py), the teams for their runs tokens
-    (kept_pages.py `runs_written`). It read the teams, then the ids again."""
+    (kept_pages.py `runs_written`). It read the teams, then the ids again, and after the
+    write the rows' submitters, whose person tokens it forgot."""
     with CaptureQueriesContext(connection) as claim:  # a worker's claim: quiet, its team's runs still change
         Submission.objects.filter(pk=run.pk).update(status=Submission.Status.SCORING, claimed_at=timezone.now())
     # 1. the rows' ids and teams; 2. the UPDATE
@@ -177,8 +178,8 @@ def test_an_update_reads_its_rows_and_their_teams_in_one_query(personas, run):
     with CaptureQueriesContext(connection) as renamed:
         Submission.objects.filter(pk=run.pk).update(method_name="renamed-run")
     # 1. the rows' ids and teams; 2. the UPDATE; 3. their competitions; 4. the page change
-    # (competitions/page_cache.py); 5. their submitters (accounts/signed_in.py `people_written`)
+    # (competitions/page_cache.py). Not their submitters: a run's is not who they are (flows/rows_written.py)
     reads_before_update = [query["sql"] for query in renamed.captured_queries[:2]]
-    assert len(renamed) == 5 and reads_before_update[1].startswith("UPDATE"), renamed.captured_queries
+    assert len(renamed) == 4 and reads_before_update[1].startswith("UPDATE"), renamed.captured_queries
     assert '"team_id"' in reads_before_update[0] and '"id"' in reads_before_update[0]
 

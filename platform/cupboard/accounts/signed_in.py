@@ -227,8 +227,9 @@ def membership_changed(sender, instance, raw: bool = False, **_) -> None:
 
 
 def people_written(event: RowsWritten) -> None:
-    """RowsWritten (cupboard/bulk_writes.py): rows naming a user written in bulk (memberships
-    moved by a team merge), which send no post_save: their users changed; none for a quiet update."""
+    """RowsWritten (cupboard/bulk_writes.py) of rows naming a user whose change is one of who
+    they are (memberships moved by a team merge: cupboard/flows), which send no post_save: their
+    users changed; none for a quiet update."""
     if event.quiet:
         return
     user_model = get_user_model()
