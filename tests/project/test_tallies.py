@@ -14,12 +14,12 @@ from cupboard.tallies import PREFIX, tallies, tally
 
 @pytest.fixture
 def redis_cache():
-    """A Redis cache of its own key prefix, in the db of CELERY_BROKER_URL when that is Redis
-    (each developer's own), else db 15; its tallies deleted after (never clear(): the db may hold
-    a broker's queues)."""
+    """The production Redis cache (cupboard/envconfig.py) with a key prefix of its own, in the db
+    of CELERY_BROKER_URL when that is Redis (each developer's own), else db 15; its tallies
+    deleted after (never clear(): the db may hold a broker's queues)."""
     broker = os.getenv("CELERY_BROKER_URL", "")
     location = broker if broker.startswith("redis://") else "redis://127.0.0.1:6379/15"
-    cache = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": location,
+    cache = {"default": {"BACKEND": "cupboard.redis_cache.SharedClientRedisCache", "LOCATION": location,
                          "KEY_PREFIX": f"tally-test-{os.getpid()}-{time.time()}"}}
     with override_settings(CACHES=cache):
         yield caches["default"]
