@@ -3,7 +3,10 @@ reads nothing from the shared cache, a new version is read fresh, the copies sta
 bytes and never outlive the shared entry, and what says who someone is (a person's token, their
 team's runs token, a session's lookup) is still read from the shared cache on every request, so
 a log-out or a new run in another process is seen at once."""
+import sys
+import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.core.cache import caches
@@ -198,3 +201,21 @@ def test_a_new_run_scored_in_another_process_is_seen_at_once(personas, signed_in
     processes(0)
     assert "newer-run" in page_and_queries(client, signed_in_urls["mine"])[0]
 
+
+
+def test_threads_at_once_keep_the_bytes_counted(settings):
+    settings.CUPBOARD_LOCAL_COPY_BYTES = LIMIT
+    copies = Copies(lambda: LIMIT)
+
+    def work(thread: int) -> None:
+        for i in range(2000):
+            copies.put(f"page:{(thread * 7 + i) % 90}", b"x" * (100 + i % 900), time.time() + 60)
+            copies.get(f"page:{i % 90}", time.time())
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between any two bytecodes: a race shows
+    try:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(work, range(8)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert copies.size == sum(size for _, _, size in copies._items.values()) <= LIMIT
