@@ -218,5 +218,5 @@ def test_a_message_delivered_twice_runs_the_work_once(case, made, workers):
     # Both deliveries run; the work's own end may be written after the second's log line
     # (a follow-up of the first), so the row is waited for too.
     wait_until(lambda: workers.log("worker").count("succeeded") >= 2 and case.is_finished(made),
-               what="both deliveries run and the work finished")
+               what=lambda: "both deliveries run and the work finished\n" + workers.log("worker")[-3000:])
     assert case.attempts(made) == 1
