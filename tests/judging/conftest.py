@@ -19,6 +19,7 @@ from cupboard.submissions.models import Submission
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
 from tests.factories import make_topics, qrels_text
+from tests.module_rows import module_rows
 from tests.personas import Cast, build_cast
 
 # MIRACL docids are ARTICLE#PASSAGE: the short names above, spelled that way.
@@ -79,12 +80,20 @@ def build_scene(phase_slug: str = "dev") -> Scene:
                  baseline=submit(phase, team=None, user=cast.organizer, key="base", baseline=True))
 
 
-@pytest.fixture
-def scene(db) -> Scene:
-    return build_scene()
-
-
-@pytest.fixture
-def hidden_scene(db) -> Scene:
-    """The same runs on test B, whose judgments are hidden until its reveal."""
+def _hidden_scene() -> Scene:
     return build_scene("test-b")
+
+
+# Built once for a module whose database tests all take the same one (tests/module_rows.py).
+_scenes = module_rows({"scene": build_scene, "hidden_scene": _hidden_scene})
+
+
+@pytest.fixture
+def scene(_scenes, db) -> Scene:
+    return _scenes.get("scene", build_scene)
+
+
+@pytest.fixture
+def hidden_scene(_scenes, db) -> Scene:
+    """The same runs on test B, whose judgments are hidden until its reveal."""
+    return _scenes.get("hidden_scene", _hidden_scene)

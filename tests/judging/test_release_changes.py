@@ -1,7 +1,6 @@
 """A new qrels version keeps the leaderboard it replaces, counts its new, flipped and dropped
 judgments, and the "what changed" page shows them and each team's score and rank before and
 after, per language."""
-import pytest
 from django.urls import reverse
 
 from cupboard.competitions.services import qrels_release_create
@@ -12,8 +11,6 @@ from cupboard.submissions.scoring import submission_score
 from tests.factories import qrels_text
 from tests.judging.conftest import JUDGMENTS, D
 from tests.personas import client_for
-
-pytestmark = pytest.mark.django_db
 
 
 def judge_more(scene, capture):

@@ -15,6 +15,7 @@ from cupboard.accounts.services import api_token_create
 from cupboard.competitions.models import Phase
 from cupboard.submissions.models import Score
 from evaluator.cli.submit import print_scores
+from tests.module_rows import module_rows
 from tests.personas import client_for
 from tests.rules.world import TEST_B_DOCIDS, TEST_B_JUDGMENTS, build_world, submit, upload
 
@@ -23,11 +24,18 @@ pytestmark = pytest.mark.django_db
 STATUS, OWN, EVERYTHING = Phase.BeforeReveal.STATUS, Phase.BeforeReveal.OWN, Phase.BeforeReveal.EVERYTHING
 
 
-@pytest.fixture
-def world():
+def _world():
     w = build_world()
     w.test_b_baseline = submit(w.test_b, team=None, user=w.organizer, tag="tbBaseline", baseline=True)
     return w
+
+
+_worlds = module_rows({"world": _world})  # built once for the module (tests/module_rows.py)
+
+
+@pytest.fixture
+def world(_worlds, db):
+    return _worlds.get("world", _world)
 
 
 def _set_rule(world, rule: str) -> None:

@@ -19,6 +19,7 @@ from cupboard.accounts.services import api_token_create
 from cupboard.submissions.errors import SubmissionRefused
 from cupboard.submissions.models import QueryScores
 from cupboard.submissions.services import submission_create
+from tests.module_rows import module_rows
 from tests.personas import client_for
 from tests.rules.test_permissions_matrix import NON_ORGANIZERS, _body, request, rows
 from tests.rules.world import MODEL_TEST_B, TEST_B_DOCIDS, build_world, hidden_markers, run_bytes, upload
@@ -28,6 +29,16 @@ pytestmark = pytest.mark.django_db
 
 def judgments_in(text: str, markers: list[str]) -> list[str]:
     return [m for m in markers if m in text]
+
+
+# The world, built once for the module where every database test takes it (tests/module_rows.py):
+# not where a slow test is run, which builds its own to read the logs its building writes.
+_worlds = module_rows({"world": build_world})
+
+
+@pytest.fixture
+def world(_worlds, db):
+    return _worlds.get("world", build_world)
 
 
 @pytest.fixture
@@ -61,8 +72,7 @@ def test_it_never_logs_or_serves_test_b_judgments(logged, time_machine):
     assert lines and not [line for line in lines if judgments_in(line, secrets)]
 
 
-def test_it_keeps_test_b_judgments_out_of_api_fields_and_error_messages(db):
-    world = build_world()
+def test_it_keeps_test_b_judgments_out_of_api_fields_and_error_messages(world):
     token = api_token_create(user=world.participant)
     api = client_for(None)
     status = api.get(reverse("submissions:api_status", args=[world.sub_a_test_b.pk]),
@@ -82,7 +92,7 @@ def test_it_keeps_test_b_judgments_out_of_api_fields_and_error_messages(db):
 
 
 @pytest.mark.parametrize("rule", ["everything", "own", "status"])
-def test_mails_never_carry_what_their_reader_may_not_see(rule, settings):
+def test_mails_never_carry_what_their_reader_may_not_see(rule, settings, world):
     """Every mail the world's scorings recorded (team A on dev and test B, team B on dev),
     sent under each final-phase rule of test B before any reveal: no test-B judgment,
     per-query or full-precision value, no surprise language; under "status" not even the
@@ -96,7 +106,6 @@ def test_mails_never_carry_what_their_reader_may_not_see(rule, settings):
     from tests.rules.world import SURPRISE_WORD
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    world = build_world()
     Phase.objects.filter(pk=world.test_b.pk).update(before_reveal=rule)
     ids = list(Notification.objects.values_list("pk", flat=True))
     assert notifications_send(notification_ids=ids)["sent"] == 5  # team A's two members x 2, team B's one
@@ -112,10 +121,9 @@ def test_mails_never_carry_what_their_reader_may_not_see(rule, settings):
     assert (not shown) if rule == "status" else shown
 
 
-def test_judged_at_10_of_hidden_judgments_is_for_organizers_until_they_are_public(db, time_machine):
+def test_judged_at_10_of_hidden_judgments_is_for_organizers_until_they_are_public(world, time_machine):
     """Judged@10 says which retrieved documents are judged: on test B, nobody but organizers
     sees it on any submission page until the judgments are public, then its team does."""
-    world = build_world()
     pages = [reverse("submissions:detail", args=[pk]) for pk in (world.sub_a_test_b.pk, world.baseline_test_b.pk)]
     pages.append(reverse("judging:phase_judged", args=["cup", "test-b"]))
     for persona in NON_ORGANIZERS:
@@ -147,10 +155,9 @@ def test_a_test_b_runs_metadata_stays_with_its_team_until_the_leaderboard_is_pub
     assert [r["metadata"]["model"] for r in board.json()["rows"] if not r["baseline"]] == [MODEL_TEST_B]
 
 
-def test_it_shows_test_b_rank_bands_only_with_its_public_leaderboard(db, time_machine):
+def test_it_shows_test_b_rank_bands_only_with_its_public_leaderboard(world, time_machine):
     # Bands and intervals come from test B's per-query values (hidden judgments): stored on its
     # rows from the first scoring, served to nobody but organizers until the reveal.
-    world = build_world()
     args = ("cup", "test-b")
     assert any(r.standings for r in world.test_b.leaderboard_rows.all())
     for persona in NON_ORGANIZERS:
