@@ -22,8 +22,9 @@ from cupboard.submissions.models import RescoreStep, Submission, Verification
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import phase_rescore, submission_create
 from tests.factories import make_qrels_release
+from tests.module_rows import module_rows
 from tests.personas import client_for
-from tests.submissions.conftest import JUDGMENTS, good_sw, run_bytes, upload, world  # noqa: F401 - a fixture
+from tests.submissions.conftest import JUDGMENTS, good_sw, run_bytes, scoring_world, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -41,9 +42,9 @@ def _run(world, *, team, user, tag: str, ranking: dict, consent: bool = True, ba
     return submission
 
 
-@pytest.fixture
-def scored(world):
+def _scored():
     """Test B judged (v1) with two teams' runs and a baseline on its board, then judged again (v2)."""
+    world = scoring_world()
     make_qrels_release(world.test_b, JUDGMENTS)
     world.a = _run(world, team=world.team_a, user=world.participant, tag="dense", ranking=good_sw())
     world.b = _run(world, team=world.team_b, user=world.outsider, tag="sparse", consent=False,
@@ -54,6 +55,14 @@ def scored(world):
     world.before = _values(world)
     make_qrels_release(world.test_b, JUDGMENTS_V2)
     return world
+
+
+_steps = module_rows({"scored": _scored})  # built once for the module (tests/module_rows.py)
+
+
+@pytest.fixture
+def scored(_steps, db):
+    return _steps.get("scored", _scored)
 
 
 def _board(world) -> dict:

@@ -10,7 +10,7 @@ from django.urls import reverse
 from cupboard.accounts.services import api_token_create
 from evaluator.client import cupboard as client_module
 from tests.factories import make_qrels_release, make_topics
-from tests.personas import build_cast
+from tests.personas import Cast, build_cast
 
 from .openapi_check import check_document, check_every_answer
 
@@ -41,8 +41,8 @@ def good_sw() -> dict[str, list[str]]:
     return {"1": ["11#0", "10#0", "12#0"], "2": ["21#0", "20#0"], "3": ["30#0"]}
 
 
-@pytest.fixture
-def world(db):
+def scoring_world() -> Cast:
+    """The cast's cup with topics in every language of dev and test B, and dev's judgments."""
     cast = build_cast()
     competition = cast.competition
     cast.dev = competition.phases.get(slug="dev")
@@ -52,6 +52,11 @@ def world(db):
             make_topics(phase, code, QIDS)
     make_qrels_release(cast.dev, JUDGMENTS)
     return cast
+
+
+@pytest.fixture
+def world(db):
+    return scoring_world()
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from cupboard.competitions.models import Phase
 from cupboard.submissions.models import Submission
+from tests.module_rows import module_rows
 from tests.personas import client_for
 from tests.rules.world import build_world
 
@@ -17,12 +18,19 @@ pytestmark = pytest.mark.django_db
 URL = reverse("submissions:mine", args=["cup"])
 
 
-@pytest.fixture
-def world():
+def _world():
     world = build_world()
     Phase.objects.filter(pk=world.test_b.pk).update(before_reveal=Phase.BeforeReveal.STATUS)
     Submission.objects.filter(pk=world.sub_a_test_b.pk).update(selected_for_final=True)
     return world
+
+
+_worlds = module_rows({"world": _world})  # built once for the module (tests/module_rows.py)
+
+
+@pytest.fixture
+def world(_worlds, db):
+    return _worlds.get("world", _world)
 
 
 def _page(user, query: str = "") -> str:
