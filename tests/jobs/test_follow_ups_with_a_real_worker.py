@@ -43,7 +43,7 @@ from tests.celery_worker import skip_without_a_real_broker, start_worker, stop
 from tests.competitions.test_definition_changes import bumped, running_cup
 from tests.factories import make_team, make_user, qrels_text
 from tests.personas import client_for
-from tests.submissions.conftest import JUDGMENTS, good_sw, upload, world  # noqa: F401 - world is a fixture
+from tests.submissions.conftest import JUDGMENTS, _worlds, good_sw, upload, world  # noqa: F401 - world is a fixture
 from tests.submissions.test_topics_change import NDCG_NEW, NEW_SW
 from tests.waiting import wait_until
 

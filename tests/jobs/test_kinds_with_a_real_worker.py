@@ -38,10 +38,11 @@ from cupboard.submissions.verification import VERIFICATION, verification_request
 from cupboard.systems.kind import EXECUTION
 from tests.celery_worker import broker, start_worker, stop  # noqa: F401 - broker is a fixture
 from tests.judging.conftest import build_scene
-from tests.submissions.conftest import (
+from tests.submissions.conftest import (  # noqa: F401 - _worlds and world are fixtures
+    _worlds,
     good_sw,
     upload,
-    world,  # noqa: F401 - a fixture
+    world,
 )
 from tests.waiting import wait_until
 

@@ -21,7 +21,7 @@ from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
 from tests.factories import make_qrels_release
 from tests.personas import client_for
-from tests.submissions.conftest import JUDGMENTS, good_sw, run_bytes, upload, world  # noqa: F401 - a fixture
+from tests.submissions.conftest import JUDGMENTS, _worlds, good_sw, run_bytes, upload, world  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from cupboard.leaderboards.services import leaderboard_refresh
 from tests.browser import chromium, too_wide, watch_errors
 from tests.factories import make_qrels_release
 from tests.leaderboards.test_results_archive import _run
-from tests.submissions.conftest import JUDGMENTS, world  # noqa: F401 - a fixture
+from tests.submissions.conftest import JUDGMENTS, _worlds, world  # noqa: F401 - a fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

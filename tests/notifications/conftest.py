@@ -2,7 +2,7 @@
 import pytest
 
 from tests.notifications.sending import send_recorded  # noqa: F401 - for the tests here
-from tests.submissions.conftest import good_sw, upload, world  # noqa: F401 - fixtures and helpers
+from tests.submissions.conftest import _worlds, good_sw, upload, world  # noqa: F401 - fixtures and helpers
 
 
 @pytest.fixture(autouse=True)

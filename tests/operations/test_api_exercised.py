@@ -33,7 +33,7 @@ from evaluator.client import api as contract
 from tests.factories import set_run_metadata
 from tests.leaderboards.conftest import make_scored, ndcg
 from tests.personas import client_for
-from tests.submissions.conftest import good_sw, upload, world  # noqa: F401 - the world fixture
+from tests.submissions.conftest import _worlds, good_sw, upload, world  # noqa: F401 - the world fixture
 from tests.submissions.openapi_check import check_answer
 from tests.systems.conftest import image_upload
 

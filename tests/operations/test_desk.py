@@ -10,7 +10,7 @@ from django.utils import timezone
 from cupboard.submissions.models import Submission
 from cupboard.submissions.services import submission_create
 from tests.factories import make_topics
-from tests.submissions.conftest import good_sw, run_bytes, upload, world  # noqa: F401 - world is a fixture
+from tests.submissions.conftest import _worlds, good_sw, run_bytes, upload, world  # noqa: F401 - world is a fixture
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from cupboard.notifications.models import Notification
 from cupboard.submissions.models import Submission
 from cupboard.submissions.queue import in_line
 from cupboard.submissions.scoring import submission_score
-from tests.submissions.conftest import good_sw, run_bytes, upload, world  # noqa: F401 - world is a fixture
+from tests.submissions.conftest import _worlds, good_sw, run_bytes, upload, world  # noqa: F401 - world is a fixture
 
 TOKEN = "scrape-me"
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ page is opened where a 403 remains: a participant at the organizers' desk."""
 from django.urls import reverse
 
 from tests.personas import client_for
-from tests.submissions.conftest import world  # noqa: F401
+from tests.submissions.conftest import _worlds, world  # noqa: F401
 
 
 def test_a_forbidden_page_is_a_real_page(world):  # noqa: F811

@@ -10,6 +10,7 @@ from django.urls import reverse
 from cupboard.accounts.services import api_token_create
 from evaluator.client import cupboard as client_module
 from tests.factories import make_qrels_release, make_topics
+from tests.module_rows import module_rows
 from tests.personas import Cast, build_cast
 
 from .openapi_check import check_document, check_every_answer
@@ -54,9 +55,14 @@ def scoring_world() -> Cast:
     return cast
 
 
+# Built once for a module whose database tests all take it (tests/module_rows.py); a module that
+# imports `world` imports `_worlds` with it.
+_worlds = module_rows({"world": scoring_world})
+
+
 @pytest.fixture
-def world(db):
-    return scoring_world()
+def world(_worlds, db) -> Cast:
+    return _worlds.get("world", scoring_world)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import time_machine
 
 from cupboard.competitions.models import Phase
 from cupboard.submissions.services import submission_create
-from tests.submissions.conftest import upload, world  # noqa: F401 - the fixture, for team tests
+from tests.submissions.conftest import _worlds, upload, world  # noqa: F401 - the fixture, for team tests
 
 NOON = datetime(2030, 5, 10, 12, 0, tzinfo=dt_timezone.utc)
 
