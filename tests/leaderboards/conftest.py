@@ -10,6 +10,7 @@ from django.utils import timezone
 from cupboard.competitions.models import Phase, QrelsRelease
 from cupboard.submissions.models import Score, Submission
 from cupboard.teams.models import Team
+from tests.module_rows import module_rows
 from tests.personas import build_cast
 from tests.submissions.openapi_check import check_every_answer
 
@@ -39,9 +40,13 @@ def ndcg(**by_subset: float) -> dict[str, dict[str, float]]:
     return {code: {"nDCG@10": value} for code, value in by_subset.items()}
 
 
+# Built once for a module whose database tests all take it (tests/module_rows.py).
+_casts = module_rows({"cast": build_cast})
+
+
 @pytest.fixture
-def cast(db):
-    return build_cast()
+def cast(_casts, db):
+    return _casts.get("cast", build_cast)
 
 
 @pytest.fixture(autouse=True)
