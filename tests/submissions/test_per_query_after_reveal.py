@@ -16,19 +16,38 @@ from cupboard.accounts.services import api_token_create
 from cupboard.competitions.models import Phase
 from cupboard.submissions.models import QueryScores
 from tests.factories import make_qrels_release
+from tests.module_rows import module_rows
 from tests.personas import client_for
 
-from .conftest import JUDGMENTS
+from .conftest import JUDGMENTS, scoring_world
 from .test_comparison import scored
 from .test_per_topic import OTHER_SW
 
 
-@pytest.fixture
-def final(world):
-    """Team A's two runs and a baseline on Test B, scored on its hidden judgments."""
+def _world_and_final():
+    """The world, and team A's two runs and a baseline on Test B, scored on its hidden judgments."""
+    world = scoring_world()
     make_qrels_release(world.test_b, JUDGMENTS)
-    return (scored(world, phase=world.test_b), scored(world, phase=world.test_b, rankings=OTHER_SW),
-            scored(world, phase=world.test_b, baseline=True))
+    return world, (scored(world, phase=world.test_b), scored(world, phase=world.test_b, rankings=OTHER_SW),
+                   scored(world, phase=world.test_b, baseline=True))
+
+
+_built = module_rows({"world_and_final": _world_and_final})  # once for the module (tests/module_rows.py)
+
+
+@pytest.fixture
+def world_and_final(_built, db):
+    return _built.get("world_and_final", _world_and_final)
+
+
+@pytest.fixture
+def world(world_and_final):
+    return world_and_final[0]
+
+
+@pytest.fixture
+def final(world_and_final):
+    return world_and_final[1]
 
 
 def stored(submission) -> dict:
