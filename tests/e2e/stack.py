@@ -34,6 +34,14 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def ctrl_c_as_in_a_terminal() -> None:
+    """A Popen preexec_fn: the child takes Ctrl-C (SIGINT) as a program started in a terminal does,
+    even where this process ignores it (started in a script's background, as `make test` starts its
+    PostgreSQL pass, or by nohup): a bash started with SIGINT ignored cannot trap it (POSIX), so a
+    script's Ctrl-C handling never ran and a test waiting for it waited for ever (2026-12-06)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Stack:
     def __init__(self, folder: Path, **env: str):
         self.folder = folder

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from cupboard.staticfiles import PLOTLY
-from tests.e2e.stack import ROOT, free_port, wait_until
+from tests.e2e.stack import ROOT, ctrl_c_as_in_a_terminal, free_port, wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.slow]  # the whole demo started and stopped
 
@@ -64,7 +64,7 @@ def test_the_demo_serves_as_a_site_would_and_ctrl_c_stops_it_within_five_seconds
     out = open(tmp_path / "run-demo.out", "wb")
     demo = subprocess.Popen([str(ROOT / "scripts" / "run-demo")], cwd=ROOT, env=env, stdout=out,
                             stderr=subprocess.STDOUT, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         def listening():
             with socket.socket() as sock:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.stack import ROOT, free_port, wait_until
+from tests.e2e.stack import ROOT, ctrl_c_as_in_a_terminal, free_port, wait_until
 from tests.waiting import PATIENCE
 
 pytestmark = [pytest.mark.worker, pytest.mark.slow]
@@ -28,7 +28,8 @@ def _serve(tmp_path: Path, port: int) -> tuple[subprocess.Popen, Path]:
                VENV=str(Path(sys.executable).parents[1]))
     out = tmp_path / f"serve-{port}.out"
     process = subprocess.Popen([str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                               stdout=out.open("wb"), stderr=subprocess.STDOUT, start_new_session=True)
+                               stdout=out.open("wb"), stderr=subprocess.STDOUT, start_new_session=True,
+                               preexec_fn=ctrl_c_as_in_a_terminal)
     wait_until(lambda: "cupboard on http" in out.read_text() or process.poll() is not None, what="scripts/serve to start")
     assert process.poll() is None, out.read_text()
     wait_until(lambda: _listening(port), what="gunicorn")

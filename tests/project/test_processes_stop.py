@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.stack import ctrl_c_as_in_a_terminal
 from tests.waiting import PATIENCE, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +36,7 @@ def _site(tmp_path: Path, child: str) -> tuple[subprocess.Popen, Path]:
               "echo started\nwait_for_web \"${pids[-1]}\"\n")
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "CUPBOARD_VAR_DIR": str(tmp_path / "var")}
     shell = subprocess.Popen(["bash", "-c", script], env=env, stdout=subprocess.PIPE, text=True,
-                             start_new_session=True)  # the terminal's foreground group
+                             start_new_session=True, preexec_fn=ctrl_c_as_in_a_terminal)  # the terminal's foreground group
     assert shell.stdout.readline() == "started\n"
     wait_until(lambda: (tmp_path / "setsid.pid").exists() and (tmp_path / "setsid.pid").read_text().strip(),
                what="setsid to be called")
