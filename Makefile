@@ -41,9 +41,25 @@ sandbox:
 services:
 	@scripts/ensure-services
 
-## The checks first (they fail in seconds), then the whole suite on SQLite, then the Django side
-## again on PostgreSQL + Redis (test-postgres).
-test: install browser sandbox services lint test-sqlite test-postgres
+## The checks first (they fail in seconds), then the two passes side by side: the whole suite on
+## SQLite (test-sqlite) in the foreground, the Django side again on PostgreSQL + Redis
+## (test-postgres) behind it, its output kept in var/test-postgres.log and printed when both are
+## done; it fails if either failed. One after the other, the cores were idle a third of the run
+## while end-to-end tests waited on their servers, workers and browsers (docs/development.md).
+## They share nothing that collides: the SQLite pass has no PostgreSQL test database, no Redis db of
+## the PostgreSQL pass's (14 and 15, one per xdist worker) and no RabbitMQ; the migrated SQLite
+## template (var/test-databases) is made under a lock, the cached images and bytecode by renames.
+## A command started in a script's background ignores Ctrl-C (SIGINT); `env --default-signal` gives
+## the PostgreSQL pass the terminal's Ctrl-C back, so that it stops with the SQLite pass.
+test: install browser sandbox services lint
+	@mkdir -p var
+	@echo "The PostgreSQL pass runs beside the SQLite pass: its output is in var/test-postgres.log, printed at the end."
+	@env --default-signal=INT,QUIT $(MAKE) --no-print-directory test-postgres >var/test-postgres.log 2>&1 & postgres=$$!; \
+	$(MAKE) --no-print-directory test-sqlite; sqlite=$$?; \
+	wait $$postgres; pg=$$?; \
+	echo; echo "==== The PostgreSQL pass (var/test-postgres.log) ===="; cat var/test-postgres.log; \
+	echo "SQLite pass: $$([ $$sqlite = 0 ] && echo passed || echo FAILED); PostgreSQL pass: $$([ $$pg = 0 ] && echo passed || echo FAILED)"; \
+	[ $$sqlite = 0 ] && [ $$pg = 0 ]
 
 ## ruff (imports, unused names, likely bugs) and mypy (strict on evaluator/, checked on the platform).
 lint: install

@@ -65,7 +65,8 @@ def test_it_trusts_x_forwarded_for_only_behind_the_proxy():
 def test_it_lets_exactly_the_rate_through_concurrent_requests_on_redis():
     """On the production cache, 20 requests at once with room for 5: exactly 5 pass (the count
     is Redis's atomic INCR). Uses the Redis db of CELERY_BROKER_URL when it is Redis (each
-    developer's own), else db 15."""
+    developer's own), else db 13, the SQLite pass's (project/test_health.py's): 14 and 15 are the
+    PostgreSQL pass's brokers, which `make test` runs beside it."""
     import os
     import time
     from concurrent.futures import ThreadPoolExecutor
@@ -73,7 +74,7 @@ def test_it_lets_exactly_the_rate_through_concurrent_requests_on_redis():
     from django.core.cache import caches
 
     broker = os.getenv("CELERY_BROKER_URL", "")
-    location = broker if broker.startswith("redis://") else "redis://127.0.0.1:6379/15"
+    location = broker if broker.startswith("redis://") else "redis://127.0.0.1:6379/13"
     cache = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": location,
                          "KEY_PREFIX": "throttle-test"}}
     # A key of its own, expiring within two minutes: never clear() here, the db holds a broker's queues.
