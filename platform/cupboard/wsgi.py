@@ -2,8 +2,8 @@
 
 What a web process holds once it is loaded (Django's apps and models, the URLconf and the views
 it imports: some 125,000 objects tracked by the cyclic garbage collector) lives as long as the
-process, yet each full collection walked all of it: 45-70 ms of a worker's CPU at a time, which
-the requests queued behind it took as latency (the p99 of a kept page, docs/benchmarks.md). The
+process, yet each full collection walked all of it, and the requests queued behind it took that
+as latency (the p99 of a kept page; its cost is in docs/benchmarks.md). The
 URLconf is loaded here, not by the first request, and all of it is frozen (`gc.freeze`: moved
 to a generation no collection visits); whatever the requests make after is collected as before.
 """
