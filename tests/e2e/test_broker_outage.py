@@ -62,6 +62,14 @@ def worker_pid(stack, supervisor: subprocess.Popen) -> int:
     return int(children[0]) if children else 0
 
 
+def consuming_again(log: str) -> bool:
+    """The worker's consumer started again and got through its mingle step on the broker: the
+    one line every reconnect prints. "Connected to redis" is not: a reconnect cut short after
+    it (the broker stopped again while the consumer started) is retried inside a later step,
+    which connects without printing it (seen on a busy machine, 2026-12-06)."""
+    return "mingle: all alone" in log or "mingle: sync with" in log
+
+
 def test_a_submission_after_broker_restarts_and_a_worker_crash_is_scored(tmp_path, redis_server):
     stack, files = prepared_stack(tmp_path, CELERY_BROKER_URL=f"redis://127.0.0.1:{redis_server.port}/0")
     with stack:
@@ -70,10 +78,11 @@ def test_a_submission_after_broker_restarts_and_a_worker_crash_is_scored(tmp_pat
                                              "-n", f"outage-{os.getpid()}@%h"])
         wait_until(lambda: stack.log("worker").count("ready") >= 1, what="the worker to start")
         for restart in range(3):
+            before = len(stack.log("worker"))
             redis_server.stop()
             time.sleep(1.5)
             redis_server.start()
-            wait_until(lambda restart=restart: stack.log("worker").count("Connected to redis") >= restart + 2,
+            wait_until(lambda before=before: consuming_again(stack.log("worker")[before:]),
                        what=lambda restart=restart: f"the worker to reconnect after restart {restart + 1}\n"
                                                     f"{stack.log('worker')[-3000:]}")
         first = worker_pid(stack, supervisor)
