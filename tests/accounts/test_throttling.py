@@ -12,6 +12,7 @@ from django.urls import reverse
 from cupboard.accounts.services import api_token_create
 from cupboard.teams.models import Team
 from tests.factories import make_competition, make_user
+from tests.rate_windows import at_a_window_start
 
 RATES = {"login-account": "5/15m", "login-account-any": "8/15m", "signup-address": "2/h",
          "team-create-address": "2/h", "api-token": "3/m"}
@@ -20,7 +21,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rates")]
 
 @pytest.fixture
 def rates():
-    with override_settings(CUPBOARD_RATES=RATES):
+    with override_settings(CUPBOARD_RATES=RATES), at_a_window_start():  # the API's 3/m
         yield
 
 

@@ -7,6 +7,7 @@ from django.test import Client, override_settings
 
 from cupboard.envconfig import rates_from_env
 from tests.personas import client_for
+from tests.rate_windows import at_a_window_start
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +52,8 @@ def test_a_bad_as_of_on_an_export_is_the_api_s_error_shape(cast, path):
 
 @pytest.fixture
 def one_past_board_a_minute():
-    with override_settings(CUPBOARD_RATES=rates_from_env("as-of-address=1/m", settings.CUPBOARD_RATES)):
+    with override_settings(CUPBOARD_RATES=rates_from_env("as-of-address=1/m", settings.CUPBOARD_RATES)), \
+            at_a_window_start():
         yield
 
 

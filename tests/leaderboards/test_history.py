@@ -19,6 +19,7 @@ from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_upda
 from tests.factories import make_team
 from tests.leaderboards.conftest import make_scored, ndcg
 from tests.personas import client_for
+from tests.rate_windows import at_a_window_start
 
 pytestmark = pytest.mark.django_db
 
@@ -197,7 +198,7 @@ def test_as_of_is_limited_per_client(cast, steps):
 
     rates = rates_from_env("as-of-address=3/m", settings.CUPBOARD_RATES)
     phase, (t0, _, _) = steps
-    with override_settings(CUPBOARD_RATES=rates):
+    with override_settings(CUPBOARD_RATES=rates), at_a_window_start():
         client = Client(REMOTE_ADDR="192.0.2.5")
         answers = [client.get("/c/cup/dev/leaderboard/", {"as_of": (t0 + timedelta(minutes=m)).isoformat()})
                    for m in range(3)]

@@ -8,6 +8,7 @@ from django.test import override_settings
 from cupboard.envconfig import rates_from_env
 from tests.browser import chromium, watch_errors
 from tests.factories import make_competition
+from tests.rate_windows import at_a_window_start
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -21,7 +22,7 @@ def board(live_server):
 @pytest.mark.parametrize("width", [1366, 390])
 def test_a_bad_and_a_throttled_as_of_are_pages_of_the_site(board, width):
     rates = rates_from_env("as-of-address=1/m", settings.CUPBOARD_RATES)
-    with override_settings(CUPBOARD_RATES=rates), chromium() as browser:
+    with override_settings(CUPBOARD_RATES=rates), at_a_window_start(), chromium() as browser:
         page = browser.new_page(viewport={"width": width, "height": 800})
         errors = watch_errors(page)
         response = page.goto(board + "?as_of=garbage")

@@ -33,6 +33,7 @@ from evaluator.client import api as contract
 from tests.factories import set_run_metadata
 from tests.leaderboards.conftest import make_scored, ndcg
 from tests.personas import client_for
+from tests.rate_windows import at_a_window_start
 from tests.submissions.conftest import _worlds, good_sw, upload, world  # noqa: F401 - the world fixture
 from tests.submissions.openapi_check import check_answer
 from tests.systems.conftest import image_upload
@@ -156,7 +157,7 @@ def _leaderboard(calls: Calls) -> str:
     assert calls(calls.token("participant"), private).status_code == 403
     assert calls(client_for(calls.world.organizer), private).json()["rows"][0]["team"] == "Team A"
     assert calls(Client(), calls.path(**_slugs("nope"))).status_code == 404
-    with override_settings(CUPBOARD_RATES={"as-of-address": "1/m"}):
+    with override_settings(CUPBOARD_RATES={"as-of-address": "1/m"}), at_a_window_start():
         asked = [calls(Client(REMOTE_ADDR="192.0.2.2"), path, {"as_of": "2020-01-01"}) for _ in range(2)]
     assert asked[-1].status_code == 429
     return path
@@ -228,7 +229,7 @@ def _shared_refusals(calls: Calls, path: str, monkeypatch) -> None:
     """A wrong token (401), too many requests with one (429), and an outage (503: the
     database cannot be reached as the token is looked up)."""
     assert calls(Client(HTTP_AUTHORIZATION=f"{contract.AUTH_SCHEME} nope"), path).status_code == 401
-    with override_settings(CUPBOARD_RATES={"api-token": "1/m"}):
+    with override_settings(CUPBOARD_RATES={"api-token": "1/m"}), at_a_window_start():
         client = calls.token("participant")
         assert [calls(client, path).status_code for _ in range(2)][-1] == 429
     def unreachable(raw):
