@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.core.cache import cache, caches
-from django.core.cache.backends.redis import RedisCache
+
+from cupboard.redis_cache import SharedClientRedisCache
 
 logger = logging.getLogger(__name__)
 
@@ -38,11 +39,8 @@ def tally(name: str, amount: int = 1) -> None:
     key = PREFIX + name
     try:
         shared = caches["default"]
-        if isinstance(shared, RedisCache):
-            # One round trip: INCRBY starts a missing count at 0 (Django's incr asks EXISTS first),
-            # and stores a bare integer, which Django's Redis cache reads back as one.
-            stored = shared.make_and_validate_key(key)
-            shared._cache.get_client(stored, write=True).incrby(stored, amount)
+        if isinstance(shared, SharedClientRedisCache):
+            shared.count(key, amount)  # one round trip
             return
         try:
             cache.incr(key, amount)
