@@ -10,11 +10,12 @@ A model whose rows some page shows takes `TellingQuerySet` as its manager
 on the model, names the columns whose bulk update no page kept for everyone is told of: a
 job's bookkeeping, written by every claim and beat, and the columns a page's key reads already
 (a phase's schedule, its leaderboard version). Such an update costs nothing more; any other
-costs one query for the ids of the rows it writes, read before it writes exactly those. `TOLD_WITH`,
-on the model, names columns read in that same query, as they were before the write, for a
-handler that needs them (a submission's team: its runs token, submissions/kept_pages.py); a
-model that has it tells every update, quiet ones too (`RowsWritten.quiet`), for the price of
-that one query.
+costs one query for the ids of the rows it writes, read before it writes exactly those.
+`TOLD_WITH`, on the model, names columns read in that same query, as they were before the
+write, for a handler that needs them (a submission's team: its runs token,
+submissions/kept_pages.py; a membership's user: who they are, flows/rows_written.py); a model
+that has it tells every update, quiet ones too (`RowsWritten.quiet`), for the price of that one
+query.
 """
 from __future__ import annotations
 

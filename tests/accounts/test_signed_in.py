@@ -8,8 +8,9 @@ from collections import Counter
 import pytest
 from django.contrib.sessions.models import Session
 from django.core.cache import cache, caches
-from django.db import transaction
+from django.db import connection, transaction
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from cupboard.accounts.signed_in import _token, _token_key, forget_person
@@ -131,12 +132,26 @@ def test_a_token_made_anew_before_the_change_commits_is_replaced_when_it_does():
 @pytest.mark.django_db
 def test_a_member_moved_to_another_team_in_bulk_is_told_as_the_new_one_at_once(personas, urls):
     """A team merge moves its memberships by a bulk update (no post_save): the users of the rows
-    it writes change (accounts/signed_in.py `people_written`)."""
+    it writes change (flows/rows_written.py `memberships_written`)."""
     client = client_for(personas.participant)
     _kept(client, urls)
     Membership.objects.filter(user=personas.participant).update(team=personas.team_b)
     assert ' own"' not in client.get(urls["board"]).content.decode()  # Team B has no run on it
     assert "kept-run" not in client.get(urls["mine"]).content.decode()
+
+
+@pytest.mark.django_db
+def test_a_bulk_write_of_memberships_forgets_their_users_old_and_new_reading_them_once(personas):
+    """The users come with the rows read before the write (Membership.TOLD_WITH): no query after
+    it. A row moved to another user changes that user too; other users are not forgotten."""
+    moved, onto, bystander = personas.participant, make_user("onto"), personas.organizer
+    tokens = {user.pk: _token(user.pk) for user in (moved, onto, bystander)}
+    with CaptureQueriesContext(connection) as queries:
+        Membership.objects.filter(user=moved).update(user=onto)
+    reads_of_users = [q["sql"] for q in queries if q["sql"].startswith("SELECT") and '"user_id"' in q["sql"]]
+    assert len(reads_of_users) == 1, reads_of_users  # the read before the write
+    assert _token(moved.pk) != tokens[moved.pk] and _token(onto.pk) != tokens[onto.pk]
+    assert _token(bystander.pk) == tokens[bystander.pk]
 
 
 @pytest.mark.django_db

@@ -12,8 +12,8 @@ reads the database again and nothing made before the change is reached:
   the session's post_delete (so a bulk delete of sessions, `clearsessions` too, reads and
   signals each row);
 - the user saved (deactivated, renamed, staff or not, a new password) or deleted;
-- a team membership saved or deleted (teams/apps.py) or written in bulk (`people_written`: a
-  team merge), an organizer or assessor named or removed (any many-to-many with users, from
+- a team membership saved or deleted (teams/apps.py) or written in bulk (a team merge:
+  flows/rows_written.py), an organizer or assessor named or removed (any many-to-many with users, from
   either side, a clear included).
 
 A token is deleted twice: at once, and again when the transaction commits. A request that
@@ -54,7 +54,6 @@ from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.db import transaction
 
-from cupboard.bulk_writes import RowsWritten
 from cupboard.local_copies import Copies
 
 DATABASE_SESSIONS = {"django.contrib.sessions.backends.db", "django.contrib.sessions.backends.cached_db"}
@@ -224,25 +223,6 @@ def membership_changed(sender, instance, raw: bool = False, **_) -> None:
     """post_save and post_delete of a row naming a user (a team membership): their team changed."""
     if not raw:
         forget_person(getattr(instance, "user_id", None))
-
-
-def people_written(event: RowsWritten) -> None:
-    """RowsWritten (cupboard/bulk_writes.py) of rows naming a user whose change is one of who
-    they are (memberships moved by a team merge: cupboard/flows), which send no post_save: their
-    users changed; none for a quiet update."""
-    if event.quiet:
-        return
-    user_model = get_user_model()
-    field = next((f for f in event.model._meta.concrete_fields
-                  if f.many_to_one and f.related_model is user_model), None)
-    if field is None:
-        return
-    if event.fields is None:  # new rows: the instances a bulk_create stored
-        users = {getattr(row, field.attname) for row in event.rows}
-    else:
-        users = set(event.model.objects.filter(pk__in=event.rows).values_list(field.attname, flat=True))
-    for pk in users:
-        forget_person(pk)
 
 
 def roles_changed(sender, instance, action: str, reverse: bool, model, pk_set, **_) -> None:

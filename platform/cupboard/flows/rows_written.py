@@ -3,7 +3,7 @@ as a save of each would have said through its signal, the users of memberships c
 by a team merge: accounts/signed_in.py; a membership's save says so too, teams/apps.py), the teams whose runs they are (submissions/kept_pages.py),
 and the boards naming the teams they renamed (leaderboards/services.py)."""
 from cupboard import events
-from cupboard.accounts.signed_in import people_written
+from cupboard.accounts.signed_in import forget_person
 from cupboard.bulk_writes import RowsWritten
 from cupboard.competitions.page_cache import rows_written
 from cupboard.leaderboards.services import teams_written
@@ -12,10 +12,20 @@ from cupboard.teams.models import Membership
 
 
 def memberships_written(event: RowsWritten) -> None:
-    """Only a membership says who a person is among the rows naming a user (a run's submitter,
-    an audit event's actor do not): the others' writes cost no query and forget no one."""
-    if event.model is Membership:
-        people_written(event)
+    """Memberships written in bulk, which send no post_save: their users' teams changed, so who
+    they are did. Their users were read with the rows before the write (Membership.TOLD_WITH);
+    an update that moved a row to another user changed that one too. Of the rows naming a user,
+    only a membership says who a person is: a run's submitter or an audit event's actor forget
+    no one."""
+    if event.model is not Membership:
+        return
+    if event.fields is None:  # new rows: the instances a bulk_create stored
+        users = {row.user_id for row in event.rows}
+    else:
+        moved_to = event.values.get("user_id", event.values.get("user"))
+        users = {*(user for _, user in event.before), getattr(moved_to, "pk", moved_to)}
+    for pk in users - {None}:
+        forget_person(pk)
 
 
 def connect() -> None:

@@ -48,6 +48,7 @@ class Membership(models.Model):
     joined_at = models.DateTimeField(auto_now_add=True)
 
     objects = TellingQuerySet.as_manager()
+    TOLD_WITH = ("user_id",)  # a bulk write changes who they are (flows/rows_written.py)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["competition", "user"], name="one_team_per_user_per_competition")]
