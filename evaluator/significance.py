@@ -83,7 +83,7 @@ def flipped_sums(values: np.ndarray, *, trials: int, rng: np.random.Generator) -
         # One random bit per query and trial, eight drawn per byte: drawing is most of the cost.
         flips = np.unpackbits(rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8), axis=1, count=n)
         # Flipping a subset F turns the sum into sum - 2 * sum(values[F]). Small products skip
-        # BLAS: waking its threads costs more than the product (~25 ms on a busy machine).
+        # BLAS: waking its threads costs more than the product, the more so on a busy machine.
         flipped = (np.einsum("tq,sq->ts", flips, values) if systems * n < 20_000
                    else flips.astype(np.float64) @ values.T)
         out[start:start + size] = total - 2.0 * flipped

@@ -2,8 +2,8 @@
 
 The languages of a submission are independent, so each is one job: read its qrels and
 topics, validate and read its run, score it. With more than one worker the jobs run in
-forked processes: fork inherits the imported numpy and pyarrow (a worker starts in a few
-milliseconds instead of re-importing for ~0.1 s), each worker parses its file on its own
+forked processes: fork inherits the imported numpy and pyarrow (a worker starts without
+importing them again), each worker parses its file on its own
 thread, and only the small results (a ValidationReport and a SubsetResult per language)
 travel back, never the parsed columns. `workers=1` does the same jobs in this process,
 one after another; both give identical results (tests/evaluator/test_parallel.py).

@@ -42,7 +42,7 @@ _NEAR_SHIFT = np.uint64(44)  # keys' top 20 bits: a 1 MB table filters the rows 
 def grouped_descending(queries: np.ndarray, scores: np.ndarray) -> bool:
     """Whether rows come one block per query, each by score descending (ties aside)."""
     same = queries[1:] == queries[:-1]
-    heads = np.sort(queries[np.r_[True, ~same]])  # not np.unique: its first call imports numpy.ma (~10 ms)
+    heads = np.sort(queries[np.r_[True, ~same]])  # not np.unique: its first call imports numpy.ma
     return not (np.any(heads[1:] == heads[:-1]) or np.any(same & (scores[1:] > scores[:-1])))
 
 

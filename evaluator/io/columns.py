@@ -1,7 +1,7 @@
 """Moving columns between Arrow and numpy without waking pyarrow's pandas shim.
 
-`Array.to_numpy()` and `pa.array(ndarray)` make pyarrow import pandas on first use
-(~0.25 s, half the time budget of validating and scoring a whole depth-100 submission).
+`Array.to_numpy()` and `pa.array(ndarray)` make pyarrow import pandas on first use, which
+takes about as long as validating and scoring a whole test-B submission.
 Null-free fixed-width columns are plain buffers, so both directions are zero-copy views
 here instead, and the hot path never imports pandas.
 """

@@ -3,8 +3,8 @@
 Where the C extension reads the files, scoring a plainly valid run needs only a few things
 of its docids: blocks joined, rows taken, and the docids of rows matched to judgments by
 (query, docid hash) compared byte for byte. numpy does those; importing pyarrow for them
-would cost ~0.08 s CPU in the parent process before its workers fork, serial time that is a
-fifth of a test-B submission's. `arrow()` gives the same column as an Arrow string array
+would be serial time in the parent process before its workers fork, a large share of a
+test-B submission's (docs/benchmarks.md). `arrow()` gives the same column as an Arrow string array
 (no copy) for the rare steps that still sort by docid (tied scores) or match a regex.
 
 The numpy/pyarrow reader (no extension, or `CUPBOARD_PURE_PYTHON=1`) keeps Arrow arrays;

@@ -225,8 +225,8 @@ _ARTICLE_PASSAGE = r"[0-9]+#[0-9]+"
 
 def _parse_compiled(reader: ModuleType, block: bytes, *, topics: frozenset[str] | None,
                     docid_pattern: str | None) -> Parsed | None:
-    """`parse_fast` by the C extension (it releases nothing: the GIL is held, but a block
-    takes it ~5 ms). It checks the docid pattern itself only for article#passage ids; the
+    """`parse_fast` by the C extension (it holds the GIL, but only for one block at a time).
+    It checks the docid pattern itself only for article#passage ids; the
     docids are Texts, so no pyarrow is needed (but for another pattern's regex)."""
     parsed = reader.parse_run(block, docid_pattern == _ARTICLE_PASSAGE)
     if parsed is None:
