@@ -13,8 +13,8 @@ reads the database again and nothing made before the change is reached:
   signals each row);
 - the user saved (deactivated, renamed, staff or not, a new password) or deleted;
 - a team membership saved or deleted (teams/apps.py) or written in bulk (a team merge:
-  flows/rows_written.py), an organizer or assessor named or removed (any many-to-many with users, from
-  either side, a clear included).
+  flows/rows_written.py), an organizer or assessor named or removed (any many-to-many with
+  users, from either side, a clear included).
 
 A token is deleted twice: at once, and again when the transaction commits. A request that
 read the old rows before the commit may have read the new token (deleted at once, made anew
