@@ -43,6 +43,19 @@ class RowsWritten(Event):
     before: tuple[tuple, ...] = ()
     values: Mapping[str, object] = field(default_factory=dict)
 
+    def told(self, column: str) -> set:
+        """The values of `column`, a foreign key's column that the model names in TOLD_WITH
+        (`team_id`), over the rows written: new rows' own; an update's as read before it, and
+        the one it wrote there, if it wrote one (an id or an instance)."""
+        if self.fields is None:
+            return {getattr(row, column) for row in self.rows}
+        at = 1 + self.model.TOLD_WITH.index(column)
+        values = {row[at] for row in self.before}
+        for name in (column, column.removesuffix("_id")):
+            if name in self.values:
+                values.add(getattr(self.values[name], "pk", self.values[name]))
+        return values
+
     @property
     def quiet(self) -> bool:
         """An update of the model's QUIET_FIELDS alone: no page kept for everyone shows them."""

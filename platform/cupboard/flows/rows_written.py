@@ -17,15 +17,9 @@ def memberships_written(event: RowsWritten) -> None:
     an update that moved a row to another user changed that one too. Of the rows naming a user,
     only a membership says who a person is: a run's submitter or an audit event's actor forget
     no one."""
-    if event.model is not Membership:
-        return
-    if event.fields is None:  # new rows: the instances a bulk_create stored
-        users = {row.user_id for row in event.rows}
-    else:
-        moved_to = event.values.get("user_id", event.values.get("user"))
-        users = {*(user for _, user in event.before), getattr(moved_to, "pk", moved_to)}
-    for pk in users - {None}:
-        forget_person(pk)
+    if event.model is Membership:
+        for pk in event.told("user_id"):
+            forget_person(pk)
 
 
 def connect() -> None:

@@ -123,13 +123,8 @@ def runs_written(event: RowsWritten) -> None:
     """RowsWritten (cupboard/bulk_writes.py) of submissions, quiet ones too: the teams their rows
     were in (read with them before the write: Submission.TOLD_WITH) and the team an update moved
     them to changed; for new rows, their teams."""
-    if event.model is not Submission:
-        return
-    if event.fields is None:
-        runs_changed({row.team_id for row in event.rows})
-        return
-    moved_to = event.values.get("team_id", event.values.get("team"))
-    runs_changed({*(team for _, team in event.before), getattr(moved_to, "pk", moved_to)})
+    if event.model is Submission:
+        runs_changed(event.told("team_id"))
 
 
 @dataclass(frozen=True)
