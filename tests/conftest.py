@@ -184,6 +184,24 @@ def trec_eval() -> Path:
     return trec_eval_binary()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _flush_outlasting_deadlocks():
+    """On PostgreSQL, a teardown's flush aborted by a deadlock with a real worker is run again
+    (tests/flush_retries.py)."""
+    from django.conf import settings
+
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        yield
+        return
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    from tests.flush_retries import retrying_deadlocks
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(DatabaseOperations, "execute_sql_flush", retrying_deadlocks(DatabaseOperations.execute_sql_flush))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def fresh_rate_limits():
     """Rate-limit counters live in the (per-process) cache: each test starts with none."""
