@@ -3,8 +3,13 @@ and no page wider than the screen. One place, so each test says only which pages
 Also the steps several tests take the same way: the new-competition form, filled and saved."""
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+
+# What chromium says when a measure meets a page being replaced: the old document's context is
+# gone, or the new document has no element yet (a click commits the navigation, then returns).
+_BETWEEN_PAGES = ("Execution context was destroyed", "Cannot read properties of null")
 
 
 def watch_errors(page, *, failed_requests: bool = False) -> list[str]:
@@ -27,10 +32,27 @@ def too_wide(page, base_url: str, paths: list[str], width: int) -> list[str]:
     for path in paths:
         response = page.goto(base_url + path)
         assert response.status == 200, path
-        wide = page.evaluate("document.documentElement.scrollWidth")
+        wide = page_width(page)
         if wide > width:
             problems.append(f"{path} at {width} px is {wide} px wide")
     return problems
+
+
+def page_width(page, *, patience: float = 120) -> int:
+    """The loaded page's width in px. A click that leads to another page returns once that page
+    is committed, before it has an element to measure, and a page may reload itself (a progress
+    page, a submission's page once scored): the measure then waits for the new page's load and
+    is taken again, for at most `patience` seconds."""
+    from playwright.sync_api import Error
+
+    deadline = time.monotonic() + patience
+    while True:
+        page.wait_for_load_state("load")
+        try:
+            return page.evaluate("document.documentElement.scrollWidth")
+        except Error as error:
+            if not any(sign in str(error) for sign in _BETWEEN_PAGES) or time.monotonic() > deadline:
+                raise
 
 
 @contextmanager

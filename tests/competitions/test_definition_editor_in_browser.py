@@ -13,6 +13,7 @@ from tests.browser import (
     competition_form_fill,
     competition_form_save,
     dev_files_upload,
+    page_width,
     signed_in_page,
     watch_errors,
 )
@@ -52,16 +53,16 @@ def test_a_small_generic_competition_is_created_filled_and_shows_its_empty_leade
                               max_run_depth=100, subsets={"ha": "Hausa", "so": "Somali"},
                               page_overview="Passages in **Hausa** and Somali.")
         page.wait_for_selector("[data-preview-of=id_page_overview] strong:text-is('Hausa')")
-        wide["form"] = page.evaluate("document.documentElement.scrollWidth")
+        wide["form"] = page_width(page)
         competition_form_check(page)
-        wide["confirm"] = page.evaluate("document.documentElement.scrollWidth")
+        wide["confirm"] = page_width(page)
         competition_form_save(page, base, "small")
         for kind, index in (("topics", 0), ("qrels", 1)):
             dev_files_upload(page, base, "small", kind, [files[code][index] for code in ("ha", "so")])
-        wide["manage"] = page.evaluate("document.documentElement.scrollWidth")
+        wide["manage"] = page_width(page)
         page.goto(base + "/c/small/dev/leaderboard/")
         board = page.locator("main").inner_text()
-        wide["leaderboard"] = page.evaluate("document.documentElement.scrollWidth")
+        wide["leaderboard"] = page_width(page)
     small = Competition.objects.get(slug="small")
     assert (small.metrics, list(small.groups.values_list("label", flat=True))) == (["nDCG@10", "R@100"], ["Avg"])
     assert {t.subset.code: t.query_count for t in small.phases.get().topic_sets.all()} == {"ha": 5, "so": 5}

@@ -16,7 +16,7 @@ from cupboard.audit.services import audit_record
 from cupboard.competitions.models import Phase
 from cupboard.competitions.services import competition_load
 from cupboard.demo.plan import COMPETITIONS
-from tests.browser import signed_in_page, too_wide, watch_errors
+from tests.browser import page_width, signed_in_page, too_wide, watch_errors
 from tests.factories import make_qrels_release, make_team, make_topics, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -80,7 +80,7 @@ def test_a_schedule_edit_shows_its_diff_then_saves_once_confirmed(live_server, o
         page.click("button:has-text('Save')")
         page.wait_for_selector("#confirm")
         shown = page.locator("#confirm li").all_inner_texts()
-        wide = page.evaluate("document.documentElement.scrollWidth")
+        wide = page_width(page)
         page.click("button:has-text('Confirm and save')")
         page.wait_for_selector("text=Saved the schedule of Test A.")
     assert len(shown) == 1 and shown[0].startswith("phases.test-a.reveal_at: ") and f"{later:%Y-%m-%d %H:%M}" in shown[0]
@@ -104,7 +104,7 @@ def test_a_grant_shows_on_the_teams_page_and_a_message_is_previewed_first(live_s
         page.wait_for_url(base)
         assert "+2" in page.locator("table.teams-overview").inner_text()
         assert "joined late" in page.locator("table.grants").inner_text()
-        wide = [page.evaluate("document.documentElement.scrollWidth")]
+        wide = [page_width(page)]
         page.goto(base + "message/")
         assert page.locator("button[value=send]").count() == 0
         page.fill("input[name=subject]", "Two days left")
@@ -112,5 +112,5 @@ def test_a_grant_shows_on_the_teams_page_and_a_message_is_previewed_first(live_s
         page.click("button[value=preview]")
         assert "Subject: [WSDM Cup" in page.locator("#message-preview").inner_text()
         assert "Send to every team (2 people)" in page.locator("button[value=send]").inner_text()
-        wide.append(page.evaluate("document.documentElement.scrollWidth"))
+        wide.append(page_width(page))
     assert max(wide) <= width and not errors, (wide, errors)

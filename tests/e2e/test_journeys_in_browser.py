@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import csv
 import io
-import time
 
 import pytest
 
 from evaluator import synthetic
-from tests.browser import watch_errors
+from tests.browser import page_width, watch_errors
 from tests.e2e.stack import Stack, expected_scores, make_data, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
@@ -107,26 +106,11 @@ class Walk:
     def seen(self) -> None:
         page = self.page
         path = page.url.removeprefix(self.url)
-        wide = self._width()
+        wide = page_width(page)
         if wide > self.width:
             self.problems.append(f"{path} is {wide} px wide at {self.width} px")
         self.problems += [f"{path} at {self.width} px: {error}" for error in self.errors]
         self.errors.clear()
-
-    def _width(self) -> int:
-        """The loaded page's width. A page may reload itself (the re-score's progress page every
-        3 s, a submission's page once it is scored) between the load and the measure: then the
-        measure waits for the new page's load and is taken again, until the deadline."""
-        from playwright.sync_api import Error
-
-        deadline = time.monotonic() + 120
-        while True:
-            self.page.wait_for_load_state("load")
-            try:
-                return self.page.evaluate("document.scrollingElement.scrollWidth")
-            except Error as error:
-                if "Execution context was destroyed" not in str(error) or time.monotonic() > deadline:
-                    raise
 
     def click(self, role: str, name: str, *, within: str = "main") -> None:
         self.follow(self.page.locator(within).get_by_role(role, name=name).first)

@@ -13,7 +13,7 @@ from django.utils import timezone
 from cupboard.competitions.services import competition_load
 from cupboard.demo.plan import COMPETITIONS
 from evaluator.samples import sample_path
-from tests.browser import signed_in_page, watch_errors
+from tests.browser import page_width, signed_in_page, watch_errors
 from tests.factories import make_team, make_topics, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -49,7 +49,7 @@ def test_past_the_entry_deadline_the_page_says_so_and_offers_no_team(live_server
         closed = page.locator("#entry-closed")
         assert closed.is_visible() and "no new team can be created or joined" in closed.inner_text()
         assert page.get_by_role("link", name="create a team").count() == 0
-        assert page.evaluate("document.documentElement.scrollWidth") <= width and not errors
+        assert page_width(page) <= width and not errors
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -68,4 +68,4 @@ def test_a_run_for_a_language_the_phase_lacks_names_the_ones_it_takes(live_serve
         page.wait_for_selector("text=has no topics for te")  # the answer replaces the page (static/upload.js)
         text = page.locator("main").inner_text()
         assert "run.te.txt: Development has no topics for te" in text and "it takes runs for sw." in text
-        assert page.evaluate("document.documentElement.scrollWidth") <= width and not errors
+        assert page_width(page) <= width and not errors

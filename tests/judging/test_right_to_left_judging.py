@@ -19,7 +19,7 @@ from cupboard.judging.assessment import corpus_upload, judging_round_create
 from cupboard.judging.pools import pool_export_build, pool_export_create
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
-from tests.browser import signed_in_page, watch_errors
+from tests.browser import page_width, signed_in_page, watch_errors
 from tests.factories import make_competition, make_team, make_topics, make_user, qrels_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -108,5 +108,5 @@ def test_the_query_and_passage_read_right_to_left_in_a_left_to_right_page(tasks,
 
         title = page.locator("article.passage h3").evaluate(LINES)
         assert title["direction"] == "ltr" and abs(_lines(title)[0][0] - title["left"]) <= 2, title
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
         assert errors == []

@@ -14,7 +14,7 @@ import pytest
 from cupboard.demo import services
 from cupboard.demo.services import demo_load
 from cupboard.staticfiles import PLOTLY
-from tests.browser import TICKS, TITLE_CLEAR, charts_drawn, watch_errors
+from tests.browser import TICKS, TITLE_CLEAR, charts_drawn, page_width, watch_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -64,7 +64,7 @@ def boards_at(page, board: str, width: int) -> None:
 
     charts = _open(page, board + CUP)
     assert len(scripts[0].body()) < 2_000_000  # our 1.2 MB build, not the full 4.8 MB
-    assert len(charts) == 3 and page.evaluate("document.documentElement.scrollWidth") <= width
+    assert len(charts) == 3 and page_width(page) <= width
     first = page.evaluate(FIRST_LANGUAGE)
     if width == 1366:  # on the first screen, inside the table's frame, nothing scrolled
         assert first["label"] == "ar" and first["right"] <= first["frame"] <= width and first["bottom"] < 768
@@ -82,7 +82,7 @@ def boards_at(page, board: str, width: int) -> None:
     assert bars["xtick"]["count"] == 9  # the source languages' averages and M.Avg, not 72 pairs
     assert [c["title"] for c in charts if c["xtick"]["overlaps"] or c["ytick"]["overlaps"]] == []
     assert page.evaluate(TITLE_CLEAR) == []
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert page_width(page) <= width
     chart = page.locator(".js-plotly-plot").nth(charts.index(bars))  # by place: its title changes
     chart.locator(".updatemenu-header").click()
     chart.locator(".updatemenu-dropdown-button", has_text="from ja").click()

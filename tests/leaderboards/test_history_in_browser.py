@@ -8,7 +8,7 @@ import time_machine
 from django.utils import timezone
 
 from cupboard.leaderboards.services import leaderboard_update
-from tests.browser import chromium_page, leaderboard_teams, too_wide, watch_errors
+from tests.browser import chromium_page, leaderboard_teams, page_width, too_wide, watch_errors
 from tests.factories import make_competition, make_team
 from tests.leaderboards.conftest import make_scored, ndcg
 
@@ -70,4 +70,4 @@ def test_each_change_says_who_moved(board, page, width):
     newest = page.locator(".history-instants > li").first.locator(".history-moves li").all_inner_texts()
     assert newest == ["Alpha: 0.300 → 0.600 nDCG@10, rank 3 → 1", "Bravo: 0.500 nDCG@10, rank 1 → 2",
                       "Charlie: 0.400 nDCG@10, rank 2 → 3"]
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert page_width(page) <= width

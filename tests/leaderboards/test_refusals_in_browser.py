@@ -6,7 +6,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from cupboard.envconfig import rates_from_env
-from tests.browser import chromium, watch_errors
+from tests.browser import chromium, page_width, watch_errors
 from tests.factories import make_competition
 from tests.rate_windows import at_a_window_start
 
@@ -30,12 +30,12 @@ def test_a_bad_and_a_throttled_as_of_are_pages_of_the_site(board, width):
         assert page.inner_text("h1") == "This request could not be read"
         assert "as_of: 'garbage' is not an ISO 8601 date" in page.inner_text("#bad-request")
         assert page.locator("header.site").is_visible()  # the site's look, its navigation
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
 
         assert page.goto(board + "?as_of=2026-01-01").status == 200
         response = page.goto(board + "?as_of=2026-01-02")
         assert response.status == 429 and int(response.headers["retry-after"]) > 0
         assert page.inner_text("h1") == "Too many requests"
         assert "Too many past leaderboards were asked for from this address. Try again in" in page.inner_text("#throttled")
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
         assert not errors, errors

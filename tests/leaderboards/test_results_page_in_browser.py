@@ -12,7 +12,7 @@ from cupboard.leaderboards.archive import results_archive_build, results_archive
 from cupboard.leaderboards.models import ResultsArchive
 from cupboard.leaderboards.releases import final_results_release_due
 from cupboard.leaderboards.services import leaderboard_refresh
-from tests.browser import chromium, too_wide, watch_errors
+from tests.browser import chromium, page_width, too_wide, watch_errors
 from tests.factories import make_qrels_release
 from tests.leaderboards.test_results_archive import _run
 from tests.submissions.conftest import JUDGMENTS, _worlds, world  # noqa: F401 - a fixture
@@ -54,9 +54,9 @@ def test_the_results_page_fits_and_serves_its_tables_and_archive(published, widt
         assert "Training data" not in header
         page.check("input[name=meta][value=training]")
         page.click("form.paper-columns button")
-        assert "Training data" in page.locator("table.paper-preview thead th").all_inner_texts()
+        page.wait_for_selector("table.paper-preview thead th:text-is('Training data')")
         assert "meta=training" in page.get_attribute("a:text-is('averages.tex')", "href")
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
         assert sha256 in page.inner_text(".results-archive")
         assert "@misc{cup-test-b-results-v1," in page.inner_text("pre.bibtex")
         with page.expect_download() as caught:

@@ -20,7 +20,7 @@ from cupboard.leaderboards.services import leaderboard_refresh, leaderboard_upda
 from cupboard.submissions.models import Submission
 from cupboard.submissions.services import submission_disqualify
 from cupboard.teams.models import Team
-from tests.browser import chromium, watch_errors
+from tests.browser import chromium, page_width, watch_errors
 from tests.factories import make_team
 from tests.leaderboards.conftest import make_scored, ndcg
 from tests.personas import build_cast
@@ -70,7 +70,7 @@ def test_in_the_browser_they_read_right_to_left_in_a_left_to_right_row(live_serv
             assert bdi.evaluate("e => e.closest('tr').matches(':dir(ltr)')"), "the row turned"
         english = page.locator("table.leaderboard bdi", has_text="bm25 (ltr)")
         assert english.evaluate("e => e.matches(':dir(ltr)')")
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
         assert errors == []
 
 
@@ -190,7 +190,7 @@ def test_numbers_beside_a_right_to_left_name_stay_where_they_are_written(live_se
         assert row.locator("bdi").evaluate("e => e.matches(':dir(rtl)')") and row.evaluate("e => e.matches(':dir(ltr)')")
         lefts = [row.locator("td").nth(i).bounding_box()["x"] for i in range(row.locator("td").count())]
         assert lefts == sorted(lefts), "the row's cells turned"
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
         assert errors == []
 
 
@@ -218,7 +218,7 @@ def test_a_chart_and_the_audit_log_keep_the_order_they_write(live_server, width)
         # first words: the narrow cell may break a name over two lines, and a box of both is no place
         team, number, method = (_box(page, line, needle) for needle in (TEAM.split()[0], "#2:", METHOD.split()[0]))
         assert _before(team, number) and _before(number, method), f"{team}, then {number}, then {method}"
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
         assert errors == []
 
 

@@ -11,7 +11,7 @@ import pytest
 from django.core import mail
 
 from cupboard.notifications.preferences import mail_preferences
-from tests.browser import watch_errors
+from tests.browser import page_width, watch_errors
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -47,13 +47,14 @@ def people(db) -> dict:
 
 
 def fits(page, width: int) -> list[str]:
-    wide = page.evaluate("document.documentElement.scrollWidth")
+    wide = page_width(page)
     return [f"{page.url} at {width} px is {wide} px wide"] if wide > width else []
 
 
 def reset_password(page, base: str, *, email: str, width: int) -> list[str]:
     page.goto(f"{base}/accounts/login/")
     page.click("text=Forgot your password?")
+    page.wait_for_selector("h1:has-text('Reset your password')")
     problems = fits(page, width)
     page.fill("input[name=email]", email)
     page.click("button:has-text('Send the link')")

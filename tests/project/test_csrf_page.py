@@ -4,7 +4,7 @@ logged out in another tab, learns what happened and what to do, in the site's lo
 import pytest
 from django.test import Client
 
-from tests.browser import chromium, watch_errors
+from tests.browser import chromium, page_width, watch_errors
 from tests.factories import make_user
 
 TITLE = "This form could not be accepted"
@@ -38,5 +38,5 @@ def test_in_the_browser_at_both_widths(live_server, width):
         assert answer.value.status == 403
         assert page.locator("h1").inner_text() == TITLE
         assert page.locator("header.site").is_visible() and page.locator("#csrf-failure").is_visible()
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
         assert errors == []

@@ -18,6 +18,7 @@ from django.test import Client
 from django.utils import timezone
 
 from cupboard.competitions.models import Phase
+from tests.browser import page_width
 from tests.factories import make_user
 from tests.rules.world import build_world
 from tests.waiting import PATIENCE
@@ -123,7 +124,7 @@ def test_every_page_keeps_to_its_content_security_policy(site, browser):
 @pytest.mark.parametrize("width", WIDTHS)
 def test_no_page_is_wider_than_a_laptop_or_a_phone(site, browser, width):
     def check(page, name, path, response):
-        wide = page.evaluate("document.scrollingElement.scrollWidth")
+        wide = page_width(page)
         if os.getenv("CUPBOARD_SCREENSHOTS") and width < 1000 and name == "leaderboard":
             page.wait_for_load_state("networkidle")
             page.screenshot(path=SCREENSHOTS / f"{name}-phone.png", full_page=True)

@@ -4,7 +4,7 @@ values there; at 1366 px the table stays a table. Checked in chromium at both wi
 import pytest
 from django.test import Client
 
-from tests.browser import chromium, watch_errors
+from tests.browser import chromium, page_width, watch_errors
 from tests.rules.world import build_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -30,7 +30,7 @@ def test_the_difference_and_p_values_are_on_screen(live_server, width):
             assert box is not None and box["width"] > 0 and box["x"] >= 0 and box["x"] + box["width"] <= width, \
                 f"cell {index} at {box} is off a {width} px screen"
             assert cells.nth(index).inner_text().strip(), "an empty cell"
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
         if width < 600:
             assert page.locator("table.comparison thead").is_hidden()  # labels ride with the values
             assert "A − B" in page.evaluate("getComputedStyle(document.querySelector('td.difference'), '::before').content")

@@ -13,7 +13,7 @@ from cupboard.competitions.models import TopicSet, TopicsVersion
 from cupboard.submissions.models import Submission
 from cupboard.submissions.scoring import submission_score
 from cupboard.submissions.services import submission_create
-from tests.browser import signed_in_page, watch_errors
+from tests.browser import page_width, signed_in_page, watch_errors
 
 from .conftest import good_sw, upload
 from .test_topics_change import NDCG_ALL, NDCG_NEW, NEW_SW
@@ -63,7 +63,7 @@ def test_a_topics_change_is_previewed_refused_or_confirmed_and_rescored(live_ser
         assert [row.locator(f"td.{what}").inner_text() for what in ("added", "removed", "changed")] == ["1", "1", "1"]
         text = page.locator("#preview").inner_text()
         assert "Added: 9" in text and "Removed: 3" in text and "Changed text: 2" in text and "1 run of" in text
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
         page.check("input[name=when_runs][value=refuse]")
         page.click("button[name=confirm]")
         page.wait_for_selector("#errors")
@@ -88,4 +88,4 @@ def test_a_topics_change_is_previewed_refused_or_confirmed_and_rescored(live_ser
         assert "(3, topics v2)" in page.locator("body").inner_text()
         page.goto(base + "/manage/dev/topics/")  # the change listed, its file a link, the page no wider than the screen
         assert "sw: 1 added (9); 1 removed (3)" in page.locator("#topics-changes tr[data-change='2']").inner_text()
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width

@@ -5,7 +5,7 @@ says "not taken by this phase" of a file whose name gives another language."""
 import pytest
 from django.test import Client
 
-from tests.browser import chromium, watch_errors
+from tests.browser import chromium, page_width, watch_errors
 from tests.factories import make_topics
 from tests.personas import build_cast
 
@@ -64,5 +64,5 @@ def test_in_the_browser_a_file_for_another_language_is_named_at_once(live_server
         rows.nth(1).locator("td").nth(2).filter(has_text="1").wait_for(timeout=30_000)  # its lines counted
         assert rows.nth(0).locator("td").nth(1).inner_text() == "te: not taken by this phase"
         assert rows.nth(1).locator("td").nth(1).inner_text() == "sw"
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
         assert errors == []

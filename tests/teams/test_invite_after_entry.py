@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from tests.browser import chromium, watch_errors
+from tests.browser import chromium, page_width, watch_errors
 from tests.factories import make_user
 from tests.personas import build_cast
 
@@ -53,5 +53,5 @@ def test_in_the_browser_at_both_widths(live_server, width):
         errors = watch_errors(page, failed_requests=True)
         assert page.goto(live_server.url + cast.team_a.get_absolute_url()).status == 200
         assert page.locator("#entry-closed").is_visible() and page.locator("code.invite").count() == 0
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page_width(page) <= width
         assert errors == []
