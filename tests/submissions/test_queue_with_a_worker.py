@@ -19,15 +19,19 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker, pytes
               pytest.mark.django_db(transaction=True)]
 
 
-@pytest.mark.parametrize("pause", ["0", "2"])
-def test_the_estimate_is_within_a_factor_of_two_of_the_truth(world, broker, tmp_path, pause):
+@pytest.mark.parametrize(("pause", "runs"), [("0", 24), ("2", 10)])
+def test_the_estimate_is_within_a_factor_of_two_of_the_truth(world, broker, tmp_path, pause, runs):
+    """The whole line is queued before the worker starts, so every scoring, those the estimate is
+    taken from and those it foretells, runs beside the same work (the test only polls); at a
+    worker's own pace the line is longer, so that a busy host's pauses of a fraction of a second
+    even out over the runs foretold, as over the runs measured."""
+    line = [_baseline(world, f"run {i}") for i in range(runs)]
     with open(tmp_path / "worker.log", "wb") as log:
         worker = start_worker(log, "--pool=solo", CUPBOARD_JOB_PAUSE=pause)
         try:
-            line = [_baseline(world, f"run {i}") for i in range(10)]
-            # Four scored to go by (the median then passes over the worker's first run, which
+            # A third scored to go by (the median then passes over the worker's first run, which
             # pays its start-up), the rest waiting in line.
-            wait_for(line[3], Submission.Status.SCORED)
+            wait_for(line[runs // 3], Submission.Status.SCORED)
             place = queue_place(line[-1])
             asked = time.monotonic()
             assert place is not None and place.estimate_seconds is not None, place
