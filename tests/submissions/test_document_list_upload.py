@@ -75,3 +75,12 @@ def test_the_worker_checks_the_stored_run_again(world, tmp_path):
     assert submission_score(submission_id=submission.pk) == "rejected"
     submission.refresh_from_db()
     assert "run.sw.txt:4:3" in submission.status_reason and "404#9" in submission.status_reason
+
+
+def test_the_newest_list_of_a_subset_is_in_force_at_upload_and_at_scoring(listed, tmp_path):
+    (tmp_path / "more.txt").write_text("\n".join([*KNOWN, "404#9"]) + "\n")
+    call_command("load_documents", listed.competition.slug, "sw", str(tmp_path / "more.txt"))
+    url = reverse("submissions:upload", args=[listed.competition.slug, "dev"])
+    response = client_for(listed.participant).post(url, {"files": [upload("run.sw.txt", BAD)], "method_name": "x"})
+    assert response.status_code == 302, response.content[:300]
+    assert submission_score(submission_id=Submission.objects.get().pk) == "scored"

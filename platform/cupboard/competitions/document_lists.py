@@ -56,6 +56,10 @@ def document_list_create(*, competition: Competition, subset: Subset, path: str 
     return row
 
 
-def current_document_list(subset: Subset) -> DocumentList | None:
-    """The list a subset's runs are checked against: its newest."""
-    return subset.document_lists.order_by("-created_at", "-pk").first()
+def current_document_lists(competition: Competition) -> dict[int, DocumentList]:
+    """{subset id: the list its runs are checked against, its newest}, for every subset that has
+    one, in one query: an upload and a scoring check each of their languages' runs."""
+    current: dict[int, DocumentList] = {}
+    for row in competition.document_lists.order_by("-created_at", "-pk"):
+        current.setdefault(row.subset_id, row)
+    return current

@@ -24,7 +24,6 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files import File
 
-from cupboard.competitions.document_lists import current_document_list
 from cupboard.competitions.models import Competition, DocumentList, Phase, QrelsFile, Subset, TopicSet
 from cupboard.competitions.topic_variants import one_per_subset
 from evaluator.benchmarks import get_benchmark
@@ -142,10 +141,9 @@ def read_run_file(*, source, name: str, competition: Competition, topics: Collec
                     threads=1 if _size(source) < SMALL else 2, documents=documents)
 
 
-def document_check(*, phase: Phase, subset: Subset) -> DocumentCheck | None:
-    """A check of a run's docids against the subset's document list, as the phase wants it
-    (refused at the line, or one warning); None where the subset has no list."""
-    row = current_document_list(subset)
+def document_check(*, phase: Phase, row: DocumentList | None) -> DocumentCheck | None:
+    """A check of a run's docids against its subset's document list `row` (current_document_lists),
+    as the phase wants it (refused at the line, or one warning); None where the subset has none."""
     return None if row is None else stored_document_check(row, refuse=phase.unknown_documents == "refuse")
 
 

@@ -26,7 +26,7 @@ from functools import partial
 
 from django.conf import settings
 
-from cupboard.competitions.document_lists import current_document_list
+from cupboard.competitions.document_lists import current_document_lists
 from cupboard.competitions.models import Competition, DocumentList, QrelsFile, Subset, TopicSet
 from cupboard.competitions.selectors import earlier_judgments, qrels_files
 from cupboard.competitions.topic_variants import one_per_subset
@@ -68,6 +68,7 @@ def subset_jobs(*, submission, release) -> tuple[list[SubsetJob], list[Subset]]:
     topic_sets = one_per_subset(TopicSet.objects.filter(phase=submission.phase), competition)
     judged = earlier_judgments(submission.phase)
     refuse = submission.phase.unknown_documents == "refuse"
+    document_lists = current_document_lists(competition)
     jobs, skipped = [], []
     for code, qrels_file in sorted(qrels_files(release).items()):
         run_file = runs.get(code)
@@ -76,7 +77,7 @@ def subset_jobs(*, submission, release) -> tuple[list[SubsetJob], list[Subset]]:
             continue
         jobs.append(SubsetJob(subset=qrels_file.subset, qrels_file=qrels_file, run_file=run_file,
                               topic_set=topic_sets.get(qrels_file.subset_id), judged=tuple(judged.get(code, ())),
-                              documents=current_document_list(qrels_file.subset), refuse_unknown=refuse))
+                              documents=document_lists.get(qrels_file.subset_id), refuse_unknown=refuse))
     return jobs, skipped
 
 

@@ -14,6 +14,7 @@ from cupboard import events
 from cupboard.audit.details import named
 from cupboard.audit.models import AuditEvent
 from cupboard.audit.services import audit_record
+from cupboard.competitions.document_lists import current_document_lists
 from cupboard.competitions.models import Phase, Subset
 from cupboard.competitions.private_files import removed_on_error
 from cupboard.competitions.run_metadata import MetadataError, metadata_clean, metadata_fields
@@ -97,6 +98,7 @@ def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset 
     refusals = list(refusals)
     problems: list[Problem] = []
     reports, truncated = [], False
+    document_lists = current_document_lists(phase.competition)
     for copy, subset in zip(spooled, subsets, strict=True):
         if subset is None:
             continue  # its name or language is refused already
@@ -108,7 +110,7 @@ def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset 
                                                  f"{with_topics or 'no language yet'}.", copy.name))
             continue
         _, report = read_run_file(source=copy.path, name=copy.name, competition=phase.competition, topics=topics,
-                                  documents=document_check(phase=phase, subset=subset))
+                                  documents=document_check(phase=phase, row=document_lists.get(subset.pk)))
         hint = None
         if any(p.code == "unknown-qid" for p in report.errors):
             hint = wrong_language_hint(copy=copy, phase=phase, subset=subset, known=known, own_topics=topics)
