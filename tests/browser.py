@@ -166,5 +166,7 @@ def charts_drawn(page) -> None:
 
 
 def leaderboard_teams(page) -> list[str]:
-    """The team column of the leaderboard table, top to bottom."""
+    """The team column of the loaded leaderboard table, top to bottom (a click that leads to a
+    board returns before the board's rows are read in)."""
+    page.wait_for_load_state("load")
     return page.locator("table.leaderboard tbody tr td:nth-child(2)").all_inner_texts()

@@ -1,6 +1,7 @@
 """The history page in a real browser (Debian's chromium): plotly draws each team's score and
 rank over time, a change's link opens the leaderboard as it stood then, the "as of" form
 does the same, and nothing errs or overflows a phone's width."""
+import re
 from datetime import timedelta
 
 import pytest
@@ -15,6 +16,7 @@ from tests.leaderboards.conftest import make_scored, ndcg
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 T0 = timezone.now().replace(microsecond=0) - timedelta(days=3)
+AS_OF = re.compile(r"/c/history/dev/leaderboard/\?as_of=")  # the board as it stood then
 
 
 @pytest.fixture
@@ -50,12 +52,14 @@ def test_the_history_page_charts_and_links_to_the_past(board, page):
     assert "4 changes of 3 teams" in page.inner_text(".history-summary")
 
     page.locator(".history-instants a").last.click()  # the oldest change
+    page.wait_for_url(AS_OF, wait_until="load")
     assert "as it stood on" in page.inner_text(".as-of")
     assert leaderboard_teams(page) == ["Alpha"]
 
     page.goto(f"{board}/c/history/dev/leaderboard/history/")
     page.fill("input[name=as_of]", (T0 + timedelta(hours=30)).strftime("%Y-%m-%dT%H:%M"))
     page.click("form.as-of button")
+    page.wait_for_url(AS_OF, wait_until="load")
     assert leaderboard_teams(page) == ["Bravo", "Charlie", "Alpha"]
     assert not errors, errors
     page.set_viewport_size({"width": 375, "height": 800})
