@@ -45,4 +45,4 @@ class ContentCache:
 topic_ids = ContentCache()
 evaluators = ContentCache()
 judged = ContentCache()  # earlier rounds' qrels of residual phases (runfiles.judged_qrels)
-documents = ContentCache(size=2)  # document lists (runfiles.stored_document_check): a collection's each, so few
+documents = ContentCache(size=2)  # document lists (runfiles.document_check): a collection's each, so few

@@ -141,15 +141,14 @@ def read_run_file(*, source, name: str, competition: Competition, topics: Collec
                     threads=1 if _size(source) < SMALL else 2, documents=documents)
 
 
-def document_check(*, phase: Phase, row: DocumentList | None) -> DocumentCheck | None:
-    """A check of a run's docids against its subset's document list `row` (current_document_lists),
-    as the phase wants it (refused at the line, or one warning); None where the subset has none."""
-    return None if row is None else stored_document_check(row, refuse=phase.unknown_documents == "refuse")
+def document_check(row: DocumentList | None, *, refuse: bool) -> DocumentCheck | None:
+    """A fresh check (it counts what it finds) of a run's docids against its subset's document list
+    `row` (current_document_lists), refused at the line or one warning as the phase wants it (`refuse`);
+    None where the subset has none. The list is read once per process: mapped from the file where
+    storage has paths, else read whole (readcache)."""
+    if row is None:
+        return None
 
-
-def stored_document_check(row: DocumentList, *, refuse: bool) -> DocumentCheck:
-    """A fresh check (it counts what it finds) on a stored list, read once per process: mapped
-    from the file where storage has paths, else read whole (readcache)."""
     def load():
         try:
             return read_documents(row.file.path, name=row.original_name)

@@ -39,7 +39,7 @@ from evaluator.residual import residual_result
 
 from . import readcache
 from .models import JUDGED_DEPTH, JUDGED_METRIC, RunFile
-from .runfiles import read_scored_run, stored_document_check, topic_set_ids
+from .runfiles import document_check, read_scored_run, topic_set_ids
 
 
 class RunRejected(Exception):
@@ -117,7 +117,7 @@ def job_residual_run(job: SubsetJob, competition: Competition):
     if job.run_file is None:
         return None, None
     with job.run_file.file.open("rb") as stored:
-        documents = None if job.documents is None else stored_document_check(job.documents, refuse=job.refuse_unknown)
+        documents = document_check(job.documents, refuse=job.refuse_unknown)
         run, report, removed = read_scored_run(source=stored, name=job.run_file.original_name,
                                                competition=competition, topics=None, judged=job.judged,
                                                documents=documents)

@@ -110,7 +110,8 @@ def _validate(*, phase: Phase, spooled: list[SpooledFile], subsets: list[Subset 
                                                  f"{with_topics or 'no language yet'}.", copy.name))
             continue
         _, report = read_run_file(source=copy.path, name=copy.name, competition=phase.competition, topics=topics,
-                                  documents=document_check(phase=phase, row=document_lists.get(subset.pk)))
+                                  documents=document_check(document_lists.get(subset.pk),
+                                                           refuse=phase.unknown_documents == "refuse"))
         hint = None
         if any(p.code == "unknown-qid" for p in report.errors):
             hint = wrong_language_hint(copy=copy, phase=phase, subset=subset, known=known, own_topics=topics)
