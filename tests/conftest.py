@@ -100,14 +100,15 @@ def runs_on_postgres(item) -> bool:
         {"worker", "redis"} & marks or commits(item) or "migration" in path or path.startswith(POSTGRES_FILES))
 
 
-# Modules started first, in this order, before the slow ones: the PostgreSQL pass's longest in wall
-# time (`--durations` summed per file; docs/development.md), most of it waiting on real workers.
-# Most hold no test slow enough for the mark, and each file goes whole to one xdist worker: started
-# late, one of them was the pass's tail, one worker on it while the other had nothing left.
+# Modules started first, in this order, before the slow ones: the longest in wall time that mostly
+# wait (`--durations` summed per file; docs/development.md): the PostgreSQL pass's on real workers,
+# the sandbox's on its limits (40 s of sleeping systems for 2 s of CPU). Most hold no test slow
+# enough for the mark, and each file goes whole to one xdist worker: started late, one of them was
+# the pass's tail, one worker on it while the other had nothing left.
 LONGEST_FIRST = tuple(f"tests/{path}" for path in (
     "jobs/test_kinds_with_a_real_worker.py", "submissions/test_worker.py",
     "submissions/test_queue_with_a_worker.py", "leaderboards/test_incremental_update.py",
-    "jobs/test_follow_ups_with_a_real_worker.py",
+    "jobs/test_follow_ups_with_a_real_worker.py", "systems/test_sandbox.py",
 ))
 
 
