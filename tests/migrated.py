@@ -81,6 +81,14 @@ def sqlite_template() -> Path:
     return template
 
 
+def sqlite_restore(connection, path: Path) -> None:
+    """Every table of `connection`'s SQLite database replaced by those of the database file `path`
+    (SQLite's backup), outside any transaction."""
+    connection.ensure_connection()
+    with closing(sqlite3.connect(path)) as source:
+        source.backup(connection.connection)
+
+
 def create_test_db(self, verbosity=1, autoclobber=False, serialize=True, keepdb=False):
     """Django's `create_test_db` for an in-memory SQLite test database, filled from the template
     (made by the first process that needs it, under a lock) rather than by `migrate`."""
@@ -101,9 +109,7 @@ def create_test_db(self, verbosity=1, autoclobber=False, serialize=True, keepdb=
     self.connection.close()
     settings.DATABASES[self.connection.alias]["NAME"] = name
     self.connection.settings_dict["NAME"] = name
-    self.connection.ensure_connection()
-    with closing(sqlite3.connect(template)) as source:
-        source.backup(self.connection.connection)
+    sqlite_restore(self.connection, template)
     if serialize:
         self.connection._test_serialized_contents = self.serialize_db_to_string()
     call_command("createcachetable", database=self.connection.alias)

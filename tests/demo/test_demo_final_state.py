@@ -1,9 +1,8 @@
 """The demo serves its final state (issue 32): loaded as `make demo` loads it, every commit's
-follow-ups run (the other demo tests run inside one test transaction, where none do), and
-when `load_demo` returns no run is queued or being scored, every board is built from scores
-of the phase's current judgments, and DuReader's archive holds every consented run and names
-the address the demo is served at. A re-queued run would leave its board for minutes and come
-back, and an archive built meanwhile would be frozen without it."""
+follow-ups run (tests/demo/loaded.py), when `load_demo` returns no run is queued or being scored,
+every board is built from scores of the phase's current judgments, and DuReader's archive holds
+every consented run and names the address the demo is served at. A re-queued run would leave its
+board for minutes and come back, and an archive built meanwhile would be frozen without it."""
 import io
 import json
 import zipfile
@@ -14,20 +13,17 @@ from cupboard.audit.models import AuditEvent
 from cupboard.competitions.models import Competition
 from cupboard.competitions.selectors import current_qrels_release
 from cupboard.demo.plan import COMPETITIONS, RELEASING
-from cupboard.demo.services import demo_load
 from cupboard.leaderboards.models import ResultsArchive
 from cupboard.submissions.models import Submission
+from tests.demo.loaded import SERVED_AT, loaded_demo
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-SERVED_AT = "http://127.0.0.1:8123"
 
-
-def test_the_loaded_demo_is_in_its_final_state(settings):
-    """One demo load for both checks: this file's transactions are real (the database is emptied
-    after each test), so two tests loaded the whole demo twice."""
-    settings.SITE_URL = SERVED_AT  # as `make demo` sets CUPBOARD_SITE_URL from PORT
-    demo_load(data_dir=None, scale=0.25, per_team=1, log=lambda line: None)
+def test_the_loaded_demo_is_in_its_final_state():
+    """One test for both checks: this file's transactions are real (the database is emptied
+    after each test)."""
+    loaded_demo()
     no_run_is_queued_and_every_run_is_scored_with_its_phases_current_judgments()
     dureader_s_archive_holds_every_consented_run_and_names_the_address_served_at()
 

@@ -1,7 +1,7 @@
-"""`load_demo` on what a fresh clone has (shipped samples + synthetic data): every
-competition exists with full leaderboards, surprise languages behave, and a second run
-changes nothing; and on the same loaded demo, the crawls of test_no_hidden_judgments_leak
-(no hidden judgment published)."""
+"""`load_demo` on what a fresh clone has (shipped samples + synthetic data), loaded once per run
+as `make demo` loads it (tests/demo/loaded.py): every competition exists with full leaderboards,
+surprise languages behave, and a second run changes nothing; and on the same loaded demo, the
+crawls of test_no_hidden_judgments_leak (no hidden judgment published)."""
 from io import StringIO
 
 import pytest
@@ -14,13 +14,13 @@ from django.utils import timezone
 
 from cupboard.competitions.models import Competition, TopicSet
 from cupboard.demo.plan import COMPETITIONS, PASSWORD, TEAMS
-from cupboard.demo.services import demo_load
 from cupboard.leaderboards.models import LeaderboardRow
 from cupboard.leaderboards.selectors import leaderboard_for
 from cupboard.notifications.models import Notification
 from cupboard.notifications.services import notifications_send
 from cupboard.submissions.models import Submission
 from cupboard.teams.models import Team
+from tests.demo.loaded import empty_database, loaded_demo
 from tests.demo.test_no_hidden_judgments_leak import HiddenJudgmentsChecks, hidden_relevant_pairs
 
 
@@ -29,15 +29,22 @@ def _counts() -> dict:
             for model in (User, Competition, Team, TopicSet, Submission, LeaderboardRow)}
 
 
-@pytest.mark.slow  # the whole demo loaded, once for all its tests (each is rolled back to it)
+@pytest.mark.slow  # the whole demo, loaded once per run (tests/demo/loaded.py); each test is rolled back to it
 class LoadDemoTests(HiddenJudgmentsChecks, TestCase):
     @classmethod
+    def setUpClass(cls):
+        """The loaded demo copied in before the class's transaction opens, the database emptied
+        after it is rolled back."""
+        demo = loaded_demo()
+        cls.addClassCleanup(empty_database)
+        cls.loaded, cls.lines, cls.loaded_at = demo.slugs, demo.lines, demo.at
+        super().setUpClass()
+
+    @classmethod
     def setUpTestData(cls):
-        cls.lines = []
-        cls.loaded = demo_load(data_dir=None, scale=0.25, per_team=1, log=cls.lines.append)
         cls.phase = Competition.objects.get(slug="miracl-wsdm-cup").phases.get(slug="dev")
-        cls.hidden = hidden_relevant_pairs()
-        cls.loaded_at = timezone.now()
+        with time_machine.travel(cls.loaded_at):
+            cls.hidden = hidden_relevant_pairs()
 
     def setUp(self):
         """Each test starts at the instant the demo was loaded, its clock running from there: the

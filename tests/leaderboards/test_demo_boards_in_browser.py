@@ -11,10 +11,9 @@ unreadable) and its menu shows one source language's pairs.
 """
 import pytest
 
-from cupboard.demo import services
-from cupboard.demo.services import demo_load
 from cupboard.staticfiles import PLOTLY
 from tests.browser import TICKS, TITLE_CLEAR, charts_drawn, page_width, watch_errors
+from tests.demo.loaded import loaded_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -32,11 +31,9 @@ FIRST_LANGUAGE = """() => {
 
 
 @pytest.fixture
-def board(live_server, monkeypatch):
-    """The site's address, the two demo competitions loaded (the `page` fixture asks for `board`)."""
-    monkeypatch.setattr(services, "COMPETITIONS", [p for p in services.COMPETITIONS
-                                                   if p.slug in ("miracl-wsdm-cup", "clirmatrix")])
-    demo_load(data_dir=None, scale=0.25, per_team=1, log=lambda line: None)
+def board(live_server):
+    """The site's address, the demo loaded (tests/demo/loaded.py; the `page` fixture asks for `board`)."""
+    loaded_demo()
     return live_server.url
 
 
