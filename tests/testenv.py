@@ -1,15 +1,21 @@
 """Loaded by pytest before Django (`-p tests.testenv` in pyproject.toml).
 
-Every test session gets its own var/ folder (SQLite file, broker folder, private storage)
-and a cheap password hasher, so tests never touch a developer's data and run fast. The
+Every test session gets its own var/ folder (SQLite file, broker folder, private storage; removed
+at its end) and a cheap password hasher, so tests never touch a developer's data and run fast. The
 checkout's templates/ and static/ are used wherever pytest is started from. Debug is on (it
 is off by default): pages are requested over plain http and no SECRET_KEY is needed.
 """
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
-os.environ.setdefault("CUPBOARD_VAR_DIR", tempfile.mkdtemp(prefix="cupboard-test-"))
+if "CUPBOARD_VAR_DIR" not in os.environ:
+    # Removed when the process that made it ends (its xdist workers share it and end first): each
+    # session left its folder in /tmp, 80 MB a `make test`.
+    os.environ["CUPBOARD_VAR_DIR"] = tempfile.mkdtemp(prefix="cupboard-test-")
+    atexit.register(shutil.rmtree, os.environ["CUPBOARD_VAR_DIR"], ignore_errors=True)
 os.environ.setdefault("CUPBOARD_FAST_PASSWORD_HASHER", "true")
 os.environ.setdefault("CUPBOARD_SITE_DIR", str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("CUPBOARD_DEBUG", "true")
