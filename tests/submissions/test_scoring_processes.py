@@ -88,9 +88,16 @@ def test_it_runs_the_subsets_in_other_processes_while_the_heartbeat_beats(world,
     submission = _submitted(world)
     pids = tmp_path / "pids"
     with _slow_scoring(processes=2, pids=pids) as beats:
-        assert submission_score(submission_id=submission.pk) == "scored"
+        outcomes = [submission_score(submission_id=submission.pk)]
+        # On the tests' in-memory SQLite, a beat's write and the scoring's reads can meet on a busy
+        # host: its shared cache refuses a table being written at once ("database table is locked"),
+        # where a database file waits, and the scoring queues the run again as in any outage (a
+        # failed .ci/run at load 4-7). The worker's next delivery scores it: so does this loop.
+        while outcomes[-1] == "queued" and len(outcomes) < 5:
+            outcomes.append(submission_score(submission_id=submission.pk))
+    assert outcomes[-1] == "scored", outcomes
     ran_in = set(pids.read_text().split())
-    assert len(ran_in) == 2 and str(os.getpid()) not in ran_in
+    assert len(ran_in) >= 2 and str(os.getpid()) not in ran_in
     assert len(beats) >= 5  # beats while the subsets were read in the other processes
 
 
