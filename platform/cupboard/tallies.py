@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from django.core.cache import cache, caches
+from django.core.cache import caches
 
 from cupboard.redis_cache import SharedClientRedisCache
 
@@ -38,15 +38,16 @@ def tally(name: str, amount: int = 1) -> None:
     global _warned
     key = PREFIX + name
     try:
-        shared = caches["default"]
-        if isinstance(shared, SharedClientRedisCache):
-            shared.count(key, amount)  # one round trip
+        # The default cache itself, not django.core.cache.cache: a proxy, which no isinstance sees through.
+        counts = caches["default"]
+        if isinstance(counts, SharedClientRedisCache):
+            counts.count(key, amount)  # one round trip
             return
         try:
-            cache.incr(key, amount)
+            counts.incr(key, amount)
         except ValueError:  # not there yet (or evicted): start it; a racing add loses nothing
-            if not cache.add(key, amount, timeout=None):
-                cache.incr(key, amount)
+            if not counts.add(key, amount, timeout=None):
+                counts.incr(key, amount)
     except Exception as error:  # noqa: BLE001 - a count is never worth a failed request
         if not _warned:
             logger.warning("tallies: the cache cannot be reached (%s: %s); counts are lost meanwhile",
@@ -56,7 +57,7 @@ def tally(name: str, amount: int = 1) -> None:
 
 def tallies() -> dict[str, int]:
     """Every tally's current value (0 for one never added to)."""
-    stored = cache.get_many([PREFIX + name for name in NAMES])
+    stored = caches["default"].get_many([PREFIX + name for name in NAMES])
     return {name: int(stored.get(PREFIX + name, 0)) for name in NAMES}
 
 
