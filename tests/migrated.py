@@ -89,6 +89,13 @@ def sqlite_restore(connection, path: Path) -> None:
         source.backup(connection.connection)
 
 
+def sqlite_save(connection, path: Path) -> None:
+    """`connection`'s SQLite database written whole to the file `path` (SQLite's backup): the
+    reverse of `sqlite_restore`."""
+    with closing(sqlite3.connect(path)) as copy:
+        connection.connection.backup(copy)
+
+
 def create_test_db(self, verbosity=1, autoclobber=False, serialize=True, keepdb=False):
     """Django's `create_test_db` for an in-memory SQLite test database, filled from the template
     (made by the first process that needs it, under a lock) rather than by `migrate`."""
@@ -101,8 +108,7 @@ def create_test_db(self, verbosity=1, autoclobber=False, serialize=True, keepdb=
     with _sqlite_template_locked() as (template, partial):
         if not template.exists():
             name = _create_test_db(self, verbosity, autoclobber, serialize, keepdb)
-            with closing(sqlite3.connect(partial)) as copy:
-                self.connection.connection.backup(copy)
+            sqlite_save(self.connection, partial)
             _keep(partial, template)
             return name
     self._create_test_db(verbosity, autoclobber, keepdb)

@@ -12,8 +12,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import sqlite3
-from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -24,7 +22,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from cupboard.demo.services import demo_load
-from tests.migrated import sqlite_restore, sqlite_template
+from tests.migrated import sqlite_restore, sqlite_save, sqlite_template
 
 # The address the demo is served at (`PORT=8123 make demo`): its archive and mails name it.
 SERVED_AT = "http://127.0.0.1:8123"
@@ -52,8 +50,7 @@ def loaded_demo() -> LoadedDemo:
             demo = _load()
             about.write_text(json.dumps({"slugs": demo.slugs, "lines": demo.lines, "at": demo.at.isoformat()}))
             partial = kept.with_suffix(f".{os.getpid()}")
-            with closing(sqlite3.connect(partial)) as copy:
-                connection.connection.backup(copy)
+            sqlite_save(connection, partial)
             partial.rename(kept)
             return demo
     sqlite_restore(connection, kept)
